@@ -1,0 +1,1568 @@
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include "muster/api/manifests.h"
+#include "muster/api/priority.h"
+
+namespace muster::api {
+namespace {
+
+// The simulation annotations of DESIGN.md: each holds a duration.
+constexpr std::string_view kSimulationAnnotations[] = {
+    "muster.dev/create-after", "muster.dev/delete-after", "muster.dev/run-for",
+    "muster.dev/ungate-after"};
+
+std::string Join(const std::string& path, std::string_view key) {
+  if (path.empty()) return std::string(key);
+  return path + "." + std::string(key);
+}
+
+std::string Index(const std::string& path, size_t i) { return fmt::format("{}[{}]", path, i); }
+
+// Decodes one object, collecting every error with the object's context. Errors read
+// "<file>: document <n> (<Kind> <ns/name>): <field path>: <message>".
+class Decoder {
+ public:
+  Decoder(LoadResult& result, Source source, std::string kind)
+      : result_(result), source_(std::move(source)), kind_(std::move(kind)) {}
+
+  void SetObjectName(std::string key) { object_ = std::move(key); }
+  const std::string& kind() const { return kind_; }
+  const Source& source() const { return source_; }
+  size_t error_count() const { return result_.errors.size(); }
+
+  std::string Context() const {
+    std::string object = object_.empty() ? kind_ : kind_ + " " + object_;
+    return fmt::format("{} ({})", source_.ToString(), object);
+  }
+
+  void Error(const std::string& path, const std::string& message) {
+    if (path.empty()) {
+      result_.errors.push_back(fmt::format("{}: {}", Context(), message));
+    } else {
+      result_.errors.push_back(fmt::format("{}: {}: {}", Context(), path, message));
+    }
+  }
+
+ private:
+  LoadResult& result_;
+  Source source_;
+  std::string kind_;
+  std::string object_;
+};
+
+std::string Describe(const YAML::Node& n) {
+  if (n.IsScalar()) return fmt::format("\"{}\"", n.Scalar());
+  if (n.IsSequence()) return "a list";
+  if (n.IsMap()) return "an object";
+  return "null";
+}
+
+// Reports each of a name validator's messages as the API server does:
+// `<path>: Invalid value: "<value>": <message>`.
+void ReportInvalid(Decoder& d, const std::string& path, std::string_view value,
+                   const std::vector<std::string>& messages) {
+  for (const std::string& message : messages) {
+    d.Error(path, FieldError::Invalid(path, value, message).message);
+  }
+}
+
+// Reads the fields of a mapping. Lenient readers ignore unknown fields, as the API server does by
+// default; strict ones (KubeSchedulerConfiguration) report each unknown field when destroyed.
+class Map {
+ public:
+  Map(Decoder& d, const YAML::Node& node, std::string path, bool strict = false)
+      : d_(d), node_(node), path_(std::move(path)), strict_(strict) {
+    if (node_ && !node_.IsNull() && !node_.IsMap()) {
+      d_.Error(path_, fmt::format("expected an object, got {}", Describe(node_)));
+      valid_ = false;
+    }
+  }
+  Map(const Map&) = delete;
+  Map& operator=(const Map&) = delete;
+  ~Map() {
+    if (!strict_ || !valid_ || !node_ || !node_.IsMap()) return;
+    for (auto it = node_.begin(); it != node_.end(); ++it) {
+      const std::string key = it->first.Scalar();
+      if (!seen_.contains(key)) d_.Error(path_, fmt::format("unknown field \"{}\"", key));
+    }
+  }
+
+  YAML::Node Get(std::string_view key) {
+    seen_.insert(std::string(key));
+    if (!valid_ || !node_ || !node_.IsMap()) return YAML::Node();
+    const YAML::Node& n = node_;
+    return n[std::string(key)];
+  }
+  std::string Path(std::string_view key) const { return Join(path_, key); }
+  const std::string& path() const { return path_; }
+  Decoder& decoder() { return d_; }
+  bool strict() const { return strict_; }
+
+ private:
+  Decoder& d_;
+  YAML::Node node_;
+  std::string path_;
+  bool strict_;
+  bool valid_ = true;
+  std::set<std::string> seen_;
+};
+
+bool Present(const YAML::Node& n) { return n && !n.IsNull(); }
+
+std::optional<std::string> ReadString(Decoder& d, const YAML::Node& n, const std::string& path) {
+  if (!Present(n)) return std::nullopt;
+  if (!n.IsScalar()) {
+    d.Error(path, fmt::format("expected a string, got {}", Describe(n)));
+    return std::nullopt;
+  }
+  return n.Scalar();
+}
+
+std::optional<int64_t> ReadInt(Decoder& d, const YAML::Node& n, const std::string& path,
+                               int64_t min = INT32_MIN, int64_t max = INT32_MAX) {
+  if (!Present(n)) return std::nullopt;
+  // A quoted scalar is a string in YAML and JSON alike: the API server refuses it for an integer.
+  if (!n.IsScalar() || n.Tag() == "!") {
+    d.Error(path, fmt::format("expected an integer, got {}{}", n.Tag() == "!" ? "string " : "",
+                              Describe(n)));
+    return std::nullopt;
+  }
+  const std::string& s = n.Scalar();
+  int64_t value = 0;
+  const char* begin = s.data() + (s.size() > 1 && s[0] == '+' ? 1 : 0);
+  auto [ptr, ec] = std::from_chars(begin, s.data() + s.size(), value);
+  if (ec != std::errc() || ptr != s.data() + s.size()) {
+    d.Error(path, fmt::format("expected an integer, got {}", Describe(n)));
+    return std::nullopt;
+  }
+  if (value < min || value > max) {
+    d.Error(path, fmt::format("integer {} out of range [{}, {}]", value, min, max));
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::optional<double> ReadNumber(Decoder& d, const YAML::Node& n, const std::string& path) {
+  if (!Present(n)) return std::nullopt;
+  if (n.IsScalar() && n.Tag() != "!") {
+    try {
+      size_t used = 0;
+      const double v = std::stod(n.Scalar(), &used);
+      if (used == n.Scalar().size()) return v;
+    } catch (const std::exception&) {
+    }
+  }
+  d.Error(path, fmt::format("expected a number, got {}", Describe(n)));
+  return std::nullopt;
+}
+
+std::optional<bool> ReadBool(Decoder& d, const YAML::Node& n, const std::string& path) {
+  if (!Present(n)) return std::nullopt;
+  if (n.IsScalar() && n.Tag() != "!") {
+    const std::string& s = n.Scalar();
+    if (s == "true" || s == "True" || s == "TRUE") return true;
+    if (s == "false" || s == "False" || s == "FALSE") return false;
+  }
+  d.Error(path, fmt::format("expected a boolean, got {}", Describe(n)));
+  return std::nullopt;
+}
+
+std::optional<Quantity> ReadQuantity(Decoder& d, const YAML::Node& n, const std::string& path) {
+  if (!Present(n)) return std::nullopt;
+  if (!n.IsScalar()) {
+    d.Error(path, fmt::format("invalid quantity: expected a string or number, got {}",
+                              Describe(n)));
+    return std::nullopt;
+  }
+  std::optional<Quantity> q = Quantity::Parse(n.Scalar());
+  if (!q) d.Error(path, fmt::format("invalid quantity \"{}\"", n.Scalar()));
+  return q;
+}
+
+std::optional<Duration> ReadDuration(Decoder& d, const YAML::Node& n, const std::string& path) {
+  auto s = ReadString(d, n, path);
+  if (!s) return std::nullopt;
+  auto dur = ParseDuration(*s);
+  if (!dur) d.Error(path, fmt::format("invalid duration \"{}\"", *s));
+  return dur;
+}
+
+std::optional<Time> ReadTime(Decoder& d, const YAML::Node& n, const std::string& path) {
+  auto s = ReadString(d, n, path);
+  if (!s) return std::nullopt;
+  auto t = ParseTime(*s);
+  if (!t) d.Error(path, fmt::format("invalid RFC 3339 time \"{}\"", *s));
+  return t;
+}
+
+template <typename Fn>
+void ReadList(Decoder& d, const YAML::Node& n, const std::string& path, Fn&& fn) {
+  if (!Present(n)) return;
+  if (!n.IsSequence()) {
+    d.Error(path, fmt::format("expected a list, got {}", Describe(n)));
+    return;
+  }
+  for (size_t i = 0; i < n.size(); ++i) fn(n[i], Index(path, i));
+}
+
+template <typename Fn>
+void ReadMapEntries(Decoder& d, const YAML::Node& n, const std::string& path, Fn&& fn) {
+  if (!Present(n)) return;
+  if (!n.IsMap()) {
+    d.Error(path, fmt::format("expected an object, got {}", Describe(n)));
+    return;
+  }
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    const std::string key = it->first.Scalar();
+    fn(key, it->second, Join(path, key));
+  }
+}
+
+std::vector<std::string> ReadStringList(Decoder& d, const YAML::Node& n, const std::string& path) {
+  std::vector<std::string> out;
+  ReadList(d, n, path, [&](const YAML::Node& item, const std::string& p) {
+    if (auto s = ReadString(d, item, p)) out.push_back(*s);
+  });
+  return out;
+}
+
+std::vector<Symbol> ReadSymbolList(Decoder& d, const YAML::Node& n, const std::string& path) {
+  std::vector<Symbol> out;
+  for (const std::string& s : ReadStringList(d, n, path)) out.emplace_back(s);
+  return out;
+}
+
+// ---- metadata ----
+
+LabelSet ReadLabels(Decoder& d, const YAML::Node& n, const std::string& path) {
+  LabelSet labels;
+  ReadMapEntries(d, n, path, [&](const std::string& key, const YAML::Node& v, const std::string& p) {
+    ReportInvalid(d, path, key, LabelKeyErrors(key));
+    auto value = ReadString(d, v, p).value_or("");
+    ReportInvalid(d, p, value, LabelValueErrors(value));
+    labels.Set(Symbol(key), Symbol(value));
+  });
+  return labels;
+}
+
+ObjectMeta ReadMeta(Decoder& d, const YAML::Node& n, const std::string& path, bool namespaced,
+                    bool require_name) {
+  ObjectMeta meta;
+  Map m(d, n, path);
+  meta.name = ReadString(d, m.Get("name"), m.Path("name")).value_or("");
+  meta.generate_name = ReadString(d, m.Get("generateName"), m.Path("generateName")).value_or("");
+  const std::string ns = ReadString(d, m.Get("namespace"), m.Path("namespace")).value_or("");
+  if (namespaced) {
+    meta.namespace_ = Symbol(ns.empty() ? kDefaultNamespace : std::string_view(ns));
+    if (!ns.empty()) {
+      ReportInvalid(d, m.Path("namespace"), ns, Dns1123LabelErrors(ns));
+    }
+  }
+  d.SetObjectName(meta.name.empty() ? "" : meta.Key());
+  if (require_name && meta.name.empty() && meta.generate_name.empty()) {
+    d.Error(m.Path("name"), "Required value: name or generateName is required");
+  } else if (!meta.name.empty()) {
+    ReportInvalid(d, m.Path("name"), meta.name, Dns1123SubdomainErrors(meta.name));
+  }
+  meta.uid = ReadString(d, m.Get("uid"), m.Path("uid")).value_or("");
+  meta.resource_version =
+      ReadString(d, m.Get("resourceVersion"), m.Path("resourceVersion")).value_or("");
+  meta.labels = ReadLabels(d, m.Get("labels"), m.Path("labels"));
+  ReadMapEntries(d, m.Get("annotations"), m.Path("annotations"),
+                 [&](const std::string& key, const YAML::Node& v, const std::string& p) {
+                   meta.annotations[key] = ReadString(d, v, p).value_or("");
+                 });
+  for (std::string_view key : kSimulationAnnotations) {
+    auto it = meta.annotations.find(std::string(key));
+    if (it == meta.annotations.end()) continue;
+    auto dur = ParseDuration(it->second);
+    if (!dur || dur->count() < 0) {
+      d.Error(m.Path("annotations") + "." + std::string(key),
+              fmt::format("invalid duration \"{}\" (want a non-negative Go duration like 30s)",
+                          it->second));
+    }
+  }
+  ReadList(d, m.Get("ownerReferences"), m.Path("ownerReferences"),
+           [&](const YAML::Node& item, const std::string& p) {
+             Map r(d, item, p);
+             OwnerReference ref;
+             ref.api_version = ReadString(d, r.Get("apiVersion"), r.Path("apiVersion")).value_or("");
+             ref.kind = ReadString(d, r.Get("kind"), r.Path("kind")).value_or("");
+             ref.name = ReadString(d, r.Get("name"), r.Path("name")).value_or("");
+             ref.uid = ReadString(d, r.Get("uid"), r.Path("uid")).value_or("");
+             ref.controller = ReadBool(d, r.Get("controller"), r.Path("controller")).value_or(false);
+             ref.block_owner_deletion =
+                 ReadBool(d, r.Get("blockOwnerDeletion"), r.Path("blockOwnerDeletion"))
+                     .value_or(false);
+             meta.owner_references.push_back(std::move(ref));
+           });
+  meta.creation_timestamp = ReadTime(d, m.Get("creationTimestamp"), m.Path("creationTimestamp"));
+  meta.deletion_timestamp = ReadTime(d, m.Get("deletionTimestamp"), m.Path("deletionTimestamp"));
+  return meta;
+}
+
+// ---- selectors ----
+
+SelectorRequirement ReadRequirement(Decoder& d, const YAML::Node& n, const std::string& path) {
+  Map m(d, n, path);
+  SelectorRequirement req;
+  const std::string key = ReadString(d, m.Get("key"), m.Path("key")).value_or("");
+  req.key = Symbol(key);
+  const std::string op = ReadString(d, m.Get("operator"), m.Path("operator")).value_or("");
+  if (auto parsed = ParseSelectorOperator(op)) {
+    req.op = *parsed;
+  } else {
+    d.Error(m.Path("operator"), op.empty() ? "Required value"
+                                           : fmt::format("Unsupported value: \"{}\"", op));
+  }
+  req.values = ReadSymbolList(d, m.Get("values"), m.Path("values"));
+  return req;
+}
+
+void ReportFieldErrors(Decoder& d, const std::vector<FieldError>& errs) {
+  for (const FieldError& e : errs) d.Error(e.path, e.message);
+}
+
+LabelSelector ReadLabelSelector(Decoder& d, const YAML::Node& n, const std::string& path) {
+  LabelSelector sel;
+  Map m(d, n, path);
+  LabelSet match_labels = ReadLabels(d, m.Get("matchLabels"), m.Path("matchLabels"));
+  for (const auto& kv : match_labels) sel.match_labels.push_back(kv);
+  ReadList(d, m.Get("matchExpressions"), m.Path("matchExpressions"),
+           [&](const YAML::Node& item, const std::string& p) {
+             sel.match_expressions.push_back(ReadRequirement(d, item, p));
+           });
+  ReportFieldErrors(d, ValidateLabelSelector(sel, path));
+  PrepareLabelSelector(sel);
+  return sel;
+}
+
+std::optional<LabelSelector> ReadOptionalLabelSelector(Decoder& d, const YAML::Node& n,
+                                                       const std::string& path) {
+  if (!Present(n)) return std::nullopt;
+  return ReadLabelSelector(d, n, path);
+}
+
+NodeSelectorTerm ReadNodeSelectorTerm(Decoder& d, const YAML::Node& n, const std::string& path) {
+  NodeSelectorTerm term;
+  Map m(d, n, path);
+  ReadList(d, m.Get("matchExpressions"), m.Path("matchExpressions"),
+           [&](const YAML::Node& item, const std::string& p) {
+             term.match_expressions.push_back(ReadRequirement(d, item, p));
+           });
+  ReadList(d, m.Get("matchFields"), m.Path("matchFields"),
+           [&](const YAML::Node& item, const std::string& p) {
+             term.match_fields.push_back(ReadRequirement(d, item, p));
+           });
+  ReportFieldErrors(d, ValidateNodeSelectorTerm(term, path));
+  PrepareNodeSelectorTerm(term);
+  return term;
+}
+
+// ---- pod spec ----
+
+ResourceList ReadResourceList(Decoder& d, const YAML::Node& n, const std::string& path,
+                              bool container) {
+  ResourceList list;
+  ReadMapEntries(d, n, path, [&](const std::string& name, const YAML::Node& v,
+                                 const std::string& p) {
+    if (container && !IsContainerResourceName(name)) {
+      d.Error(p, fmt::format("Invalid value: \"{}\": must be a standard resource for containers",
+                             name));
+      return;
+    }
+    if (!container && !IsNativeResource(name) && !IsExtendedResourceName(name) &&
+        !IsValidLabelKey(name)) {
+      d.Error(p, fmt::format("Invalid value: \"{}\": must be a standard resource type or fully "
+                             "qualified",
+                             name));
+      return;
+    }
+    auto q = ReadQuantity(d, v, p);
+    if (!q) return;
+    if (q->Sign() < 0) {
+      d.Error(p, fmt::format("Invalid value: \"{}\": must be greater than or equal to 0",
+                             q->String()));
+      return;
+    }
+    list.Set(name, *q);
+  });
+  return list;
+}
+
+Container ReadContainer(Decoder& d, const YAML::Node& n, const std::string& path, bool init) {
+  Container c;
+  Map m(d, n, path);
+  c.name = ReadString(d, m.Get("name"), m.Path("name")).value_or("");
+  c.image = ReadString(d, m.Get("image"), m.Path("image")).value_or("");
+  {
+    Map r(d, m.Get("resources"), m.Path("resources"));
+    c.resources.limits = ReadResourceList(d, r.Get("limits"), r.Path("limits"), true);
+    c.resources.requests = ReadResourceList(d, r.Get("requests"), r.Path("requests"), true);
+    // The API server defaults a missing request to its limit.
+    for (const auto& [name, q] : c.resources.limits) {
+      if (!c.resources.requests.Get(name)) c.resources.requests.Set(name, q);
+    }
+    for (const auto& [name, q] : c.resources.requests) {
+      const Quantity* limit = c.resources.limits.Get(name);
+      const std::string p = Join(r.Path("requests"), name.str());
+      if (limit != nullptr && *limit < q) {
+        d.Error(p, fmt::format("Invalid value: \"{}\": must be less than or equal to {} limit of {}",
+                               q.String(), name.str(), limit->String()));
+      }
+      if (IsExtendedResourceName(name.str()) && (limit == nullptr || !(*limit == q))) {
+        d.Error(p, fmt::format("Invalid value: \"{}\": must be equal to {} limit of {}",
+                               q.String(), name.str(), limit ? limit->String() : "0"));
+      }
+    }
+  }
+  ReadList(d, m.Get("ports"), m.Path("ports"), [&](const YAML::Node& item, const std::string& p) {
+    Map pm(d, item, p);
+    ContainerPort port;
+    port.name = ReadString(d, pm.Get("name"), pm.Path("name")).value_or("");
+    port.container_port =
+        static_cast<int32_t>(ReadInt(d, pm.Get("containerPort"), pm.Path("containerPort"), 1, 65535)
+                                 .value_or(0));
+    port.host_port = static_cast<int32_t>(
+        ReadInt(d, pm.Get("hostPort"), pm.Path("hostPort"), 0, 65535).value_or(0));
+    const std::string proto = ReadString(d, pm.Get("protocol"), pm.Path("protocol")).value_or("TCP");
+    if (proto == "TCP") {
+      port.protocol = Protocol::kTCP;
+    } else if (proto == "UDP") {
+      port.protocol = Protocol::kUDP;
+    } else if (proto == "SCTP") {
+      port.protocol = Protocol::kSCTP;
+    } else {
+      d.Error(pm.Path("protocol"),
+              fmt::format("Unsupported value: \"{}\": supported values: \"SCTP\", \"TCP\", \"UDP\"",
+                          proto));
+    }
+    port.host_ip = Symbol(ReadString(d, pm.Get("hostIP"), pm.Path("hostIP")).value_or(""));
+    c.ports.push_back(port);
+  });
+  if (auto policy = ReadString(d, m.Get("restartPolicy"), m.Path("restartPolicy"))) {
+    if (!init) {
+      d.Error(m.Path("restartPolicy"), "Forbidden: may not be set for non-init containers");
+    } else if (*policy != "Always") {
+      d.Error(m.Path("restartPolicy"),
+              fmt::format("Unsupported value: \"{}\": supported values: \"Always\"", *policy));
+    } else {
+      c.restart_policy_always = true;
+    }
+  }
+  return c;
+}
+
+PodAffinityTerm ReadPodAffinityTerm(Decoder& d, const YAML::Node& n, const std::string& path) {
+  PodAffinityTerm t;
+  Map m(d, n, path);
+  t.label_selector = ReadOptionalLabelSelector(d, m.Get("labelSelector"), m.Path("labelSelector"));
+  t.namespaces = ReadSymbolList(d, m.Get("namespaces"), m.Path("namespaces"));
+  const std::string key = ReadString(d, m.Get("topologyKey"), m.Path("topologyKey")).value_or("");
+  if (key.empty()) {
+    d.Error(m.Path("topologyKey"), "Required value: can not be empty");
+  } else {
+    ReportInvalid(d, m.Path("topologyKey"), key, LabelKeyErrors(key));
+  }
+  t.topology_key = Symbol(key);
+  t.namespace_selector =
+      ReadOptionalLabelSelector(d, m.Get("namespaceSelector"), m.Path("namespaceSelector"));
+  t.match_label_keys = ReadSymbolList(d, m.Get("matchLabelKeys"), m.Path("matchLabelKeys"));
+  t.mismatch_label_keys =
+      ReadSymbolList(d, m.Get("mismatchLabelKeys"), m.Path("mismatchLabelKeys"));
+  return t;
+}
+
+int32_t ReadWeight(Decoder& d, const YAML::Node& n, const std::string& path) {
+  const int64_t w = ReadInt(d, n, path).value_or(0);
+  if (w < 1 || w > 100) d.Error(path, fmt::format("Invalid value: {}: must be in the range 1-100", w));
+  return static_cast<int32_t>(w);
+}
+
+PodAffinity ReadPodAffinity(Decoder& d, const YAML::Node& n, const std::string& path) {
+  PodAffinity a;
+  Map m(d, n, path);
+  ReadList(d, m.Get("requiredDuringSchedulingIgnoredDuringExecution"),
+           m.Path("requiredDuringSchedulingIgnoredDuringExecution"),
+           [&](const YAML::Node& item, const std::string& p) {
+             a.required.push_back(ReadPodAffinityTerm(d, item, p));
+           });
+  ReadList(d, m.Get("preferredDuringSchedulingIgnoredDuringExecution"),
+           m.Path("preferredDuringSchedulingIgnoredDuringExecution"),
+           [&](const YAML::Node& item, const std::string& p) {
+             Map w(d, item, p);
+             WeightedPodAffinityTerm wt;
+             wt.weight = ReadWeight(d, w.Get("weight"), w.Path("weight"));
+             wt.term = ReadPodAffinityTerm(d, w.Get("podAffinityTerm"), w.Path("podAffinityTerm"));
+             a.preferred.push_back(std::move(wt));
+           });
+  return a;
+}
+
+Affinity ReadAffinity(Decoder& d, const YAML::Node& n, const std::string& path) {
+  Affinity a;
+  Map m(d, n, path);
+  if (YAML::Node na = m.Get("nodeAffinity"); Present(na)) {
+    NodeAffinity node_affinity;
+    Map nm(d, na, m.Path("nodeAffinity"));
+    if (YAML::Node req = nm.Get("requiredDuringSchedulingIgnoredDuringExecution"); Present(req)) {
+      const std::string rp = nm.Path("requiredDuringSchedulingIgnoredDuringExecution");
+      Map rm(d, req, rp);
+      NodeSelector sel;
+      ReadList(d, rm.Get("nodeSelectorTerms"), rm.Path("nodeSelectorTerms"),
+               [&](const YAML::Node& item, const std::string& p) {
+                 sel.terms.push_back(ReadNodeSelectorTerm(d, item, p));
+               });
+      if (sel.terms.empty()) d.Error(rm.Path("nodeSelectorTerms"), "Required value: must have at least one node selector term");
+      node_affinity.required = std::move(sel);
+    }
+    ReadList(d, nm.Get("preferredDuringSchedulingIgnoredDuringExecution"),
+             nm.Path("preferredDuringSchedulingIgnoredDuringExecution"),
+             [&](const YAML::Node& item, const std::string& p) {
+               Map w(d, item, p);
+               PreferredSchedulingTerm term;
+               term.weight = ReadWeight(d, w.Get("weight"), w.Path("weight"));
+               term.preference =
+                   ReadNodeSelectorTerm(d, w.Get("preference"), w.Path("preference"));
+               node_affinity.preferred.push_back(std::move(term));
+             });
+    a.node_affinity = std::move(node_affinity);
+  }
+  if (YAML::Node pa = m.Get("podAffinity"); Present(pa)) {
+    a.pod_affinity = ReadPodAffinity(d, pa, m.Path("podAffinity"));
+  }
+  if (YAML::Node paa = m.Get("podAntiAffinity"); Present(paa)) {
+    a.pod_anti_affinity = ReadPodAffinity(d, paa, m.Path("podAntiAffinity"));
+  }
+  return a;
+}
+
+std::optional<TaintEffect> ReadEffect(Decoder& d, const YAML::Node& n, const std::string& path) {
+  auto s = ReadString(d, n, path);
+  if (!s || s->empty()) return std::nullopt;
+  auto effect = ParseTaintEffect(*s);
+  if (!effect) {
+    d.Error(path, fmt::format("Unsupported value: \"{}\": supported values: \"NoExecute\", "
+                              "\"NoSchedule\", \"PreferNoSchedule\"",
+                              *s));
+  }
+  return effect;
+}
+
+Toleration ReadToleration(Decoder& d, const YAML::Node& n, const std::string& path) {
+  Toleration t;
+  Map m(d, n, path);
+  t.key = Symbol(ReadString(d, m.Get("key"), m.Path("key")).value_or(""));
+  const std::string op = ReadString(d, m.Get("operator"), m.Path("operator")).value_or("");
+  if (op.empty() || op == "Equal") {
+    t.op = TolerationOperator::kEqual;
+  } else if (op == "Exists") {
+    t.op = TolerationOperator::kExists;
+  } else {
+    d.Error(m.Path("operator"),
+            fmt::format("Unsupported value: \"{}\": supported values: \"Equal\", \"Exists\"", op));
+  }
+  t.value = Symbol(ReadString(d, m.Get("value"), m.Path("value")).value_or(""));
+  t.effect = ReadEffect(d, m.Get("effect"), m.Path("effect"));
+  if (auto secs = ReadInt(d, m.Get("tolerationSeconds"), m.Path("tolerationSeconds"), INT64_MIN,
+                          INT64_MAX)) {
+    t.toleration_seconds = *secs;
+  }
+  ReportFieldErrors(d, ValidateToleration(t, path));
+  return t;
+}
+
+TopologySpreadConstraint ReadSpread(Decoder& d, const YAML::Node& n, const std::string& path) {
+  TopologySpreadConstraint c;
+  Map m(d, n, path);
+  const int64_t skew = ReadInt(d, m.Get("maxSkew"), m.Path("maxSkew")).value_or(0);
+  if (skew <= 0) {
+    d.Error(m.Path("maxSkew"), fmt::format("Invalid value: {}: must be greater than zero", skew));
+  }
+  c.max_skew = static_cast<int32_t>(skew);
+  const std::string key = ReadString(d, m.Get("topologyKey"), m.Path("topologyKey")).value_or("");
+  if (key.empty()) d.Error(m.Path("topologyKey"), "Required value: can not be empty");
+  c.topology_key = Symbol(key);
+  const std::string when =
+      ReadString(d, m.Get("whenUnsatisfiable"), m.Path("whenUnsatisfiable")).value_or("");
+  if (when == "DoNotSchedule") {
+    c.when_unsatisfiable = UnsatisfiableConstraintAction::kDoNotSchedule;
+  } else if (when == "ScheduleAnyway") {
+    c.when_unsatisfiable = UnsatisfiableConstraintAction::kScheduleAnyway;
+  } else {
+    d.Error(m.Path("whenUnsatisfiable"),
+            fmt::format("Unsupported value: \"{}\": supported values: \"DoNotSchedule\", "
+                        "\"ScheduleAnyway\"",
+                        when));
+  }
+  c.label_selector = ReadOptionalLabelSelector(d, m.Get("labelSelector"), m.Path("labelSelector"));
+  if (auto md = ReadInt(d, m.Get("minDomains"), m.Path("minDomains"))) {
+    if (*md <= 0) {
+      d.Error(m.Path("minDomains"), fmt::format("Invalid value: {}: must be greater than zero", *md));
+    } else if (c.when_unsatisfiable != UnsatisfiableConstraintAction::kDoNotSchedule) {
+      d.Error(m.Path("minDomains"),
+              fmt::format("Invalid value: {}: can only use minDomains if whenUnsatisfiable=DoNotSchedule", *md));
+    }
+    c.min_domains = static_cast<int32_t>(*md);
+  }
+  auto policy = [&](std::string_view field) -> std::optional<NodeInclusionPolicy> {
+    auto s = ReadString(d, m.Get(field), m.Path(field));
+    if (!s) return std::nullopt;
+    if (*s == "Honor") return NodeInclusionPolicy::kHonor;
+    if (*s == "Ignore") return NodeInclusionPolicy::kIgnore;
+    d.Error(m.Path(field),
+            fmt::format("Unsupported value: \"{}\": supported values: \"Honor\", \"Ignore\"", *s));
+    return std::nullopt;
+  };
+  c.node_affinity_policy = policy("nodeAffinityPolicy");
+  c.node_taints_policy = policy("nodeTaintsPolicy");
+  c.match_label_keys = ReadSymbolList(d, m.Get("matchLabelKeys"), m.Path("matchLabelKeys"));
+  return c;
+}
+
+PodSpec ReadPodSpec(Decoder& d, const YAML::Node& n, const std::string& path) {
+  PodSpec spec;
+  Map m(d, n, path);
+  ReadList(d, m.Get("initContainers"), m.Path("initContainers"),
+           [&](const YAML::Node& item, const std::string& p) {
+             spec.init_containers.push_back(ReadContainer(d, item, p, true));
+           });
+  ReadList(d, m.Get("containers"), m.Path("containers"),
+           [&](const YAML::Node& item, const std::string& p) {
+             spec.containers.push_back(ReadContainer(d, item, p, false));
+           });
+  if (spec.containers.empty()) d.Error(m.Path("containers"), "Required value");
+  spec.overhead = ReadResourceList(d, m.Get("overhead"), m.Path("overhead"), false);
+  spec.node_name = Symbol(ReadString(d, m.Get("nodeName"), m.Path("nodeName")).value_or(""));
+  spec.node_selector = ReadLabels(d, m.Get("nodeSelector"), m.Path("nodeSelector"));
+  if (YAML::Node a = m.Get("affinity"); Present(a)) {
+    spec.affinity = ReadAffinity(d, a, m.Path("affinity"));
+  }
+  ReadList(d, m.Get("tolerations"), m.Path("tolerations"),
+           [&](const YAML::Node& item, const std::string& p) {
+             spec.tolerations.push_back(ReadToleration(d, item, p));
+           });
+  ReadList(d, m.Get("topologySpreadConstraints"), m.Path("topologySpreadConstraints"),
+           [&](const YAML::Node& item, const std::string& p) {
+             spec.topology_spread_constraints.push_back(ReadSpread(d, item, p));
+           });
+  ReadList(d, m.Get("schedulingGates"), m.Path("schedulingGates"),
+           [&](const YAML::Node& item, const std::string& p) {
+             Map g(d, item, p);
+             const std::string name = ReadString(d, g.Get("name"), g.Path("name")).value_or("");
+             if (name.empty()) {
+               d.Error(g.Path("name"), "Required value");
+             } else if (std::find(spec.scheduling_gates.begin(), spec.scheduling_gates.end(),
+                                  name) != spec.scheduling_gates.end()) {
+               d.Error(g.Path("name"), fmt::format("Duplicate value: \"{}\"", name));
+             }
+             spec.scheduling_gates.push_back(name);
+           });
+  if (auto s = ReadString(d, m.Get("schedulerName"), m.Path("schedulerName")); s && !s->empty()) {
+    spec.scheduler_name = *s;
+  }
+  if (auto p = ReadInt(d, m.Get("priority"), m.Path("priority"))) {
+    spec.priority = static_cast<int32_t>(*p);
+  }
+  spec.priority_class_name =
+      ReadString(d, m.Get("priorityClassName"), m.Path("priorityClassName")).value_or("");
+  if (auto s = ReadString(d, m.Get("preemptionPolicy"), m.Path("preemptionPolicy"))) {
+    if (*s == "PreemptLowerPriority") {
+      spec.preemption_policy = PreemptionPolicy::kPreemptLowerPriority;
+    } else if (*s == "Never") {
+      spec.preemption_policy = PreemptionPolicy::kNever;
+    } else {
+      d.Error(m.Path("preemptionPolicy"),
+              fmt::format("Unsupported value: \"{}\": supported values: \"Never\", "
+                          "\"PreemptLowerPriority\"",
+                          *s));
+    }
+  }
+  if (auto s = ReadString(d, m.Get("restartPolicy"), m.Path("restartPolicy"))) {
+    if (*s != "Always" && *s != "OnFailure" && *s != "Never") {
+      d.Error(m.Path("restartPolicy"),
+              fmt::format("Unsupported value: \"{}\": supported values: \"Always\", \"Never\", "
+                          "\"OnFailure\"",
+                          *s));
+    }
+    spec.restart_policy = *s;
+  }
+  spec.host_network = ReadBool(d, m.Get("hostNetwork"), m.Path("hostNetwork")).value_or(false);
+  if (spec.host_network) {
+    // The API server defaults hostPort to containerPort for pods on the host network.
+    for (auto* containers : {&spec.init_containers, &spec.containers}) {
+      for (Container& c : *containers) {
+        for (ContainerPort& port : c.ports) {
+          if (port.host_port == 0) port.host_port = port.container_port;
+        }
+      }
+    }
+  }
+  return spec;
+}
+
+// ---- kinds ----
+
+Pod ReadPod(Decoder& d, Map& m) {
+  Pod pod;
+  pod.metadata = ReadMeta(d, m.Get("metadata"), "metadata", true, true);
+  pod.spec = ReadPodSpec(d, m.Get("spec"), "spec");
+  Map s(d, m.Get("status"), "status");
+  if (auto phase = ReadString(d, s.Get("phase"), s.Path("phase"))) {
+    if (auto p = ParsePodPhase(*phase)) {
+      pod.status.phase = *p;
+    } else {
+      d.Error(s.Path("phase"), fmt::format("Unsupported value: \"{}\"", *phase));
+    }
+  }
+  ReadList(d, s.Get("conditions"), s.Path("conditions"),
+           [&](const YAML::Node& item, const std::string& p) {
+             Map c(d, item, p);
+             PodCondition cond;
+             cond.type = ReadString(d, c.Get("type"), c.Path("type")).value_or("");
+             cond.status = ReadString(d, c.Get("status"), c.Path("status")).value_or("");
+             cond.reason = ReadString(d, c.Get("reason"), c.Path("reason")).value_or("");
+             cond.message = ReadString(d, c.Get("message"), c.Path("message")).value_or("");
+             cond.last_transition_time =
+                 ReadTime(d, c.Get("lastTransitionTime"), c.Path("lastTransitionTime"));
+             pod.status.conditions.push_back(std::move(cond));
+           });
+  pod.status.nominated_node_name =
+      Symbol(ReadString(d, s.Get("nominatedNodeName"), s.Path("nominatedNodeName")).value_or(""));
+  pod.status.start_time = ReadTime(d, s.Get("startTime"), s.Path("startTime"));
+  return pod;
+}
+
+Node ReadNode(Decoder& d, Map& m) {
+  Node node;
+  node.metadata = ReadMeta(d, m.Get("metadata"), "metadata", false, true);
+  {
+    Map s(d, m.Get("spec"), "spec");
+    node.spec.unschedulable =
+        ReadBool(d, s.Get("unschedulable"), s.Path("unschedulable")).value_or(false);
+    ReadList(d, s.Get("taints"), s.Path("taints"), [&](const YAML::Node& item, const std::string& p) {
+      Map t(d, item, p);
+      Taint taint;
+      const std::string key = ReadString(d, t.Get("key"), t.Path("key")).value_or("");
+      if (key.empty()) {
+        d.Error(t.Path("key"), "Required value");
+      } else {
+        ReportInvalid(d, t.Path("key"), key, LabelKeyErrors(key));
+      }
+      taint.key = Symbol(key);
+      taint.value = Symbol(ReadString(d, t.Get("value"), t.Path("value")).value_or(""));
+      auto effect = ReadEffect(d, t.Get("effect"), t.Path("effect"));
+      if (!Present(t.Get("effect"))) d.Error(t.Path("effect"), "Required value");
+      taint.effect = effect.value_or(TaintEffect::kNoSchedule);
+      node.spec.taints.push_back(taint);
+    });
+  }
+  Map s(d, m.Get("status"), "status");
+  node.status.capacity = ReadResourceList(d, s.Get("capacity"), s.Path("capacity"), false);
+  node.status.allocatable =
+      ReadResourceList(d, s.Get("allocatable"), s.Path("allocatable"), false);
+  if (!Present(s.Get("allocatable"))) node.status.allocatable = node.status.capacity;
+  ReadList(d, s.Get("conditions"), s.Path("conditions"),
+           [&](const YAML::Node& item, const std::string& p) {
+             Map c(d, item, p);
+             NodeCondition cond;
+             cond.type = ReadString(d, c.Get("type"), c.Path("type")).value_or("");
+             cond.status = ReadString(d, c.Get("status"), c.Path("status")).value_or("");
+             cond.reason = ReadString(d, c.Get("reason"), c.Path("reason")).value_or("");
+             cond.message = ReadString(d, c.Get("message"), c.Path("message")).value_or("");
+             node.status.conditions.push_back(std::move(cond));
+           });
+  ReadList(d, s.Get("images"), s.Path("images"), [&](const YAML::Node& item, const std::string& p) {
+    Map im(d, item, p);
+    ContainerImage image;
+    image.names = ReadStringList(d, im.Get("names"), im.Path("names"));
+    image.size_bytes =
+        ReadInt(d, im.Get("sizeBytes"), im.Path("sizeBytes"), 0, INT64_MAX).value_or(0);
+    node.status.images.push_back(std::move(image));
+  });
+  return node;
+}
+
+PodGroup ReadPodGroup(Decoder& d, Map& m, const std::string& api_version) {
+  PodGroup pg;
+  pg.api_version = api_version;
+  pg.metadata = ReadMeta(d, m.Get("metadata"), "metadata", true, true);
+  {
+    Map s(d, m.Get("spec"), "spec");
+    if (auto mm = ReadInt(d, s.Get("minMember"), s.Path("minMember"))) {
+      if (*mm < 1) {
+        d.Error(s.Path("minMember"),
+                fmt::format("Invalid value: {}: spec.minMember in body should be greater than or "
+                            "equal to 1",
+                            *mm));
+      }
+      pg.spec.min_member = static_cast<int32_t>(*mm);
+    }
+    pg.spec.min_resources =
+        ReadResourceList(d, s.Get("minResources"), s.Path("minResources"), false);
+    if (auto t = ReadInt(d, s.Get("scheduleTimeoutSeconds"), s.Path("scheduleTimeoutSeconds"))) {
+      if (*t < 0) {
+        d.Error(s.Path("scheduleTimeoutSeconds"),
+                fmt::format("Invalid value: {}: must be greater than or equal to 0", *t));
+      }
+      pg.spec.schedule_timeout_seconds = static_cast<int32_t>(*t);
+    }
+  }
+  Map s(d, m.Get("status"), "status");
+  if (auto phase = ReadString(d, s.Get("phase"), s.Path("phase")); phase && !phase->empty()) {
+    if (auto p = ParsePodGroupPhase(*phase)) {
+      pg.status.phase = *p;
+    } else {
+      d.Error(s.Path("phase"), fmt::format("Unsupported value: \"{}\"", *phase));
+    }
+  }
+  pg.status.occupied_by = ReadString(d, s.Get("occupiedBy"), s.Path("occupiedBy")).value_or("");
+  auto counter = [&](std::string_view field) {
+    return static_cast<int32_t>(ReadInt(d, s.Get(field), s.Path(field), 0).value_or(0));
+  };
+  pg.status.scheduled = counter("scheduled");
+  pg.status.running = counter("running");
+  pg.status.succeeded = counter("succeeded");
+  pg.status.failed = counter("failed");
+  pg.status.schedule_start_time =
+      ReadTime(d, s.Get("scheduleStartTime"), s.Path("scheduleStartTime"));
+  return pg;
+}
+
+PriorityClass ReadPriorityClass(Decoder& d, Map& m) {
+  PriorityClass pc;
+  pc.metadata = ReadMeta(d, m.Get("metadata"), "metadata", false, true);
+  if (!Present(m.Get("value"))) d.Error("value", "Required value");
+  pc.value = static_cast<int32_t>(ReadInt(d, m.Get("value"), "value").value_or(0));
+  pc.global_default = ReadBool(d, m.Get("globalDefault"), "globalDefault").value_or(false);
+  if (auto s = ReadString(d, m.Get("preemptionPolicy"), "preemptionPolicy")) {
+    if (*s == "Never") {
+      pc.preemption_policy = PreemptionPolicy::kNever;
+    } else if (*s == "PreemptLowerPriority") {
+      pc.preemption_policy = PreemptionPolicy::kPreemptLowerPriority;
+    } else {
+      d.Error("preemptionPolicy",
+              fmt::format("Unsupported value: \"{}\": supported values: \"Never\", "
+                          "\"PreemptLowerPriority\"",
+                          *s));
+    }
+  }
+  pc.description = ReadString(d, m.Get("description"), "description").value_or("");
+  if (std::string err = ValidatePriorityClass(pc); !err.empty()) d.Error("", err);
+  return pc;
+}
+
+PodTemplateSpec ReadTemplate(Decoder& d, const YAML::Node& n, const std::string& path) {
+  PodTemplateSpec t;
+  Map m(d, n, path);
+  // The object name stays the workload's: a template's metadata has no name of its own.
+  Decoder& dec = d;
+  {
+    Map meta(dec, m.Get("metadata"), m.Path("metadata"));
+    t.metadata.labels = ReadLabels(dec, meta.Get("labels"), meta.Path("labels"));
+    ReadMapEntries(dec, meta.Get("annotations"), meta.Path("annotations"),
+                   [&](const std::string& key, const YAML::Node& v, const std::string& p) {
+                     t.metadata.annotations[key] = ReadString(dec, v, p).value_or("");
+                   });
+    for (std::string_view key : kSimulationAnnotations) {
+      auto it = t.metadata.annotations.find(std::string(key));
+      if (it == t.metadata.annotations.end()) continue;
+      auto dur = ParseDuration(it->second);
+      if (!dur || dur->count() < 0) {
+        dec.Error(meta.Path("annotations") + "." + std::string(key),
+                  fmt::format("invalid duration \"{}\" (want a non-negative Go duration like 30s)",
+                              it->second));
+      }
+    }
+  }
+  t.spec = ReadPodSpec(d, m.Get("spec"), m.Path("spec"));
+  return t;
+}
+
+// A workload's selector must select its own template's pods, as the API server checks.
+void CheckSelectorMatchesTemplate(Decoder& d, const LabelSelector& sel, const PodTemplateSpec& t) {
+  if (sel.Empty()) {
+    d.Error("spec.selector", "Invalid value: empty selector is invalid for this workload");
+    return;
+  }
+  if (!sel.Matches(t.metadata.labels)) {
+    d.Error("spec.template.metadata.labels",
+            "Invalid value: `selector` does not match template `labels`");
+  }
+}
+
+int32_t ReadReplicas(Decoder& d, Map& spec, std::string_view field, int32_t fallback) {
+  auto r = ReadInt(d, spec.Get(field), spec.Path(field));
+  if (!r) return fallback;
+  if (*r < 0) {
+    d.Error(spec.Path(field), fmt::format("Invalid value: {}: must be greater than or equal to 0", *r));
+    return fallback;
+  }
+  return static_cast<int32_t>(*r);
+}
+
+template <typename Workload>
+Workload ReadReplicatedWorkload(Decoder& d, Map& m) {
+  Workload w;
+  w.metadata = ReadMeta(d, m.Get("metadata"), "metadata", true, true);
+  Map s(d, m.Get("spec"), "spec");
+  w.replicas = ReadReplicas(d, s, "replicas", 1);
+  if (!Present(s.Get("selector"))) d.Error(s.Path("selector"), "Required value");
+  w.selector = ReadLabelSelector(d, s.Get("selector"), s.Path("selector"));
+  w.template_ = ReadTemplate(d, s.Get("template"), s.Path("template"));
+  if (!w.template_.spec.restart_policy.empty() && w.template_.spec.restart_policy != "Always") {
+    d.Error("spec.template.spec.restartPolicy",
+            fmt::format("Unsupported value: \"{}\": supported values: \"Always\"",
+                        w.template_.spec.restart_policy));
+  }
+  if (Present(s.Get("selector"))) CheckSelectorMatchesTemplate(d, w.selector, w.template_);
+  if constexpr (std::is_same_v<Workload, StatefulSet>) {
+    w.service_name = ReadString(d, s.Get("serviceName"), s.Path("serviceName")).value_or("");
+    if (auto p = ReadString(d, s.Get("podManagementPolicy"), s.Path("podManagementPolicy"))) {
+      if (*p == "OrderedReady") {
+        w.pod_management_policy = PodManagementPolicy::kOrderedReady;
+      } else if (*p == "Parallel") {
+        w.pod_management_policy = PodManagementPolicy::kParallel;
+      } else {
+        d.Error(s.Path("podManagementPolicy"),
+                fmt::format("Unsupported value: \"{}\": supported values: \"OrderedReady\", "
+                            "\"Parallel\"",
+                            *p));
+      }
+    }
+  }
+  return w;
+}
+
+Job ReadJob(Decoder& d, Map& m) {
+  Job job;
+  job.metadata = ReadMeta(d, m.Get("metadata"), "metadata", true, true);
+  Map s(d, m.Get("spec"), "spec");
+  job.parallelism = ReadReplicas(d, s, "parallelism", 1);
+  if (Present(s.Get("completions"))) job.completions = ReadReplicas(d, s, "completions", 1);
+  job.backoff_limit = ReadReplicas(d, s, "backoffLimit", 6);
+  job.suspend = ReadBool(d, s.Get("suspend"), s.Path("suspend")).value_or(false);
+  job.selector = ReadOptionalLabelSelector(d, s.Get("selector"), s.Path("selector"));
+  // A Job's template has no restartPolicy default; it must say Never or OnFailure.
+  const bool has_policy = [&] {
+    YAML::Node t = s.Get("template");
+    return Present(t) && t.IsMap() && t["spec"] && t["spec"].IsMap() &&
+           Present(t["spec"]["restartPolicy"]);
+  }();
+  job.template_ = ReadTemplate(d, s.Get("template"), s.Path("template"));
+  if (!has_policy) {
+    d.Error("spec.template.spec.restartPolicy",
+            "Required value: valid values: \"OnFailure\", \"Never\"");
+  } else if (job.template_.spec.restart_policy == "Always") {
+    d.Error("spec.template.spec.restartPolicy",
+            "Unsupported value: \"Always\": supported values: \"OnFailure\", \"Never\"");
+  }
+  return job;
+}
+
+IntOrString ReadIntOrString(Decoder& d, const YAML::Node& n, const std::string& path) {
+  IntOrString v;
+  if (n.IsScalar() && n.Tag() != "!" && ParseLabelInt(n.Scalar()).has_value()) {
+    if (auto i = ReadInt(d, n, path)) v.int_value = static_cast<int32_t>(*i);
+  } else if (auto s = ReadString(d, n, path)) {
+    v.is_string = true;
+    v.str_value = *s;
+    const bool percent = !s->empty() && s->back() == '%' &&
+                         std::all_of(s->begin(), s->end() - 1, [](char c) { return isdigit(c); }) &&
+                         s->size() > 1;
+    if (!percent) d.Error(path, fmt::format("Invalid value: \"{}\": must be an integer or percentage (e.g '5%')", *s));
+  }
+  return v;
+}
+
+PodDisruptionBudget ReadPDB(Decoder& d, Map& m) {
+  PodDisruptionBudget pdb;
+  pdb.metadata = ReadMeta(d, m.Get("metadata"), "metadata", true, true);
+  Map s(d, m.Get("spec"), "spec");
+  if (YAML::Node n = s.Get("minAvailable"); Present(n)) {
+    pdb.min_available = ReadIntOrString(d, n, s.Path("minAvailable"));
+  }
+  if (YAML::Node n = s.Get("maxUnavailable"); Present(n)) {
+    pdb.max_unavailable = ReadIntOrString(d, n, s.Path("maxUnavailable"));
+  }
+  if (pdb.min_available && pdb.max_unavailable) {
+    d.Error("spec", "Invalid value: minAvailable and maxUnavailable cannot be both set");
+  }
+  pdb.selector = ReadOptionalLabelSelector(d, s.Get("selector"), s.Path("selector"));
+  Map st(d, m.Get("status"), "status");
+  auto counter = [&](std::string_view field) {
+    return static_cast<int32_t>(ReadInt(d, st.Get(field), st.Path(field), 0).value_or(0));
+  };
+  pdb.status.disruptions_allowed = counter("disruptionsAllowed");
+  pdb.status.current_healthy = counter("currentHealthy");
+  pdb.status.desired_healthy = counter("desiredHealthy");
+  pdb.status.expected_pods = counter("expectedPods");
+  return pdb;
+}
+
+ObjectReference ReadObjectReference(Decoder& d, const YAML::Node& n, const std::string& path) {
+  ObjectReference ref;
+  Map m(d, n, path);
+  ref.kind = ReadString(d, m.Get("kind"), m.Path("kind")).value_or("");
+  ref.namespace_ = ReadString(d, m.Get("namespace"), m.Path("namespace")).value_or("");
+  ref.name = ReadString(d, m.Get("name"), m.Path("name")).value_or("");
+  ref.uid = ReadString(d, m.Get("uid"), m.Path("uid")).value_or("");
+  ref.api_version = ReadString(d, m.Get("apiVersion"), m.Path("apiVersion")).value_or("");
+  return ref;
+}
+
+Binding ReadBinding(Decoder& d, Map& m) {
+  Binding b;
+  b.metadata = ReadMeta(d, m.Get("metadata"), "metadata", true, true);
+  b.target = ReadObjectReference(d, m.Get("target"), "target");
+  if (b.target.name.empty()) d.Error("target.name", "Required value");
+  return b;
+}
+
+Event ReadEvent(Decoder& d, Map& m, bool events_api) {
+  Event e;
+  e.metadata = ReadMeta(d, m.Get("metadata"), "metadata", true, true);
+  e.involved_object = ReadObjectReference(d, m.Get(events_api ? "regarding" : "involvedObject"),
+                                          events_api ? "regarding" : "involvedObject");
+  e.type = ReadString(d, m.Get("type"), "type").value_or("");
+  e.reason = ReadString(d, m.Get("reason"), "reason").value_or("");
+  e.message = ReadString(d, m.Get(events_api ? "note" : "message"), events_api ? "note" : "message")
+                  .value_or("");
+  e.action = ReadString(d, m.Get("action"), "action").value_or("");
+  e.reporting_controller =
+      ReadString(d, m.Get(events_api ? "reportingController" : "reportingComponent"),
+                 events_api ? "reportingController" : "reportingComponent")
+          .value_or("");
+  e.event_time = ReadTime(d, m.Get("eventTime"), "eventTime");
+  e.count = static_cast<int32_t>(ReadInt(d, m.Get("count"), "count", 0).value_or(1));
+  if (e.type != "" && e.type != "Normal" && e.type != "Warning") {
+    d.Error("type", fmt::format("Unsupported value: \"{}\": supported values: \"Normal\", \"Warning\"",
+                                e.type));
+  }
+  return e;
+}
+
+Lease ReadLease(Decoder& d, Map& m) {
+  Lease l;
+  l.metadata = ReadMeta(d, m.Get("metadata"), "metadata", true, true);
+  Map s(d, m.Get("spec"), "spec");
+  l.holder_identity = ReadString(d, s.Get("holderIdentity"), s.Path("holderIdentity")).value_or("");
+  if (auto v = ReadInt(d, s.Get("leaseDurationSeconds"), s.Path("leaseDurationSeconds"), 1)) {
+    l.lease_duration_seconds = static_cast<int32_t>(*v);
+  }
+  l.acquire_time = ReadTime(d, s.Get("acquireTime"), s.Path("acquireTime"));
+  l.renew_time = ReadTime(d, s.Get("renewTime"), s.Path("renewTime"));
+  l.lease_transitions = static_cast<int32_t>(
+      ReadInt(d, s.Get("leaseTransitions"), s.Path("leaseTransitions"), 0).value_or(0));
+  return l;
+}
+
+// ---- KubeSchedulerConfiguration (strict) ----
+
+PluginSet ReadPluginSet(Decoder& d, const YAML::Node& n, const std::string& path) {
+  PluginSet set;
+  Map m(d, n, path, /*strict=*/true);
+  auto read = [&](std::string_view field, std::vector<PluginRef>& out) {
+    ReadList(d, m.Get(field), m.Path(field), [&](const YAML::Node& item, const std::string& p) {
+      Map pm(d, item, p, true);
+      PluginRef ref;
+      ref.name = ReadString(d, pm.Get("name"), pm.Path("name")).value_or("");
+      if (ref.name.empty()) d.Error(pm.Path("name"), "Required value");
+      if (auto w = ReadInt(d, pm.Get("weight"), pm.Path("weight"))) {
+        ref.weight = static_cast<int32_t>(*w);
+      }
+      out.push_back(std::move(ref));
+    });
+  };
+  read("enabled", set.enabled);
+  read("disabled", set.disabled);
+  return set;
+}
+
+Plugins ReadPlugins(Decoder& d, const YAML::Node& n, const std::string& path) {
+  Plugins plugins;
+  Map m(d, n, path, true);
+  const std::pair<std::string_view, PluginSet*> points[] = {
+      {"preEnqueue", &plugins.pre_enqueue}, {"queueSort", &plugins.queue_sort},
+      {"preFilter", &plugins.pre_filter},   {"filter", &plugins.filter},
+      {"postFilter", &plugins.post_filter}, {"preScore", &plugins.pre_score},
+      {"score", &plugins.score},            {"reserve", &plugins.reserve},
+      {"permit", &plugins.permit},          {"preBind", &plugins.pre_bind},
+      {"bind", &plugins.bind},              {"postBind", &plugins.post_bind},
+      {"multiPoint", &plugins.multi_point}};
+  for (const auto& [field, set] : points) *set = ReadPluginSet(d, m.Get(field), m.Path(field));
+  return plugins;
+}
+
+std::optional<int32_t> ReadPercentage(Decoder& d, Map& m, std::string_view field) {
+  auto v = ReadInt(d, m.Get(field), m.Path(field));
+  if (!v) return std::nullopt;
+  if (*v < 0 || *v > 100) {
+    d.Error(m.Path(field), fmt::format("Invalid value: {}: not in valid range [0-100]", *v));
+  }
+  return static_cast<int32_t>(*v);
+}
+
+SchedulerConfiguration ReadSchedulerConfig(Decoder& d, Map& m, const std::string& api_version) {
+  SchedulerConfiguration c;
+  c.api_version = api_version;
+  c.source = d.source().ToString();
+  if (auto p = ReadInt(d, m.Get("parallelism"), "parallelism")) {
+    if (*p <= 0) d.Error("parallelism", fmt::format("Invalid value: {}: should be an integer value greater than zero", *p));
+    c.parallelism = static_cast<int32_t>(*p);
+  }
+  {
+    Map le(d, m.Get("leaderElection"), "leaderElection", true);
+    auto& l = c.leader_election;
+    l.leader_elect = ReadBool(d, le.Get("leaderElect"), le.Path("leaderElect")).value_or(true);
+    l.lease_duration = ReadDuration(d, le.Get("leaseDuration"), le.Path("leaseDuration"))
+                           .value_or(l.lease_duration);
+    l.renew_deadline = ReadDuration(d, le.Get("renewDeadline"), le.Path("renewDeadline"))
+                           .value_or(l.renew_deadline);
+    l.retry_period =
+        ReadDuration(d, le.Get("retryPeriod"), le.Path("retryPeriod")).value_or(l.retry_period);
+    l.resource_lock =
+        ReadString(d, le.Get("resourceLock"), le.Path("resourceLock")).value_or(l.resource_lock);
+    l.resource_name =
+        ReadString(d, le.Get("resourceName"), le.Path("resourceName")).value_or(l.resource_name);
+    l.resource_namespace =
+        ReadString(d, le.Get("resourceNamespace"), le.Path("resourceNamespace"))
+            .value_or(l.resource_namespace);
+  }
+  {
+    Map cc(d, m.Get("clientConnection"), "clientConnection", true);
+    auto& cl = c.client_connection;
+    cl.kubeconfig = ReadString(d, cc.Get("kubeconfig"), cc.Path("kubeconfig")).value_or("");
+    cl.accept_content_types =
+        ReadString(d, cc.Get("acceptContentTypes"), cc.Path("acceptContentTypes")).value_or("");
+    cl.content_type =
+        ReadString(d, cc.Get("contentType"), cc.Path("contentType")).value_or(cl.content_type);
+    cl.qps = ReadNumber(d, cc.Get("qps"), cc.Path("qps")).value_or(cl.qps);
+    cl.burst = static_cast<int32_t>(ReadInt(d, cc.Get("burst"), cc.Path("burst")).value_or(cl.burst));
+  }
+  c.percentage_of_nodes_to_score = ReadPercentage(d, m, "percentageOfNodesToScore");
+  if (auto v = ReadInt(d, m.Get("podInitialBackoffSeconds"), "podInitialBackoffSeconds", INT64_MIN,
+                       INT64_MAX)) {
+    if (*v <= 0) d.Error("podInitialBackoffSeconds", fmt::format("Invalid value: {}: must be greater than 0", *v));
+    c.pod_initial_backoff_seconds = *v;
+  }
+  if (auto v = ReadInt(d, m.Get("podMaxBackoffSeconds"), "podMaxBackoffSeconds", INT64_MIN,
+                       INT64_MAX)) {
+    c.pod_max_backoff_seconds = *v;
+  }
+  if (c.pod_max_backoff_seconds < c.pod_initial_backoff_seconds) {
+    d.Error("podMaxBackoffSeconds",
+            fmt::format("Invalid value: {}: must be greater than or equal to "
+                        "PodInitialBackoffSeconds",
+                        c.pod_max_backoff_seconds));
+  }
+  c.enable_profiling =
+      ReadBool(d, m.Get("enableProfiling"), "enableProfiling").value_or(c.enable_profiling);
+  c.enable_contention_profiling =
+      ReadBool(d, m.Get("enableContentionProfiling"), "enableContentionProfiling")
+          .value_or(c.enable_contention_profiling);
+  c.delay_cache_until_active =
+      ReadBool(d, m.Get("delayCacheUntilActive"), "delayCacheUntilActive").value_or(false);
+  // Fields of the older versions that v1 dropped; accepted where their version has them.
+  if (api_version != "kubescheduler.config.k8s.io/v1") {
+    ReadString(d, m.Get("healthzBindAddress"), "healthzBindAddress");
+    ReadString(d, m.Get("metricsBindAddress"), "metricsBindAddress");
+  }
+  std::set<std::string> scheduler_names;
+  ReadList(d, m.Get("profiles"), "profiles", [&](const YAML::Node& item, const std::string& p) {
+    Map pm(d, item, p, true);
+    SchedulerProfile profile;
+    if (auto name = ReadString(d, pm.Get("schedulerName"), pm.Path("schedulerName"))) {
+      profile.scheduler_name = *name;
+    }
+    if (profile.scheduler_name.empty()) d.Error(pm.Path("schedulerName"), "Required value");
+    if (!scheduler_names.insert(profile.scheduler_name).second) {
+      d.Error(pm.Path("schedulerName"),
+              fmt::format("Duplicate value: \"{}\"", profile.scheduler_name));
+    }
+    profile.percentage_of_nodes_to_score = ReadPercentage(d, pm, "percentageOfNodesToScore");
+    if (YAML::Node plugins = pm.Get("plugins"); Present(plugins)) {
+      profile.plugins = ReadPlugins(d, plugins, pm.Path("plugins"));
+    }
+    std::set<std::string> configured;
+    ReadList(d, pm.Get("pluginConfig"), pm.Path("pluginConfig"),
+             [&](const YAML::Node& cfg, const std::string& cp) {
+               Map cm(d, cfg, cp, true);
+               PluginConfig pc;
+               pc.name = ReadString(d, cm.Get("name"), cm.Path("name")).value_or("");
+               if (pc.name.empty()) d.Error(cm.Path("name"), "Required value");
+               if (!configured.insert(pc.name).second) {
+                 d.Error(cm.Path("name"), fmt::format("Duplicate value: \"{}\"", pc.name));
+               }
+               pc.args = cm.Get("args");
+               pc.error_prefix = fmt::format("{}: {}", d.Context(), cm.Path("args"));
+               profile.plugin_config.push_back(std::move(pc));
+             });
+    c.profiles.push_back(std::move(profile));
+  });
+  ReadList(d, m.Get("extenders"), "extenders", [&](const YAML::Node& item, const std::string& p) {
+    Map em(d, item, p, true);
+    ExtenderConfig e;
+    e.url_prefix = ReadString(d, em.Get("urlPrefix"), em.Path("urlPrefix")).value_or("");
+    e.filter_verb = ReadString(d, em.Get("filterVerb"), em.Path("filterVerb")).value_or("");
+    e.preempt_verb = ReadString(d, em.Get("preemptVerb"), em.Path("preemptVerb")).value_or("");
+    e.prioritize_verb =
+        ReadString(d, em.Get("prioritizeVerb"), em.Path("prioritizeVerb")).value_or("");
+    e.bind_verb = ReadString(d, em.Get("bindVerb"), em.Path("bindVerb")).value_or("");
+    e.weight = ReadInt(d, em.Get("weight"), em.Path("weight"), 0, INT64_MAX).value_or(0);
+    e.enable_https = ReadBool(d, em.Get("enableHTTPS"), em.Path("enableHTTPS")).value_or(false);
+    em.Get("tlsConfig");
+    e.http_timeout =
+        ReadDuration(d, em.Get("httpTimeout"), em.Path("httpTimeout")).value_or(e.http_timeout);
+    e.node_cache_capable =
+        ReadBool(d, em.Get("nodeCacheCapable"), em.Path("nodeCacheCapable")).value_or(false);
+    e.ignorable = ReadBool(d, em.Get("ignorable"), em.Path("ignorable")).value_or(false);
+    ReadList(d, em.Get("managedResources"), em.Path("managedResources"),
+             [&](const YAML::Node& r, const std::string& rp) {
+               Map rm(d, r, rp, true);
+               e.managed_resources.emplace_back(
+                   ReadString(d, rm.Get("name"), rm.Path("name")).value_or(""),
+                   ReadBool(d, rm.Get("ignoredByScheduler"), rm.Path("ignoredByScheduler"))
+                       .value_or(false));
+             });
+    c.extenders.push_back(std::move(e));
+  });
+  return c;
+}
+
+// ---- documents ----
+
+struct KindInfo {
+  std::string_view kind;
+  std::vector<std::string_view> api_versions;
+};
+
+const std::vector<KindInfo>& KnownKinds() {
+  static const std::vector<KindInfo> kinds = {
+      {"Pod", {"v1"}},
+      {"Node", {"v1"}},
+      {"Namespace", {"v1"}},
+      {"Binding", {"v1"}},
+      {"Event", {"v1", "events.k8s.io/v1"}},
+      {"PodGroup", {"scheduling.x-k8s.io/v1alpha1", "scheduling.sigs.k8s.io/v1alpha1"}},
+      {"PriorityClass", {"scheduling.k8s.io/v1"}},
+      {"ReplicaSet", {"apps/v1"}},
+      {"Deployment", {"apps/v1"}},
+      {"StatefulSet", {"apps/v1"}},
+      {"Job", {"batch/v1"}},
+      {"PodDisruptionBudget", {"policy/v1"}},
+      {"Lease", {"coordination.k8s.io/v1"}},
+      {"KubeSchedulerConfiguration",
+       {"kubescheduler.config.k8s.io/v1", "kubescheduler.config.k8s.io/v1beta3",
+        "kubescheduler.config.k8s.io/v1beta2"}},
+  };
+  return kinds;
+}
+
+void DecodeObject(const YAML::Node& doc, const Source& source, LoadResult& result,
+                  std::map<std::string, int>& skipped);
+
+void DecodeList(const YAML::Node& doc, const Source& source, LoadResult& result,
+                std::map<std::string, int>& skipped) {
+  Decoder d(result, source, "List");
+  const YAML::Node& items = doc["items"];
+  if (!Present(items)) return;
+  if (!items.IsSequence()) {
+    d.Error("items", fmt::format("expected a list, got {}", Describe(items)));
+    return;
+  }
+  for (size_t i = 0; i < items.size(); ++i) {
+    Source item_source = source;
+    item_source.item = static_cast<int>(i);
+    DecodeObject(items[i], item_source, result, skipped);
+  }
+}
+
+template <typename T>
+void Keep(LoadResult& result, std::vector<T>& into, T&& value, std::string_view kind,
+          const Source& source) {
+  into.push_back(std::forward<T>(value));
+  result.manifests.order.push_back(ObjectEntry{std::string(kind), into.size() - 1, source});
+}
+
+void DecodeObject(const YAML::Node& doc, const Source& source, LoadResult& result,
+                  std::map<std::string, int>& skipped) {
+  if (!Present(doc)) return;  // empty documents are skipped, as kubectl does
+  if (!doc.IsMap()) {
+    result.errors.push_back(fmt::format("{}: expected an object, got {}", source.ToString(),
+                                        Describe(doc)));
+    return;
+  }
+  const YAML::Node& kind_node = doc["kind"];
+  const YAML::Node& version_node = doc["apiVersion"];
+  const std::string kind = kind_node && kind_node.IsScalar() ? kind_node.Scalar() : "";
+  const std::string api_version =
+      version_node && version_node.IsScalar() ? version_node.Scalar() : "";
+  if (kind.empty()) {
+    result.errors.push_back(fmt::format("{}: kind: Required value", source.ToString()));
+    return;
+  }
+  if (kind == "List" || (kind.size() > 4 && kind.ends_with("List") && doc["items"])) {
+    DecodeList(doc, source, result, skipped);
+    return;
+  }
+  const KindInfo* info = nullptr;
+  for (const KindInfo& k : KnownKinds()) {
+    if (k.kind == kind) info = &k;
+  }
+  if (info == nullptr) {
+    ++skipped[kind];
+    return;
+  }
+  Decoder d(result, source, kind);
+  if (doc["metadata"] && doc["metadata"].IsMap() && doc["metadata"]["name"] &&
+      doc["metadata"]["name"].IsScalar()) {
+    // Name the object in errors found before its metadata is read.
+    std::string key = doc["metadata"]["name"].Scalar();
+    if (doc["metadata"]["namespace"] && doc["metadata"]["namespace"].IsScalar()) {
+      key = doc["metadata"]["namespace"].Scalar() + "/" + key;
+    } else if (kind != "Node" && kind != "PriorityClass" && kind != "Namespace" &&
+               kind != "KubeSchedulerConfiguration") {
+      key = std::string(kDefaultNamespace) + "/" + key;
+    }
+    d.SetObjectName(key);
+  }
+  if (api_version.empty()) {
+    d.Error("apiVersion", "Required value");
+    return;
+  }
+  if (std::find(info->api_versions.begin(), info->api_versions.end(), api_version) ==
+      info->api_versions.end()) {
+    std::string expected;
+    for (std::string_view v : info->api_versions) {
+      expected += (expected.empty() ? "" : ", ") + std::string(v);
+    }
+    d.Error("apiVersion", fmt::format("no kind \"{}\" is registered for version \"{}\" (expected {})",
+                                      kind, api_version, expected));
+    return;
+  }
+  const bool strict = kind == "KubeSchedulerConfiguration";
+  Map m(d, doc, "", strict);
+  m.Get("apiVersion");
+  m.Get("kind");
+  Manifests& out = result.manifests;
+  if (kind == "Pod") {
+    Keep(result, out.pods, ReadPod(d, m), kind, source);
+  } else if (kind == "Node") {
+    Keep(result, out.nodes, ReadNode(d, m), kind, source);
+  } else if (kind == "Namespace") {
+    Namespace ns;
+    ns.metadata = ReadMeta(d, m.Get("metadata"), "metadata", false, true);
+    if (!ns.metadata.name.empty()) {
+      ReportInvalid(d, "metadata.name", ns.metadata.name, Dns1123LabelErrors(ns.metadata.name));
+    }
+    Keep(result, out.namespaces, std::move(ns), kind, source);
+  } else if (kind == "Binding") {
+    Keep(result, out.bindings, ReadBinding(d, m), kind, source);
+  } else if (kind == "Event") {
+    Keep(result, out.events, ReadEvent(d, m, api_version == "events.k8s.io/v1"), kind, source);
+  } else if (kind == "PodGroup") {
+    Keep(result, out.pod_groups, ReadPodGroup(d, m, api_version), kind, source);
+  } else if (kind == "PriorityClass") {
+    Keep(result, out.priority_classes, ReadPriorityClass(d, m), kind, source);
+  } else if (kind == "ReplicaSet") {
+    Keep(result, out.replica_sets, ReadReplicatedWorkload<ReplicaSet>(d, m), kind, source);
+  } else if (kind == "Deployment") {
+    m.Get("strategy");
+    Keep(result, out.deployments, ReadReplicatedWorkload<Deployment>(d, m), kind, source);
+  } else if (kind == "StatefulSet") {
+    Keep(result, out.stateful_sets, ReadReplicatedWorkload<StatefulSet>(d, m), kind, source);
+  } else if (kind == "Job") {
+    Keep(result, out.jobs, ReadJob(d, m), kind, source);
+  } else if (kind == "PodDisruptionBudget") {
+    Keep(result, out.pod_disruption_budgets, ReadPDB(d, m), kind, source);
+  } else if (kind == "Lease") {
+    Keep(result, out.leases, ReadLease(d, m), kind, source);
+  } else if (kind == "KubeSchedulerConfiguration") {
+    Keep(result, out.scheduler_configs, ReadSchedulerConfig(d, m, api_version), kind, source);
+  }
+}
+
+std::string ReadFile(const std::filesystem::path& path, std::string* error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    *error = "cannot open file";
+    return "";
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+std::string Source::ToString() const {
+  std::string s = fmt::format("{}: document {}", file, document);
+  if (item >= 0) s += fmt::format(", items[{}]", item);
+  return s;
+}
+
+void DecodeText(std::string_view text, const std::string& name, LoadResult& result) {
+  std::vector<YAML::Node> docs;
+  try {
+    docs = YAML::LoadAll(std::string(text));
+  } catch (const YAML::Exception& e) {
+    result.errors.push_back(fmt::format("{}: line {}, column {}: invalid YAML: {}", name,
+                                        e.mark.line + 1, e.mark.column + 1, e.msg));
+    return;
+  }
+  std::map<std::string, int> skipped;
+  for (size_t i = 0; i < docs.size(); ++i) {
+    DecodeObject(docs[i], Source{name, static_cast<int>(i) + 1, -1}, result, skipped);
+  }
+  if (!skipped.empty()) {
+    std::string kinds;
+    int count = 0;
+    for (const auto& [kind, n] : skipped) {
+      kinds += (kinds.empty() ? "" : ", ") + kind;
+      count += n;
+    }
+    result.warnings.push_back(fmt::format("{}: skipping {} object(s) of kinds muster does not "
+                                          "model: {}",
+                                          name, count, kinds));
+  }
+}
+
+void FinishLoad(LoadResult& result) {
+  Manifests& m = result.manifests;
+  // Duplicates: the API server would refuse the second create with AlreadyExists.
+  std::map<std::string, const Source*> seen;
+  auto key_of = [&](const ObjectEntry& e) -> std::string {
+    auto meta = [&]() -> const ObjectMeta* {
+      if (e.kind == "Pod") return &m.pods[e.index].metadata;
+      if (e.kind == "Node") return &m.nodes[e.index].metadata;
+      if (e.kind == "PodGroup") return &m.pod_groups[e.index].metadata;
+      if (e.kind == "PriorityClass") return &m.priority_classes[e.index].metadata;
+      if (e.kind == "Namespace") return &m.namespaces[e.index].metadata;
+      if (e.kind == "ReplicaSet") return &m.replica_sets[e.index].metadata;
+      if (e.kind == "Deployment") return &m.deployments[e.index].metadata;
+      if (e.kind == "Job") return &m.jobs[e.index].metadata;
+      if (e.kind == "StatefulSet") return &m.stateful_sets[e.index].metadata;
+      if (e.kind == "PodDisruptionBudget") return &m.pod_disruption_budgets[e.index].metadata;
+      if (e.kind == "Binding") return &m.bindings[e.index].metadata;
+      if (e.kind == "Event") return &m.events[e.index].metadata;
+      if (e.kind == "Lease") return &m.leases[e.index].metadata;
+      return nullptr;
+    }();
+    if (meta == nullptr || meta->name.empty()) return "";
+    return e.kind + " " + meta->Key();
+  };
+  for (const ObjectEntry& e : m.order) {
+    const std::string key = key_of(e);
+    if (key.empty()) continue;
+    auto [it, inserted] = seen.emplace(key, &e.source);
+    if (!inserted) {
+      result.errors.push_back(fmt::format("{} ({}): metadata.name: Duplicate value: already "
+                                          "defined at {}",
+                                          e.source.ToString(), key, it->second->ToString()));
+    }
+  }
+  // Only one PriorityClass may be the global default.
+  const PriorityClass* global_default = nullptr;
+  for (const PriorityClass& pc : m.priority_classes) {
+    if (!pc.global_default) continue;
+    if (global_default != nullptr) {
+      result.errors.push_back(fmt::format(
+          "PriorityClass {}: globalDefault: Forbidden: PriorityClass {} is already marked as "
+          "default. Only one default can exist",
+          pc.metadata.name, global_default->metadata.name));
+    }
+    global_default = &pc;
+  }
+  // Priority admission, as when each pod is created.
+  const PriorityResolver resolver(m.priority_classes);
+  for (const ObjectEntry& e : m.order) {
+    if (e.kind != "Pod") continue;
+    Pod& pod = m.pods[e.index];
+    if (std::string err = resolver.Admit(pod); !err.empty()) {
+      result.errors.push_back(fmt::format("{} (Pod {}): spec.priorityClassName: {}",
+                                          e.source.ToString(), pod.metadata.Key(), err));
+    }
+  }
+  auto check_template = [&](const PodTemplateSpec& t, std::string_view kind,
+                            const ObjectMeta& meta, const Source& source) {
+    Pod probe;
+    probe.spec = t.spec;
+    if (std::string err = resolver.Admit(probe); !err.empty()) {
+      result.errors.push_back(fmt::format("{} ({} {}): spec.template.spec.priorityClassName: {}",
+                                          source.ToString(), kind, meta.Key(), err));
+    }
+  };
+  for (const ObjectEntry& e : m.order) {
+    if (e.kind == "ReplicaSet") {
+      check_template(m.replica_sets[e.index].template_, e.kind, m.replica_sets[e.index].metadata,
+                     e.source);
+    } else if (e.kind == "Deployment") {
+      check_template(m.deployments[e.index].template_, e.kind, m.deployments[e.index].metadata,
+                     e.source);
+    } else if (e.kind == "Job") {
+      check_template(m.jobs[e.index].template_, e.kind, m.jobs[e.index].metadata, e.source);
+    } else if (e.kind == "StatefulSet") {
+      check_template(m.stateful_sets[e.index].template_, e.kind,
+                     m.stateful_sets[e.index].metadata, e.source);
+    }
+  }
+}
+
+LoadResult LoadManifests(const std::vector<std::string>& paths, std::istream& stdin_stream) {
+  namespace fs = std::filesystem;
+  LoadResult result;
+  for (const std::string& path : paths) {
+    if (path == "-") {
+      std::ostringstream ss;
+      ss << stdin_stream.rdbuf();
+      DecodeText(ss.str(), "<stdin>", result);
+      continue;
+    }
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) {
+      std::vector<fs::path> files;
+      for (const auto& entry : fs::directory_iterator(path, ec)) {
+        const std::string ext = entry.path().extension().string();
+        if (entry.is_regular_file() && (ext == ".yaml" || ext == ".yml" || ext == ".json")) {
+          files.push_back(entry.path());
+        }
+      }
+      std::sort(files.begin(), files.end());
+      for (const fs::path& f : files) {
+        std::string error;
+        const std::string text = ReadFile(f, &error);
+        if (!error.empty()) {
+          result.errors.push_back(fmt::format("{}: {}", f.string(), error));
+          continue;
+        }
+        DecodeText(text, f.string(), result);
+      }
+      continue;
+    }
+    if (!fs::exists(path, ec)) {
+      result.errors.push_back(fmt::format("{}: no such file or directory", path));
+      continue;
+    }
+    std::string error;
+    const std::string text = ReadFile(path, &error);
+    if (!error.empty()) {
+      result.errors.push_back(fmt::format("{}: {}", path, error));
+      continue;
+    }
+    DecodeText(text, path, result);
+  }
+  FinishLoad(result);
+  return result;
+}
+
+}  // namespace muster::api

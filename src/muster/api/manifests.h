@@ -1,0 +1,74 @@
+#pragma once
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "muster/api/scheduler_config.h"
+#include "muster/api/types.h"
+
+namespace muster::api {
+
+// Where an object came from: "cluster.yaml: document 3" (documents count from 1; an item of a
+// `kind: List` adds "items[4]").
+struct Source {
+  std::string file;
+  int document = 0;
+  int item = -1;
+
+  std::string ToString() const;
+};
+
+// One decoded object, in input order, for listings.
+struct ObjectEntry {
+  std::string kind;
+  size_t index = 0;  // into the vector of that kind in Manifests
+  Source source;
+};
+
+// Everything decoded from a set of inputs, by kind, each kind in input order.
+struct Manifests {
+  std::vector<Node> nodes;
+  std::vector<Pod> pods;
+  std::vector<PodGroup> pod_groups;
+  std::vector<PriorityClass> priority_classes;
+  std::vector<Namespace> namespaces;
+  std::vector<ReplicaSet> replica_sets;
+  std::vector<Deployment> deployments;
+  std::vector<Job> jobs;
+  std::vector<StatefulSet> stateful_sets;
+  std::vector<PodDisruptionBudget> pod_disruption_budgets;
+  std::vector<Binding> bindings;
+  std::vector<Event> events;
+  std::vector<Lease> leases;
+  std::vector<SchedulerConfiguration> scheduler_configs;
+
+  std::vector<ObjectEntry> order;
+};
+
+// The outcome of reading inputs. When `errors` is non-empty nothing may be applied: the input is
+// rejected whole. Each error and warning is one line naming file, document, object and field.
+struct LoadResult {
+  Manifests manifests;
+  std::vector<std::string> errors;
+  std::vector<std::string> warnings;
+
+  bool ok() const { return errors.empty(); }
+};
+
+// Reads PATHs: a file, a directory (its *.yaml, *.yml and *.json, sorted by name, not recursive),
+// or "-" for `stdin`. Decodes every document (multi-document YAML, JSON, `kind: List`), applies the
+// API server's defaults, validates, rejects duplicates (same kind, namespace and name), and admits
+// pods against the PriorityClasses in the input (priority from priorityClassName or the global
+// default). Kinds muster does not model are skipped with one warning naming them.
+LoadResult LoadManifests(const std::vector<std::string>& paths, std::istream& stdin_stream);
+
+// Decodes one stream's text as if it were the file `name`. Appends to `result`; does not run the
+// cross-object checks (duplicates, priority admission) that LoadManifests runs at the end.
+void DecodeText(std::string_view text, const std::string& name, LoadResult& result);
+
+// The checks across objects, run once every input is decoded: duplicates, priority admission.
+void FinishLoad(LoadResult& result);
+
+}  // namespace muster::api

@@ -1,0 +1,659 @@
+#include "muster/api/manifests.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "muster/api/pod_resources.h"
+
+namespace muster::api {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+LoadResult Decode(std::string_view text, const std::string& name = "test.yaml") {
+  LoadResult result;
+  DecodeText(text, name, result);
+  FinishLoad(result);
+  return result;
+}
+
+constexpr std::string_view kSeedDemo = R"(
+apiVersion: scheduling.x-k8s.io/v1alpha1
+kind: PodGroup
+metadata:
+  name: nginx
+spec:
+  scheduleTimeoutSeconds: 10
+  minMember: 3
+---
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata:
+  name: nginx
+  labels:
+    app: nginx
+spec:
+  replicas: 6
+  selector:
+    matchLabels:
+      app: nginx
+  template:
+    metadata:
+      name: nginx
+      labels:
+        app: nginx
+        scheduling.x-k8s.io/pod-group: nginx
+    spec:
+      containers:
+      - name: nginx
+        image: nginx
+        resources:
+          limits:
+            cpu: 3000m
+            memory: 500Mi
+          requests:
+            cpu: 3000m
+            memory: 500Mi
+)";
+
+TEST(DecodeTest, SeedDemo) {
+  LoadResult r = Decode(kSeedDemo);
+  ASSERT_THAT(r.errors, IsEmpty());
+  ASSERT_EQ(r.manifests.pod_groups.size(), 1u);
+  const PodGroup& pg = r.manifests.pod_groups[0];
+  EXPECT_EQ(pg.metadata.Key(), "default/nginx");
+  EXPECT_EQ(pg.spec.min_member, 3);
+  EXPECT_EQ(pg.spec.schedule_timeout_seconds, 10);
+  ASSERT_EQ(r.manifests.replica_sets.size(), 1u);
+  const ReplicaSet& rs = r.manifests.replica_sets[0];
+  EXPECT_EQ(rs.replicas, 6);
+  const Symbol* group = rs.template_.metadata.labels.Get(Symbol(kPodGroupLabel));
+  ASSERT_NE(group, nullptr);
+  EXPECT_EQ(group->str(), "nginx");
+  Pod pod;
+  pod.spec = rs.template_.spec;
+  Resource req = PodRequests(pod);
+  EXPECT_EQ(req.milli_cpu, 3000);
+  EXPECT_EQ(req.memory, 500 * 1024 * 1024);
+  ASSERT_EQ(r.manifests.order.size(), 2u);
+  EXPECT_EQ(r.manifests.order[0].kind, "PodGroup");
+  EXPECT_EQ(r.manifests.order[1].source.document, 2);
+}
+
+TEST(DecodeTest, ErrorNamesFileDocumentObjectAndField) {
+  constexpr std::string_view text = R"(
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n2}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web-1
+spec:
+  containers:
+  - name: web
+    image: nginx
+    resources:
+      requests:
+        cpu: 4 cores
+)";
+  LoadResult r = Decode(text, "cluster.yaml");
+  EXPECT_THAT(r.errors, ElementsAre("cluster.yaml: document 3 (Pod default/web-1): "
+                                    "spec.containers[0].resources.requests.cpu: invalid quantity "
+                                    "\"4 cores\""));
+}
+
+TEST(DecodeTest, MalformedYamlNamesLine) {
+  LoadResult r = Decode("apiVersion: v1\nkind: Pod\nmetadata: [unclosed\n", "bad.yaml");
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_THAT(r.errors[0], HasSubstr("bad.yaml: line "));
+  EXPECT_THAT(r.errors[0], HasSubstr("invalid YAML"));
+}
+
+TEST(DecodeTest, NegativeAndZeroMinMemberAreRejected) {
+  for (const char* value : {"-1", "0"}) {
+    std::string text = std::string(R"(
+apiVersion: scheduling.x-k8s.io/v1alpha1
+kind: PodGroup
+metadata: {name: g, namespace: team}
+spec: {minMember: )") + value + "}\n";
+    LoadResult r = Decode(text, "g.yaml");
+    ASSERT_EQ(r.errors.size(), 1u) << value;
+    EXPECT_THAT(r.errors[0], HasSubstr("g.yaml: document 1 (PodGroup team/g): spec.minMember: "
+                                       "Invalid value: "));
+    EXPECT_THAT(r.errors[0], HasSubstr("greater than or equal to 1"));
+  }
+}
+
+TEST(DecodeTest, QuotedIntegerIsAnError) {
+  LoadResult r = Decode(R"(
+apiVersion: scheduling.x-k8s.io/v1alpha1
+kind: PodGroup
+metadata: {name: g}
+spec: {minMember: "3"}
+)");
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_THAT(r.errors[0], HasSubstr("spec.minMember: expected an integer, got string \"3\""));
+}
+
+TEST(DecodeTest, OlderPodGroupApiGroupIsAccepted) {
+  LoadResult r = Decode(R"(
+apiVersion: scheduling.sigs.k8s.io/v1alpha1
+kind: PodGroup
+metadata: {name: nginx}
+spec: {minMember: 4, scheduleTimeoutSeconds: 10}
+)");
+  ASSERT_THAT(r.errors, IsEmpty());
+  EXPECT_EQ(r.manifests.pod_groups[0].spec.min_member, 4);
+  EXPECT_EQ(r.manifests.pod_groups[0].api_version, "scheduling.sigs.k8s.io/v1alpha1");
+}
+
+TEST(DecodeTest, DuplicateObjectIsRejected) {
+  constexpr std::string_view node = "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n";
+  LoadResult r;
+  DecodeText(node, "a.yaml", r);
+  DecodeText(node, "b.yaml", r);
+  FinishLoad(r);
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_THAT(r.errors[0], HasSubstr("b.yaml: document 1 (Node n1)"));
+  EXPECT_THAT(r.errors[0], HasSubstr("already defined at a.yaml: document 1"));
+}
+
+TEST(DecodeTest, SameNameInDifferentNamespacesIsFine) {
+  LoadResult r = Decode(R"(
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: a}
+spec: {containers: [{name: c, image: i}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: b}
+spec: {containers: [{name: c, image: i}]}
+)");
+  EXPECT_THAT(r.errors, IsEmpty());
+  EXPECT_EQ(r.manifests.pods.size(), 2u);
+}
+
+TEST(DecodeTest, UnknownKindsAreSkippedWithOneWarning) {
+  LoadResult r = Decode(R"(
+apiVersion: v1
+kind: Service
+metadata: {name: s}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: c}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: s2}
+)", "mixed.yaml");
+  EXPECT_THAT(r.errors, IsEmpty());
+  EXPECT_THAT(r.warnings, ElementsAre("mixed.yaml: skipping 3 object(s) of kinds muster does not "
+                                      "model: ConfigMap, Service"));
+}
+
+TEST(DecodeTest, ListAndJson) {
+  LoadResult r = Decode(R"({"apiVersion": "v1", "kind": "List", "items": [
+    {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+     "status": {"capacity": {"cpu": "4", "memory": "8Gi", "pods": 110}}},
+    {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+     "spec": {"containers": [{"name": "c", "image": "i",
+              "resources": {"requests": {"cpu": 0.5}}}]}}]})", "list.json");
+  ASSERT_THAT(r.errors, IsEmpty());
+  ASSERT_EQ(r.manifests.nodes.size(), 1u);
+  const Node& n = r.manifests.nodes[0];
+  EXPECT_EQ(n.status.allocatable.Get("cpu")->MilliValue(), 4000) << "allocatable defaults to capacity";
+  EXPECT_EQ(n.status.allocatable.Get("pods")->Value(), 110);
+  EXPECT_EQ(PodRequests(r.manifests.pods[0]).milli_cpu, 500);
+  EXPECT_EQ(r.manifests.order[1].source.ToString(), "list.json: document 1, items[1]");
+}
+
+TEST(DecodeTest, ListItemErrorsNameTheItem) {
+  LoadResult r = Decode(R"(
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {name: n1}
+  status: {capacity: {cpu: lots}}
+)", "l.yaml");
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0], "l.yaml: document 1, items[0] (Node n1): status.capacity.cpu: invalid "
+                         "quantity \"lots\"");
+}
+
+TEST(DecodeTest, RequestsDefaultToLimits) {
+  LoadResult r = Decode(R"(
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers:
+  - name: c
+    image: i
+    resources:
+      limits: {cpu: "2", memory: 1Gi}
+      requests: {cpu: "1"}
+)");
+  ASSERT_THAT(r.errors, IsEmpty());
+  const Container& c = r.manifests.pods[0].spec.containers[0];
+  EXPECT_EQ(c.resources.requests.Get("cpu")->MilliValue(), 1000);
+  EXPECT_EQ(c.resources.requests.Get("memory")->Value(), int64_t{1} << 30);
+}
+
+TEST(DecodeTest, RequestAboveLimitIsRejected) {
+  LoadResult r = Decode(R"(
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers:
+  - {name: c, image: i, resources: {limits: {cpu: "1"}, requests: {cpu: "2"}}}
+)");
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_THAT(r.errors[0], HasSubstr("spec.containers[0].resources.requests.cpu: Invalid value: "
+                                     "\"2\": must be less than or equal to cpu limit of 1"));
+}
+
+TEST(DecodeTest, NegativeAndUnknownResourcesAreRejected) {
+  LoadResult r = Decode(R"(
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers:
+  - {name: c, image: i, resources: {requests: {cpu: "-1", gpu: "1"}}}
+)");
+  ASSERT_EQ(r.errors.size(), 2u);
+  EXPECT_THAT(r.errors[0], HasSubstr("requests.cpu: Invalid value: \"-1\": must be greater than "
+                                     "or equal to 0"));
+  EXPECT_THAT(r.errors[1], HasSubstr("requests.gpu: Invalid value: \"gpu\": must be a standard "
+                                     "resource for containers"));
+}
+
+TEST(DecodeTest, ImpossibleQuantityIsRejected) {
+  LoadResult r = Decode(R"(
+apiVersion: v1
+kind: Node
+metadata: {name: n}
+status: {capacity: {memory: 1e40}}
+)");
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_THAT(r.errors[0], HasSubstr("status.capacity.memory: invalid quantity \"1e40\""));
+}
+
+TEST(DecodeTest, UnknownFieldsInManifestsAreIgnored) {
+  LoadResult r = Decode(R"(
+apiVersion: v1
+kind: Pod
+metadata: {name: p, somethingNew: 1}
+spec:
+  containers: [{name: c, image: i, futureField: x}]
+  dnsPolicy: ClusterFirst
+)");
+  EXPECT_THAT(r.errors, IsEmpty());
+}
+
+TEST(DecodeTest, MissingAndWrongApiVersion) {
+  LoadResult r = Decode(R"(
+kind: Pod
+metadata: {name: a}
+---
+apiVersion: v1
+kind: ReplicaSet
+metadata: {name: b}
+---
+metadata: {name: c}
+)", "v.yaml");
+  ASSERT_EQ(r.errors.size(), 3u);
+  EXPECT_EQ(r.errors[0], "v.yaml: document 1 (Pod default/a): apiVersion: Required value");
+  EXPECT_THAT(r.errors[1], HasSubstr("(ReplicaSet default/b): apiVersion: no kind \"ReplicaSet\" "
+                                     "is registered for version \"v1\""));
+  EXPECT_EQ(r.errors[2], "v.yaml: document 3: kind: Required value");
+}
+
+TEST(DecodeTest, SelectorMustMatchTemplate) {
+  LoadResult r = Decode(R"(
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: d}
+spec:
+  selector: {matchLabels: {app: a}}
+  template:
+    metadata: {labels: {app: b}}
+    spec: {containers: [{name: c, image: i}]}
+)");
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_THAT(r.errors[0], HasSubstr("(Deployment default/d): spec.template.metadata.labels: "
+                                     "Invalid value: `selector` does not match template `labels`"));
+}
+
+TEST(DecodeTest, JobNeedsRestartPolicy) {
+  LoadResult r = Decode(R"(
+apiVersion: batch/v1
+kind: Job
+metadata: {name: j}
+spec:
+  template:
+    spec: {containers: [{name: c, image: i}]}
+)");
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_THAT(r.errors[0], HasSubstr("spec.template.spec.restartPolicy: Required value"));
+}
+
+TEST(DecodeTest, PriorityClassAdmission) {
+  LoadResult r = Decode(R"(
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: high}
+value: 1000
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: ok}
+spec: {priorityClassName: high, containers: [{name: c, image: i}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: missing}
+spec: {priorityClassName: gold, containers: [{name: c, image: i}]}
+)", "p.yaml");
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0], "p.yaml: document 3 (Pod default/missing): spec.priorityClassName: no "
+                         "PriorityClass with name gold was found");
+  EXPECT_EQ(r.manifests.pods[0].Priority(), 1000);
+}
+
+TEST(DecodeTest, TwoGlobalDefaultsAreRejected) {
+  LoadResult r = Decode(R"(
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: a}
+value: 1
+globalDefault: true
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: b}
+value: 2
+globalDefault: true
+)");
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_THAT(r.errors[0], HasSubstr("Only one default can exist"));
+}
+
+TEST(DecodeTest, PodSchedulingFields) {
+  LoadResult r = Decode(R"(
+apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+  namespace: ml
+  labels: {app: train}
+  annotations: {muster.dev/run-for: 20s}
+spec:
+  schedulerName: my-scheduler
+  nodeSelector: {disk: ssd}
+  schedulingGates: [{name: example.com/quota}]
+  hostNetwork: true
+  tolerations:
+  - {key: dedicated, operator: Equal, value: gpu, effect: NoSchedule}
+  - {operator: Exists}
+  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms:
+        - matchExpressions: [{key: zone, operator: In, values: [a, b]}]
+      preferredDuringSchedulingIgnoredDuringExecution:
+      - weight: 10
+        preference: {matchExpressions: [{key: gen, operator: Gt, values: ["3"]}]}
+    podAntiAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+      - labelSelector: {matchLabels: {app: train}}
+        topologyKey: kubernetes.io/hostname
+  topologySpreadConstraints:
+  - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, minDomains: 2,
+     labelSelector: {matchLabels: {app: train}}}
+  initContainers:
+  - {name: proxy, image: envoy, restartPolicy: Always, resources: {requests: {cpu: 100m}}}
+  containers:
+  - name: main
+    image: trainer
+    ports: [{containerPort: 8080}]
+    resources: {requests: {cpu: "1", nvidia.com/gpu: "2"}, limits: {nvidia.com/gpu: "2"}}
+)");
+  ASSERT_THAT(r.errors, IsEmpty());
+  const Pod& p = r.manifests.pods[0];
+  EXPECT_EQ(p.metadata.Key(), "ml/p");
+  EXPECT_EQ(p.spec.scheduler_name, "my-scheduler");
+  EXPECT_EQ(p.spec.node_selector.Get(Symbol("disk"))->str(), "ssd");
+  EXPECT_THAT(p.spec.scheduling_gates, ElementsAre("example.com/quota"));
+  EXPECT_EQ(p.spec.containers[0].ports[0].host_port, 8080) << "hostNetwork defaults hostPort";
+  ASSERT_EQ(p.spec.tolerations.size(), 2u);
+  EXPECT_EQ(p.spec.tolerations[1].op, TolerationOperator::kExists);
+  ASSERT_TRUE(p.spec.affinity.has_value());
+  ASSERT_TRUE(p.spec.affinity->node_affinity->required.has_value());
+  EXPECT_EQ(p.spec.affinity->node_affinity->required->terms.size(), 1u);
+  EXPECT_EQ(p.spec.affinity->node_affinity->preferred[0].weight, 10);
+  EXPECT_EQ(p.spec.affinity->pod_anti_affinity->required[0].topology_key.str(),
+            "kubernetes.io/hostname");
+  EXPECT_EQ(p.spec.topology_spread_constraints[0].min_domains, 2);
+  EXPECT_TRUE(p.spec.init_containers[0].restart_policy_always);
+  Resource req = PodRequests(p);
+  EXPECT_EQ(req.milli_cpu, 1100);
+  EXPECT_EQ(req.Scalar(Symbol("nvidia.com/gpu")), 2);
+}
+
+TEST(DecodeTest, InvalidSchedulingFieldsAreRejected) {
+  LoadResult r = Decode(R"(
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers: [{name: c, image: i}]
+  tolerations: [{key: k, operator: Sometimes}]
+  topologySpreadConstraints: [{maxSkew: 0, topologyKey: zone, whenUnsatisfiable: Maybe}]
+  affinity:
+    podAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: {}}]
+)");
+  EXPECT_EQ(r.errors.size(), 4u);
+  std::string all;
+  for (const std::string& e : r.errors) all += e + "\n";
+  EXPECT_THAT(all, HasSubstr("spec.tolerations[0].operator: Unsupported value: \"Sometimes\""));
+  EXPECT_THAT(all, HasSubstr("spec.topologySpreadConstraints[0].maxSkew: Invalid value: 0"));
+  EXPECT_THAT(all, HasSubstr("whenUnsatisfiable: Unsupported value: \"Maybe\""));
+  EXPECT_THAT(all, HasSubstr("requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: "
+                             "Required value"));
+}
+
+TEST(DecodeTest, SimulationAnnotationsMustBeDurations) {
+  LoadResult r = Decode(R"(
+apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+  annotations: {muster.dev/create-after: soon}
+spec: {containers: [{name: c, image: i}]}
+)");
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_THAT(r.errors[0], HasSubstr("metadata.annotations.muster.dev/create-after: invalid "
+                                     "duration \"soon\""));
+}
+
+TEST(DecodeTest, NodeTaintsAndImages) {
+  LoadResult r = Decode(R"(
+apiVersion: v1
+kind: Node
+metadata: {name: gpu-1, labels: {zone: a}}
+spec:
+  unschedulable: true
+  taints: [{key: dedicated, value: gpu, effect: NoSchedule}]
+status:
+  allocatable: {cpu: 7500m, memory: 30Gi, pods: "110", nvidia.com/gpu: "8"}
+  capacity: {cpu: "8", memory: 32Gi, pods: "110", nvidia.com/gpu: "8"}
+  images: [{names: [nginx:1.25], sizeBytes: 187000000}]
+)");
+  ASSERT_THAT(r.errors, IsEmpty());
+  const Node& n = r.manifests.nodes[0];
+  EXPECT_TRUE(n.spec.unschedulable);
+  ASSERT_EQ(n.spec.taints.size(), 1u);
+  EXPECT_EQ(n.spec.taints[0].effect, TaintEffect::kNoSchedule);
+  EXPECT_EQ(n.status.allocatable.Get("cpu")->MilliValue(), 7500);
+  EXPECT_EQ(n.status.images[0].size_bytes, 187000000);
+}
+
+TEST(DecodeTest, TaintWithoutEffectIsRejected) {
+  LoadResult r = Decode(R"(
+apiVersion: v1
+kind: Node
+metadata: {name: n}
+spec: {taints: [{key: k}]}
+)");
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_THAT(r.errors[0], HasSubstr("spec.taints[0].effect: Required value"));
+}
+
+TEST(DecodeTest, SchedulerConfigurationIsStrict) {
+  LoadResult r = Decode(R"(
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+leaderElection: {leaderElect: false}
+profiles:
+- schedulerName: default-scheduler
+  plugins:
+    multiPoint:
+      enabled: [{name: Coscheduling}]
+    queueSort:
+      enabled: [{name: Coscheduling}]
+      disabled: [{name: "*"}]
+    sore:
+      enabled: [{name: NodeResourcesFit, weight: 2}]
+  pluginConfig:
+  - name: Coscheduling
+    args: {permitWaitingTimeSeconds: 60}
+    extra: 1
+)", "cfg.yaml");
+  ASSERT_EQ(r.errors.size(), 2u);
+  EXPECT_EQ(r.errors[0], "cfg.yaml: document 1 (KubeSchedulerConfiguration): "
+                         "profiles[0].plugins: unknown field \"sore\"");
+  EXPECT_EQ(r.errors[1], "cfg.yaml: document 1 (KubeSchedulerConfiguration): "
+                         "profiles[0].pluginConfig[0]: unknown field \"extra\"");
+}
+
+TEST(DecodeTest, SchedulerConfigurationDefaultsAndFields) {
+  LoadResult r = Decode(R"(
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+clientConnection: {kubeconfig: "REPLACE_ME_WITH_KUBE_CONFIG_PATH"}
+percentageOfNodesToScore: 30
+podMaxBackoffSeconds: 20
+profiles:
+- schedulerName: default-scheduler
+  pluginConfig:
+  - name: Coscheduling
+    args: {permitWaitingTimeSeconds: 60, podGroupBackoffSeconds: 10}
+  plugins:
+    multiPoint: {enabled: [{name: Coscheduling}]}
+    score: {enabled: [{name: NodeResourcesFit, weight: 2}], disabled: [{name: "*"}]}
+- schedulerName: gang
+  percentageOfNodesToScore: 100
+)");
+  ASSERT_THAT(r.errors, IsEmpty());
+  const SchedulerConfiguration& c = r.manifests.scheduler_configs[0];
+  EXPECT_EQ(c.parallelism, 16);
+  EXPECT_EQ(c.percentage_of_nodes_to_score, 30);
+  EXPECT_EQ(c.pod_initial_backoff_seconds, 1);
+  EXPECT_EQ(c.pod_max_backoff_seconds, 20);
+  EXPECT_TRUE(c.leader_election.leader_elect);
+  EXPECT_EQ(c.client_connection.kubeconfig, "REPLACE_ME_WITH_KUBE_CONFIG_PATH");
+  ASSERT_EQ(c.profiles.size(), 2u);
+  ASSERT_TRUE(c.profiles[0].plugins.has_value());
+  EXPECT_EQ(c.profiles[0].plugins->score.enabled[0].weight, 2);
+  EXPECT_EQ(c.profiles[0].plugins->score.disabled[0].name, "*");
+  EXPECT_EQ(c.profiles[0].plugin_config[0].args["podGroupBackoffSeconds"].Scalar(), "10");
+  EXPECT_EQ(c.profiles[1].percentage_of_nodes_to_score, 100);
+}
+
+TEST(DecodeTest, SchedulerConfigurationRanges) {
+  LoadResult r = Decode(R"(
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+percentageOfNodesToScore: 120
+podInitialBackoffSeconds: 5
+podMaxBackoffSeconds: 2
+profiles:
+- schedulerName: a
+- schedulerName: a
+)");
+  ASSERT_EQ(r.errors.size(), 3u);
+  EXPECT_THAT(r.errors[0], HasSubstr("percentageOfNodesToScore: Invalid value: 120"));
+  EXPECT_THAT(r.errors[1], HasSubstr("podMaxBackoffSeconds"));
+  EXPECT_THAT(r.errors[2], HasSubstr("profiles[1].schedulerName: Duplicate value: \"a\""));
+}
+
+TEST(DecodeTest, EmptyDocumentsAreSkipped) {
+  LoadResult r = Decode("---\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: ml}\n---\n");
+  EXPECT_THAT(r.errors, IsEmpty());
+  ASSERT_EQ(r.manifests.namespaces.size(), 1u);
+  // The leading "---" opens document 1 (empty); the second opens document 2.
+  EXPECT_EQ(r.manifests.order[0].source.document, 2);
+}
+
+TEST(DecodeTest, OtherKinds) {
+  LoadResult r = Decode(R"(
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: pdb}
+spec: {minAvailable: 50%, selector: {matchLabels: {app: a}}}
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec:
+  replicas: 3
+  serviceName: db
+  podManagementPolicy: Parallel
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec: {containers: [{name: c, image: i}]}
+---
+apiVersion: coordination.k8s.io/v1
+kind: Lease
+metadata: {name: kube-scheduler, namespace: kube-system}
+spec: {holderIdentity: muster-1, leaseDurationSeconds: 15}
+---
+apiVersion: v1
+kind: Binding
+metadata: {name: p}
+target: {kind: Node, name: n1}
+---
+apiVersion: v1
+kind: Event
+metadata: {name: e}
+involvedObject: {kind: Pod, name: p, namespace: default}
+type: Warning
+reason: FailedScheduling
+message: "0/3 nodes are available"
+)");
+  ASSERT_THAT(r.errors, IsEmpty());
+  EXPECT_TRUE(r.manifests.pod_disruption_budgets[0].min_available->is_string);
+  EXPECT_EQ(r.manifests.stateful_sets[0].pod_management_policy, PodManagementPolicy::kParallel);
+  EXPECT_EQ(r.manifests.leases[0].holder_identity, "muster-1");
+  EXPECT_EQ(r.manifests.bindings[0].target.name, "n1");
+  EXPECT_EQ(r.manifests.events[0].reason, "FailedScheduling");
+}
+
+}  // namespace
+}  // namespace muster::api

@@ -1,0 +1,94 @@
+#pragma once
+
+// KubeSchedulerConfiguration (kubescheduler.config.k8s.io v1, v1beta3, v1beta2) as decoded from a
+// file, with upstream's defaults for the top-level fields. Plugin args stay undecoded YAML here:
+// each plugin decodes and validates its own (the scheduler layer does that when it builds a
+// profile).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "muster/api/time.h"
+
+namespace muster::api {
+
+inline constexpr std::string_view kSchedulerConfigGroup = "kubescheduler.config.k8s.io";
+
+struct PluginRef {
+  std::string name;
+  std::optional<int32_t> weight;  // score plugins only
+};
+
+struct PluginSet {
+  std::vector<PluginRef> enabled;
+  std::vector<PluginRef> disabled;
+};
+
+struct Plugins {
+  PluginSet pre_enqueue, queue_sort, pre_filter, filter, post_filter, pre_score, score, reserve,
+      permit, pre_bind, bind, post_bind, multi_point;
+};
+
+struct PluginConfig {
+  std::string name;
+  YAML::Node args;         // null when absent
+  std::string error_prefix;  // "file: document N (KubeSchedulerConfiguration): profiles[0].pluginConfig[1].args"
+};
+
+struct SchedulerProfile {
+  std::string scheduler_name = "default-scheduler";
+  std::optional<int32_t> percentage_of_nodes_to_score;
+  std::optional<Plugins> plugins;
+  std::vector<PluginConfig> plugin_config;
+};
+
+struct LeaderElectionConfig {
+  bool leader_elect = true;
+  Duration lease_duration = std::chrono::seconds(15);
+  Duration renew_deadline = std::chrono::seconds(10);
+  Duration retry_period = std::chrono::seconds(2);
+  std::string resource_lock = "leases";
+  std::string resource_name = "kube-scheduler";
+  std::string resource_namespace = "kube-system";
+};
+
+struct ClientConnectionConfig {
+  std::string kubeconfig;
+  std::string accept_content_types;
+  std::string content_type = "application/vnd.kubernetes.protobuf";
+  double qps = 50;
+  int32_t burst = 100;
+};
+
+struct ExtenderConfig {
+  std::string url_prefix;
+  std::string filter_verb, preempt_verb, prioritize_verb, bind_verb;
+  int64_t weight = 0;
+  bool enable_https = false;
+  Duration http_timeout = std::chrono::seconds(30);
+  bool node_cache_capable = false;
+  bool ignorable = false;
+  std::vector<std::pair<std::string, bool>> managed_resources;  // name, ignoredByScheduler
+};
+
+struct SchedulerConfiguration {
+  std::string api_version;
+  std::string source;  // "file: document N", for messages
+  int32_t parallelism = 16;
+  LeaderElectionConfig leader_election;
+  ClientConnectionConfig client_connection;
+  std::optional<int32_t> percentage_of_nodes_to_score;
+  int64_t pod_initial_backoff_seconds = 1;
+  int64_t pod_max_backoff_seconds = 10;
+  bool enable_profiling = true;
+  bool enable_contention_profiling = true;
+  bool delay_cache_until_active = false;
+  std::vector<SchedulerProfile> profiles;  // empty: one default profile
+  std::vector<ExtenderConfig> extenders;
+};
+
+}  // namespace muster::api

@@ -1,0 +1,52 @@
+#include "muster/api/types.h"
+
+#include <array>
+
+namespace muster::api {
+namespace {
+
+template <typename Enum, size_t N>
+std::optional<Enum> ParseName(const std::array<std::string_view, N>& names, std::string_view s) {
+  for (size_t i = 0; i < N; ++i) {
+    if (names[i] == s) return static_cast<Enum>(i);
+  }
+  return std::nullopt;
+}
+
+constexpr std::array<std::string_view, 5> kPodPhaseNames = {"Pending", "Running", "Succeeded",
+                                                            "Failed", "Unknown"};
+constexpr std::array<std::string_view, 7> kPodGroupPhaseNames = {
+    "Pending", "PreScheduling", "Scheduling", "Scheduled", "Running", "Finished", "Failed"};
+constexpr std::array<std::string_view, 3> kProtocolNames = {"TCP", "UDP", "SCTP"};
+
+}  // namespace
+
+const OwnerReference* ObjectMeta::ControllerRef() const {
+  for (const OwnerReference& ref : owner_references) {
+    if (ref.controller) return &ref;
+  }
+  return nullptr;
+}
+
+std::string ObjectMeta::Key() const {
+  if (namespace_.empty()) return name;
+  return namespace_.string() + "/" + name;
+}
+
+std::string_view ProtocolName(Protocol p) { return kProtocolNames[static_cast<size_t>(p)]; }
+
+std::string_view PodPhaseName(PodPhase p) { return kPodPhaseNames[static_cast<size_t>(p)]; }
+
+std::optional<PodPhase> ParsePodPhase(std::string_view s) {
+  return ParseName<PodPhase>(kPodPhaseNames, s);
+}
+
+std::string_view PodGroupPhaseName(PodGroupPhase p) {
+  return kPodGroupPhaseNames[static_cast<size_t>(p)];
+}
+
+std::optional<PodGroupPhase> ParsePodGroupPhase(std::string_view s) {
+  return ParseName<PodGroupPhase>(kPodGroupPhaseNames, s);
+}
+
+}  // namespace muster::api

@@ -1,0 +1,351 @@
+#pragma once
+
+// The Kubernetes objects muster reads and writes, with the fields a scheduler uses. Strings the
+// hot path compares (namespaces, node names, label keys and values, resource names, topology keys)
+// are interned Symbols; the rest stay std::string.
+//
+// Defaults the API server would apply on create are applied by the decoder (decode.h), so an
+// object here always looks as it would when read back from a cluster: a pod's requests default to
+// its limits, a missing namespace is "default", a missing schedulerName is "default-scheduler".
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "muster/api/intern.h"
+#include "muster/api/labels.h"
+#include "muster/api/node_selector.h"
+#include "muster/api/resources.h"
+#include "muster/api/taints.h"
+#include "muster/api/time.h"
+
+namespace muster::api {
+
+inline constexpr std::string_view kDefaultNamespace = "default";
+inline constexpr std::string_view kDefaultSchedulerName = "default-scheduler";
+
+struct OwnerReference {
+  std::string api_version;
+  std::string kind;
+  std::string name;
+  std::string uid;
+  bool controller = false;
+  bool block_owner_deletion = false;
+};
+
+struct ObjectMeta {
+  std::string name;
+  std::string generate_name;
+  Symbol namespace_;  // empty for cluster-scoped objects
+  std::string uid;
+  std::string resource_version;
+  LabelSet labels;
+  std::map<std::string, std::string> annotations;  // ordered: output is deterministic
+  std::vector<OwnerReference> owner_references;
+  std::optional<Time> creation_timestamp;
+  std::optional<Time> deletion_timestamp;
+
+  // The controlling owner (controller: true), if any.
+  const OwnerReference* ControllerRef() const;
+  // "namespace/name", or "name" for cluster-scoped objects.
+  std::string Key() const;
+};
+
+// ---- Pods ----
+
+enum class Protocol { kTCP, kUDP, kSCTP };
+std::string_view ProtocolName(Protocol p);
+
+struct ContainerPort {
+  std::string name;
+  int32_t container_port = 0;
+  int32_t host_port = 0;  // 0: not exposed on the host
+  Protocol protocol = Protocol::kTCP;
+  Symbol host_ip;  // empty means 0.0.0.0
+};
+
+struct ResourceRequirements {
+  ResourceList requests;
+  ResourceList limits;
+};
+
+struct Container {
+  std::string name;
+  std::string image;
+  ResourceRequirements resources;
+  std::vector<ContainerPort> ports;
+  // Only "Always" is allowed, on init containers: a restartable init container (a sidecar) keeps
+  // running beside the app containers.
+  bool restart_policy_always = false;
+};
+
+struct PodAffinityTerm {
+  std::optional<LabelSelector> label_selector;  // nullopt matches no pod
+  std::vector<Symbol> namespaces;
+  Symbol topology_key;
+  std::optional<LabelSelector> namespace_selector;
+  std::vector<Symbol> match_label_keys;
+  std::vector<Symbol> mismatch_label_keys;
+};
+
+struct WeightedPodAffinityTerm {
+  int32_t weight = 0;
+  PodAffinityTerm term;
+};
+
+struct PodAffinity {
+  std::vector<PodAffinityTerm> required;
+  std::vector<WeightedPodAffinityTerm> preferred;
+};
+
+struct NodeAffinity {
+  std::optional<NodeSelector> required;
+  std::vector<PreferredSchedulingTerm> preferred;
+};
+
+struct Affinity {
+  std::optional<NodeAffinity> node_affinity;
+  std::optional<PodAffinity> pod_affinity;
+  std::optional<PodAffinity> pod_anti_affinity;
+};
+
+enum class UnsatisfiableConstraintAction { kDoNotSchedule, kScheduleAnyway };
+enum class NodeInclusionPolicy { kIgnore, kHonor };
+
+struct TopologySpreadConstraint {
+  int32_t max_skew = 0;
+  Symbol topology_key;
+  UnsatisfiableConstraintAction when_unsatisfiable = UnsatisfiableConstraintAction::kDoNotSchedule;
+  std::optional<LabelSelector> label_selector;
+  std::optional<int32_t> min_domains;
+  std::optional<NodeInclusionPolicy> node_affinity_policy;  // nullopt: Honor
+  std::optional<NodeInclusionPolicy> node_taints_policy;    // nullopt: Ignore
+  std::vector<Symbol> match_label_keys;
+};
+
+enum class PreemptionPolicy { kPreemptLowerPriority, kNever };
+enum class PodPhase { kPending, kRunning, kSucceeded, kFailed, kUnknown };
+std::string_view PodPhaseName(PodPhase p);
+std::optional<PodPhase> ParsePodPhase(std::string_view s);
+
+struct PodCondition {
+  std::string type;
+  std::string status;
+  std::string reason;
+  std::string message;
+  std::optional<Time> last_transition_time;
+};
+
+struct PodSpec {
+  std::vector<Container> init_containers;
+  std::vector<Container> containers;
+  ResourceList overhead;
+  Symbol node_name;
+  LabelSet node_selector;
+  std::optional<Affinity> affinity;
+  std::vector<Toleration> tolerations;
+  std::vector<TopologySpreadConstraint> topology_spread_constraints;
+  std::vector<std::string> scheduling_gates;
+  std::string scheduler_name = std::string(kDefaultSchedulerName);
+  std::optional<int32_t> priority;
+  std::string priority_class_name;
+  std::optional<PreemptionPolicy> preemption_policy;
+  std::string restart_policy = "Always";
+  bool host_network = false;
+};
+
+struct PodStatus {
+  PodPhase phase = PodPhase::kPending;
+  std::vector<PodCondition> conditions;
+  Symbol nominated_node_name;
+  std::optional<Time> start_time;
+};
+
+struct Pod {
+  ObjectMeta metadata;
+  PodSpec spec;
+  PodStatus status;
+
+  // The priority admission resolved (spec.priority), 0 when unset.
+  int32_t Priority() const { return spec.priority.value_or(0); }
+  bool IsTerminal() const {
+    return status.phase == PodPhase::kSucceeded || status.phase == PodPhase::kFailed;
+  }
+};
+
+struct PodTemplateSpec {
+  ObjectMeta metadata;
+  PodSpec spec;
+};
+
+// ---- Nodes ----
+
+struct NodeCondition {
+  std::string type;
+  std::string status;
+  std::string reason;
+  std::string message;
+};
+
+struct ContainerImage {
+  std::vector<std::string> names;
+  int64_t size_bytes = 0;
+};
+
+struct Node {
+  ObjectMeta metadata;
+  struct Spec {
+    bool unschedulable = false;
+    std::vector<Taint> taints;
+  } spec;
+  struct Status {
+    ResourceList capacity;
+    ResourceList allocatable;  // defaults to capacity when absent
+    std::vector<NodeCondition> conditions;
+    std::vector<ContainerImage> images;
+  } status;
+};
+
+// ---- Coscheduling ----
+
+inline constexpr std::string_view kPodGroupLabel = "scheduling.x-k8s.io/pod-group";
+// The label of the older scheduler-plugins API group (scheduling.sigs.k8s.io), as seed 003 uses.
+inline constexpr std::string_view kLegacyPodGroupLabel = "pod-group.scheduling.sigs.k8s.io";
+
+enum class PodGroupPhase { kPending, kPreScheduling, kScheduling, kScheduled, kRunning, kFinished,
+                           kFailed };
+std::string_view PodGroupPhaseName(PodGroupPhase p);
+std::optional<PodGroupPhase> ParsePodGroupPhase(std::string_view s);
+
+struct PodGroup {
+  ObjectMeta metadata;
+  std::string api_version;  // which API group it came from
+  struct Spec {
+    int32_t min_member = 0;
+    ResourceList min_resources;
+    std::optional<int32_t> schedule_timeout_seconds;
+  } spec;
+  struct Status {
+    PodGroupPhase phase = PodGroupPhase::kPending;
+    std::string occupied_by;
+    int32_t scheduled = 0;
+    int32_t running = 0;
+    int32_t succeeded = 0;
+    int32_t failed = 0;
+    std::optional<Time> schedule_start_time;
+  } status;
+};
+
+// ---- Scheduling policy objects ----
+
+inline constexpr int32_t kHighestUserDefinablePriority = 1000000000;
+inline constexpr int32_t kSystemCriticalPriority = 2000000000;
+
+struct PriorityClass {
+  ObjectMeta metadata;
+  int32_t value = 0;
+  bool global_default = false;
+  std::optional<PreemptionPolicy> preemption_policy;  // nullopt: PreemptLowerPriority
+  std::string description;
+};
+
+struct Namespace {
+  ObjectMeta metadata;
+};
+
+// An int or a percentage ("10%"), as in PodDisruptionBudget and rolling updates.
+struct IntOrString {
+  bool is_string = false;
+  int32_t int_value = 0;
+  std::string str_value;
+};
+
+struct PodDisruptionBudget {
+  ObjectMeta metadata;
+  std::optional<IntOrString> min_available;
+  std::optional<IntOrString> max_unavailable;
+  std::optional<LabelSelector> selector;
+  struct Status {
+    int32_t disruptions_allowed = 0;
+    int32_t current_healthy = 0;
+    int32_t desired_healthy = 0;
+    int32_t expected_pods = 0;
+  } status;
+};
+
+// ---- Workloads (simulate's controllers create their pods) ----
+
+struct ReplicaSet {
+  ObjectMeta metadata;
+  int32_t replicas = 1;
+  LabelSelector selector;
+  PodTemplateSpec template_;
+};
+
+struct Deployment {
+  ObjectMeta metadata;
+  int32_t replicas = 1;
+  LabelSelector selector;
+  PodTemplateSpec template_;
+};
+
+struct Job {
+  ObjectMeta metadata;
+  int32_t parallelism = 1;
+  std::optional<int32_t> completions;  // nullopt: any one success completes the job
+  int32_t backoff_limit = 6;
+  bool suspend = false;
+  std::optional<LabelSelector> selector;
+  PodTemplateSpec template_;
+};
+
+enum class PodManagementPolicy { kOrderedReady, kParallel };
+
+struct StatefulSet {
+  ObjectMeta metadata;
+  int32_t replicas = 1;
+  LabelSelector selector;
+  std::string service_name;
+  PodManagementPolicy pod_management_policy = PodManagementPolicy::kOrderedReady;
+  PodTemplateSpec template_;
+};
+
+// ---- What the scheduler writes ----
+
+struct ObjectReference {
+  std::string kind;
+  std::string namespace_;
+  std::string name;
+  std::string uid;
+  std::string api_version;
+};
+
+struct Binding {
+  ObjectMeta metadata;
+  ObjectReference target;
+};
+
+struct Event {
+  ObjectMeta metadata;
+  ObjectReference involved_object;
+  std::string type;  // Normal or Warning
+  std::string reason;
+  std::string message;
+  std::string action;
+  std::string reporting_controller;
+  std::optional<Time> event_time;
+  int32_t count = 1;
+};
+
+struct Lease {
+  ObjectMeta metadata;
+  std::string holder_identity;
+  std::optional<int32_t> lease_duration_seconds;
+  std::optional<Time> acquire_time;
+  std::optional<Time> renew_time;
+  int32_t lease_transitions = 0;
+};
+
+}  // namespace muster::api

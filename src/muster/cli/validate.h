@@ -1,0 +1,19 @@
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace muster::cli {
+
+// Exit statuses of every muster command (DESIGN.md).
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitRuntimeError = 1;
+inline constexpr int kExitBadInput = 2;
+
+// `muster validate -f PATH...`: decodes everything, prints one line per object with its key
+// facts to `out`, and returns kExitOk; or prints every error to `err` and returns kExitBadInput.
+int RunValidate(const std::vector<std::string>& paths, std::istream& in, std::ostream& out,
+                std::ostream& err);
+
+}  // namespace muster::cli

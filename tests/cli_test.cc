@@ -1,0 +1,99 @@
+// Whole-program tests: run the muster binary as a user would and check exit status and output.
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+struct CommandResult {
+  int status = -1;
+  std::string output;  // stdout and stderr together
+};
+
+CommandResult Muster(const std::string& args) {
+  const std::string command =
+      std::string(MUSTER_BINARY) + " " + args + " 2>&1";
+  CommandResult run;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return run;
+  std::array<char, 4096> buffer;
+  size_t n;
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) run.output.append(buffer.data(), n);
+  const int raw = pclose(pipe);
+  run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  return run;
+}
+
+const std::string kRoot = MUSTER_SOURCE_DIR;
+
+TEST(ValidateCommandTest, AcceptsTheSeedExamples) {
+  CommandResult run = Muster("validate -f " + kRoot + "/examples/coscheduling -f " + kRoot +
+                   "/examples/config/coscheduling.yaml");
+  EXPECT_EQ(run.status, 0) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("PodGroup"));
+  EXPECT_THAT(run.output, HasSubstr("default/nginx"));
+  EXPECT_THAT(run.output, HasSubstr("minMember 3"));
+  EXPECT_THAT(run.output, HasSubstr("replicas 6 pod requests cpu=3,memory=500Mi priority 0"));
+  EXPECT_THAT(run.output, HasSubstr("allocatable cpu=4,memory=8Gi,pods=110"));
+  EXPECT_THAT(run.output, HasSubstr("6 object(s) valid"));
+}
+
+TEST(ValidateCommandTest, AcceptsEveryExampleDirectory) {
+  for (const char* dir : {"coscheduling", "coscheduling-sigs", "config"}) {
+    CommandResult run = Muster("validate -f " + kRoot + "/examples/" + dir);
+    EXPECT_EQ(run.status, 0) << dir << "\n" << run.output;
+  }
+}
+
+TEST(ValidateCommandTest, ReadsStdin) {
+  CommandResult run = Muster("validate -f - < " + kRoot + "/examples/coscheduling/podgroup.yaml");
+  EXPECT_EQ(run.status, 0) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("1 object(s) valid"));
+}
+
+TEST(ValidateCommandTest, BadInputExitsTwoAndNamesFileDocumentAndField) {
+  CommandResult run = Muster("validate -f " + kRoot + "/tests/data/bad/bad-quantity.yaml");
+  EXPECT_EQ(run.status, 2);
+  EXPECT_THAT(run.output,
+              HasSubstr("bad-quantity.yaml: document 2 (Pod default/web-1): "
+                        "spec.containers[0].resources.requests.cpu: invalid quantity \"4 cores\""));
+  EXPECT_THAT(run.output, HasSubstr("nothing was applied"));
+  EXPECT_THAT(run.output, Not(HasSubstr("object(s) valid")));
+}
+
+TEST(ValidateCommandTest, OneBadFileRejectsEverything) {
+  CommandResult run = Muster("validate -f " + kRoot + "/examples/coscheduling -f " + kRoot +
+                   "/tests/data/bad/negative-min-member.yaml");
+  EXPECT_EQ(run.status, 2);
+  EXPECT_THAT(run.output, HasSubstr("spec.minMember: Invalid value: -2"));
+  EXPECT_THAT(run.output, Not(HasSubstr("default/nginx ")));
+}
+
+TEST(ValidateCommandTest, MalformedYaml) {
+  CommandResult run = Muster("validate -f " + kRoot + "/tests/data/bad/malformed.yaml");
+  EXPECT_EQ(run.status, 2);
+  EXPECT_THAT(run.output, HasSubstr("malformed.yaml: line 5, column 7: invalid YAML: end of sequence flow not found"));
+}
+
+TEST(ValidateCommandTest, MissingFile) {
+  CommandResult run = Muster("validate -f /nonexistent/cluster.yaml");
+  EXPECT_EQ(run.status, 2);
+  EXPECT_THAT(run.output, HasSubstr("/nonexistent/cluster.yaml: no such file or directory"));
+}
+
+TEST(ValidateCommandTest, UsageErrorsExitTwo) {
+  EXPECT_EQ(Muster("validate").status, 2);
+  EXPECT_EQ(Muster("frobnicate").status, 2);
+  EXPECT_EQ(Muster("--help").status, 0);
+}
+
+}  // namespace
