@@ -27,9 +27,9 @@ test: deps build/test/build.ninja
 	cd build/test && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --output-on-failure -j $(JOBS)
 
-# The built-in example: validates the seeds' manifests (the demo grows with the scheduler).
+# The built-in example: seed 000's coscheduling demo, simulated.
 demo: release
-	./build/release/muster validate -f examples/coscheduling -f examples/config/coscheduling.yaml
+	./build/release/muster simulate
 
 bench: deps build/release/build.ninja
 	cmake --build build/release -j $(JOBS) --target muster_microbench

@@ -434,6 +434,43 @@ std::string GoQuote(std::string_view text) {
   return out;
 }
 
+void AppendRequirementErrors(const SelectorRequirement& r, std::string_view path, bool node,
+                             std::vector<FieldError>& errors) {
+  const std::string values_path = ChildPath(path, "values");
+  switch (r.op) {
+    case SelectorOperator::kIn:
+    case SelectorOperator::kNotIn:
+      if (r.values.empty()) {
+        errors.push_back(FieldError::Required(
+            values_path, "must be specified when `operator` is 'In' or 'NotIn'"));
+      }
+      break;
+    case SelectorOperator::kExists:
+    case SelectorOperator::kDoesNotExist:
+      if (!r.values.empty()) {
+        errors.push_back(FieldError::Forbidden(
+            values_path, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
+      }
+      break;
+    case SelectorOperator::kGt:
+    case SelectorOperator::kLt:
+      if (!node) {
+        errors.push_back(FieldError::Invalid(ChildPath(path, "operator"),
+                                             SelectorOperatorName(r.op),
+                                             "not a valid selector operator"));
+      } else if (r.values.size() != 1) {
+        errors.push_back(FieldError::Required(
+            values_path, "must be specified single value when `operator` is 'Lt' or 'Gt'"));
+      }
+      break;
+  }
+  AppendInvalid(errors, ChildPath(path, "key"), r.key.str(), LabelKeyErrors(r.key.str()));
+  for (size_t j = 0; j < r.values.size(); ++j) {
+    const std::string_view value = r.values[j].str();
+    AppendInvalid(errors, IndexPath(values_path, j), value, LabelValueErrors(value));
+  }
+}
+
 std::vector<FieldError> ValidateLabelSelector(const LabelSelector& selector,
                                               std::string_view path) {
   std::vector<FieldError> errors;
@@ -445,35 +482,8 @@ std::vector<FieldError> ValidateLabelSelector(const LabelSelector& selector,
   }
   const std::string expressions_path = ChildPath(path, "matchExpressions");
   for (size_t i = 0; i < selector.match_expressions.size(); ++i) {
-    const SelectorRequirement& r = selector.match_expressions[i];
-    const std::string p = IndexPath(expressions_path, i);
-    const std::string values_path = ChildPath(p, "values");
-    switch (r.op) {
-      case SelectorOperator::kIn:
-      case SelectorOperator::kNotIn:
-        if (r.values.empty()) {
-          errors.push_back(FieldError::Required(
-              values_path, "must be specified when `operator` is 'In' or 'NotIn'"));
-        }
-        break;
-      case SelectorOperator::kExists:
-      case SelectorOperator::kDoesNotExist:
-        if (!r.values.empty()) {
-          errors.push_back(FieldError::Forbidden(
-              values_path, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
-        }
-        break;
-      case SelectorOperator::kGt:
-      case SelectorOperator::kLt:
-        errors.push_back(FieldError::Invalid(ChildPath(p, "operator"), SelectorOperatorName(r.op),
-                                             "not a valid selector operator"));
-        break;
-    }
-    AppendInvalid(errors, ChildPath(p, "key"), r.key.str(), LabelKeyErrors(r.key.str()));
-    for (size_t j = 0; j < r.values.size(); ++j) {
-      const std::string_view value = r.values[j].str();
-      AppendInvalid(errors, IndexPath(values_path, j), value, LabelValueErrors(value));
-    }
+    AppendRequirementErrors(selector.match_expressions[i], IndexPath(expressions_path, i),
+                            /*node=*/false, errors);
   }
   return errors;
 }

@@ -175,6 +175,11 @@ std::string GoQuote(std::string_view text);
 // Upstream ValidateLabelSelector (strict label values, as for new objects) at field path `path`:
 // every error, in upstream's order (matchLabels first, then each expression's operator/values,
 // key, then values). A nil selector is valid; callers skip it.
+// Upstream's checks of one requirement at `path`, shared by label and node selectors: the value
+// count its operator needs, then key and value syntax. Gt and Lt are valid only in node selectors
+// (`node`), with exactly one value.
+void AppendRequirementErrors(const SelectorRequirement& r, std::string_view path, bool node,
+                             std::vector<FieldError>& errors);
 std::vector<FieldError> ValidateLabelSelector(const LabelSelector& selector,
                                               std::string_view path = {});
 

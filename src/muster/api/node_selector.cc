@@ -111,40 +111,7 @@ bool IsWellFormed(const NodeSelectorTerm& term) {
 std::vector<FieldError> ValidateNodeSelectorRequirement(const SelectorRequirement& requirement,
                                                         std::string_view path) {
   std::vector<FieldError> errors;
-  const std::string values_path = ChildPath(path, "values");
-  switch (requirement.op) {
-    case SelectorOperator::kIn:
-    case SelectorOperator::kNotIn:
-      if (requirement.values.empty()) {
-        errors.push_back(FieldError::Required(
-            values_path, "must be specified when `operator` is 'In' or 'NotIn'"));
-      }
-      break;
-    case SelectorOperator::kExists:
-    case SelectorOperator::kDoesNotExist:
-      if (!requirement.values.empty()) {
-        errors.push_back(FieldError::Forbidden(
-            values_path, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
-      }
-      break;
-    case SelectorOperator::kGt:
-    case SelectorOperator::kLt:
-      if (requirement.values.size() != 1) {
-        errors.push_back(FieldError::Required(
-            values_path, "must be specified single value when `operator` is 'Lt' or 'Gt'"));
-      }
-      break;
-  }
-  const std::string_view key = requirement.key.str();
-  for (const std::string& message : LabelKeyErrors(key)) {
-    errors.push_back(FieldError::Invalid(ChildPath(path, "key"), key, message));
-  }
-  for (size_t i = 0; i < requirement.values.size(); ++i) {
-    const std::string_view value = requirement.values[i].str();
-    for (const std::string& message : LabelValueErrors(value)) {
-      errors.push_back(FieldError::Invalid(IndexPath(values_path, i), value, message));
-    }
-  }
+  AppendRequirementErrors(requirement, path, /*node=*/true, errors);
   return errors;
 }
 

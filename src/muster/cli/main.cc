@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "muster/cli/simulate.h"
 #include "muster/cli/validate.h"
 
 int main(int argc, char** argv) {
@@ -20,6 +21,20 @@ int main(int argc, char** argv) {
       ->required()
       ->take_all();
 
+  muster::cli::SimulateFlags simulate_flags;
+  CLI::App* simulate = app.add_subcommand(
+      "simulate",
+      "Schedule manifests on an in-memory cluster with a virtual clock and print the outcome");
+  simulate->add_option("-f,--filename", simulate_flags.paths,
+                       "Manifests: a file, a directory or - for stdin (repeatable); without it, "
+                       "the built-in demo")
+      ->take_all();
+  simulate->add_option("--config", simulate_flags.config, "A KubeSchedulerConfiguration file");
+  simulate->add_option("--until", simulate_flags.until,
+                       "Stop at this virtual time (e.g. 90s) even if more could happen");
+  simulate->add_option("-o,--output", simulate_flags.output, "table, wide, json or yaml");
+  simulate->add_option("--seed", simulate_flags.seed, "Seed for tie-breaking and generated names");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -27,6 +42,9 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : muster::cli::kExitBadInput;
   }
 
+  if (simulate->parsed()) {
+    return muster::cli::RunSimulate(simulate_flags, std::cin, std::cout, std::cerr);
+  }
   if (validate->parsed()) {
     return muster::cli::RunValidate(validate_paths, std::cin, std::cout, std::cerr);
   }

@@ -1,0 +1,53 @@
+#pragma once
+
+#include <memory>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "muster/api/intern.h"
+
+namespace muster::framework {
+
+// Data a plugin keeps for one pod's scheduling cycle (computed in PreFilter, read in Filter).
+// Clone must produce an independent copy: preemption runs what-if Filter passes on a clone and
+// mutates it through AddPod/RemovePod.
+class StateData {
+ public:
+  virtual ~StateData() = default;
+  virtual std::unique_ptr<StateData> Clone() const = 0;
+};
+
+// Per-cycle keyed storage, as upstream's CycleState. Keys are string literals that outlive the
+// state (each plugin's "PreFilter" + name constant); a handful of entries, so a flat vector.
+//
+// Not synchronised: written by the scheduling thread in PreFilter/PreScore, read concurrently
+// by Filter/Score over nodes (reads only).
+class CycleState {
+ public:
+  CycleState() = default;
+  CycleState(const CycleState&) = delete;
+  CycleState& operator=(const CycleState&) = delete;
+
+  // nullptr when absent.
+  StateData* Read(std::string_view key) const;
+  template <typename T>
+  T* Read(std::string_view key) const {
+    return static_cast<T*>(Read(key));
+  }
+  void Write(std::string_view key, std::unique_ptr<StateData> data);
+  void Delete(std::string_view key);
+
+  std::unique_ptr<CycleState> Clone() const;
+
+  // Plugins whose PreFilter returned Skip: their Filter is not run this cycle. Likewise Score.
+  std::vector<std::string_view> skip_filter_plugins;
+  std::vector<std::string_view> skip_score_plugins;
+  bool SkipFilter(std::string_view plugin) const;
+  bool SkipScore(std::string_view plugin) const;
+
+ private:
+  std::vector<std::pair<std::string_view, std::unique_ptr<StateData>>> entries_;
+};
+
+}  // namespace muster::framework

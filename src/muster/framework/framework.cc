@@ -1,0 +1,339 @@
+#include "muster/framework/framework.h"
+
+#include <algorithm>
+#include <atomic>
+
+#include <fmt/format.h>
+#include <tbb/parallel_for.h>
+
+namespace muster::framework {
+namespace {
+
+// Below this many nodes the parallel loop costs more than it saves.
+constexpr size_t kParallelThreshold = 64;
+
+template <typename Fn>
+void ForEachNode(size_t n, Fn&& fn) {
+  if (n < kParallelThreshold) {
+    for (size_t i = 0; i < n; ++i) fn(i);
+    return;
+  }
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 16), [&](const tbb::blocked_range<size_t>& r) {
+    for (size_t i = r.begin(); i != r.end(); ++i) fn(i);
+  });
+}
+
+// A status a point may not return becomes an Error naming the plugin, as upstream's AsStatus.
+Status AsError(std::string_view point, std::string_view plugin, const Status& s) {
+  return Status::Error(fmt::format("running {} plugin \"{}\": {}", point, plugin, s.Message()))
+      .WithPlugin(plugin);
+}
+
+}  // namespace
+
+void Framework::SetPlugins(ProfilePlugins plugins, std::vector<std::unique_ptr<Plugin>> owned) {
+  plugins_ = std::move(plugins);
+  owned_ = std::move(owned);
+}
+
+const Plugin* Framework::FindPlugin(std::string_view name) const {
+  for (const auto& p : owned_) {
+    if (p->Name() == name) return p.get();
+  }
+  return nullptr;
+}
+
+std::vector<std::pair<std::string, std::vector<ClusterEventWithHint>>>
+Framework::EventsToRegister() const {
+  std::vector<std::pair<std::string, std::vector<ClusterEventWithHint>>> out;
+  for (const auto& p : owned_) {
+    if (const auto* ext = dynamic_cast<const EnqueueExtensions*>(p.get())) {
+      out.emplace_back(std::string(p->Name()), ext->EventsToRegister());
+    }
+  }
+  return out;
+}
+
+Status Framework::RunPreEnqueuePlugins(const api::Pod& pod) const {
+  for (PreEnqueuePlugin* pl : plugins_.pre_enqueue) {
+    Status s = pl->PreEnqueue(pod);
+    if (s.IsSuccess()) continue;
+    if (s.IsRejected()) return s.WithPlugin(pl->Name());
+    return AsError("PreEnqueue", pl->Name(), s);
+  }
+  return Status::OK();
+}
+
+Status Framework::RunPreFilterPlugins(CycleState& state, const PodInfo& pod,
+                                      PreFilterResult* result, std::string* rejector) const {
+  const auto& nodes = snapshot().List();
+  Status unschedulable;
+  std::vector<std::string_view> plugins_with_nodes;
+  for (PreFilterPlugin* pl : plugins_.pre_filter) {
+    PreFilterResult r;
+    Status s = pl->PreFilter(state, pod, nodes, &r);
+    if (s.IsSkip()) {
+      state.skip_filter_plugins.push_back(pl->Name());
+      continue;
+    }
+    if (!s.IsSuccess()) {
+      s.WithPlugin(pl->Name());
+      if (s.code() == Code::kUnschedulableAndUnresolvable) {
+        *rejector = std::string(pl->Name());
+        return s;
+      }
+      if (s.code() == Code::kUnschedulable) {
+        // Preemption may still help, so every PreFilter must run (upstream issue 119770).
+        if (unschedulable.IsSuccess()) {
+          unschedulable = s;
+          *rejector = std::string(pl->Name());
+        }
+        continue;
+      }
+      *rejector = std::string(pl->Name());
+      return AsError("PreFilter", pl->Name(), s);
+    }
+    if (!r.AllNodes()) plugins_with_nodes.push_back(pl->Name());
+    result->Merge(r);
+    if (!result->AllNodes() && result->node_names->empty()) {
+      std::string msg;
+      if (plugins_with_nodes.size() == 1) {
+        msg = fmt::format("node(s) didn't satisfy plugin {}", plugins_with_nodes[0]);
+      } else {
+        msg = fmt::format("node(s) didn't satisfy plugin(s) [{}] simultaneously",
+                          fmt::join(plugins_with_nodes, " "));
+      }
+      *rejector = std::string(pl->Name());
+      return Status::Unresolvable(std::move(msg));
+    }
+  }
+  return unschedulable;
+}
+
+Status Framework::RunPreFilterExtensionAddPod(CycleState& state, const PodInfo& pod,
+                                              const PodInfo& to_add, const NodeInfo& node) const {
+  for (PreFilterPlugin* pl : plugins_.pre_filter) {
+    const PreFilterExtensions* ext = pl->Extensions();
+    if (ext == nullptr || state.SkipFilter(pl->Name())) continue;
+    Status s = ext->AddPod(state, pod, to_add, node);
+    if (!s.IsSuccess()) {
+      return Status::Error(fmt::format("running AddPod on PreFilter plugin \"{}\": {}", pl->Name(),
+                                       s.Message()));
+    }
+  }
+  return Status::OK();
+}
+
+Status Framework::RunPreFilterExtensionRemovePod(CycleState& state, const PodInfo& pod,
+                                                 const PodInfo& to_remove,
+                                                 const NodeInfo& node) const {
+  for (PreFilterPlugin* pl : plugins_.pre_filter) {
+    const PreFilterExtensions* ext = pl->Extensions();
+    if (ext == nullptr || state.SkipFilter(pl->Name())) continue;
+    Status s = ext->RemovePod(state, pod, to_remove, node);
+    if (!s.IsSuccess()) {
+      return Status::Error(fmt::format("running RemovePod on PreFilter plugin \"{}\": {}",
+                                       pl->Name(), s.Message()));
+    }
+  }
+  return Status::OK();
+}
+
+Status Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
+                                   const NodeInfo& node) const {
+  for (const FilterPlugin* pl : plugins_.filter) {
+    if (!state.skip_filter_plugins.empty() && state.SkipFilter(pl->Name())) continue;
+    Status s = pl->Filter(state, pod, node);
+    if (s.IsSuccess()) continue;
+    if (!s.IsRejected()) {
+      return Status::Error(fmt::format("running \"{}\" filter plugin: {}", pl->Name(), s.Message()))
+          .WithPlugin(pl->Name());
+    }
+    return s.WithPlugin(pl->Name());
+  }
+  return Status::OK();
+}
+
+Status Framework::RunFilterPluginsWithNominatedPods(const CycleState& state, const PodInfo& pod,
+                                                    const NodeInfo& node,
+                                                    std::span<const PodInfoPtr> nominated) const {
+  if (nominated.empty()) return RunFilterPlugins(state, pod, node);
+  // Pass 1: as if the nominated pods of higher or equal priority were already running there, so
+  // that this pod does not take the room preemption made for them.
+  std::unique_ptr<CycleState> with_nominated = state.Clone();
+  NodeInfo node_with_nominated = node;
+  for (const PodInfoPtr& p : nominated) {
+    node_with_nominated.AddPod(p);
+    Status s = RunPreFilterExtensionAddPod(*with_nominated, pod, *p, node_with_nominated);
+    if (!s.IsSuccess()) return s;
+  }
+  Status first = RunFilterPlugins(*with_nominated, pod, node_with_nominated);
+  if (!first.IsSuccess()) return first;
+  // Pass 2: without them, since they may never arrive (inter-pod affinity with them must not
+  // be what makes this pod fit).
+  return RunFilterPlugins(state, pod, node);
+}
+
+Status Framework::RunPostFilterPlugins(CycleState& state, const PodInfo& pod,
+                                       const NodeToStatus& statuses,
+                                       PostFilterResult* result) const {
+  std::vector<std::string> reasons;
+  std::string rejector;
+  for (PostFilterPlugin* pl : plugins_.post_filter) {
+    PostFilterResult r;
+    Status s = pl->PostFilter(state, pod, statuses, &r);
+    if (s.IsSuccess()) {
+      *result = r;
+      return s;
+    }
+    if (s.code() == Code::kUnschedulableAndUnresolvable) {
+      *result = r;
+      return s.WithPlugin(pl->Name());
+    }
+    if (!s.IsRejected()) return AsError("PostFilter", pl->Name(), s);
+    if (r.mode != NominatingMode::kNoop) *result = r;
+    reasons.insert(reasons.end(), s.reasons().begin(), s.reasons().end());
+    if (rejector.empty()) rejector = std::string(pl->Name());
+  }
+  return Status(Code::kUnschedulable, std::move(reasons)).WithPlugin(rejector);
+}
+
+Status Framework::RunPreScorePlugins(CycleState& state, const PodInfo& pod,
+                                     std::span<NodeInfo* const> nodes) const {
+  for (PreScorePlugin* pl : plugins_.pre_score) {
+    Status s = pl->PreScore(state, pod, nodes);
+    if (s.IsSkip()) {
+      state.skip_score_plugins.push_back(pl->Name());
+      continue;
+    }
+    if (!s.IsSuccess()) return AsError("PreScore", pl->Name(), s);
+  }
+  return Status::OK();
+}
+
+Status Framework::RunScorePlugins(const CycleState& state, const PodInfo& pod,
+                                  std::span<NodeInfo* const> nodes,
+                                  std::vector<int64_t>* totals) const {
+  totals->assign(nodes.size(), 0);
+  std::vector<const std::pair<ScorePlugin*, int32_t>*> active;
+  for (const auto& entry : plugins_.score) {
+    if (state.skip_score_plugins.empty() || !state.SkipScore(entry.first->Name())) {
+      active.push_back(&entry);
+    }
+  }
+  if (active.empty()) return Status::OK();
+  // scores[p][i]: plugin p's score of nodes[i].
+  std::vector<std::vector<NodeScore>> scores(active.size(),
+                                             std::vector<NodeScore>(nodes.size()));
+  std::atomic<bool> failed{false};
+  std::vector<Status> errors(active.size());
+  ForEachNode(nodes.size(), [&](size_t i) {
+    for (size_t p = 0; p < active.size(); ++p) {
+      int64_t score = 0;
+      Status s = active[p]->first->Score(state, pod, *nodes[i], &score);
+      if (!s.IsSuccess()) {
+        if (!failed.exchange(true)) errors[p] = s;
+        return;
+      }
+      scores[p][i] = NodeScore{nodes[i]->name(), score};
+    }
+  });
+  if (failed) {
+    for (size_t p = 0; p < active.size(); ++p) {
+      if (!errors[p].IsSuccess()) return AsError("Score", active[p]->first->Name(), errors[p]);
+    }
+  }
+  for (size_t p = 0; p < active.size(); ++p) {
+    const ScorePlugin* pl = active[p]->first;
+    if (pl->HasNormalizeScore()) {
+      Status s = pl->NormalizeScore(state, pod, scores[p]);
+      if (!s.IsSuccess()) return AsError("NormalizeScore", pl->Name(), s);
+    }
+    const int64_t weight = active[p]->second;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      const int64_t score = scores[p][i].score;
+      if (score < kMinNodeScore || score > kMaxNodeScore) {
+        return Status::Error(fmt::format(
+                                 "plugin \"{}\" returns an invalid score {}, it should in the range "
+                                 "of [{}, {}] after normalizing",
+                                 pl->Name(), score, kMinNodeScore, kMaxNodeScore))
+            .WithPlugin(pl->Name());
+      }
+      (*totals)[i] += score * weight;
+    }
+  }
+  return Status::OK();
+}
+
+Status Framework::RunReservePluginsReserve(CycleState& state, const PodInfo& pod,
+                                           api::Symbol node) const {
+  for (ReservePlugin* pl : plugins_.reserve) {
+    Status s = pl->Reserve(state, pod, node);
+    if (s.IsSuccess()) continue;
+    if (s.IsRejected()) return s.WithPlugin(pl->Name());
+    return AsError("Reserve", pl->Name(), s);
+  }
+  return Status::OK();
+}
+
+void Framework::RunReservePluginsUnreserve(CycleState& state, const PodInfo& pod,
+                                           api::Symbol node) const {
+  for (auto it = plugins_.reserve.rbegin(); it != plugins_.reserve.rend(); ++it) {
+    (*it)->Unreserve(state, pod, node);
+  }
+}
+
+Status Framework::RunPermitPlugins(CycleState& state, const PodInfo& pod, api::Symbol node,
+                                   std::vector<std::pair<std::string, api::Duration>>* waiting) const {
+  waiting->clear();
+  for (PermitPlugin* pl : plugins_.permit) {
+    api::Duration timeout{0};
+    Status s = pl->Permit(state, pod, node, &timeout);
+    if (s.IsSuccess()) continue;
+    if (s.IsRejected()) {
+      waiting->clear();
+      return s.WithPlugin(pl->Name());
+    }
+    if (s.IsWait()) {
+      waiting->emplace_back(std::string(pl->Name()), std::min(timeout, kMaxPermitTimeout));
+      continue;
+    }
+    waiting->clear();
+    return AsError("Permit", pl->Name(), s);
+  }
+  if (!waiting->empty()) {
+    return Status(Code::kWait,
+                  fmt::format("one or more plugins asked to wait and no plugin rejected pod \"{}\"",
+                              pod.pod.metadata.name));
+  }
+  return Status::OK();
+}
+
+Status Framework::RunPreBindPlugins(CycleState& state, const PodInfo& pod,
+                                    api::Symbol node) const {
+  for (PreBindPlugin* pl : plugins_.pre_bind) {
+    Status s = pl->PreBind(state, pod, node);
+    if (s.IsSuccess() || s.IsSkip()) continue;
+    if (s.IsRejected()) return s.WithPlugin(pl->Name());
+    return AsError("PreBind", pl->Name(), s);
+  }
+  return Status::OK();
+}
+
+Status Framework::RunBindPlugins(CycleState& state, const PodInfo& pod, api::Symbol node) const {
+  Status last(Code::kSkip);
+  for (BindPlugin* pl : plugins_.bind) {
+    last = pl->Bind(state, pod, node);
+    if (last.IsSkip()) continue;
+    if (last.IsSuccess()) return last;
+    if (last.IsRejected()) return last.WithPlugin(pl->Name());
+    return AsError("Bind", pl->Name(), last);
+  }
+  return last;
+}
+
+void Framework::RunPostBindPlugins(CycleState& state, const PodInfo& pod, api::Symbol node) const {
+  for (PostBindPlugin* pl : plugins_.post_bind) pl->PostBind(state, pod, node);
+}
+
+}  // namespace muster::framework

@@ -1,0 +1,151 @@
+#pragma once
+
+// One profile (upstream frameworkImpl): its configured plugins per extension point, with score
+// weights, running each point with upstream's rules. It is also the Handle its plugins get,
+// forwarding the scheduler-wide services.
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "muster/api/scheduler_config.h"
+#include "muster/framework/handle.h"
+#include "muster/framework/interface.h"
+#include "muster/framework/registry.h"
+
+namespace muster::framework {
+
+// What the scheduler provides to every profile: the Handle minus the profile itself.
+class SchedulerServices {
+ public:
+  virtual ~SchedulerServices() = default;
+  virtual const Snapshot& snapshot() const = 0;
+  virtual Clock& clock() = 0;
+  virtual WaitingPods& waiting_pods() = 0;
+  virtual ClusterClient& client() = 0;
+  virtual const ObjectLister& lister() const = 0;
+  virtual void ActivatePods(std::span<const std::string> pod_keys) = 0;
+  virtual int parallelism() const = 0;
+};
+
+// The plugins of one profile per extension point, in run order.
+struct ProfilePlugins {
+  std::vector<PreEnqueuePlugin*> pre_enqueue;
+  QueueSortPlugin* queue_sort = nullptr;
+  std::vector<PreFilterPlugin*> pre_filter;
+  std::vector<FilterPlugin*> filter;
+  std::vector<PostFilterPlugin*> post_filter;
+  std::vector<PreScorePlugin*> pre_score;
+  std::vector<std::pair<ScorePlugin*, int32_t>> score;  // with weight
+  std::vector<ReservePlugin*> reserve;
+  std::vector<PermitPlugin*> permit;
+  std::vector<PreBindPlugin*> pre_bind;
+  std::vector<BindPlugin*> bind;
+  std::vector<PostBindPlugin*> post_bind;
+};
+
+class Framework final : public Handle {
+ public:
+  Framework(std::string scheduler_name, std::optional<int32_t> percentage_of_nodes_to_score,
+            SchedulerServices& services)
+      : scheduler_name_(std::move(scheduler_name)),
+        percentage_of_nodes_to_score_(percentage_of_nodes_to_score),
+        services_(services) {}
+
+  // Installs the instantiated plugins (see CreateProfiles).
+  void SetPlugins(ProfilePlugins plugins, std::vector<std::unique_ptr<Plugin>> owned);
+
+  const std::string& scheduler_name() const { return scheduler_name_; }
+  std::optional<int32_t> percentage_of_nodes_to_score() const {
+    return percentage_of_nodes_to_score_;
+  }
+  const ProfilePlugins& plugins() const { return plugins_; }
+  // Every plugin of the profile by name (each instantiated once).
+  const Plugin* FindPlugin(std::string_view name) const;
+  // The events each EnqueueExtensions plugin registered, by plugin name.
+  std::vector<std::pair<std::string, std::vector<ClusterEventWithHint>>> EventsToRegister() const;
+
+  // ---- extension points ----
+  // First non-success wins (the pod is gated).
+  Status RunPreEnqueuePlugins(const api::Pod& pod) const;
+  bool QueueSortLess(const QueuedPodInfo& a, const QueuedPodInfo& b) const {
+    return plugins_.queue_sort->Less(a, b);
+  }
+  // Runs PreFilter plugins in order; Skip marks the plugin's Filter skipped; a rejection stops
+  // and names the plugin in *rejector; results are intersected into *result.
+  Status RunPreFilterPlugins(CycleState& state, const PodInfo& pod, PreFilterResult* result,
+                             std::string* rejector) const;
+  Status RunPreFilterExtensionAddPod(CycleState& state, const PodInfo& pod,
+                                     const PodInfo& to_add, const NodeInfo& node) const;
+  Status RunPreFilterExtensionRemovePod(CycleState& state, const PodInfo& pod,
+                                        const PodInfo& to_remove, const NodeInfo& node) const;
+  // Stops at the node's first failure. Thread-safe: runs concurrently over nodes.
+  Status RunFilterPlugins(const CycleState& state, const PodInfo& pod, const NodeInfo& node) const;
+  // Upstream RunFilterPluginsWithNominatedPods: when higher-or-equal priority pods are nominated
+  // to `node`, the pod must fit both with them (pass 1) and without them (pass 2).
+  // `nominated` lists them; empty means a single plain pass.
+  Status RunFilterPluginsWithNominatedPods(const CycleState& state, const PodInfo& pod,
+                                           const NodeInfo& node,
+                                           std::span<const PodInfoPtr> nominated) const;
+  // Runs until a plugin succeeds, or returns UnschedulableAndUnresolvable or an error; otherwise
+  // Unschedulable with every plugin's reasons, naming the first plugin (upstream's rules).
+  Status RunPostFilterPlugins(CycleState& state, const PodInfo& pod, const NodeToStatus& statuses,
+                              PostFilterResult* result) const;
+  bool HasPostFilterPlugins() const { return !plugins_.post_filter.empty(); }
+  Status RunPreScorePlugins(CycleState& state, const PodInfo& pod,
+                            std::span<NodeInfo* const> nodes) const;
+  bool HasScorePlugins() const { return !plugins_.score.empty(); }
+  // Scores every node with every score plugin (in parallel over nodes), normalises, checks each
+  // score is in [0, 100], and writes the weighted sums into totals[i] for nodes[i].
+  Status RunScorePlugins(const CycleState& state, const PodInfo& pod,
+                         std::span<NodeInfo* const> nodes, std::vector<int64_t>* totals) const;
+  Status RunReservePluginsReserve(CycleState& state, const PodInfo& pod, api::Symbol node) const;
+  // In reverse order.
+  void RunReservePluginsUnreserve(CycleState& state, const PodInfo& pod, api::Symbol node) const;
+  // Success; Wait, with each waiting plugin and its timeout (capped at 15 minutes: the pod is
+  // rejected when any of them expires); or the first rejection or error.
+  Status RunPermitPlugins(CycleState& state, const PodInfo& pod, api::Symbol node,
+                          std::vector<std::pair<std::string, api::Duration>>* waiting) const;
+  Status RunPreBindPlugins(CycleState& state, const PodInfo& pod, api::Symbol node) const;
+  // The first plugin that does not Skip decides.
+  Status RunBindPlugins(CycleState& state, const PodInfo& pod, api::Symbol node) const;
+  void RunPostBindPlugins(CycleState& state, const PodInfo& pod, api::Symbol node) const;
+
+  // ---- Handle ----
+  const Snapshot& snapshot() const override { return services_.snapshot(); }
+  Clock& clock() override { return services_.clock(); }
+  WaitingPods& waiting_pods() override { return services_.waiting_pods(); }
+  ClusterClient& client() override { return services_.client(); }
+  const ObjectLister& lister() const override { return services_.lister(); }
+  void ActivatePods(std::span<const std::string> pod_keys) override {
+    services_.ActivatePods(pod_keys);
+  }
+  const Framework& framework() const override { return *this; }
+  int parallelism() const override { return services_.parallelism(); }
+
+ private:
+  std::string scheduler_name_;
+  std::optional<int32_t> percentage_of_nodes_to_score_;
+  SchedulerServices& services_;
+  ProfilePlugins plugins_;
+  std::vector<std::unique_ptr<Plugin>> owned_;
+};
+
+// Builds the profiles of a KubeSchedulerConfiguration (nullptr: one profile named
+// default-scheduler with no customisation), as kube-scheduler does: `defaults` (upstream's default
+// plugins, from the plugins layer: a multiPoint list with weights) merged with each profile's
+// enabled/disabled lists per extension point, multiPoint expanded to every point a plugin
+// implements, score weights (0 means 1), each plugin instantiated once with its pluginConfig args.
+// Fails with every error found: an unknown plugin, a plugin enabled at a point it does not
+// implement, a duplicate, not exactly one queueSort plugin, no bind plugin, queueSort differing
+// between profiles, bad args.
+std::vector<std::unique_ptr<Framework>> CreateProfiles(const api::SchedulerConfiguration* config,
+                                                       const Registry& registry,
+                                                       const api::Plugins& defaults,
+                                                       SchedulerServices& services,
+                                                       std::vector<std::string>* errors);
+
+}  // namespace muster::framework

@@ -1,0 +1,103 @@
+#pragma once
+
+// What a plugin may use besides its own state (upstream framework.Handle): the snapshot, the
+// clock, the pods waiting at Permit, read access to cluster objects, and the cluster writes the
+// scheduler makes. Everything here is used from the scheduling thread unless it says otherwise.
+
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "muster/api/types.h"
+#include "muster/framework/clock.h"
+#include "muster/framework/snapshot.h"
+#include "muster/framework/status.h"
+
+namespace muster::framework {
+
+class Framework;
+
+// A pod held at Permit (upstream framework.WaitingPod).
+class WaitingPod {
+ public:
+  virtual ~WaitingPod() = default;
+  virtual const api::Pod& pod() const = 0;
+  virtual api::Symbol node() const = 0;
+  // Plugins that returned Wait and have not allowed the pod yet.
+  virtual std::vector<std::string> PendingPlugins() const = 0;
+  // Once every pending plugin has allowed it, the pod's binding cycle goes on.
+  virtual void Allow(std::string_view plugin) = 0;
+  // The pod is unreserved and goes back to the queue as Unschedulable, with `message`.
+  virtual void Reject(std::string_view plugin, std::string message) = 0;
+};
+
+class WaitingPods {
+ public:
+  virtual ~WaitingPods() = default;
+  // Calls fn for each waiting pod, in the order they started waiting. fn may Allow or Reject.
+  virtual void Iterate(const std::function<void(WaitingPod&)>& fn) = 0;
+  // nullptr when the pod (by uid) is not waiting.
+  virtual WaitingPod* Get(std::string_view uid) = 0;
+};
+
+// A Kubernetes Event the scheduler posts (Scheduled, FailedScheduling, Preempted...).
+struct EventRecord {
+  std::string kind = "Pod";
+  std::string namespace_;
+  std::string name;
+  std::string type;  // Normal, Warning
+  std::string reason;
+  std::string action;
+  std::string message;
+};
+
+// The scheduler's writes to the cluster (the `cluster` layer implements it for memory and a real
+// API server). A failed write returns an Error status and changes nothing.
+class ClusterClient {
+ public:
+  virtual ~ClusterClient() = default;
+  // POST pods/binding.
+  virtual Status Bind(const api::Pod& pod, api::Symbol node) = 0;
+  // Sets the PodScheduled condition (status "False", reason, message) and, when
+  // `nominated_node` is set, status.nominatedNodeName ("" clears it).
+  virtual Status UpdatePodCondition(const api::Pod& pod, const api::PodCondition& condition,
+                                    const std::optional<std::string>& nominated_node) = 0;
+  // Deletes a pod (preemption victims).
+  virtual Status DeletePod(const api::Pod& pod) = 0;
+  virtual Status UpdatePodGroupStatus(const api::PodGroup& group,
+                                      const api::PodGroup::Status& status) = 0;
+  virtual void RecordEvent(const EventRecord& event) = 0;
+};
+
+// Read access to the objects the scheduler's informers hold. Pointers stay valid until the
+// scheduling thread next handles a cluster event.
+class ObjectLister {
+ public:
+  virtual ~ObjectLister() = default;
+  // Every pod the scheduler knows (pending and assigned) in `ns` carrying label key=value.
+  virtual std::vector<const api::Pod*> PodsWithLabel(api::Symbol ns, api::Symbol key,
+                                                     api::Symbol value) const = 0;
+  virtual const api::PodGroup* GetPodGroup(api::Symbol ns, std::string_view name) const = 0;
+  virtual std::vector<const api::PodDisruptionBudget*> PodDisruptionBudgets(
+      api::Symbol ns) const = 0;
+  virtual const api::Namespace* GetNamespace(api::Symbol name) const = 0;
+};
+
+class Handle {
+ public:
+  virtual ~Handle() = default;
+  virtual const Snapshot& snapshot() const = 0;
+  virtual Clock& clock() = 0;
+  virtual WaitingPods& waiting_pods() = 0;
+  virtual ClusterClient& client() = 0;
+  virtual const ObjectLister& lister() const = 0;
+  // Moves these pods (by namespace/name) from wherever they wait in the queue to activeQ.
+  virtual void ActivatePods(std::span<const std::string> pod_keys) = 0;
+  // The profile this plugin belongs to (for preemption's what-if Filter runs).
+  virtual const Framework& framework() const = 0;
+  virtual int parallelism() const = 0;
+};
+
+}  // namespace muster::framework

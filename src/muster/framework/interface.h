@@ -1,0 +1,187 @@
+#pragma once
+
+// The plugin interfaces, one per extension point (upstream pkg/scheduler/framework/interface.go).
+// A plugin implements Plugin and any number of the point interfaces; the profile's configuration
+// says at which points it runs. Contracts shared by all:
+//   - A plugin never throws; failures are Statuses. The runtime stamps the plugin's name on a
+//     returned Status and turns a code the point may not return into an Error.
+//   - Filter and Score (and their PreFilterExtensions) run concurrently over nodes: they must not
+//     write plugin members or CycleState; they are const.
+//   - Everything else runs on the scheduling thread, one pod at a time.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "muster/api/intern.h"
+#include "muster/api/time.h"
+#include "muster/framework/cycle_state.h"
+#include "muster/framework/events.h"
+#include "muster/framework/node_info.h"
+#include "muster/framework/status.h"
+
+namespace muster::framework {
+
+inline constexpr int64_t kMinNodeScore = 0;
+inline constexpr int64_t kMaxNodeScore = 100;
+inline constexpr int64_t kMaxTotalScore = INT64_MAX;
+// The longest a pod may wait at Permit, whatever a plugin asks (upstream maxTimeout).
+inline constexpr api::Duration kMaxPermitTimeout = std::chrono::minutes(15);
+
+// A pod in the scheduling queue (upstream QueuedPodInfo).
+struct QueuedPodInfo {
+  PodInfoPtr info;
+  api::Time timestamp{};                  // when it was last added to the queue
+  api::Time initial_attempt_timestamp{};  // first time it was popped (or added, before that)
+  bool attempted = false;
+  int attempts = 0;
+  // Plugins that rejected it in its last attempt (Unschedulable) or left it Pending.
+  std::vector<std::string> unschedulable_plugins;
+  std::vector<std::string> pending_plugins;
+  bool gated = false;  // rejected by a PreEnqueue plugin
+  std::string gating_plugin;
+
+  const api::Pod& pod() const { return info->pod; }
+};
+
+class Plugin {
+ public:
+  virtual ~Plugin() = default;
+  virtual std::string_view Name() const = 0;
+};
+
+// Runs when a pod is added to the queue; a non-success status holds it aside (gated, shown as
+// SchedulingGated when the plugin is SchedulingGates) until an event re-runs it.
+class PreEnqueuePlugin : public virtual Plugin {
+ public:
+  virtual Status PreEnqueue(const api::Pod& pod) = 0;
+};
+
+// Orders the activeQ. Exactly one per profile, and all profiles must agree.
+class QueueSortPlugin : public virtual Plugin {
+ public:
+  virtual bool Less(const QueuedPodInfo& a, const QueuedPodInfo& b) const = 0;
+};
+
+// Which cluster events may make a pod this plugin rejected schedulable.
+class EnqueueExtensions : public virtual Plugin {
+ public:
+  virtual std::vector<ClusterEventWithHint> EventsToRegister() const = 0;
+};
+
+// PreFilter may narrow the nodes to consider; absent node_names means all nodes.
+struct PreFilterResult {
+  std::optional<std::vector<api::Symbol>> node_names;
+
+  bool AllNodes() const { return !node_names.has_value(); }
+  // Intersection (upstream PreFilterResult.Merge).
+  void Merge(const PreFilterResult& other);
+};
+
+// Incremental updates of PreFilter state, used when the filter is evaluated as if a pod were
+// added to or removed from a node (nominated pods, preemption what-ifs).
+class PreFilterExtensions {
+ public:
+  virtual ~PreFilterExtensions() = default;
+  virtual Status AddPod(CycleState& state, const PodInfo& pod_to_schedule, const PodInfo& pod_to_add,
+                        const NodeInfo& node) const = 0;
+  virtual Status RemovePod(CycleState& state, const PodInfo& pod_to_schedule,
+                           const PodInfo& pod_to_remove, const NodeInfo& node) const = 0;
+};
+
+class PreFilterPlugin : public virtual Plugin {
+ public:
+  // `nodes` is the snapshot's node list. Skip means this plugin's Filter has nothing to do.
+  virtual Status PreFilter(CycleState& state, const PodInfo& pod, std::span<NodeInfo* const> nodes,
+                           PreFilterResult* result) = 0;
+  virtual const PreFilterExtensions* Extensions() const { return nullptr; }
+};
+
+class FilterPlugin : public virtual Plugin {
+ public:
+  virtual Status Filter(const CycleState& state, const PodInfo& pod, const NodeInfo& node) const = 0;
+};
+
+// The per-node statuses of a failed Filter pass; nodes not listed all have `absent`.
+struct NodeToStatus {
+  std::unordered_map<api::Symbol, Status> statuses;
+  Status absent{Code::kUnschedulableAndUnresolvable};
+
+  const Status& Get(api::Symbol node) const {
+    auto it = statuses.find(node);
+    return it == statuses.end() ? absent : it->second;
+  }
+};
+
+enum class NominatingMode { kNoop, kOverride };
+
+struct PostFilterResult {
+  api::Symbol nominated_node_name;
+  NominatingMode mode = NominatingMode::kNoop;
+};
+
+class PostFilterPlugin : public virtual Plugin {
+ public:
+  virtual Status PostFilter(CycleState& state, const PodInfo& pod, const NodeToStatus& statuses,
+                            PostFilterResult* result) = 0;
+};
+
+class PreScorePlugin : public virtual Plugin {
+ public:
+  virtual Status PreScore(CycleState& state, const PodInfo& pod,
+                          std::span<NodeInfo* const> feasible) = 0;
+};
+
+struct NodeScore {
+  api::Symbol name;
+  int64_t score = 0;
+};
+
+class ScorePlugin : public virtual Plugin {
+ public:
+  virtual Status Score(const CycleState& state, const PodInfo& pod, const NodeInfo& node,
+                       int64_t* score) const = 0;
+  // Maps the raw scores into [0, 100]; plugins whose Score is already in range return false.
+  virtual bool HasNormalizeScore() const { return false; }
+  virtual Status NormalizeScore(const CycleState& state, const PodInfo& pod,
+                                std::span<NodeScore> scores) const {
+    (void)state, (void)pod, (void)scores;
+    return Status::OK();
+  }
+};
+
+class ReservePlugin : public virtual Plugin {
+ public:
+  virtual Status Reserve(CycleState& state, const PodInfo& pod, api::Symbol node) = 0;
+  // Must be idempotent and must not fail: it may run for a Reserve that never ran.
+  virtual void Unreserve(CycleState& state, const PodInfo& pod, api::Symbol node) = 0;
+};
+
+class PermitPlugin : public virtual Plugin {
+ public:
+  // Wait with *timeout: the pod waits until every waiting plugin allows it.
+  virtual Status Permit(CycleState& state, const PodInfo& pod, api::Symbol node,
+                        api::Duration* timeout) = 0;
+};
+
+class PreBindPlugin : public virtual Plugin {
+ public:
+  virtual Status PreBind(CycleState& state, const PodInfo& pod, api::Symbol node) = 0;
+};
+
+class BindPlugin : public virtual Plugin {
+ public:
+  // Skip: not this plugin's pod; the next bind plugin is asked.
+  virtual Status Bind(CycleState& state, const PodInfo& pod, api::Symbol node) = 0;
+};
+
+class PostBindPlugin : public virtual Plugin {
+ public:
+  virtual void PostBind(CycleState& state, const PodInfo& pod, api::Symbol node) = 0;
+};
+
+}  // namespace muster::framework

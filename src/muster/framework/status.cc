@@ -1,0 +1,30 @@
+#include "muster/framework/status.h"
+
+#include <array>
+
+namespace muster::framework {
+
+std::string_view CodeName(Code code) {
+  static constexpr std::array<std::string_view, 7> kNames = {
+      "Success", "Error", "Unschedulable", "UnschedulableAndUnresolvable", "Wait", "Skip",
+      "Pending"};
+  return kNames[static_cast<size_t>(code)];
+}
+
+std::string Status::Message() const {
+  std::string out;
+  for (const std::string& r : reasons_) {
+    if (!out.empty()) out += ", ";
+    out += r;
+  }
+  return out;
+}
+
+std::string ToString(const Status& s) {
+  std::string out(CodeName(s.code()));
+  if (!s.reasons().empty()) out += ": " + s.Message();
+  if (!s.plugin().empty()) out += " (" + s.plugin() + ")";
+  return out;
+}
+
+}  // namespace muster::framework

@@ -1,0 +1,84 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace muster::framework {
+
+// The outcome of running a plugin, with upstream's codes (k8s.io/kubernetes
+// pkg/scheduler/framework Code) and their meanings:
+//   kSuccess: the plugin ran and the pod may proceed.
+//   kError: an internal error; the pod goes to backoff and is retried.
+//   kUnschedulable: the pod does not fit now; preemption (PostFilter) may help, and the pod is
+//     retried when a cluster event the plugin registered for occurs.
+//   kUnschedulableAndUnresolvable: like kUnschedulable, but preemption cannot help: PostFilter
+//     skips nodes rejected with it.
+//   kWait: Permit only: the pod waits at Permit until allowed, rejected, or timed out.
+//   kSkip: PreFilter/PreScore: the plugin's Filter/Score have nothing to do for this pod;
+//     Bind: this plugin does not bind this pod, ask the next.
+//   kPending: the pod waits on something outside the scheduler (not a failure to fit); it is
+//     retried without backoff when its event comes.
+enum class Code { kSuccess, kError, kUnschedulable, kUnschedulableAndUnresolvable, kWait, kSkip,
+                  kPending };
+
+std::string_view CodeName(Code code);
+
+// A small value type (cheap when successful: no allocation). Failure statuses carry reasons, the
+// human-readable strings that end up aggregated in "0/3 nodes are available: ..." messages, and
+// the plugin that produced them, stamped by the framework runtime.
+class Status {
+ public:
+  Status() = default;
+  explicit Status(Code code) : code_(code) {}
+  Status(Code code, std::string reason) : code_(code) { reasons_.push_back(std::move(reason)); }
+  Status(Code code, std::vector<std::string> reasons) : code_(code), reasons_(std::move(reasons)) {}
+
+  static Status OK() { return Status(); }
+  static Status Error(std::string message) { return Status(Code::kError, std::move(message)); }
+  static Status Unschedulable(std::string reason) {
+    return Status(Code::kUnschedulable, std::move(reason));
+  }
+  static Status Unresolvable(std::string reason) {
+    return Status(Code::kUnschedulableAndUnresolvable, std::move(reason));
+  }
+
+  Code code() const { return code_; }
+  bool IsSuccess() const { return code_ == Code::kSuccess; }
+  bool IsWait() const { return code_ == Code::kWait; }
+  bool IsSkip() const { return code_ == Code::kSkip; }
+  bool IsError() const { return code_ == Code::kError; }
+  // Unschedulable, UnschedulableAndUnresolvable or Pending: the pod was turned away, not failed.
+  bool IsRejected() const {
+    return code_ == Code::kUnschedulable || code_ == Code::kUnschedulableAndUnresolvable ||
+           code_ == Code::kPending;
+  }
+
+  const std::vector<std::string>& reasons() const { return reasons_; }
+  // The reasons joined by ", ", as upstream's Status.Message().
+  std::string Message() const;
+  const std::string& plugin() const { return plugin_; }
+  Status& WithPlugin(std::string_view plugin) {
+    plugin_ = std::string(plugin);
+    return *this;
+  }
+  Status& AppendReason(std::string reason) {
+    reasons_.push_back(std::move(reason));
+    return *this;
+  }
+
+  friend bool operator==(const Status& a, const Status& b) {
+    return a.code_ == b.code_ && a.reasons_ == b.reasons_;
+  }
+
+ private:
+  Code code_ = Code::kSuccess;
+  std::vector<std::string> reasons_;
+  std::string plugin_;
+};
+
+// "Success", "Unschedulable: Insufficient cpu" ... for test failure messages.
+std::string ToString(const Status& s);
+
+}  // namespace muster::framework

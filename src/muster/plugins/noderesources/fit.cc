@@ -1,0 +1,314 @@
+#include "muster/plugins/noderesources/fit.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "muster/api/pod_resources.h"
+
+namespace muster::plugins::noderesources {
+namespace {
+
+using framework::ClusterEvent;
+using framework::ClusterEventWithHint;
+using framework::Code;
+using framework::EventObjects;
+using framework::QueueingHint;
+using framework::Status;
+
+// The requests Filter checks, computed once per pod by PreFilter.
+struct PreFilterState final : framework::StateData {
+  api::Resource request;
+
+  std::unique_ptr<framework::StateData> Clone() const override {
+    return std::make_unique<PreFilterState>(*this);
+  }
+};
+
+// The pod's request of each scored resource, computed once per pod by PreScore.
+struct PreScoreState final : framework::StateData {
+  std::vector<int64_t> pod_requests;
+
+  std::unique_ptr<framework::StateData> Clone() const override {
+    return std::make_unique<PreScoreState>(*this);
+  }
+};
+
+enum class Shortage : uint8_t { kPods, kCpu, kMemory, kEphemeralStorage, kScalar };
+
+// The fit check itself, allocation-free: calls `report` for each shortage, in upstream's order.
+// `name` is set for kScalar only.
+template <typename Report>
+void CheckFit(const api::Resource& request, const framework::NodeInfo& node, Report&& report) {
+  const api::Resource& allocatable = node.allocatable();
+  const api::Resource& requested = node.requested();
+  const auto pods = static_cast<int64_t>(node.pods().size());
+  if (pods + 1 > allocatable.allowed_pod_number) {
+    // A full node is never unresolvable: preemption frees pod slots.
+    report(Shortage::kPods, api::Symbol(), 1, pods, allocatable.allowed_pod_number, false);
+  }
+  auto check = [&](Shortage kind, api::Symbol name, int64_t want, int64_t used, int64_t capacity) {
+    if (want > 0 && want > capacity - used) {
+      report(kind, name, want, used, capacity, want > capacity);
+    }
+  };
+  check(Shortage::kCpu, api::Symbol(), request.milli_cpu, requested.milli_cpu,
+        allocatable.milli_cpu);
+  check(Shortage::kMemory, api::Symbol(), request.memory, requested.memory, allocatable.memory);
+  check(Shortage::kEphemeralStorage, api::Symbol(), request.ephemeral_storage,
+        requested.ephemeral_storage, allocatable.ephemeral_storage);
+  for (const auto& [name, want] : request.scalar) {
+    check(Shortage::kScalar, name, want, requested.Scalar(name), allocatable.Scalar(name));
+  }
+}
+
+std::string_view ResourceName(Shortage kind, api::Symbol name) {
+  switch (kind) {
+    case Shortage::kPods:
+      return api::kResourcePods;
+    case Shortage::kCpu:
+      return api::kResourceCPU;
+    case Shortage::kMemory:
+      return api::kResourceMemory;
+    case Shortage::kEphemeralStorage:
+      return api::kResourceEphemeralStorage;
+    case Shortage::kScalar:
+      break;
+  }
+  return name.str();
+}
+
+std::string Reason(Shortage kind, api::Symbol name) {
+  if (kind == Shortage::kPods) return "Too many pods";
+  return fmt::format("Insufficient {}", ResourceName(kind, name));
+}
+
+// Upstream's "the pod requests nothing": an extended resource listed with quantity 0 still counts
+// as requested here.
+bool RequestsNothing(const api::Resource& r) {
+  return r.milli_cpu == 0 && r.memory == 0 && r.ephemeral_storage == 0 && r.scalar.empty();
+}
+
+QueueingHint Misdelivered(Status* error, std::string_view what) {
+  if (error != nullptr) *error = Status::Error(fmt::format("NodeResourcesFit: {}", what));
+  return QueueingHint::kQueue;
+}
+
+// Upstream isSchedulableAfterPodScaleDown: the target pod itself shrank, or a scheduled pod shrank
+// in a resource the target requests.
+bool ScaleDownMayHelp(const api::Pod& target, const api::Pod& original, const api::Pod& modified) {
+  if (modified.metadata.uid == target.metadata.uid) return true;
+  if (modified.spec.node_name.empty()) return false;
+  const api::Resource before = api::PodRequests(original);
+  const api::Resource after = api::PodRequests(modified);
+  const api::Resource wanted = api::PodRequests(target);
+  if (wanted.milli_cpu != 0 && before.milli_cpu > after.milli_cpu) return true;
+  if (wanted.memory != 0 && before.memory > after.memory) return true;
+  if (wanted.ephemeral_storage != 0 && before.ephemeral_storage > after.ephemeral_storage) {
+    return true;
+  }
+  for (const auto& [name, quantity] : wanted.scalar) {
+    if (quantity != 0 && before.Scalar(name) > after.Scalar(name)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<InsufficientResource> Fits(const api::Resource& request,
+                                       const framework::NodeInfo& node) {
+  std::vector<InsufficientResource> out;
+  CheckFit(
+      request, node,
+      [&](Shortage kind, api::Symbol name, int64_t want, int64_t used, int64_t capacity,
+          bool unresolvable) {
+        out.push_back(InsufficientResource{std::string(ResourceName(kind, name)),
+                                           Reason(kind, name), want, used, capacity, unresolvable});
+      });
+  return out;
+}
+
+bool HaveAnyRequestedResourcesIncreased(const api::Resource& request,
+                                        const api::Resource& old_allocatable,
+                                        const api::Resource& new_allocatable) {
+  if (new_allocatable.allowed_pod_number > old_allocatable.allowed_pod_number) return true;
+  if (RequestsNothing(request)) return false;
+  if ((request.milli_cpu > 0 && new_allocatable.milli_cpu > old_allocatable.milli_cpu) ||
+      (request.memory > 0 && new_allocatable.memory > old_allocatable.memory) ||
+      (request.ephemeral_storage > 0 &&
+       new_allocatable.ephemeral_storage > old_allocatable.ephemeral_storage)) {
+    return true;
+  }
+  for (const auto& [name, quantity] : request.scalar) {
+    if (quantity != 0 && new_allocatable.Scalar(name) > old_allocatable.Scalar(name)) return true;
+  }
+  return false;
+}
+
+std::unique_ptr<Fit> Fit::Create(const NodeResourcesFitArgs& args, std::string* error) {
+  const std::vector<api::FieldError> errors = Validate(args);
+  if (!errors.empty()) {
+    *error = JoinFieldErrors(errors);
+    return nullptr;
+  }
+  return std::unique_ptr<Fit>(new Fit(args));
+}
+
+std::unique_ptr<framework::Plugin> Fit::New(const framework::PluginArgs& args,
+                                            framework::Handle& /*handle*/, std::string* error) {
+  NodeResourcesFitArgs decoded;
+  if (!LoadNodeResourcesFitArgs(args, &decoded, error)) return nullptr;
+  return std::unique_ptr<Fit>(new Fit(decoded));
+}
+
+Fit::Fit(const NodeResourcesFitArgs& args)
+    : ignored_resource_groups_(args.ignored_resource_groups),
+      scored_(args.scoring_strategy->resources, /*use_requested=*/false) {
+  for (const std::string& name : args.ignored_resources) ignored_resources_.emplace_back(name);
+  const ScoringStrategy& s = *args.scoring_strategy;
+  if (s.type == kMostAllocated) {
+    strategy_ = Strategy::kMostAllocated;
+  } else if (s.type == kRequestedToCapacityRatio) {
+    strategy_ = Strategy::kRequestedToCapacityRatio;
+    ratio_scorer_.emplace(s.requested_to_capacity_ratio->shape);
+  } else {
+    strategy_ = Strategy::kLeastAllocated;
+  }
+}
+
+bool Fit::IsIgnored(api::Symbol resource) const {
+  // Only extended resources can be ignored; a listed native name has no effect, as upstream.
+  if (!api::IsExtendedResourceName(resource.str())) return false;
+  if (std::find(ignored_resources_.begin(), ignored_resources_.end(), resource) !=
+      ignored_resources_.end()) {
+    return true;
+  }
+  if (ignored_resource_groups_.empty()) return false;
+  const std::string_view name = resource.str();
+  const std::string_view group = name.substr(0, name.find('/'));
+  return std::find(ignored_resource_groups_.begin(), ignored_resource_groups_.end(), group) !=
+         ignored_resource_groups_.end();
+}
+
+api::Resource Fit::CheckedRequest(const api::Resource& requests) const {
+  api::Resource checked = requests;
+  std::erase_if(checked.scalar,
+                [&](const auto& entry) { return entry.second == 0 || IsIgnored(entry.first); });
+  return checked;
+}
+
+Status Fit::PreFilter(framework::CycleState& state, const framework::PodInfo& pod,
+                      std::span<framework::NodeInfo* const> /*nodes*/,
+                      framework::PreFilterResult* /*result*/) {
+  auto s = std::make_unique<PreFilterState>();
+  // Deciding what to skip here, once per pod, keeps Filter to plain comparisons.
+  s->request = CheckedRequest(pod.requests);
+  state.Write(kPreFilterStateKey, std::move(s));
+  return Status::OK();
+}
+
+Status Fit::Filter(const framework::CycleState& state, const framework::PodInfo& /*pod*/,
+                   const framework::NodeInfo& node) const {
+  const auto* s = state.Read<PreFilterState>(kPreFilterStateKey);
+  if (s == nullptr) {
+    return Status::Error(
+        fmt::format("error reading \"{}\" from cycleState: not found", kPreFilterStateKey));
+  }
+  std::vector<std::string> reasons;
+  Code code = Code::kUnschedulable;
+  CheckFit(s->request, node,
+           [&](Shortage kind, api::Symbol name, int64_t, int64_t, int64_t, bool unresolvable) {
+             reasons.push_back(Reason(kind, name));
+             if (unresolvable) code = Code::kUnschedulableAndUnresolvable;
+           });
+  if (reasons.empty()) return Status::OK();
+  return Status(code, std::move(reasons));
+}
+
+std::vector<ClusterEventWithHint> Fit::EventsToRegister() const {
+  auto pod_hint = [this](const api::Pod& pod, const EventObjects& e, Status* error) {
+    return IsSchedulableAfterPodEvent(pod, e, error);
+  };
+  auto node_hint = [this](const api::Pod& pod, const EventObjects& e, Status* error) {
+    return IsSchedulableAfterNodeChange(pod, e, error);
+  };
+  // Upstream registers Pod events, which cover assigned and unscheduled pods alike: a scheduled
+  // pod frees room; an unscheduled one matters when it held a nomination or is the pod itself.
+  constexpr uint32_t kPodActions = framework::kDelete | framework::kUpdatePodScaleDown;
+  // Taint and label updates are what upstream registers when it pre-checks nodes before queueing;
+  // the hint turns them away unless allocatable grew, so they cost nothing when they do not help.
+  constexpr uint32_t kNodeActions = framework::kAdd | framework::kUpdateNodeAllocatable |
+                                    framework::kUpdateNodeTaint | framework::kUpdateNodeLabel;
+  return {
+      {ClusterEvent{framework::EventResource::kAssignedPod, kPodActions,
+                    "AssignedPodDelete|UpdatePodScaleDown"},
+       pod_hint},
+      {ClusterEvent{framework::EventResource::kPod, kPodActions, "PodDelete|UpdatePodScaleDown"},
+       pod_hint},
+      {ClusterEvent{framework::EventResource::kNode, kNodeActions,
+                    "NodeAdd|UpdateNodeAllocatable|UpdateNodeTaint|UpdateNodeLabel"},
+       node_hint},
+  };
+}
+
+QueueingHint Fit::IsSchedulableAfterPodEvent(const api::Pod& pod, const EventObjects& event,
+                                             Status* error) const {
+  if (event.old_pod == nullptr) return Misdelivered(error, "pod event without the old pod");
+  if (event.new_pod == nullptr) {
+    const api::Pod& deleted = *event.old_pod;
+    // An unscheduled pod held no resources, unless a nomination reserved them.
+    if (deleted.spec.node_name.empty() && deleted.status.nominated_node_name.empty()) {
+      return QueueingHint::kSkip;
+    }
+    return QueueingHint::kQueue;
+  }
+  return ScaleDownMayHelp(pod, *event.old_pod, *event.new_pod) ? QueueingHint::kQueue
+                                                               : QueueingHint::kSkip;
+}
+
+QueueingHint Fit::IsSchedulableAfterNodeChange(const api::Pod& pod, const EventObjects& event,
+                                               Status* error) const {
+  if (event.new_node == nullptr) return Misdelivered(error, "node event without the new node");
+  // Upstream checks the whole request here, ignored resources included.
+  const api::Resource request = api::PodRequests(pod);
+  const framework::NodeInfo modified(std::make_shared<api::Node>(*event.new_node));
+  if (!Fits(request, modified).empty()) return QueueingHint::kSkip;
+  if (event.old_node == nullptr) return QueueingHint::kQueue;
+  return HaveAnyRequestedResourcesIncreased(
+             request, api::Resource::FromList(event.old_node->status.allocatable),
+             modified.allocatable())
+             ? QueueingHint::kQueue
+             : QueueingHint::kSkip;
+}
+
+Status Fit::PreScore(framework::CycleState& state, const framework::PodInfo& pod,
+                     std::span<framework::NodeInfo* const> /*feasible*/) {
+  auto s = std::make_unique<PreScoreState>();
+  s->pod_requests = scored_.PodRequests(pod);
+  state.Write(kPreScoreStateKey, std::move(s));
+  return Status::OK();
+}
+
+Status Fit::Score(const framework::CycleState& state, const framework::PodInfo& pod,
+                  const framework::NodeInfo& node, int64_t* score) const {
+  if (scored_.empty()) {
+    *score = 0;
+    return Status::Error("resources not found");
+  }
+  const auto* s = state.Read<PreScoreState>(kPreScoreStateKey);
+  const PodRequestSource requests(scored_, pod, s != nullptr ? &s->pod_requests : nullptr);
+  switch (strategy_) {
+    case Strategy::kLeastAllocated:
+      *score = LeastAllocatedScore(scored_, node, requests);
+      break;
+    case Strategy::kMostAllocated:
+      *score = MostAllocatedScore(scored_, node, requests);
+      break;
+    case Strategy::kRequestedToCapacityRatio:
+      *score = ratio_scorer_->Score(scored_, node, requests);
+      break;
+  }
+  return Status::OK();
+}
+
+}  // namespace muster::plugins::noderesources

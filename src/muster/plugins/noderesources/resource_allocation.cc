@@ -1,0 +1,206 @@
+#include "muster/plugins/noderesources/resource_allocation.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "muster/api/resources.h"
+#include "muster/framework/interface.h"
+
+namespace muster::plugins::noderesources {
+namespace {
+
+constexpr int64_t kMaxUtilization = 100;
+
+// Products of a quantity and a score can pass int64 for large byte counts (upstream's Go
+// arithmetic would wrap there); 128 bits keep them exact. __extension__ keeps -Wpedantic quiet
+// about the GNU type, as in api/quantity.h.
+__extension__ typedef __int128 Wide;
+
+int64_t ScaledRatio(int64_t numerator, int64_t scale, int64_t denominator) {
+  return static_cast<int64_t>(static_cast<Wide>(numerator) * scale / denominator);
+}
+
+}  // namespace
+
+ScoredResources::ScoredResources(const std::vector<ResourceSpec>& specs, bool use_requested)
+    : use_requested_(use_requested) {
+  resources_.reserve(specs.size());
+  for (const ResourceSpec& spec : specs) {
+    Slot slot = Slot::kUntracked;
+    if (spec.name == api::kResourceCPU) {
+      slot = Slot::kCpu;
+    } else if (spec.name == api::kResourceMemory) {
+      slot = Slot::kMemory;
+    } else if (spec.name == api::kResourceEphemeralStorage) {
+      slot = Slot::kEphemeralStorage;
+    } else if (api::IsScalarResourceName(spec.name)) {
+      slot = Slot::kScalar;
+    }
+    resources_.push_back(Resource{slot, api::Symbol(spec.name), spec.weight});
+  }
+}
+
+int64_t ScoredResources::PodRequest(const framework::PodInfo& pod, size_t i) const {
+  const Resource& r = resources_[i];
+  const api::Resource& cpu_memory = use_requested_ ? pod.requests : pod.non_zero_requests;
+  switch (r.slot) {
+    case Slot::kCpu:
+      return cpu_memory.milli_cpu;
+    case Slot::kMemory:
+      return cpu_memory.memory;
+    case Slot::kEphemeralStorage:
+      return pod.requests.ephemeral_storage;
+    case Slot::kScalar:
+      return pod.requests.Scalar(r.name);
+    case Slot::kUntracked:
+      break;
+  }
+  return 0;
+}
+
+std::vector<int64_t> ScoredResources::PodRequests(const framework::PodInfo& pod) const {
+  std::vector<int64_t> out(resources_.size());
+  for (size_t i = 0; i < resources_.size(); ++i) out[i] = PodRequest(pod, i);
+  return out;
+}
+
+ScoredResources::Usage ScoredResources::NodeUsage(const framework::NodeInfo& node, size_t i,
+                                                  int64_t pod_request) const {
+  const Resource& r = resources_[i];
+  const api::Resource& allocatable = node.allocatable();
+  const api::Resource& cpu_memory = use_requested_ ? node.requested() : node.non_zero_requested();
+  switch (r.slot) {
+    case Slot::kCpu:
+      return {allocatable.milli_cpu, cpu_memory.milli_cpu + pod_request};
+    case Slot::kMemory:
+      return {allocatable.memory, cpu_memory.memory + pod_request};
+    case Slot::kEphemeralStorage:
+      return {allocatable.ephemeral_storage, node.requested().ephemeral_storage + pod_request};
+    case Slot::kScalar:
+      // An extended resource the pod does not ask for says nothing about how well it fits.
+      if (pod_request == 0) return {};
+      return {allocatable.Scalar(r.name), node.requested().Scalar(r.name) + pod_request};
+    case Slot::kUntracked:
+      break;
+  }
+  return {};
+}
+
+int64_t LeastRequestedScore(int64_t requested, int64_t capacity) {
+  if (capacity == 0 || requested > capacity) return 0;
+  return ScaledRatio(capacity - requested, framework::kMaxNodeScore, capacity);
+}
+
+int64_t MostRequestedScore(int64_t requested, int64_t capacity) {
+  if (capacity == 0) return 0;
+  // Non-zero requests can exceed capacity: pods without requests are charged the defaults.
+  if (requested > capacity) requested = capacity;
+  return ScaledRatio(requested, framework::kMaxNodeScore, capacity);
+}
+
+int64_t LeastAllocatedScore(const ScoredResources& resources, const framework::NodeInfo& node,
+                            const PodRequestSource& pod) {
+  int64_t node_score = 0;
+  int64_t weight_sum = 0;
+  for (size_t i = 0; i < resources.size(); ++i) {
+    const ScoredResources::Usage u = resources.NodeUsage(node, i, pod[i]);
+    if (u.allocatable == 0) continue;
+    node_score += LeastRequestedScore(u.requested, u.allocatable) * resources.weight(i);
+    weight_sum += resources.weight(i);
+  }
+  return weight_sum == 0 ? 0 : node_score / weight_sum;
+}
+
+int64_t MostAllocatedScore(const ScoredResources& resources, const framework::NodeInfo& node,
+                           const PodRequestSource& pod) {
+  int64_t node_score = 0;
+  int64_t weight_sum = 0;
+  for (size_t i = 0; i < resources.size(); ++i) {
+    const ScoredResources::Usage u = resources.NodeUsage(node, i, pod[i]);
+    if (u.allocatable == 0) continue;
+    node_score += MostRequestedScore(u.requested, u.allocatable) * resources.weight(i);
+    weight_sum += resources.weight(i);
+  }
+  return weight_sum == 0 ? 0 : node_score / weight_sum;
+}
+
+int64_t BrokenLinear(std::span<const FunctionShapePoint> shape, int64_t utilization) {
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (utilization > shape[i].utilization) continue;
+    if (i == 0) return shape[0].score;
+    const FunctionShapePoint& lo = shape[i - 1];
+    const FunctionShapePoint& hi = shape[i];
+    return lo.score + (hi.score - lo.score) * (utilization - lo.utilization) /
+                          (hi.utilization - lo.utilization);
+  }
+  return shape.back().score;
+}
+
+RequestedToCapacityRatioScorer::RequestedToCapacityRatioScorer(
+    const std::vector<UtilizationShapePoint>& shape) {
+  shape_.reserve(shape.size());
+  for (const UtilizationShapePoint& p : shape) {
+    shape_.push_back(FunctionShapePoint{
+        p.utilization, int64_t{p.score} * (framework::kMaxNodeScore / kMaxCustomPriorityScore)});
+  }
+}
+
+int64_t RequestedToCapacityRatioScorer::Score(const ScoredResources& resources,
+                                              const framework::NodeInfo& node,
+                                              const PodRequestSource& pod) const {
+  int64_t node_score = 0;
+  int64_t weight_sum = 0;
+  for (size_t i = 0; i < resources.size(); ++i) {
+    const ScoredResources::Usage u = resources.NodeUsage(node, i, pod[i]);
+    if (u.allocatable == 0) continue;
+    const int64_t utilization = u.requested > u.allocatable
+                                    ? kMaxUtilization
+                                    : ScaledRatio(u.requested, kMaxUtilization, u.allocatable);
+    const int64_t score = BrokenLinear(shape_, utilization);
+    if (score <= 0) continue;
+    node_score += score * resources.weight(i);
+    weight_sum += resources.weight(i);
+  }
+  if (weight_sum == 0) return 0;
+  return static_cast<int64_t>(
+      std::round(static_cast<double>(node_score) / static_cast<double>(weight_sum)));
+}
+
+int64_t BalancedAllocationScore(const ScoredResources& resources, const framework::NodeInfo& node,
+                                const PodRequestSource& pod) {
+  // Two passes over the fractions instead of a list of them keep this allocation-free; both
+  // passes compute each fraction the same way, so the sums match upstream's bit for bit.
+  auto fraction = [&](size_t i, double* out) {
+    const ScoredResources::Usage u = resources.NodeUsage(node, i, pod[i]);
+    if (u.allocatable == 0) return false;
+    *out = std::min(1.0, static_cast<double>(u.requested) / static_cast<double>(u.allocatable));
+    return true;
+  };
+  size_t count = 0;
+  double total = 0;
+  double first = 0;
+  double second = 0;
+  for (size_t i = 0; i < resources.size(); ++i) {
+    double f = 0;
+    if (!fraction(i, &f)) continue;
+    if (count == 0) first = f;
+    if (count == 1) second = f;
+    total += f;
+    ++count;
+  }
+  double deviation = 0;
+  if (count == 2) {
+    deviation = std::abs((first - second) / 2);
+  } else if (count > 2) {
+    const double mean = total / static_cast<double>(count);
+    double sum = 0;
+    for (size_t i = 0; i < resources.size(); ++i) {
+      double f = 0;
+      if (fraction(i, &f)) sum += (f - mean) * (f - mean);
+    }
+    deviation = std::sqrt(sum / static_cast<double>(count));
+  }
+  return static_cast<int64_t>((1 - deviation) * static_cast<double>(framework::kMaxNodeScore));
+}
+
+}  // namespace muster::plugins::noderesources

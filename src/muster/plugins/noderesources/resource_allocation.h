@@ -1,0 +1,113 @@
+#pragma once
+
+// The resource scoring shared by NodeResourcesFit and NodeResourcesBalancedAllocation (upstream
+// resource_allocation.go, least_allocated.go, most_allocated.go, requested_to_capacity_ratio.go,
+// balanced_allocation.go). Every function here runs per node per pod: none allocates.
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "muster/api/intern.h"
+#include "muster/framework/node_info.h"
+#include "muster/plugins/noderesources/args.h"
+
+namespace muster::plugins::noderesources {
+
+// The configured resources of a scorer, resolved once to the slots of api::Resource.
+class ScoredResources {
+ public:
+  // `use_requested`: take cpu and memory from the requests as written (BalancedAllocation) rather
+  // than from the non-zero requests, which count a container that requests no cpu (or memory) as
+  // asking for the scheduler's defaults (NodeResourcesFit).
+  ScoredResources(const std::vector<ResourceSpec>& specs, bool use_requested);
+
+  size_t size() const { return resources_.size(); }
+  bool empty() const { return resources_.empty(); }
+  int64_t weight(size_t i) const { return resources_[i].weight; }
+
+  // The pod's request of resource i (upstream calculatePodResourceRequest).
+  int64_t PodRequest(const framework::PodInfo& pod, size_t i) const;
+  std::vector<int64_t> PodRequests(const framework::PodInfo& pod) const;
+
+  // Resource i's allocatable on the node and what the node would have requested with the pod
+  // (upstream calculateResourceAllocatableRequest). Both are 0 when the node does not track the
+  // resource, and for an extended resource the pod does not request: scorers skip a resource
+  // whose allocatable is 0.
+  struct Usage {
+    int64_t allocatable = 0;
+    int64_t requested = 0;
+  };
+  Usage NodeUsage(const framework::NodeInfo& node, size_t i, int64_t pod_request) const;
+
+ private:
+  enum class Slot : uint8_t { kCpu, kMemory, kEphemeralStorage, kScalar, kUntracked };
+  struct Resource {
+    Slot slot;
+    api::Symbol name;  // for kScalar
+    int64_t weight;
+  };
+
+  std::vector<Resource> resources_;
+  bool use_requested_;
+};
+
+// The pod's request of each scored resource: the vector PreScore computed, or read off the PodInfo
+// when PreScore did not run for this cycle.
+class PodRequestSource {
+ public:
+  PodRequestSource(const ScoredResources& resources, const framework::PodInfo& pod,
+                   const std::vector<int64_t>* precomputed)
+      : resources_(resources), pod_(pod), precomputed_(precomputed) {}
+
+  int64_t operator[](size_t i) const {
+    return precomputed_ != nullptr ? (*precomputed_)[i] : resources_.PodRequest(pod_, i);
+  }
+
+ private:
+  const ScoredResources& resources_;
+  const framework::PodInfo& pod_;
+  const std::vector<int64_t>* precomputed_;
+};
+
+// Scores in [0, 100] of one resource; 0 when capacity is 0.
+int64_t LeastRequestedScore(int64_t requested, int64_t capacity);
+int64_t MostRequestedScore(int64_t requested, int64_t capacity);
+
+// The weighted mean of the per-resource scores over the resources the node has; integer division,
+// as upstream.
+int64_t LeastAllocatedScore(const ScoredResources& resources, const framework::NodeInfo& node,
+                            const PodRequestSource& pod);
+int64_t MostAllocatedScore(const ScoredResources& resources, const framework::NodeInfo& node,
+                           const PodRequestSource& pod);
+
+// A point of upstream helper.FunctionShape, its score already on the [0, 100] scale.
+struct FunctionShapePoint {
+  int64_t utilization = 0;
+  int64_t score = 0;
+};
+
+// upstream helper.BuildBrokenLinearFunction: linear between the points (integer arithmetic),
+// flat before the first and after the last.
+int64_t BrokenLinear(std::span<const FunctionShapePoint> shape, int64_t utilization);
+
+// RequestedToCapacityRatio: each resource's utilization percentage mapped through the shape;
+// resources scoring 0 are left out of the weighted mean, which is rounded.
+class RequestedToCapacityRatioScorer {
+ public:
+  // Scales the configured scores (0..kMaxCustomPriorityScore) to 0..100.
+  explicit RequestedToCapacityRatioScorer(const std::vector<UtilizationShapePoint>& shape);
+
+  int64_t Score(const ScoredResources& resources, const framework::NodeInfo& node,
+                const PodRequestSource& pod) const;
+
+ private:
+  std::vector<FunctionShapePoint> shape_;
+};
+
+// BalancedAllocation: (1 - standard deviation of the requested/allocatable fractions) * 100, each
+// fraction capped at 1; a single resource (or none) has deviation 0.
+int64_t BalancedAllocationScore(const ScoredResources& resources, const framework::NodeInfo& node,
+                                const PodRequestSource& pod);
+
+}  // namespace muster::plugins::noderesources

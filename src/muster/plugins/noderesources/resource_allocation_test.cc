@@ -1,0 +1,500 @@
+#include "muster/plugins/noderesources/resource_allocation.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "muster/plugins/noderesources/fit.h"
+#include "muster/testing/builders.h"
+
+// Cases and numbers from upstream least_allocated_test.go, most_allocated_test.go and
+// requested_to_capacity_ratio_test.go, run through NodeResourcesFit's PreScore and Score.
+
+namespace muster::plugins::noderesources {
+namespace {
+
+using framework::Code;
+using testing::MakeNode;
+using testing::MakePod;
+
+constexpr std::string_view kExtendedRes = "abc.com/xyz";
+
+std::vector<ResourceSpec> Defaults() { return {{"cpu", 1}, {"memory", 1}}; }
+std::vector<ResourceSpec> WithExtended() { return {{"cpu", 1}, {"memory", 1}, {"abc.com/xyz", 1}}; }
+
+struct ScoreCase {
+  std::string name;
+  api::Pod pod;
+  std::vector<api::Node> nodes;
+  std::vector<api::Pod> existing;  // placed by spec.nodeName
+  std::vector<ResourceSpec> resources;
+  std::vector<int64_t> want;
+  Code want_code = Code::kSuccess;
+  std::string want_error;  // from Fit::Create
+};
+
+// Runs each case with the given strategy, as upstream's test loops do: the args as given (no
+// defaults), PreScore once, then Score per node.
+void RunScoreCases(std::string_view type, std::optional<std::vector<UtilizationShapePoint>> shape,
+                   const std::vector<ScoreCase>& cases) {
+  for (const ScoreCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    NodeResourcesFitArgs args;
+    args.scoring_strategy = ScoringStrategy{std::string(type), c.resources, {}};
+    if (shape) {
+      args.scoring_strategy->requested_to_capacity_ratio = RequestedToCapacityRatioParam{*shape};
+    }
+    std::string error;
+    std::unique_ptr<Fit> fit = Fit::Create(args, &error);
+    EXPECT_EQ(error, c.want_error);
+    if (fit == nullptr) continue;
+
+    const framework::PodInfoPtr pod = framework::PodInfo::Make(c.pod);
+    framework::CycleState state;
+    EXPECT_TRUE(fit->PreScore(state, *pod, {}).IsSuccess());
+    std::vector<int64_t> got;
+    for (const api::Node& n : c.nodes) {
+      framework::NodeInfo info(std::make_shared<api::Node>(n));
+      for (const api::Pod& p : c.existing) {
+        if (p.spec.node_name.str() == n.metadata.name) info.AddPod(framework::PodInfo::Make(p));
+      }
+      int64_t score = -1;
+      EXPECT_EQ(fit->Score(state, *pod, info, &score).code(), c.want_code);
+      got.push_back(score);
+    }
+    EXPECT_EQ(got, c.want);
+  }
+}
+
+api::Node Node(std::string_view name, testing::ResourcePairs capacity) {
+  return MakeNode().Name(name).Capacity(capacity).Obj();
+}
+
+api::Pod On(std::string_view node, testing::ResourcePairs requests) {
+  return MakePod().NodeName(node).Req(requests).Obj();
+}
+
+api::Pod EmptyOn(std::string_view node) { return MakePod().NodeName(node).Obj(); }
+
+const api::Pod& TwoContainerPod() {
+  static const api::Pod pod = MakePod()
+                                  .Req({{"cpu", "1000"}, {"memory", "2000"}})
+                                  .Req({{"cpu", "2000"}, {"memory", "3000"}})
+                                  .Obj();
+  return pod;
+}
+
+std::string WeightError(size_t index, std::string_view name, int64_t weight) {
+  return "scoringStrategy.resources[" + std::to_string(index) +
+         "].weight: Invalid value: " + std::to_string(weight) + ": resource weight of " +
+         std::string(name) + " not in valid range (0, 100]";
+}
+
+TEST(LeastAllocatedScoringStrategy, UpstreamCases) {
+  const api::Node n4_10 = Node("node1", {{"cpu", "4000"}, {"memory", "10000"}});
+  const api::Node n4_10b = Node("node2", {{"cpu", "4000"}, {"memory", "10000"}});
+  const api::Node n6_10b = Node("node2", {{"cpu", "6000"}, {"memory", "10000"}});
+  const api::Node n10_20 = Node("node1", {{"cpu", "10000"}, {"memory", "20000"}});
+  const api::Node n10_20b = Node("node2", {{"cpu", "10000"}, {"memory", "20000"}});
+  const api::Node n10_50b = Node("node2", {{"cpu", "10000"}, {"memory", "50000"}});
+  const api::Node n6_10 = Node("node1", {{"cpu", "6000"}, {"memory", "10000"}});
+  const api::Node n6_10x4b =
+      Node("node2", {{"cpu", "6000"}, {"memory", "10000"}, {kExtendedRes, "4"}});
+  const api::Node n6_10x4 =
+      Node("node1", {{"cpu", "6000"}, {"memory", "10000"}, {kExtendedRes, "4"}});
+  const api::Node n6_10x10b =
+      Node("node2", {{"cpu", "6000"}, {"memory", "10000"}, {kExtendedRes, "10"}});
+  const std::vector<ScoreCase> cases = {
+      {"nothing scheduled, nothing requested",
+       api::Pod{},
+       {n4_10, n4_10b},
+       {},
+       Defaults(),
+       {100, 100}},
+      {"nothing scheduled, resources requested, differently sized nodes",
+       TwoContainerPod(),
+       {n4_10, n6_10b},
+       {},
+       Defaults(),
+       {37, 50}},
+      {"Resources not set, pods scheduled with error",
+       TwoContainerPod(),
+       {n4_10, n6_10b},
+       {},
+       {},
+       {0, 0},
+       Code::kError},
+      {"no resources requested, pods scheduled",
+       api::Pod{},
+       {n4_10, n4_10b},
+       {EmptyOn("node1"), EmptyOn("node1"), EmptyOn("node2"), EmptyOn("node2")},
+       Defaults(),
+       {100, 100}},
+      {"no resources requested, pods scheduled with resources",
+       api::Pod{},
+       {n10_20, n10_20b},
+       {On("node1", {{"cpu", "3000"}, {"memory", "0"}}),
+        On("node1", {{"cpu", "3000"}, {"memory", "0"}}),
+        On("node2", {{"cpu", "3000"}, {"memory", "0"}}),
+        On("node2", {{"cpu", "3000"}, {"memory", "5000"}})},
+       Defaults(),
+       {70, 57}},
+      {"resources requested, pods scheduled with resources",
+       TwoContainerPod(),
+       {n10_20, n10_20b},
+       {On("node1", {{"cpu", "3000"}, {"memory", "0"}}),
+        On("node2", {{"cpu", "3000"}, {"memory", "5000"}})},
+       Defaults(),
+       {57, 45}},
+      {"resources requested, pods scheduled with resources, differently sized nodes",
+       TwoContainerPod(),
+       {n10_20, n10_50b},
+       {On("node1", {{"cpu", "3000"}, {"memory", "0"}}),
+        On("node2", {{"cpu", "3000"}, {"memory", "5000"}})},
+       Defaults(),
+       {57, 60}},
+      {"requested resources exceed node capacity",
+       MakePod().Req({{"cpu", "3000"}, {"memory", "0"}}).Obj(),
+       {n4_10, n4_10b},
+       {On("node1", {{"cpu", "3000"}, {"memory", "0"}}),
+        On("node2", {{"cpu", "3000"}, {"memory", "5000"}})},
+       Defaults(),
+       {50, 25}},
+      {"zero node resources, pods scheduled with resources",
+       api::Pod{},
+       {MakeNode().Name("node1").Obj(), MakeNode().Name("node2").Obj()},
+       {On("node1", {{"cpu", "3000"}, {"memory", "0"}}),
+        On("node2", {{"cpu", "3000"}, {"memory", "5000"}})},
+       Defaults(),
+       {0, 0}},
+      {"nothing scheduled, resources requested with different weight on CPU and memory, "
+       "differently sized nodes",
+       TwoContainerPod(),
+       {n4_10, n6_10b},
+       {},
+       {{"memory", 2}, {"cpu", 1}},
+       {41, 50}},
+      {"resource with negative weight",
+       TwoContainerPod(),
+       {n4_10},
+       {},
+       {{"memory", -1}, {"cpu", 1}},
+       {},
+       Code::kSuccess,
+       WeightError(0, "memory", -1)},
+      {"resource with zero weight",
+       TwoContainerPod(),
+       {n4_10},
+       {},
+       {{"memory", 1}, {"cpu", 0}},
+       {},
+       Code::kSuccess,
+       WeightError(1, "cpu", 0)},
+      {"resource weight larger than MaxNodeScore",
+       TwoContainerPod(),
+       {n4_10},
+       {},
+       {{"memory", 1}, {"cpu", 101}},
+       {},
+       Code::kSuccess,
+       WeightError(1, "cpu", 101)},
+      {"bypass extended resource if the pod does not request",
+       TwoContainerPod(),
+       {n6_10, n6_10x4b},
+       {},
+       WithExtended(),
+       {50, 50}},
+      {"honor extended resource if the pod requests",
+       MakePod().Req({{"cpu", "3000"}, {"memory", "5000"}, {kExtendedRes, "2"}}).Obj(),
+       {n6_10x4, n6_10x10b},
+       {},
+       WithExtended(),
+       {50, 60}},
+      {"if the node doesn't have a resource",
+       MakePod().Req({{"cpu", "3000"}, {"memory", "4000"}}).Obj(),
+       {n6_10, n6_10x4b},
+       {},
+       {{"abc.com/xyz", 2}, {"cpu", 1}, {"memory", 1}},
+       {55, 55}},
+  };
+  RunScoreCases(kLeastAllocated, std::nullopt, cases);
+}
+
+TEST(MostAllocatedScoringStrategy, UpstreamCases) {
+  const api::Node n4_10 = Node("node1", {{"cpu", "4000"}, {"memory", "10000"}});
+  const api::Node n4_10b = Node("node2", {{"cpu", "4000"}, {"memory", "10000"}});
+  const api::Node n6_10b = Node("node2", {{"cpu", "6000"}, {"memory", "10000"}});
+  const api::Node n10_20 = Node("node1", {{"cpu", "10000"}, {"memory", "20000"}});
+  const api::Node n10_20b = Node("node2", {{"cpu", "10000"}, {"memory", "20000"}});
+  const api::Node n6_10 = Node("node1", {{"cpu", "6000"}, {"memory", "10000"}});
+  const api::Node n6_10x4 =
+      Node("node1", {{"cpu", "6000"}, {"memory", "10000"}, {kExtendedRes, "4"}});
+  const api::Node n6_10x4b =
+      Node("node2", {{"cpu", "6000"}, {"memory", "10000"}, {kExtendedRes, "4"}});
+  const api::Node n6_10x10b =
+      Node("node2", {{"cpu", "6000"}, {"memory", "10000"}, {kExtendedRes, "10"}});
+  const std::vector<ScoreCase> cases = {
+      {"nothing scheduled, nothing requested", api::Pod{}, {n4_10, n4_10b}, {}, Defaults(), {0, 0}},
+      {"nothing scheduled, resources requested, differently sized nodes",
+       TwoContainerPod(),
+       {n4_10, n6_10b},
+       {},
+       Defaults(),
+       {62, 50}},
+      {"Resources not set, pods scheduled with error",
+       TwoContainerPod(),
+       {n4_10, n6_10b},
+       {},
+       {},
+       {0, 0},
+       Code::kError},
+      {"no resources requested, pods scheduled with resources",
+       api::Pod{},
+       {n10_20, n10_20b},
+       {On("node1", {{"cpu", "3000"}, {"memory", "0"}}),
+        On("node1", {{"cpu", "3000"}, {"memory", "0"}}),
+        On("node2", {{"cpu", "3000"}, {"memory", "0"}}),
+        On("node2", {{"cpu", "3000"}, {"memory", "5000"}})},
+       Defaults(),
+       {30, 42}},
+      {"resources requested, pods scheduled with resources",
+       TwoContainerPod(),
+       {n10_20, n10_20b},
+       {On("node1", {{"cpu", "3000"}, {"memory", "0"}}),
+        On("node2", {{"cpu", "3000"}, {"memory", "5000"}})},
+       Defaults(),
+       {42, 55}},
+      {"resources requested equal node capacity",
+       MakePod()
+           .Req({{"cpu", "2000"}, {"memory", "4000"}})
+           .Req({{"cpu", "3000"}, {"memory", "5000"}})
+           .Obj(),
+       {Node("node1", {{"cpu", "5000"}, {"memory", "10000"}}),
+        Node("node2", {{"cpu", "10000"}, {"memory", "9000"}})},
+       {},
+       Defaults(),
+       {95, 75}},
+      {"nothing scheduled, resources requested, differently sized nodes, weighted",
+       TwoContainerPod(),
+       {n4_10, n6_10b},
+       {},
+       {{"memory", 2}, {"cpu", 1}},
+       {58, 50}},
+      {"no resources requested, pods scheduled, nonzero request for resource",
+       MakePod().Req({}).Obj(),
+       {Node("node1", {{"cpu", "250m"}, {"memory", "1000Mi"}}),
+        Node("node2", {{"cpu", "250m"}, {"memory", "1000Mi"}})},
+       {MakePod().NodeName("node1").Req({}).Obj(), MakePod().NodeName("node1").Req({}).Obj()},
+       Defaults(),
+       {80, 30}},
+      {"resource with negative weight",
+       TwoContainerPod(),
+       {n4_10b},
+       {},
+       {{"memory", -1}, {"cpu", 1}},
+       {},
+       Code::kSuccess,
+       WeightError(0, "memory", -1)},
+      {"resource with zero weight",
+       TwoContainerPod(),
+       {n4_10b},
+       {},
+       {{"memory", 1}, {"cpu", 0}},
+       {},
+       Code::kSuccess,
+       WeightError(1, "cpu", 0)},
+      {"resource weight larger than MaxNodeScore",
+       TwoContainerPod(),
+       {n4_10b},
+       {},
+       {{"memory", 101}},
+       {},
+       Code::kSuccess,
+       WeightError(0, "memory", 101)},
+      {"bypass extended resource if the pod does not request",
+       TwoContainerPod(),
+       {n6_10, n6_10x4b},
+       {},
+       WithExtended(),
+       {50, 50}},
+      {"honor extended resource if the pod request",
+       MakePod().Req({{"cpu", "3000"}, {"memory", "5000"}, {kExtendedRes, "2"}}).Obj(),
+       {n6_10x4, n6_10x10b},
+       {},
+       WithExtended(),
+       {50, 40}},
+      {"if the node doesn't have a resource",
+       MakePod().Req({{"cpu", "3000"}, {"memory", "4000"}}).Obj(),
+       {n6_10, n6_10x4b},
+       {},
+       {{"abc.com/xyz", 2}, {"cpu", 1}, {"memory", 1}},
+       {45, 45}},
+  };
+  RunScoreCases(kMostAllocated, std::nullopt, cases);
+}
+
+TEST(RequestedToCapacityRatioScoringStrategy, UpstreamCases) {
+  const std::vector<UtilizationShapePoint> shape = {{0, 10}, {100, 0}};
+  const api::Node n4_10 = Node("node1", {{"cpu", "4000"}, {"memory", "10000"}});
+  const api::Node n4_10b = Node("node2", {{"cpu", "4000"}, {"memory", "10000"}});
+  const api::Node n6_10b = Node("node2", {{"cpu", "6000"}, {"memory", "10000"}});
+  const std::vector<ScoreCase> cases = {
+      {"nothing scheduled, nothing requested (default - least requested nodes have priority)",
+       api::Pod{},
+       {n4_10, n4_10b},
+       {EmptyOn("node1"), EmptyOn("node1")},
+       Defaults(),
+       {100, 100}},
+      {"nothing scheduled, resources requested, differently sized nodes (default - least "
+       "requested nodes have priority)",
+       TwoContainerPod(),
+       {n4_10, n6_10b},
+       {EmptyOn("node1"), EmptyOn("node1")},
+       Defaults(),
+       {38, 50}},
+      {"no resources requested, pods scheduled with resources (default - least requested nodes "
+       "have priority)",
+       api::Pod{},
+       {n4_10, n6_10b},
+       {On("node1", {{"cpu", "3000"}, {"memory", "5000"}}),
+        On("node2", {{"cpu", "3000"}, {"memory", "5000"}})},
+       Defaults(),
+       {38, 50}},
+  };
+  RunScoreCases(kRequestedToCapacityRatio, shape, cases);
+}
+
+TEST(BrokenLinearFunction, UpstreamCases) {
+  struct Case {
+    std::vector<FunctionShapePoint> points;
+    std::vector<std::pair<int64_t, int64_t>> assertions;  // utilization, expected
+  };
+  const std::vector<Case> cases = {
+      {{{10, 1}, {90, 9}},
+       {{-10, 1},
+        {0, 1},
+        {9, 1},
+        {10, 1},
+        {15, 1},
+        {19, 1},
+        {20, 2},
+        {89, 8},
+        {90, 9},
+        {99, 9},
+        {100, 9},
+        {110, 9}}},
+      {{{0, 2}, {40, 10}, {100, 0}},
+       {{-10, 2}, {0, 2}, {20, 6}, {30, 8}, {40, 10}, {70, 5}, {100, 0}, {110, 0}}},
+      {{{0, 2}, {40, 2}, {100, 2}},
+       {{-10, 2}, {0, 2}, {20, 2}, {30, 2}, {40, 2}, {70, 2}, {100, 2}, {110, 2}}},
+  };
+  for (const Case& c : cases) {
+    for (const auto& [p, expected] : c.assertions) {
+      EXPECT_EQ(BrokenLinear(c.points, p), expected) << "p=" << p;
+    }
+  }
+}
+
+// Upstream makeNode(name, milliCPU, memory, extendedResource).
+api::Node ExtendedNode(std::string_view name, testing::ResourcePairs extended) {
+  api::Node node = MakeNode().Name(name).Capacity(extended).Obj();
+  node.status.capacity.Set(api::kResourceCPU,
+                           api::Quantity::FromMilli(4000, api::QuantityFormat::kDecimalSI));
+  node.status.capacity.Set(
+      api::kResourceMemory,
+      api::Quantity::FromValue(int64_t{10000} * 1024 * 1024, api::QuantityFormat::kBinarySI));
+  node.status.allocatable = node.status.capacity;
+  return node;
+}
+
+TEST(ResourceBinPacking, SingleExtended) {
+  const std::vector<api::Node> nodes = {ExtendedNode("node1", {{"intel.com/foo", "8"}}),
+                                        ExtendedNode("node2", {{"intel.com/foo", "4"}})};
+  const api::Pod requests2 = MakePod().Req({{"intel.com/foo", "2"}}).Obj();
+  const std::vector<ScoreCase> cases = {
+      {"nothing scheduled, nothing requested",
+       api::Pod{},
+       nodes,
+       {},
+       {{"intel.com/foo", 1}},
+       {0, 0}},
+      {"resources requested, pods scheduled with less resources",
+       requests2,
+       nodes,
+       {api::Pod{}},
+       {{"intel.com/foo", 1}},
+       {2, 5}},
+      {"resources requested, pods scheduled with resources, on node with existing pod running",
+       requests2,
+       nodes,
+       {On("node2", {{"intel.com/foo", "2"}})},
+       {{"intel.com/foo", 1}},
+       {2, 10}},
+      {"resources requested, pods scheduled with more resources",
+       MakePod().Req({{"intel.com/foo", "4"}}).Obj(),
+       nodes,
+       {api::Pod{}},
+       {{"intel.com/foo", 1}},
+       {5, 10}},
+  };
+  RunScoreCases(kRequestedToCapacityRatio, std::vector<UtilizationShapePoint>{{0, 0}, {100, 1}},
+                cases);
+}
+
+TEST(ResourceBinPacking, MultipleExtended) {
+  const std::vector<api::Node> nodes = {
+      ExtendedNode("node1", {{"intel.com/foo", "8"}, {"intel.com/bar", "4"}}),
+      ExtendedNode("node2", {{"intel.com/foo", "4"}, {"intel.com/bar", "8"}})};
+  const std::vector<ResourceSpec> resources = {{"intel.com/foo", 3}, {"intel.com/bar", 5}};
+  const api::Pod pod1 = MakePod().Req({{"intel.com/foo", "2"}, {"intel.com/bar", "2"}}).Obj();
+  const api::Pod pod2 = MakePod().Req({{"intel.com/foo", "4"}, {"intel.com/bar", "2"}}).Obj();
+  const std::vector<ScoreCase> cases = {
+      {"nothing scheduled, nothing requested", api::Pod{}, nodes, {}, resources, {0, 0}},
+      {"resources requested, pods scheduled with less resources",
+       pod1,
+       nodes,
+       {api::Pod{}},
+       resources,
+       {4, 3}},
+      {"resources requested, pods scheduled with resources, on node with existing pod running",
+       pod1,
+       nodes,
+       {On("node2", {{"intel.com/foo", "4"}, {"intel.com/bar", "2"}})},
+       resources,
+       {4, 7}},
+      {"resources requested, pods scheduled with more resources",
+       pod2,
+       nodes,
+       {api::Pod{}},
+       resources,
+       {5, 5}},
+  };
+  RunScoreCases(kRequestedToCapacityRatio, std::vector<UtilizationShapePoint>{{0, 0}, {100, 1}},
+                cases);
+}
+
+TEST(ScoredResources, UntrackedAndScalarResourcesScoreNothing) {
+  // "pods" and "storage" are not slots the scheduler scores: upstream's lookup finds neither.
+  const ScoredResources resources({{"pods", 1}, {"storage", 1}, {"example.com/gpu", 1}}, false);
+  const framework::PodInfoPtr pod = framework::PodInfo::Make(MakePod().Req({{"cpu", "1"}}).Obj());
+  const framework::NodeInfo node(std::make_shared<api::Node>(
+      MakeNode().Name("n").Capacity({{"pods", "10"}, {"example.com/gpu", "4"}}).Obj()));
+  for (size_t i = 0; i < resources.size(); ++i) {
+    const ScoredResources::Usage u = resources.NodeUsage(node, i, resources.PodRequest(*pod, i));
+    EXPECT_EQ(u.allocatable, 0) << i;
+    EXPECT_EQ(u.requested, 0) << i;
+  }
+}
+
+TEST(ScoredResources, LargeQuantitiesDoNotOverflow) {
+  // 2^62 bytes of storage: (capacity - requested) * 100 passes int64.
+  const int64_t capacity = int64_t{1} << 62;
+  EXPECT_EQ(LeastRequestedScore(capacity / 4, capacity), 75);
+  EXPECT_EQ(MostRequestedScore(capacity / 4, capacity), 25);
+}
+
+}  // namespace
+}  // namespace muster::plugins::noderesources

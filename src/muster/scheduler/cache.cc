@@ -1,0 +1,229 @@
+#include "muster/scheduler/cache.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace muster::scheduler {
+
+using framework::Status;
+
+namespace {
+
+const api::Symbol kZoneLabel("topology.kubernetes.io/zone");
+const api::Symbol kRegionLabel("topology.kubernetes.io/region");
+const api::Symbol kLegacyZoneLabel("failure-domain.beta.kubernetes.io/zone");
+const api::Symbol kLegacyRegionLabel("failure-domain.beta.kubernetes.io/region");
+
+}  // namespace
+
+std::string ZoneKey(const api::Node& node) {
+  const api::LabelSet& labels = node.metadata.labels;
+  const api::Symbol* zone = labels.Get(kZoneLabel);
+  if (zone == nullptr) zone = labels.Get(kLegacyZoneLabel);
+  const api::Symbol* region = labels.Get(kRegionLabel);
+  if (region == nullptr) region = labels.Get(kLegacyRegionLabel);
+  if (zone == nullptr && region == nullptr) return "";
+  // The separator cannot appear in a label value, so distinct pairs give distinct keys.
+  return fmt::format("{}:\x1f:{}", region ? region->str() : "", zone ? zone->str() : "");
+}
+
+framework::NodeInfo& Cache::NodeInfoFor(api::Symbol node) { return nodes_[node]; }
+
+void Cache::Touch(api::Symbol node) {
+  auto it = nodes_.find(node);
+  if (it == nodes_.end()) return;
+  it->second.set_generation(++generation_);
+  dirty_.push_back(node);
+}
+
+void Cache::AddPodToNode(const framework::PodInfoPtr& info, api::Symbol node) {
+  NodeInfoFor(node).AddPod(info);
+  Touch(node);
+}
+
+void Cache::RemovePodFromNode(const api::Pod& pod, api::Symbol node) {
+  auto it = nodes_.find(node);
+  if (it == nodes_.end()) return;
+  it->second.RemovePod(pod);
+  Touch(node);
+  // A node deleted while pods were still on it lingers (without its Node) until they go.
+  if (it->second.node() == nullptr && it->second.pods().empty()) {
+    nodes_.erase(it);
+    dirty_.push_back(node);
+  }
+}
+
+Status Cache::AssumePod(framework::PodInfoPtr pod) {
+  const std::string key = pod->Key();
+  if (pod_states_.contains(key)) {
+    return Status::Error(fmt::format("pod {} is in the cache, so can't be assumed", key));
+  }
+  const api::Symbol node = pod->pod.spec.node_name;
+  AddPodToNode(pod, node);
+  pod_states_.emplace(key, PodState{std::move(pod), node, /*assumed=*/true, false});
+  return Status::OK();
+}
+
+Status Cache::FinishBinding(const api::Pod& pod) {
+  auto it = pod_states_.find(pod.metadata.Key());
+  if (it != pod_states_.end() && it->second.assumed) it->second.binding_finished = true;
+  return Status::OK();
+}
+
+Status Cache::ForgetPod(const api::Pod& pod) {
+  const std::string key = pod.metadata.Key();
+  auto it = pod_states_.find(key);
+  if (it == pod_states_.end()) return Status::OK();
+  if (!it->second.assumed) {
+    return Status::Error(fmt::format("pod {} wasn't assumed so cannot be forgotten", key));
+  }
+  if (it->second.node != pod.spec.node_name) {
+    return Status::Error(fmt::format("pod {} was assumed on {} but assigned to {}", key,
+                                     it->second.node.str(), pod.spec.node_name.str()));
+  }
+  RemovePodFromNode(it->second.info->pod, it->second.node);
+  pod_states_.erase(it);
+  return Status::OK();
+}
+
+Status Cache::AddPod(const api::Pod& pod) {
+  const std::string key = pod.metadata.Key();
+  auto it = pod_states_.find(key);
+  if (it != pod_states_.end()) {
+    if (!it->second.assumed) return Status::Error(fmt::format("pod {} was already in added state", key));
+    // The binding is confirmed. The pod may have been bound elsewhere than assumed.
+    RemovePodFromNode(it->second.info->pod, it->second.node);
+    pod_states_.erase(it);
+  }
+  framework::PodInfoPtr info = framework::PodInfo::Make(pod);
+  AddPodToNode(info, pod.spec.node_name);
+  pod_states_.emplace(key, PodState{std::move(info), pod.spec.node_name, false, false});
+  return Status::OK();
+}
+
+Status Cache::UpdatePod(const api::Pod& old_pod, const api::Pod& new_pod) {
+  const std::string key = old_pod.metadata.Key();
+  auto it = pod_states_.find(key);
+  if (it == pod_states_.end()) return AddPod(new_pod);
+  if (it->second.assumed) {
+    // An update before the add: treat it as the confirmation.
+    return AddPod(new_pod);
+  }
+  RemovePodFromNode(it->second.info->pod, it->second.node);
+  pod_states_.erase(it);
+  return AddPod(new_pod);
+}
+
+Status Cache::RemovePod(const api::Pod& pod) {
+  auto it = pod_states_.find(pod.metadata.Key());
+  if (it == pod_states_.end()) return Status::OK();
+  RemovePodFromNode(it->second.info->pod, it->second.node);
+  pod_states_.erase(it);
+  return Status::OK();
+}
+
+bool Cache::IsAssumedPod(const api::Pod& pod) const {
+  auto it = pod_states_.find(pod.metadata.Key());
+  return it != pod_states_.end() && it->second.assumed;
+}
+
+const framework::PodInfo* Cache::GetPod(const std::string& key) const {
+  auto it = pod_states_.find(key);
+  return it == pod_states_.end() ? nullptr : it->second.info.get();
+}
+
+void Cache::AddNode(const api::Node& node) {
+  const api::Symbol name(node.metadata.name);
+  framework::NodeInfo& info = NodeInfoFor(name);
+  info.SetNode(std::make_shared<const api::Node>(node));
+  const std::string zone = ZoneKey(node);
+  auto z = std::find_if(zones_.begin(), zones_.end(), [&](const auto& e) { return e.first == zone; });
+  if (z == zones_.end()) {
+    zones_.emplace_back(zone, std::vector<api::Symbol>{name});
+  } else if (std::find(z->second.begin(), z->second.end(), name) == z->second.end()) {
+    z->second.push_back(name);
+  }
+  order_changed_ = true;
+  Touch(name);
+}
+
+void Cache::UpdateNode(const api::Node& node) {
+  const api::Symbol name(node.metadata.name);
+  auto it = nodes_.find(name);
+  if (it == nodes_.end() || it->second.node() == nullptr) {
+    AddNode(node);
+    return;
+  }
+  if (ZoneKey(*it->second.node()) != ZoneKey(node)) {
+    RemoveNode(*it->second.node());
+    AddNode(node);
+    return;
+  }
+  it->second.SetNode(std::make_shared<const api::Node>(node));
+  Touch(name);
+}
+
+void Cache::RemoveNode(const api::Node& node) {
+  const api::Symbol name(node.metadata.name);
+  for (auto& [zone, names] : zones_) std::erase(names, name);
+  std::erase_if(zones_, [](const auto& z) { return z.second.empty(); });
+  order_changed_ = true;
+  auto it = nodes_.find(name);
+  if (it == nodes_.end()) return;
+  if (it->second.pods().empty()) {
+    nodes_.erase(it);
+    dirty_.push_back(name);
+  } else {
+    it->second.RemoveNode();
+    Touch(name);
+  }
+}
+
+void Cache::RebuildOrder() {
+  node_order_.clear();
+  // Round-robin over zones, as upstream's node tree lists them, so that the first nodes the
+  // scheduler examines are spread across zones.
+  size_t longest = 0;
+  for (const auto& z : zones_) longest = std::max(longest, z.second.size());
+  for (size_t i = 0; i < longest; ++i) {
+    for (const auto& z : zones_) {
+      if (i < z.second.size()) node_order_.push_back(z.second[i]);
+    }
+  }
+}
+
+void Cache::UpdateSnapshot(framework::Snapshot& snapshot) {
+  framework::SnapshotBuilder builder(snapshot);
+  bool affinity_changed = false;
+  std::sort(dirty_.begin(), dirty_.end());
+  dirty_.erase(std::unique(dirty_.begin(), dirty_.end()), dirty_.end());
+  for (api::Symbol name : dirty_) {
+    auto it = nodes_.find(name);
+    if (it == nodes_.end() || it->second.node() == nullptr) {
+      builder.Erase(name);
+      order_changed_ = true;
+      continue;
+    }
+    const framework::NodeInfo* old = snapshot.Get(name);
+    if (old == nullptr) order_changed_ = true;
+    if (old == nullptr ||
+        old->pods_with_affinity().size() != it->second.pods_with_affinity().size() ||
+        old->pods_with_required_anti_affinity().size() !=
+            it->second.pods_with_required_anti_affinity().size()) {
+      affinity_changed = true;
+    }
+    builder.Put(it->second);
+  }
+  dirty_.clear();
+  if (order_changed_) {
+    RebuildOrder();
+    builder.SetOrder(node_order_);
+    order_changed_ = false;
+  } else if (affinity_changed) {
+    builder.RefreshAffinityLists();
+  }
+  builder.set_generation(generation_);
+}
+
+}  // namespace muster::scheduler

@@ -1,0 +1,134 @@
+#include "muster/scheduler/cache.h"
+
+#include <gtest/gtest.h>
+
+#include "muster/testing/builders.h"
+
+namespace muster::scheduler {
+namespace {
+
+using testing::MakeNode;
+using testing::MakePod;
+
+api::Node Node(std::string name, std::string zone = "") {
+  auto b = MakeNode().Name(name).Capacity({{"cpu", "4"}, {"memory", "8Gi"}, {"pods", "110"}});
+  if (!zone.empty()) b.Label("topology.kubernetes.io/zone", zone);
+  return b.Obj();
+}
+
+const framework::NodeInfo* Info(const framework::Snapshot& s, std::string_view name) {
+  return s.Get(api::Symbol(name));
+}
+
+TEST(CacheTest, AssumeCountsThenForgetReleases) {
+  Cache cache;
+  cache.AddNode(Node("n1"));
+  framework::Snapshot snap;
+  api::Pod pod = MakePod().Name("p").Req({{"cpu", "1"}}).NodeName("n1").Obj();
+  ASSERT_TRUE(cache.AssumePod(framework::PodInfo::Make(pod)).IsSuccess());
+  EXPECT_TRUE(cache.IsAssumedPod(pod));
+  cache.UpdateSnapshot(snap);
+  EXPECT_EQ(Info(snap, "n1")->requested().milli_cpu, 1000);
+  EXPECT_EQ(Info(snap, "n1")->pods().size(), 1u);
+  ASSERT_TRUE(cache.ForgetPod(pod).IsSuccess());
+  cache.UpdateSnapshot(snap);
+  EXPECT_EQ(Info(snap, "n1")->requested().milli_cpu, 0);
+  EXPECT_FALSE(cache.IsAssumedPod(pod));
+}
+
+TEST(CacheTest, AddConfirmsAssumedPodEvenOnAnotherNode) {
+  Cache cache;
+  cache.AddNode(Node("n1"));
+  cache.AddNode(Node("n2"));
+  api::Pod assumed = MakePod().Name("p").Req({{"cpu", "1"}}).NodeName("n1").Obj();
+  ASSERT_TRUE(cache.AssumePod(framework::PodInfo::Make(assumed)).IsSuccess());
+  api::Pod bound = assumed;
+  bound.spec.node_name = api::Symbol("n2");
+  ASSERT_TRUE(cache.AddPod(bound).IsSuccess());
+  EXPECT_FALSE(cache.IsAssumedPod(bound));
+  framework::Snapshot snap;
+  cache.UpdateSnapshot(snap);
+  EXPECT_EQ(Info(snap, "n1")->requested().milli_cpu, 0);
+  EXPECT_EQ(Info(snap, "n2")->requested().milli_cpu, 1000);
+}
+
+TEST(CacheTest, AssumingTwiceIsAnError) {
+  Cache cache;
+  cache.AddNode(Node("n1"));
+  api::Pod pod = MakePod().Name("p").NodeName("n1").Obj();
+  ASSERT_TRUE(cache.AssumePod(framework::PodInfo::Make(pod)).IsSuccess());
+  EXPECT_TRUE(cache.AssumePod(framework::PodInfo::Make(pod)).IsError());
+}
+
+TEST(CacheTest, ForgettingAnAddedPodIsAnError) {
+  Cache cache;
+  cache.AddNode(Node("n1"));
+  api::Pod pod = MakePod().Name("p").NodeName("n1").Obj();
+  ASSERT_TRUE(cache.AddPod(pod).IsSuccess());
+  EXPECT_TRUE(cache.ForgetPod(pod).IsError());
+}
+
+TEST(CacheTest, RemovePodFreesAndUpdateMoves) {
+  Cache cache;
+  cache.AddNode(Node("n1"));
+  api::Pod pod = MakePod().Name("p").Req({{"cpu", "2"}}).NodeName("n1").Obj();
+  cache.AddPod(pod);
+  api::Pod bigger = MakePod().Name("p").Req({{"cpu", "3"}}).NodeName("n1").Obj();
+  cache.UpdatePod(pod, bigger);
+  framework::Snapshot snap;
+  cache.UpdateSnapshot(snap);
+  EXPECT_EQ(Info(snap, "n1")->requested().milli_cpu, 3000);
+  cache.RemovePod(bigger);
+  cache.UpdateSnapshot(snap);
+  EXPECT_EQ(Info(snap, "n1")->requested().milli_cpu, 0);
+  EXPECT_EQ(cache.PodCount(), 0u);
+}
+
+TEST(CacheTest, SnapshotCopiesOnlyChangedNodes) {
+  Cache cache;
+  cache.AddNode(Node("n1"));
+  cache.AddNode(Node("n2"));
+  framework::Snapshot snap;
+  cache.UpdateSnapshot(snap);
+  const framework::NodeInfo* n1_before = Info(snap, "n1");
+  const uint64_t n2_generation = Info(snap, "n2")->generation();
+  cache.AddPod(MakePod().Name("p").Req({{"cpu", "1"}}).NodeName("n1").Obj());
+  cache.UpdateSnapshot(snap);
+  EXPECT_EQ(Info(snap, "n1"), n1_before) << "updated in place, same slot";
+  EXPECT_EQ(Info(snap, "n1")->requested().milli_cpu, 1000);
+  EXPECT_EQ(Info(snap, "n2")->generation(), n2_generation) << "untouched node not recopied";
+  EXPECT_GT(snap.generation(), n2_generation);
+}
+
+TEST(CacheTest, NodeOrderInterleavesZones) {
+  Cache cache;
+  cache.AddNode(Node("a1", "a"));
+  cache.AddNode(Node("a2", "a"));
+  cache.AddNode(Node("a3", "a"));
+  cache.AddNode(Node("b1", "b"));
+  cache.AddNode(Node("c1", "c"));
+  cache.AddNode(Node("b2", "b"));
+  framework::Snapshot snap;
+  cache.UpdateSnapshot(snap);
+  std::vector<std::string> order;
+  for (const framework::NodeInfo* n : snap.List()) order.push_back(n->name().string());
+  EXPECT_EQ(order, (std::vector<std::string>{"a1", "b1", "c1", "a2", "b2", "a3"}));
+}
+
+TEST(CacheTest, RemovedNodeLeavesSnapshotButPodsKeepItsInfo) {
+  Cache cache;
+  api::Node n1 = Node("n1");
+  cache.AddNode(n1);
+  cache.AddNode(Node("n2"));
+  cache.AddPod(MakePod().Name("p").NodeName("n1").Obj());
+  framework::Snapshot snap;
+  cache.UpdateSnapshot(snap);
+  EXPECT_EQ(snap.NumNodes(), 2u);
+  cache.RemoveNode(n1);
+  cache.UpdateSnapshot(snap);
+  EXPECT_EQ(snap.NumNodes(), 1u);
+  EXPECT_EQ(Info(snap, "n1"), nullptr);
+}
+
+}  // namespace
+}  // namespace muster::scheduler

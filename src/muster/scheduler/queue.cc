@@ -1,0 +1,475 @@
+#include "muster/scheduler/queue.h"
+
+#include <algorithm>
+
+#include "muster/scheduler/events.h"
+
+namespace muster::scheduler {
+
+using framework::ClusterEvent;
+using framework::EventObjects;
+using framework::QueuedPodInfo;
+
+struct SchedulingQueue::Entry {
+  QueuedPodInfo info;
+  std::optional<Where> where;  // nullopt while in flight and not yet requeued
+  bool in_flight = false;
+  bool force_activate = false;  // activated while in flight
+  uint64_t popped_at_event = 0;
+  uint64_t seq = 0;
+  size_t heap_index = 0;
+};
+
+// A binary heap of entries that knows each entry's index, so that any entry can be removed or
+// re-sifted. Unlike a std::priority_queue it stays usable if an ordering key changes under it
+// (Coscheduling orders by group state that changes while pods wait): it then merely pops in a
+// slightly stale order until the entry is next touched, as upstream's heap does.
+class SchedulingQueue::Heap {
+ public:
+  using Less = std::function<bool(const Entry&, const Entry&)>;
+  explicit Heap(Less less) : less_(std::move(less)) {}
+
+  size_t size() const { return items_.size(); }
+  bool empty() const { return items_.empty(); }
+  Entry* Top() const { return items_.front(); }
+
+  void Push(Entry* e) {
+    e->heap_index = items_.size();
+    items_.push_back(e);
+    Up(e->heap_index);
+  }
+  void Remove(Entry* e) {
+    const size_t i = e->heap_index;
+    const size_t last = items_.size() - 1;
+    if (i != last) {
+      Swap(i, last);
+      items_.pop_back();
+      if (!Down(i)) Up(i);
+    } else {
+      items_.pop_back();
+    }
+  }
+  void Fix(Entry* e) {
+    if (!Down(e->heap_index)) Up(e->heap_index);
+  }
+  const std::vector<Entry*>& items() const { return items_; }
+
+ private:
+  bool Before(size_t a, size_t b) const {
+    const Entry& x = *items_[a];
+    const Entry& y = *items_[b];
+    if (less_(x, y)) return true;
+    if (less_(y, x)) return false;
+    return x.seq < y.seq;
+  }
+  void Swap(size_t a, size_t b) {
+    std::swap(items_[a], items_[b]);
+    items_[a]->heap_index = a;
+    items_[b]->heap_index = b;
+  }
+  void Up(size_t i) {
+    while (i > 0) {
+      const size_t parent = (i - 1) / 2;
+      if (!Before(i, parent)) break;
+      Swap(i, parent);
+      i = parent;
+    }
+  }
+  bool Down(size_t i) {
+    const size_t start = i;
+    const size_t n = items_.size();
+    while (true) {
+      size_t best = i;
+      const size_t l = 2 * i + 1, r = 2 * i + 2;
+      if (l < n && Before(l, best)) best = l;
+      if (r < n && Before(r, best)) best = r;
+      if (best == i) break;
+      Swap(i, best);
+      i = best;
+    }
+    return i != start;
+  }
+
+  Less less_;
+  std::vector<Entry*> items_;
+};
+
+// An event remembered while pods were in flight, with copies of its objects.
+struct SchedulingQueue::RecordedEvent {
+  uint64_t seq = 0;
+  ClusterEvent event;
+  std::optional<api::Pod> old_pod, new_pod;
+  std::optional<api::Node> old_node, new_node;
+  std::optional<api::PodGroup> old_group, new_group;
+
+  EventObjects View() const {
+    EventObjects o;
+    o.old_pod = old_pod ? &*old_pod : nullptr;
+    o.new_pod = new_pod ? &*new_pod : nullptr;
+    o.old_node = old_node ? &*old_node : nullptr;
+    o.new_node = new_node ? &*new_node : nullptr;
+    o.old_group = old_group ? &*old_group : nullptr;
+    o.new_group = new_group ? &*new_group : nullptr;
+    return o;
+  }
+};
+
+SchedulingQueue::SchedulingQueue(QueueOptions options, const QueueProfiles& profiles,
+                                 framework::Clock& clock)
+    : options_(options), profiles_(profiles), clock_(clock) {
+  active_ = std::make_unique<Heap>(
+      [this](const Entry& a, const Entry& b) { return profiles_.Less(a.info, b.info); });
+  backoff_ = std::make_unique<Heap>(
+      [this](const Entry& a, const Entry& b) { return BackoffExpiry(a) < BackoffExpiry(b); });
+}
+
+SchedulingQueue::~SchedulingQueue() = default;
+
+size_t SchedulingQueue::NumActive() const { return active_->size(); }
+size_t SchedulingQueue::NumBackoff() const { return backoff_->size(); }
+
+SchedulingQueue::Entry* SchedulingQueue::Find(const std::string& key) const {
+  auto it = pods_.find(key);
+  return it == pods_.end() ? nullptr : it->second.get();
+}
+
+std::optional<SchedulingQueue::Where> SchedulingQueue::Location(const std::string& key) const {
+  const Entry* e = Find(key);
+  if (e == nullptr) return std::nullopt;
+  if (!e->where) return Where::kInFlight;
+  return e->where;
+}
+
+bool SchedulingQueue::IsGated(const std::string& key) const {
+  const Entry* e = Find(key);
+  return e != nullptr && e->info.gated && e->where == Where::kUnschedulable;
+}
+
+void SchedulingQueue::Detach(Entry* e) {
+  if (!e->where) return;
+  switch (*e->where) {
+    case Where::kActive:
+      active_->Remove(e);
+      break;
+    case Where::kBackoff:
+      backoff_->Remove(e);
+      break;
+    case Where::kUnschedulable:
+      unschedulable_.erase(e->info.info->Key());
+      break;
+    case Where::kInFlight:
+      break;
+  }
+  e->where.reset();
+}
+
+void SchedulingQueue::MoveToActive(Entry* e) {
+  Detach(e);
+  framework::Status s = profiles_.PreEnqueue(e->info.pod());
+  if (!s.IsSuccess()) {
+    e->info.gated = true;
+    e->info.gating_plugin = s.plugin();
+    e->info.unschedulable_plugins = {s.plugin()};
+    e->info.pending_plugins.clear();
+    e->where = Where::kUnschedulable;
+    unschedulable_.emplace(e->info.info->Key(), e);
+    ScheduleFlush();
+    return;
+  }
+  if (e->info.gated) {
+    e->info.gated = false;
+    e->info.unschedulable_plugins.clear();
+  }
+  e->where = Where::kActive;
+  active_->Push(e);
+}
+
+void SchedulingQueue::MoveToBackoff(Entry* e) {
+  Detach(e);
+  e->where = Where::kBackoff;
+  backoff_->Push(e);
+  clock_.AddTimer(BackoffExpiry(*e), [this] { FlushBackoffCompleted(); });
+}
+
+void SchedulingQueue::MoveToUnschedulable(Entry* e) {
+  Detach(e);
+  e->where = Where::kUnschedulable;
+  unschedulable_.emplace(e->info.info->Key(), e);
+  ScheduleFlush();
+}
+
+void SchedulingQueue::Add(framework::PodInfoPtr pod) {
+  const std::string key = pod->Key();
+  if (Entry* existing = Find(key)) {
+    existing->info.info = std::move(pod);
+    if (existing->where == Where::kActive) active_->Fix(existing);
+    return;
+  }
+  auto e = std::make_unique<Entry>();
+  e->info.info = std::move(pod);
+  e->info.timestamp = clock_.Now();
+  e->info.initial_attempt_timestamp = e->info.timestamp;
+  e->seq = ++sequence_;
+  Entry* raw = e.get();
+  pods_.emplace(key, std::move(e));
+  MoveToActive(raw);
+}
+
+void SchedulingQueue::Update(const api::Pod& old_pod, framework::PodInfoPtr new_pod,
+                             bool status_only) {
+  Entry* e = Find(new_pod->Key());
+  if (e == nullptr) {
+    Add(std::move(new_pod));
+    return;
+  }
+  e->info.info = new_pod;
+  if (!e->where) return;  // in flight: the retry will see the update
+  switch (*e->where) {
+    case Where::kActive:
+      active_->Fix(e);
+      return;
+    case Where::kBackoff:
+      backoff_->Fix(e);
+      return;
+    case Where::kInFlight:
+      return;
+    case Where::kUnschedulable:
+      break;
+  }
+  if (status_only) return;
+  // An unschedulable (or gated) pod's own update may be what it was waiting for.
+  const uint32_t actions = PodUpdateActions(old_pod, new_pod->pod);
+  for (uint32_t bit = 1; bit <= framework::kUpdateOther; bit <<= 1) {
+    if ((actions & bit) == 0) continue;
+    ClusterEvent event{framework::EventResource::kPod, bit, "UnscheduledPodUpdate"};
+    EventObjects objects;
+    objects.old_pod = &old_pod;
+    objects.new_pod = &new_pod->pod;
+    const Strategy strategy = WorthRequeuing(*e, event, objects);
+    if (strategy != Strategy::kSkip) {
+      Requeue(e, strategy);
+      if (e->where != Where::kUnschedulable) return;
+    }
+  }
+}
+
+void SchedulingQueue::Delete(const api::Pod& pod) {
+  const std::string key = pod.metadata.Key();
+  Entry* e = Find(key);
+  if (e == nullptr) return;
+  Detach(e);
+  if (e->in_flight) --in_flight_;
+  DeleteNominatedPodIfExists(pod);
+  pods_.erase(key);
+}
+
+std::optional<QueuedPodInfo> SchedulingQueue::Pop() {
+  if (active_->empty()) return std::nullopt;
+  Entry* e = active_->Top();
+  Detach(e);
+  e->info.attempts++;
+  e->info.attempted = true;
+  e->in_flight = true;
+  e->force_activate = false;
+  e->popped_at_event = event_sequence_;
+  ++in_flight_;
+  return e->info;
+}
+
+void SchedulingQueue::Done(const std::string& pod_key) {
+  Entry* e = Find(pod_key);
+  if (e != nullptr && e->in_flight) {
+    e->in_flight = false;
+    --in_flight_;
+    // Scheduled: it leaves the queue.
+    if (!e->where) pods_.erase(pod_key);
+  }
+  if (in_flight_ == 0) {
+    in_flight_events_.clear();
+    return;
+  }
+  uint64_t oldest = UINT64_MAX;
+  for (const auto& [key, entry] : pods_) {
+    if (entry->in_flight) oldest = std::min(oldest, entry->popped_at_event);
+  }
+  while (!in_flight_events_.empty() && in_flight_events_.front().seq <= oldest) {
+    in_flight_events_.pop_front();
+  }
+}
+
+void SchedulingQueue::AddUnschedulableIfNotPresent(QueuedPodInfo info) {
+  Entry* e = Find(info.info->Key());
+  if (e == nullptr || e->where) return;  // deleted meanwhile, or already requeued
+  e->info = std::move(info);
+  e->info.timestamp = clock_.Now();
+  Strategy strategy = Strategy::kSkip;
+  if (e->info.unschedulable_plugins.empty() && e->info.pending_plugins.empty()) {
+    strategy = Strategy::kAfterBackoff;  // an error, not a rejection: retry after backoff
+  } else if (e->force_activate) {
+    strategy = Strategy::kAfterBackoff;
+  } else {
+    for (const RecordedEvent& r : in_flight_events_) {
+      if (r.seq <= e->popped_at_event) continue;
+      strategy = std::max(strategy, WorthRequeuing(*e, r.event, r.View()));
+      if (strategy == Strategy::kImmediately) break;
+    }
+  }
+  Requeue(e, strategy);
+}
+
+void SchedulingQueue::Requeue(Entry* e, Strategy strategy) {
+  switch (strategy) {
+    case Strategy::kSkip:
+      if (e->where != Where::kUnschedulable) MoveToUnschedulable(e);
+      return;
+    case Strategy::kAfterBackoff:
+      if (IsBackingOff(*e)) {
+        MoveToBackoff(e);
+      } else {
+        MoveToActive(e);
+      }
+      return;
+    case Strategy::kImmediately:
+      MoveToActive(e);
+      return;
+  }
+}
+
+SchedulingQueue::Strategy SchedulingQueue::WorthRequeuing(const Entry& e,
+                                                          const ClusterEvent& event,
+                                                          const EventObjects& objects) const {
+  const QueuedPodInfo& info = e.info;
+  if (info.unschedulable_plugins.empty() && info.pending_plugins.empty()) {
+    return Strategy::kAfterBackoff;
+  }
+  if (event.resource == framework::EventResource::kWildCard) return Strategy::kAfterBackoff;
+  Strategy strategy = Strategy::kSkip;
+  auto consider = [&](const std::string& plugin, bool pending) {
+    profiles_.ForEachHint(info.pod(), plugin, event, [&](const framework::QueueingHintFn& hint) {
+      if (strategy == Strategy::kImmediately) return;
+      framework::QueueingHint h = framework::QueueingHint::kQueue;
+      if (hint) {
+        framework::Status error;
+        h = hint(info.pod(), objects, &error);
+        if (!error.IsSuccess()) h = framework::QueueingHint::kQueue;
+      }
+      if (h == framework::QueueingHint::kSkip) return;
+      strategy = pending ? Strategy::kImmediately : std::max(strategy, Strategy::kAfterBackoff);
+    });
+  };
+  for (const std::string& plugin : info.pending_plugins) consider(plugin, true);
+  if (strategy == Strategy::kImmediately) return strategy;
+  for (const std::string& plugin : info.unschedulable_plugins) consider(plugin, false);
+  return strategy;
+}
+
+void SchedulingQueue::MoveAllToActiveOrBackoffQueue(const ClusterEvent& event,
+                                                    const EventObjects& objects,
+                                                    const std::string& exclude_key) {
+  if (in_flight_ > 0) {
+    RecordedEvent r;
+    r.seq = ++event_sequence_;
+    r.event = event;
+    if (objects.old_pod) r.old_pod = *objects.old_pod;
+    if (objects.new_pod) r.new_pod = *objects.new_pod;
+    if (objects.old_node) r.old_node = *objects.old_node;
+    if (objects.new_node) r.new_node = *objects.new_node;
+    if (objects.old_group) r.old_group = *objects.old_group;
+    if (objects.new_group) r.new_group = *objects.new_group;
+    in_flight_events_.push_back(std::move(r));
+  }
+  std::vector<Entry*> candidates;
+  candidates.reserve(unschedulable_.size());
+  for (const auto& [key, e] : unschedulable_) {
+    if (key != exclude_key) candidates.push_back(e);
+  }
+  for (Entry* e : candidates) {
+    const Strategy strategy = WorthRequeuing(*e, event, objects);
+    if (strategy != Strategy::kSkip) Requeue(e, strategy);
+  }
+}
+
+void SchedulingQueue::Activate(const std::vector<std::string>& pod_keys) {
+  for (const std::string& key : pod_keys) {
+    Entry* e = Find(key);
+    if (e == nullptr) continue;
+    if (!e->where) {
+      if (e->in_flight) e->force_activate = true;
+      continue;
+    }
+    if (*e->where == Where::kUnschedulable || *e->where == Where::kBackoff) MoveToActive(e);
+  }
+}
+
+bool SchedulingQueue::IsBackingOff(const Entry& e) const {
+  return BackoffExpiry(e) > clock_.Now();
+}
+
+api::Time SchedulingQueue::BackoffExpiry(const Entry& e) const {
+  if (e.info.attempts == 0) return e.info.timestamp;
+  api::Duration d = options_.initial_backoff;
+  for (int i = 1; i < e.info.attempts; ++i) {
+    if (d > options_.max_backoff - d) {
+      d = options_.max_backoff;
+      break;
+    }
+    d += d;
+  }
+  return e.info.timestamp + std::min(d, options_.max_backoff);
+}
+
+void SchedulingQueue::FlushBackoffCompleted() {
+  const api::Time now = clock_.Now();
+  while (!backoff_->empty() && BackoffExpiry(*backoff_->Top()) <= now) {
+    MoveToActive(backoff_->Top());
+  }
+}
+
+void SchedulingQueue::ScheduleFlush() {
+  if (flush_scheduled_) return;
+  flush_scheduled_ = true;
+  clock_.AddTimer(
+      clock_.Now() + options_.flush_period, [this] { FlushUnschedulableLeftover(); },
+      /*keeps_alive=*/false);
+}
+
+void SchedulingQueue::FlushUnschedulableLeftover() {
+  flush_scheduled_ = false;
+  const api::Time now = clock_.Now();
+  std::vector<Entry*> stale;
+  for (const auto& [key, e] : unschedulable_) {
+    if (!e->info.gated && now - e->info.timestamp > options_.max_in_unschedulable) {
+      stale.push_back(e);
+    }
+  }
+  for (Entry* e : stale) Requeue(e, Strategy::kAfterBackoff);
+  if (!unschedulable_.empty()) ScheduleFlush();
+}
+
+std::vector<const QueuedPodInfo*> SchedulingQueue::PendingPods() const {
+  std::vector<const QueuedPodInfo*> out;
+  for (const auto& [key, e] : pods_) {
+    if (e->where) out.push_back(&e->info);
+  }
+  return out;
+}
+
+void SchedulingQueue::AddNominatedPod(framework::PodInfoPtr pod, api::Symbol node) {
+  DeleteNominatedPodIfExists(pod->pod);
+  nominated_.emplace_back(std::move(pod), node);
+}
+
+void SchedulingQueue::DeleteNominatedPodIfExists(const api::Pod& pod) {
+  const std::string key = pod.metadata.Key();
+  std::erase_if(nominated_, [&](const auto& n) { return n.first->Key() == key; });
+}
+
+std::vector<framework::PodInfoPtr> SchedulingQueue::NominatedPodsForNode(api::Symbol node) const {
+  std::vector<framework::PodInfoPtr> out;
+  for (const auto& [pod, n] : nominated_) {
+    if (n == node) out.push_back(pod);
+  }
+  return out;
+}
+
+}  // namespace muster::scheduler

@@ -1,0 +1,139 @@
+#pragma once
+
+// The scheduling queue (upstream internal/queue PriorityQueue): pods waiting to be scheduled.
+//   activeQ: ready to be scheduled, ordered by the profiles' QueueSort.
+//   backoffQ: failed recently; each waits out its backoff (initial * 2^(attempts-1), capped).
+//   unschedulable: rejected by plugins; moved back when a cluster event that one of its
+//     rejecting plugins registered for occurs (and that plugin's hint says Queue), or after
+//     max_in_unschedulable at the latest. Pods rejected by PreEnqueue (gated) wait here too,
+//     marked gated, and never reach a scheduling cycle until PreEnqueue passes.
+// Events that arrive while a pod is in a scheduling or binding cycle are remembered, so that a
+// pod failing after the event is not parked waiting for an event that already happened.
+//
+// Not thread-safe: used from the scheduling thread.
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "muster/framework/clock.h"
+#include "muster/framework/events.h"
+#include "muster/framework/interface.h"
+
+namespace muster::scheduler {
+
+struct QueueOptions {
+  api::Duration initial_backoff = std::chrono::seconds(1);
+  api::Duration max_backoff = std::chrono::seconds(10);
+  api::Duration max_in_unschedulable = std::chrono::minutes(5);
+  // How often unschedulable pods are checked against max_in_unschedulable (upstream 30s).
+  api::Duration flush_period = std::chrono::seconds(30);
+};
+
+// What the queue needs to know of the profiles.
+class QueueProfiles {
+ public:
+  virtual ~QueueProfiles() = default;
+  // The queue order (the same QueueSort in every profile).
+  virtual bool Less(const framework::QueuedPodInfo& a, const framework::QueuedPodInfo& b) const = 0;
+  virtual framework::Status PreEnqueue(const api::Pod& pod) const = 0;
+  // The hints `plugin` registered in the pod's profile for events matching `event`.
+  virtual void ForEachHint(const api::Pod& pod, const std::string& plugin,
+                           const framework::ClusterEvent& event,
+                           const std::function<void(const framework::QueueingHintFn&)>& fn) const = 0;
+};
+
+class SchedulingQueue {
+ public:
+  enum class Where { kActive, kBackoff, kUnschedulable, kInFlight };
+
+  SchedulingQueue(QueueOptions options, const QueueProfiles& profiles, framework::Clock& clock);
+  ~SchedulingQueue();
+
+  // A new pending pod. Runs PreEnqueue: gated pods wait aside.
+  void Add(framework::PodInfoPtr pod);
+  // A pending pod changed (labels, gates, resources...). With `status_only` the queue just keeps
+  // the new copy: a status change is no reason to retry.
+  void Update(const api::Pod& old_pod, framework::PodInfoPtr new_pod, bool status_only = false);
+  void Delete(const api::Pod& pod);
+
+  // The next pod to schedule, or nullopt when activeQ is empty. The pod is in flight until Done.
+  std::optional<framework::QueuedPodInfo> Pop();
+  void Done(const std::string& pod_key);
+
+  // A failed attempt: `info` carries the rejecting plugins (none for an Error). The pod goes
+  // to backoffQ or activeQ when an event since it was popped makes it worth retrying (or it
+  // failed with an error), else to the unschedulable pods.
+  void AddUnschedulableIfNotPresent(framework::QueuedPodInfo info);
+
+  // A cluster event: moves the unschedulable pods it may help (except `exclude_key`, a pod
+  // that must not be moved by its own event).
+  void MoveAllToActiveOrBackoffQueue(const framework::ClusterEvent& event,
+                                     const framework::EventObjects& objects,
+                                     const std::string& exclude_key = "");
+  // Moves these pods (namespace/name) to activeQ from wherever they wait.
+  void Activate(const std::vector<std::string>& pod_keys);
+
+  size_t NumActive() const;
+  size_t NumBackoff() const;
+  size_t NumUnschedulable() const { return unschedulable_.size(); }
+  bool Contains(const std::string& key) const { return pods_.contains(key); }
+  std::optional<Where> Location(const std::string& key) const;
+  // Whether the pod is held by PreEnqueue.
+  bool IsGated(const std::string& key) const;
+  // Every pod the queue holds (not in flight), by key, for reports.
+  std::vector<const framework::QueuedPodInfo*> PendingPods() const;
+
+  // Nominated pods (upstream nominator): pods that preemption made room for.
+  void AddNominatedPod(framework::PodInfoPtr pod, api::Symbol node);
+  void DeleteNominatedPodIfExists(const api::Pod& pod);
+  // Nominated to `node`, in nomination order.
+  std::vector<framework::PodInfoPtr> NominatedPodsForNode(api::Symbol node) const;
+  bool HasNominatedPods() const { return !nominated_.empty(); }
+
+ private:
+  struct Entry;
+  class Heap;
+  enum class Strategy { kSkip, kAfterBackoff, kImmediately };
+  struct RecordedEvent;
+
+  Entry* Find(const std::string& key) const;
+  void Detach(Entry* e);
+  // To activeQ, running PreEnqueue first; gated pods go to unschedulable instead.
+  void MoveToActive(Entry* e);
+  void MoveToBackoff(Entry* e);
+  void MoveToUnschedulable(Entry* e);
+  void Requeue(Entry* e, Strategy strategy);
+  Strategy WorthRequeuing(const Entry& e, const framework::ClusterEvent& event,
+                          const framework::EventObjects& objects) const;
+  bool IsBackingOff(const Entry& e) const;
+  api::Time BackoffExpiry(const Entry& e) const;
+  void FlushBackoffCompleted();
+  void FlushUnschedulableLeftover();
+  void ScheduleFlush();
+
+  QueueOptions options_;
+  const QueueProfiles& profiles_;
+  framework::Clock& clock_;
+
+  std::unordered_map<std::string, std::unique_ptr<Entry>> pods_;
+  std::unique_ptr<Heap> active_;
+  std::unique_ptr<Heap> backoff_;
+  std::map<std::string, Entry*> unschedulable_;  // ordered: moves happen in a stable order
+  uint64_t sequence_ = 0;                         // insertion order, the final tie-break
+  uint64_t event_sequence_ = 0;
+  std::deque<RecordedEvent> in_flight_events_;
+  size_t in_flight_ = 0;
+  std::optional<framework::Clock::TimerId> backoff_timer_;
+  api::Time backoff_timer_at_{};
+  bool flush_scheduled_ = false;
+  std::vector<std::pair<framework::PodInfoPtr, api::Symbol>> nominated_;
+};
+
+}  // namespace muster::scheduler

@@ -1,0 +1,194 @@
+#include "muster/scheduler/queue.h"
+
+#include <gtest/gtest.h>
+
+#include "muster/sim/virtual_clock.h"
+#include "muster/testing/builders.h"
+#include "muster/testing/fake_clock.h"
+
+namespace muster::scheduler {
+namespace {
+
+using framework::ClusterEvent;
+using framework::EventObjects;
+using framework::EventResource;
+using framework::QueuedPodInfo;
+using testing::MakePod;
+
+// Orders by priority, then queue timestamp; gates block; plugin "Fit" registered for node adds,
+// with a hint that queues only for nodes labelled big=true.
+class FakeProfiles : public QueueProfiles {
+ public:
+  bool Less(const QueuedPodInfo& a, const QueuedPodInfo& b) const override {
+    if (a.pod().Priority() != b.pod().Priority()) return a.pod().Priority() > b.pod().Priority();
+    return a.timestamp < b.timestamp;
+  }
+  framework::Status PreEnqueue(const api::Pod& pod) const override {
+    if (pod.spec.scheduling_gates.empty()) return framework::Status::OK();
+    return framework::Status::Unresolvable("gated").WithPlugin("SchedulingGates");
+  }
+  void ForEachHint(const api::Pod&, const std::string& plugin, const ClusterEvent& event,
+                   const std::function<void(const framework::QueueingHintFn&)>& fn) const override {
+    if (plugin == "Fit" && event.resource == EventResource::kNode && (event.actions & framework::kAdd)) {
+      fn([](const api::Pod&, const EventObjects& o, framework::Status*) {
+        const api::Symbol* big = o.new_node->metadata.labels.Get(api::Symbol("big"));
+        return big != nullptr && big->str() == "true" ? framework::QueueingHint::kQueue
+                                                      : framework::QueueingHint::kSkip;
+      });
+    }
+    if (plugin == "SchedulingGates" && event.resource == EventResource::kPod &&
+        (event.actions & framework::kUpdatePodSchedulingGatesEliminated)) {
+      fn(nullptr);
+    }
+  }
+};
+
+class QueueTest : public ::testing::Test {
+ protected:
+  QueueTest() : clock_(testing::TestEpoch()), queue_(QueueOptions{}, profiles_, clock_) {}
+
+  void Add(const api::Pod& pod) { queue_.Add(framework::PodInfo::Make(pod)); }
+  std::string PopName() {
+    auto p = queue_.Pop();
+    return p ? p->pod().metadata.name : "";
+  }
+  // Pops the pod and fails it, rejected by `plugin` ("" for an error).
+  void Fail(const std::string& name, const std::string& plugin) {
+    auto p = queue_.Pop();
+    ASSERT_TRUE(p.has_value());
+    ASSERT_EQ(p->pod().metadata.name, name);
+    if (!plugin.empty()) p->unschedulable_plugins = {plugin};
+    queue_.AddUnschedulableIfNotPresent(*p);
+    queue_.Done(p->info->Key());
+  }
+  void NodeAdded(bool big) {
+    api::Node node = testing::MakeNode().Name(big ? "big" : "small").Label("big", big ? "true" : "false").Obj();
+    EventObjects o;
+    o.new_node = &node;
+    queue_.MoveAllToActiveOrBackoffQueue(ClusterEvent{EventResource::kNode, framework::kAdd, "NodeAdd"}, o);
+  }
+  void Advance(std::chrono::milliseconds d) {
+    clock_.AdvanceTo(clock_.Now() + d);
+    clock_.RunDue();
+  }
+
+  FakeProfiles profiles_;
+  sim::VirtualClock clock_;
+  SchedulingQueue queue_;
+};
+
+TEST_F(QueueTest, PopsByPriorityThenArrival) {
+  Add(MakePod().Name("low").Priority(1).Obj());
+  Advance(std::chrono::milliseconds(1));
+  Add(MakePod().Name("high").Priority(10).Obj());
+  Advance(std::chrono::milliseconds(1));
+  Add(MakePod().Name("low2").Priority(1).Obj());
+  EXPECT_EQ(PopName(), "high");
+  EXPECT_EQ(PopName(), "low");
+  EXPECT_EQ(PopName(), "low2");
+  EXPECT_EQ(PopName(), "");
+}
+
+TEST_F(QueueTest, GatedPodsWaitAsideUntilUngated) {
+  api::Pod gated = MakePod().Name("g").SchedulingGate("example.com/quota").Obj();
+  Add(gated);
+  EXPECT_EQ(queue_.NumActive(), 0u);
+  EXPECT_TRUE(queue_.IsGated("default/g"));
+  api::Pod ungated = gated;
+  ungated.spec.scheduling_gates.clear();
+  queue_.Update(gated, framework::PodInfo::Make(ungated));
+  EXPECT_FALSE(queue_.IsGated("default/g"));
+  EXPECT_EQ(PopName(), "g");
+}
+
+TEST_F(QueueTest, RejectedPodWaitsForAnEventItsPluginCaresAbout) {
+  Add(MakePod().Name("p").Obj());
+  Fail("p", "Fit");
+  EXPECT_EQ(queue_.Location("default/p"), SchedulingQueue::Where::kUnschedulable);
+  NodeAdded(/*big=*/false);  // the hint says this node cannot help
+  EXPECT_EQ(queue_.Location("default/p"), SchedulingQueue::Where::kUnschedulable);
+  NodeAdded(/*big=*/true);
+  // Attempted once: 1s backoff from the failure, which has not passed yet.
+  EXPECT_EQ(queue_.Location("default/p"), SchedulingQueue::Where::kBackoff);
+  Advance(std::chrono::milliseconds(999));
+  EXPECT_EQ(queue_.Location("default/p"), SchedulingQueue::Where::kBackoff);
+  Advance(std::chrono::milliseconds(1));
+  EXPECT_EQ(queue_.Location("default/p"), SchedulingQueue::Where::kActive);
+}
+
+TEST_F(QueueTest, BackoffDoublesUpToTheMaximum) {
+  Add(MakePod().Name("p").Obj());
+  // Errors (no rejecting plugin) always go to backoff: 1s, 2s, 4s, 8s, then capped at 10s.
+  const int expected_ms[] = {1000, 2000, 4000, 8000, 10000, 10000};
+  for (int want : expected_ms) {
+    Fail("p", "");
+    ASSERT_EQ(queue_.Location("default/p"), SchedulingQueue::Where::kBackoff);
+    Advance(std::chrono::milliseconds(want - 1));
+    EXPECT_EQ(queue_.Location("default/p"), SchedulingQueue::Where::kBackoff) << want;
+    Advance(std::chrono::milliseconds(1));
+    EXPECT_EQ(queue_.Location("default/p"), SchedulingQueue::Where::kActive) << want;
+  }
+}
+
+TEST_F(QueueTest, EventDuringTheCycleRequeuesTheFailedPod) {
+  Add(MakePod().Name("p").Obj());
+  auto p = queue_.Pop();
+  ASSERT_TRUE(p.has_value());
+  NodeAdded(/*big=*/true);  // arrives while p is being scheduled
+  p->unschedulable_plugins = {"Fit"};
+  queue_.AddUnschedulableIfNotPresent(*p);
+  queue_.Done(p->info->Key());
+  EXPECT_EQ(queue_.Location("default/p"), SchedulingQueue::Where::kBackoff);
+}
+
+TEST_F(QueueTest, UnschedulablePodsAreFlushedAfterFiveMinutes) {
+  Add(MakePod().Name("p").Obj());
+  Fail("p", "Fit");
+  Advance(std::chrono::minutes(5));
+  EXPECT_EQ(queue_.Location("default/p"), SchedulingQueue::Where::kUnschedulable);
+  Advance(std::chrono::seconds(30));
+  EXPECT_EQ(queue_.Location("default/p"), SchedulingQueue::Where::kActive);
+}
+
+TEST_F(QueueTest, ActivateMovesWaitingPods) {
+  Add(MakePod().Name("p").Obj());
+  Fail("p", "Fit");
+  queue_.Activate({"default/p"});
+  EXPECT_EQ(queue_.Location("default/p"), SchedulingQueue::Where::kActive);
+}
+
+TEST_F(QueueTest, DeleteRemovesFromEveryQueue) {
+  api::Pod a = MakePod().Name("a").Obj();
+  api::Pod b = MakePod().Name("b").Obj();
+  Add(a);
+  Add(b);
+  Fail("a", "Fit");
+  queue_.Delete(a);
+  queue_.Delete(b);
+  EXPECT_FALSE(queue_.Contains("default/a"));
+  EXPECT_FALSE(queue_.Contains("default/b"));
+  EXPECT_EQ(queue_.NumActive() + queue_.NumBackoff() + queue_.NumUnschedulable(), 0u);
+}
+
+TEST_F(QueueTest, StatusOnlyUpdatesDoNotRequeue) {
+  api::Pod p = MakePod().Name("p").Obj();
+  Add(p);
+  Fail("p", "Fit");
+  api::Pod with_condition = p;
+  with_condition.status.conditions.push_back(api::PodCondition{"PodScheduled", "False", "", "", {}});
+  queue_.Update(p, framework::PodInfo::Make(with_condition), /*status_only=*/true);
+  EXPECT_EQ(queue_.Location("default/p"), SchedulingQueue::Where::kUnschedulable);
+}
+
+TEST_F(QueueTest, NominatedPodsByNode) {
+  framework::PodInfoPtr p = framework::PodInfo::Make(MakePod().Name("p").Obj());
+  queue_.AddNominatedPod(p, api::Symbol("n1"));
+  EXPECT_EQ(queue_.NominatedPodsForNode(api::Symbol("n1")).size(), 1u);
+  queue_.AddNominatedPod(p, api::Symbol("n2"));
+  EXPECT_TRUE(queue_.NominatedPodsForNode(api::Symbol("n1")).empty());
+  queue_.DeleteNominatedPodIfExists(p->pod);
+  EXPECT_FALSE(queue_.HasNominatedPods());
+}
+
+}  // namespace
+}  // namespace muster::scheduler

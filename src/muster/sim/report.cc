@@ -1,0 +1,295 @@
+#include "muster/sim/report.h"
+
+#include <algorithm>
+#include <ostream>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include "muster/api/pod_resources.h"
+
+namespace muster::sim {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+const api::PodCondition* ScheduledCondition(const api::Pod& pod) {
+  for (const api::PodCondition& c : pod.status.conditions) {
+    if (c.type == "PodScheduled") return &c;
+  }
+  return nullptr;
+}
+
+std::string PodGroupOf(const api::Pod& pod) {
+  for (std::string_view label : {api::kPodGroupLabel, api::kLegacyPodGroupLabel}) {
+    if (const api::Symbol* g = pod.metadata.labels.Get(api::Symbol(label))) return g->string();
+  }
+  return "";
+}
+
+json ResourcesJson(const api::ResourceList& list) {
+  json out = json::object();
+  for (const auto& [name, q] : list) out[name.string()] = q.String();
+  return out;
+}
+
+api::Duration Age(const Simulation& sim, const api::ObjectMeta& meta) {
+  if (!meta.creation_timestamp) return api::Duration::zero();
+  return (kSimulationEpoch + sim.Elapsed()) - *meta.creation_timestamp;
+}
+
+// Pads columns as kubectl's tabwriter does (three spaces between columns).
+void PrintColumns(const std::vector<std::vector<std::string>>& rows, std::ostream& out) {
+  if (rows.empty()) return;
+  std::vector<size_t> widths(rows[0].size(), 0);
+  for (const auto& row : rows) {
+    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      line += row[i];
+      if (i + 1 < row.size()) line += std::string(widths[i] - row[i].size() + 3, ' ');
+    }
+    out << line << "\n";
+  }
+}
+
+void EmitYaml(YAML::Emitter& e, const json& j) {
+  switch (j.type()) {
+    case json::value_t::object:
+      e << YAML::BeginMap;
+      for (const auto& [k, v] : j.items()) {
+        e << YAML::Key << k << YAML::Value;
+        EmitYaml(e, v);
+      }
+      e << YAML::EndMap;
+      break;
+    case json::value_t::array:
+      e << YAML::BeginSeq;
+      for (const auto& v : j) EmitYaml(e, v);
+      e << YAML::EndSeq;
+      break;
+    case json::value_t::string:
+      // Quoted, so that "4" or "0s" read back as strings.
+      e << YAML::DoubleQuoted << j.get<std::string>();
+      break;
+    case json::value_t::boolean:
+      e << j.get<bool>();
+      break;
+    case json::value_t::number_integer:
+      e << j.get<int64_t>();
+      break;
+    case json::value_t::number_unsigned:
+      e << j.get<uint64_t>();
+      break;
+    case json::value_t::number_float:
+      e << j.get<double>();
+      break;
+    default:
+      e << YAML::Null;
+  }
+}
+
+}  // namespace
+
+std::string HumanDuration(api::Duration d) {
+  const int64_t seconds = std::chrono::duration_cast<std::chrono::seconds>(d).count();
+  if (seconds < 0) return "0s";
+  if (seconds < 120) return fmt::format("{}s", seconds);
+  const int64_t minutes = seconds / 60;
+  if (minutes < 10) {
+    return seconds % 60 == 0 ? fmt::format("{}m", minutes)
+                             : fmt::format("{}m{}s", minutes, seconds % 60);
+  }
+  if (minutes < 180) return fmt::format("{}m", minutes);
+  const int64_t hours = minutes / 60;
+  if (hours < 8) {
+    return minutes % 60 == 0 ? fmt::format("{}h", hours) : fmt::format("{}h{}m", hours, minutes % 60);
+  }
+  if (hours < 48) return fmt::format("{}h", hours);
+  if (hours < 24 * 8) {
+    return hours % 24 == 0 ? fmt::format("{}d", hours / 24)
+                           : fmt::format("{}d{}h", hours / 24, hours % 24);
+  }
+  if (hours < 24 * 365 * 2) return fmt::format("{}d", hours / 24);
+  return fmt::format("{}y", hours / 24 / 365);
+}
+
+std::string PodStatusText(const Simulation& sim, const api::Pod& pod) {
+  if (pod.status.phase == api::PodPhase::kPending && sim.IsGated(pod)) return "SchedulingGated";
+  return std::string(api::PodPhaseName(pod.status.phase));
+}
+
+nlohmann::ordered_json BuildResult(const Simulation& sim) {
+  const cluster::MemoryCluster& c = sim.cluster();
+  json result;
+  result["apiVersion"] = "muster.dev/v1alpha1";
+  result["kind"] = "SimulationResult";
+  result["time"] = api::FormatDuration(sim.Elapsed());
+
+  json pods = json::array();
+  int running = 0, pending = 0, succeeded = 0, failed = 0, gated = 0;
+  std::map<std::string, std::pair<api::Resource, int>> per_node;
+  for (const auto& [key, pod] : c.pods()) {
+    const std::string status = PodStatusText(sim, pod);
+    json p;
+    p["namespace"] = pod.metadata.namespace_.string();
+    p["name"] = pod.metadata.name;
+    p["phase"] = std::string(api::PodPhaseName(pod.status.phase));
+    p["status"] = status;
+    p["nodeName"] = pod.spec.node_name.string();
+    p["podGroup"] = PodGroupOf(pod);
+    auto record = sim.records().find(key);
+    const bool has_record = record != sim.records().end();
+    p["scheduledAt"] = has_record && record->second.scheduled_at
+                           ? api::FormatDuration(*record->second.scheduled_at)
+                           : "";
+    p["attempts"] = has_record ? record->second.attempts : 0;
+    const api::PodCondition* cond = ScheduledCondition(pod);
+    const bool unscheduled = cond != nullptr && cond->status == "False";
+    p["reason"] = unscheduled ? cond->reason : "";
+    p["message"] = unscheduled ? cond->message : "";
+    if (!pod.status.nominated_node_name.empty()) {
+      p["nominatedNodeName"] = pod.status.nominated_node_name.string();
+    }
+    pods.push_back(std::move(p));
+    if (status == "SchedulingGated") {
+      ++gated;
+    } else if (pod.status.phase == api::PodPhase::kPending) {
+      ++pending;
+    } else if (pod.status.phase == api::PodPhase::kRunning) {
+      ++running;
+    } else if (pod.status.phase == api::PodPhase::kSucceeded) {
+      ++succeeded;
+    } else if (pod.status.phase == api::PodPhase::kFailed) {
+      ++failed;
+    }
+    if (!pod.spec.node_name.empty() && !pod.IsTerminal()) {
+      auto& [requested, count] = per_node[pod.spec.node_name.string()];
+      requested.Add(api::PodRequests(pod));
+      ++count;
+    }
+  }
+  result["pods"] = std::move(pods);
+
+  json groups = json::array();
+  for (const auto& [key, group] : c.pod_groups()) {
+    json g;
+    g["namespace"] = group.metadata.namespace_.string();
+    g["name"] = group.metadata.name;
+    g["phase"] = std::string(api::PodGroupPhaseName(group.status.phase));
+    g["minMember"] = group.spec.min_member;
+    g["scheduled"] = group.status.scheduled;
+    g["running"] = group.status.running;
+    g["succeeded"] = group.status.succeeded;
+    g["failed"] = group.status.failed;
+    groups.push_back(std::move(g));
+  }
+  result["podGroups"] = std::move(groups);
+
+  json nodes = json::array();
+  for (const auto& [name, node] : c.nodes()) {
+    json n;
+    n["name"] = name;
+    n["allocatable"] = ResourcesJson(node.status.allocatable);
+    auto it = per_node.find(name);
+    n["requested"] = it == per_node.end() ? json::object() : ResourcesJson(it->second.first.ToList());
+    n["pods"] = it == per_node.end() ? 0 : it->second.second;
+    nodes.push_back(std::move(n));
+  }
+  result["nodes"] = std::move(nodes);
+
+  json events = json::array();
+  for (const cluster::StoredEvent& e : c.events()) {
+    json ev;
+    ev["time"] = api::FormatDuration(e.time - kSimulationEpoch);
+    ev["type"] = e.record.type;
+    ev["reason"] = e.record.reason;
+    ev["object"] = e.record.namespace_.empty() ? e.record.name
+                                               : e.record.namespace_ + "/" + e.record.name;
+    ev["message"] = e.record.message;
+    events.push_back(std::move(ev));
+  }
+  result["events"] = std::move(events);
+
+  json summary;
+  summary["pods"] = static_cast<int>(c.pods().size());
+  summary["running"] = running;
+  summary["pending"] = pending;
+  summary["succeeded"] = succeeded;
+  summary["failed"] = failed;
+  summary["gated"] = gated;
+  result["summary"] = std::move(summary);
+  return result;
+}
+
+void PrintTable(const Simulation& sim, bool wide, std::ostream& out) {
+  const cluster::MemoryCluster& c = sim.cluster();
+  bool namespaces = false;
+  for (const auto& [key, pod] : c.pods()) namespaces |= pod.metadata.namespace_.str() != "default";
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> header = {"NAME", "READY", "STATUS", "RESTARTS", "AGE", "NODE"};
+  if (namespaces) header.insert(header.begin(), "NAMESPACE");
+  if (wide) header.insert(header.end(), {"NOMINATED NODE", "PODGROUP", "ATTEMPTS", "MESSAGE"});
+  rows.push_back(header);
+  for (const auto& [key, pod] : c.pods()) {
+    const size_t containers = pod.spec.containers.size();
+    const size_t ready = pod.status.phase == api::PodPhase::kRunning ? containers : 0;
+    std::vector<std::string> row = {
+        pod.metadata.name,
+        fmt::format("{}/{}", ready, containers),
+        PodStatusText(sim, pod),
+        "0",
+        HumanDuration(Age(sim, pod.metadata)),
+        pod.spec.node_name.empty() ? "<none>" : pod.spec.node_name.string()};
+    if (namespaces) row.insert(row.begin(), pod.metadata.namespace_.string());
+    if (wide) {
+      auto record = sim.records().find(key);
+      const api::PodCondition* cond = ScheduledCondition(pod);
+      const std::string group = PodGroupOf(pod);
+      row.insert(row.end(),
+                 {pod.status.nominated_node_name.empty() ? "<none>"
+                                                         : pod.status.nominated_node_name.string(),
+                  group.empty() ? "<none>" : group,
+                  std::to_string(record == sim.records().end() ? 0 : record->second.attempts),
+                  cond != nullptr && cond->status == "False" ? cond->message : ""});
+    }
+    rows.push_back(std::move(row));
+  }
+  if (c.pods().empty()) {
+    out << "No pods.\n";
+  } else {
+    PrintColumns(rows, out);
+  }
+  if (c.pod_groups().empty()) return;
+  out << "\n";
+  rows.clear();
+  header = {"PODGROUP", "PHASE", "MINMEMBER", "SCHEDULED", "RUNNING", "SUCCEEDED", "AGE"};
+  if (namespaces) header.insert(header.begin(), "NAMESPACE");
+  rows.push_back(header);
+  for (const auto& [key, g] : c.pod_groups()) {
+    std::vector<std::string> row = {g.metadata.name,
+                                    std::string(api::PodGroupPhaseName(g.status.phase)),
+                                    std::to_string(g.spec.min_member),
+                                    std::to_string(g.status.scheduled),
+                                    std::to_string(g.status.running),
+                                    std::to_string(g.status.succeeded),
+                                    HumanDuration(Age(sim, g.metadata))};
+    if (namespaces) row.insert(row.begin(), g.metadata.namespace_.string());
+    rows.push_back(std::move(row));
+  }
+  PrintColumns(rows, out);
+}
+
+void PrintJson(const Simulation& sim, std::ostream& out) {
+  out << BuildResult(sim).dump(2) << "\n";
+}
+
+void PrintYaml(const Simulation& sim, std::ostream& out) {
+  YAML::Emitter e;
+  EmitYaml(e, BuildResult(sim));
+  out << e.c_str() << "\n";
+}
+
+}  // namespace muster::sim

@@ -1,0 +1,407 @@
+#include "muster/sim/simulation.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "muster/scheduler/events.h"
+
+namespace muster::sim {
+namespace {
+
+// Upstream's alphabet for generated name suffixes (no vowels, no look-alike digits).
+constexpr std::string_view kSuffixAlphabet = "bcdfghjklmnpqrstvwxz2456789";
+
+uint64_t Fnv1a(std::string_view s) {
+  uint64_t h = 1469598103934665603ull;
+  for (char c : s) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+api::Duration AnnotationDuration(const api::ObjectMeta& meta, std::string_view key) {
+  auto it = meta.annotations.find(std::string(key));
+  if (it == meta.annotations.end()) return api::Duration::zero();
+  return api::ParseDuration(it->second).value_or(api::Duration::zero());
+}
+
+bool HasAnnotation(const api::ObjectMeta& meta, std::string_view key) {
+  return meta.annotations.contains(std::string(key));
+}
+
+}  // namespace
+
+// A controller's object and the pods it owns.
+struct Simulation::Workload {
+  std::string kind;  // ReplicaSet, Job or StatefulSet (a Deployment runs through a ReplicaSet)
+  api::ObjectMeta meta;
+  std::string owner_kind;  // the ownerReference kind on its pods
+  api::PodTemplateSpec pod_template;
+  int32_t replicas = 0;  // ReplicaSet, StatefulSet
+  int32_t parallelism = 1;
+  std::optional<int32_t> completions;
+  bool ordered = false;  // StatefulSet OrderedReady
+  std::mt19937_64 rng;
+  std::vector<std::string> active;  // pod keys not yet finished
+  int32_t succeeded = 0;
+  int32_t next_ordinal = 0;
+};
+
+// Forwards cluster events to the scheduler's informer handlers.
+class Simulation::SchedulerAdapter final : public cluster::ClusterObserver {
+ public:
+  explicit SchedulerAdapter(scheduler::Scheduler& s) : s_(s) {}
+  void OnPodAdd(const api::Pod& pod) override { s_.OnPodAdd(pod); }
+  void OnPodUpdate(const api::Pod& o, const api::Pod& n) override { s_.OnPodUpdate(o, n); }
+  void OnPodDelete(const api::Pod& pod) override { s_.OnPodDelete(pod); }
+  void OnNodeAdd(const api::Node& node) override { s_.OnNodeAdd(node); }
+  void OnNodeUpdate(const api::Node& o, const api::Node& n) override { s_.OnNodeUpdate(o, n); }
+  void OnNodeDelete(const api::Node& node) override { s_.OnNodeDelete(node); }
+  void OnPodGroupAdd(const api::PodGroup& g) override { s_.OnPodGroupAdd(g); }
+  void OnPodGroupUpdate(const api::PodGroup& o, const api::PodGroup& n) override {
+    s_.OnPodGroupUpdate(o, n);
+  }
+  void OnPodGroupDelete(const api::PodGroup& g) override { s_.OnPodGroupDelete(g); }
+  void OnNamespaceAdd(const api::Namespace& ns) override { s_.OnNamespaceAdd(ns); }
+  void OnPodDisruptionBudgetAdd(const api::PodDisruptionBudget& pdb) override {
+    s_.OnPodDisruptionBudgetAdd(pdb);
+  }
+
+ private:
+  scheduler::Scheduler& s_;
+};
+
+Simulation::Simulation(api::Manifests manifests, SimulationOptions options)
+    : options_(options),
+      manifests_(std::move(manifests)),
+      clock_(kSimulationEpoch),
+      cluster_(clock_) {}
+
+Simulation::~Simulation() = default;
+
+std::unique_ptr<Simulation> Simulation::Create(api::Manifests manifests,
+                                               const api::SchedulerConfiguration* config,
+                                               SimulationOptions options,
+                                               const framework::Registry& registry,
+                                               const api::Plugins& default_plugins,
+                                               std::vector<std::string>* errors) {
+  std::unique_ptr<Simulation> sim(new Simulation(std::move(manifests), options));
+  sim->scheduler_ = scheduler::Scheduler::Create(config, registry, default_plugins, sim->clock_,
+                                                 sim->cluster_, options.seed, errors);
+  if (sim->scheduler_ == nullptr) return nullptr;
+  sim->priorities_ = std::make_unique<api::PriorityResolver>(sim->manifests_.priority_classes);
+  sim->adapter_ = std::make_unique<SchedulerAdapter>(*sim->scheduler_);
+  // The scheduler's informers see each change before the controllers react to it.
+  sim->cluster_.AddObserver(sim->adapter_.get());
+  sim->cluster_.AddObserver(sim.get());
+  return sim;
+}
+
+void Simulation::At(api::Duration offset, std::function<void()> fn) {
+  ++pending_actions_;
+  clock_.AddTimer(clock_.Now() + offset, [this, fn = std::move(fn)] {
+    --pending_actions_;
+    fn();
+  });
+}
+
+std::string Simulation::RandomSuffix(std::mt19937_64& rng, size_t length) const {
+  std::string s;
+  std::uniform_int_distribution<size_t> pick(0, kSuffixAlphabet.size() - 1);
+  for (size_t i = 0; i < length; ++i) s += kSuffixAlphabet[pick(rng)];
+  return s;
+}
+
+void Simulation::ScheduleCreations() {
+  api::Manifests& m = manifests_;
+  for (const api::ObjectEntry& e : m.order) {
+    auto schedule = [&](const api::ObjectMeta& meta, std::function<void()> create) {
+      At(AnnotationDuration(meta, kCreateAfter), std::move(create));
+    };
+    const size_t i = e.index;
+    if (e.kind == "Node") {
+      schedule(m.nodes[i].metadata, [this, i] {
+        api::Node node = manifests_.nodes[i];
+        const api::Duration del = AnnotationDuration(node.metadata, kDeleteAfter);
+        const bool deletes = HasAnnotation(node.metadata, kDeleteAfter);
+        const std::string name = node.metadata.name;
+        cluster_.CreateNode(std::move(node));
+        if (deletes) At(del, [this, name] { cluster_.DeleteNode(name); });
+      });
+    } else if (e.kind == "Pod") {
+      schedule(m.pods[i].metadata, [this, i] { CreatePodNow(manifests_.pods[i]); });
+    } else if (e.kind == "PodGroup") {
+      schedule(m.pod_groups[i].metadata, [this, i] {
+        api::PodGroup group = manifests_.pod_groups[i];
+        const bool deletes = HasAnnotation(group.metadata, kDeleteAfter);
+        const api::Duration del = AnnotationDuration(group.metadata, kDeleteAfter);
+        const std::string key = group.metadata.Key();
+        cluster_.CreatePodGroup(std::move(group));
+        if (deletes) At(del, [this, key] { cluster_.DeletePodGroup(key); });
+      });
+    } else if (e.kind == "Namespace") {
+      schedule(m.namespaces[i].metadata,
+               [this, i] { cluster_.CreateNamespace(manifests_.namespaces[i]); });
+    } else if (e.kind == "PodDisruptionBudget") {
+      schedule(m.pod_disruption_budgets[i].metadata, [this, i] {
+        cluster_.CreatePodDisruptionBudget(manifests_.pod_disruption_budgets[i]);
+      });
+    } else if (e.kind == "ReplicaSet" || e.kind == "Deployment" || e.kind == "Job" ||
+               e.kind == "StatefulSet") {
+      auto w = std::make_unique<Workload>();
+      if (e.kind == "ReplicaSet") {
+        const api::ReplicaSet& rs = m.replica_sets[i];
+        w->kind = "ReplicaSet";
+        w->owner_kind = "ReplicaSet";
+        w->meta = rs.metadata;
+        w->pod_template = rs.template_;
+        w->replicas = rs.replicas;
+      } else if (e.kind == "Deployment") {
+        // A Deployment's pods belong to a ReplicaSet named after the pod template's hash.
+        const api::Deployment& d = m.deployments[i];
+        w->kind = "ReplicaSet";
+        w->owner_kind = "ReplicaSet";
+        w->meta = d.metadata;
+        std::mt19937_64 hash_rng(Fnv1a(d.metadata.Key()) ^ options_.seed);
+        w->meta.name = d.metadata.name + "-" + RandomSuffix(hash_rng, 10);
+        w->pod_template = d.template_;
+        w->pod_template.metadata.labels.Set(api::Symbol("pod-template-hash"),
+                                            api::Symbol(w->meta.name.substr(d.metadata.name.size() + 1)));
+        w->replicas = d.replicas;
+      } else if (e.kind == "Job") {
+        const api::Job& j = m.jobs[i];
+        w->kind = "Job";
+        w->owner_kind = "Job";
+        w->meta = j.metadata;
+        w->pod_template = j.template_;
+        w->parallelism = j.suspend ? 0 : j.parallelism;
+        w->completions = j.completions;
+        w->pod_template.metadata.labels.Set(api::Symbol("job-name"), api::Symbol(j.metadata.name));
+      } else {
+        const api::StatefulSet& s = m.stateful_sets[i];
+        w->kind = "StatefulSet";
+        w->owner_kind = "StatefulSet";
+        w->meta = s.metadata;
+        w->pod_template = s.template_;
+        w->replicas = s.replicas;
+        w->ordered = s.pod_management_policy == api::PodManagementPolicy::kOrderedReady;
+      }
+      w->rng.seed(Fnv1a(w->meta.Key()) ^ options_.seed);
+      if (w->meta.uid.empty()) w->meta.uid = "uid-" + w->kind + "-" + w->meta.Key();
+      Workload* raw = w.get();
+      workload_by_uid_[w->meta.uid] = raw;
+      workloads_.push_back(std::move(w));
+      schedule(raw->meta, [this, raw] { CreateWorkloadPods(*raw); });
+    }
+  }
+}
+
+void Simulation::CreatePodNow(api::Pod pod) {
+  if (std::string err = priorities_->Admit(pod); !err.empty()) {
+    cluster_.RecordEvent(framework::EventRecord{"Pod", pod.metadata.namespace_.string(),
+                                                pod.metadata.name, "Warning", "FailedCreate",
+                                                "Create", err});
+    return;
+  }
+  const std::string key = pod.metadata.Key();
+  const api::ObjectMeta meta = pod.metadata;
+  if (!cluster_.CreatePod(std::move(pod)).IsSuccess()) return;
+  records_.try_emplace(key);
+  if (HasAnnotation(meta, kUngateAfter)) {
+    At(AnnotationDuration(meta, kUngateAfter), [this, key] {
+      const api::Pod* p = cluster_.GetPod(key);
+      if (p == nullptr || p->spec.scheduling_gates.empty()) return;
+      api::Pod ungated = *p;
+      ungated.spec.scheduling_gates.clear();
+      cluster_.UpdatePod(ungated);
+    });
+  }
+  if (HasAnnotation(meta, kDeleteAfter)) {
+    At(AnnotationDuration(meta, kDeleteAfter), [this, key] { cluster_.DeletePodByKey(key); });
+  }
+}
+
+void Simulation::CreatePodFor(Workload& w, int ordinal) {
+  api::Pod pod;
+  pod.metadata.labels = w.pod_template.metadata.labels;
+  pod.metadata.annotations = w.pod_template.metadata.annotations;
+  pod.metadata.annotations.erase(std::string(kCreateAfter));
+  pod.metadata.namespace_ = w.meta.namespace_;
+  if (w.kind == "StatefulSet") {
+    pod.metadata.name = fmt::format("{}-{}", w.meta.name, ordinal);
+    pod.metadata.labels.Set(api::Symbol("statefulset.kubernetes.io/pod-name"),
+                            api::Symbol(pod.metadata.name));
+  } else {
+    do {
+      pod.metadata.name = w.meta.name + "-" + RandomSuffix(w.rng, 5);
+    } while (cluster_.GetPod(pod.metadata.Key()) != nullptr);
+  }
+  api::OwnerReference owner;
+  owner.api_version = w.kind == "Job" ? "batch/v1" : "apps/v1";
+  owner.kind = w.owner_kind;
+  owner.name = w.meta.name;
+  owner.uid = w.meta.uid;
+  owner.controller = true;
+  owner.block_owner_deletion = true;
+  pod.metadata.owner_references.push_back(owner);
+  pod.spec = w.pod_template.spec;
+  const std::string key = pod.metadata.Key();
+  w.active.push_back(key);
+  CreatePodNow(std::move(pod));
+}
+
+void Simulation::CreateWorkloadPods(Workload& w) {
+  if (w.kind == "ReplicaSet") {
+    while (static_cast<int32_t>(w.active.size()) + w.succeeded < w.replicas) CreatePodFor(w, 0);
+  } else if (w.kind == "Job") {
+    int32_t want = w.parallelism;
+    if (w.completions) {
+      want = std::min(want, *w.completions - w.succeeded);
+    } else if (w.succeeded > 0) {
+      want = 0;  // without completions, the first success completes the Job
+    }
+    while (static_cast<int32_t>(w.active.size()) < want) CreatePodFor(w, 0);
+  } else if (w.kind == "StatefulSet") {
+    if (!w.ordered) {
+      while (w.next_ordinal < w.replicas) CreatePodFor(w, w.next_ordinal++);
+    } else if (w.next_ordinal < w.replicas) {
+      // OrderedReady: the next ordinal only once every earlier one runs.
+      for (const std::string& key : w.active) {
+        const api::Pod* p = cluster_.GetPod(key);
+        if (p == nullptr || p->status.phase != api::PodPhase::kRunning) return;
+      }
+      CreatePodFor(w, w.next_ordinal++);
+    }
+  }
+}
+
+bool Simulation::IsGated(const api::Pod& pod) const {
+  return !pod.spec.scheduling_gates.empty() && pod.spec.node_name.empty();
+}
+
+void Simulation::OnPodAdd(const api::Pod& pod) {
+  Changed();
+  if (!pod.spec.node_name.empty() && pod.status.phase == api::PodPhase::kPending) {
+    // Created already bound (spec.nodeName): the kubelet starts it.
+    OnPodUpdate(api::Pod{}, pod);
+  }
+}
+
+void Simulation::OnPodUpdate(const api::Pod& old_pod, const api::Pod& new_pod) {
+  const bool bound = old_pod.spec.node_name.empty() && !new_pod.spec.node_name.empty();
+  const bool phase_changed = old_pod.status.phase != new_pod.status.phase;
+  if (bound || phase_changed ||
+      scheduler::PodUpdateActions(old_pod, new_pod) != framework::kUpdatePodOther ||
+      old_pod.metadata.annotations != new_pod.metadata.annotations) {
+    Changed();
+  }
+  const std::string key = new_pod.metadata.Key();
+  if (bound) {
+    PodRecord& r = records_[key];
+    if (!r.scheduled_at) r.scheduled_at = clock_.Now() - kSimulationEpoch;
+    // The kubelet: a bound pod starts running at once; with run-for it succeeds after that.
+    At(api::Duration::zero(), [this, key] {
+      const api::Pod* p = cluster_.GetPod(key);
+      if (p == nullptr || p->status.phase != api::PodPhase::kPending) return;
+      api::Pod running = *p;
+      running.status.phase = api::PodPhase::kRunning;
+      running.status.start_time = clock_.Now();
+      for (const char* type : {"Initialized", "ContainersReady", "Ready"}) {
+        running.status.conditions.push_back(api::PodCondition{type, "True", "", "", clock_.Now()});
+      }
+      cluster_.UpdatePod(running);
+      if (HasAnnotation(running.metadata, kRunFor)) {
+        At(AnnotationDuration(running.metadata, kRunFor), [this, key] {
+          const api::Pod* q = cluster_.GetPod(key);
+          if (q == nullptr || q->status.phase != api::PodPhase::kRunning) return;
+          api::Pod done = *q;
+          done.status.phase = api::PodPhase::kSucceeded;
+          for (api::PodCondition& c : done.status.conditions) {
+            if (c.type == "Ready" || c.type == "ContainersReady") {
+              c.status = "False";
+              c.reason = "PodCompleted";
+            }
+          }
+          cluster_.UpdatePod(done);
+        });
+      }
+    });
+  }
+  // Controllers.
+  const api::OwnerReference* owner = new_pod.metadata.ControllerRef();
+  if (owner == nullptr || !phase_changed) return;
+  auto it = workload_by_uid_.find(owner->uid);
+  if (it == workload_by_uid_.end()) return;
+  Workload& w = *it->second;
+  if (new_pod.status.phase == api::PodPhase::kSucceeded) {
+    std::erase(w.active, key);
+    ++w.succeeded;
+    CreateWorkloadPods(w);
+  } else if (new_pod.status.phase == api::PodPhase::kFailed) {
+    std::erase(w.active, key);
+    CreateWorkloadPods(w);
+  } else if (new_pod.status.phase == api::PodPhase::kRunning && w.ordered) {
+    CreateWorkloadPods(w);
+  }
+}
+
+void Simulation::OnPodDelete(const api::Pod& pod) {
+  Changed();
+  const api::OwnerReference* owner = pod.metadata.ControllerRef();
+  if (owner == nullptr) return;
+  auto it = workload_by_uid_.find(owner->uid);
+  if (it == workload_by_uid_.end()) return;
+  Workload& w = *it->second;
+  const std::string key = pod.metadata.Key();
+  if (std::find(w.active.begin(), w.active.end(), key) == w.active.end()) return;
+  std::erase(w.active, key);
+  if (w.kind == "StatefulSet") {
+    // A StatefulSet recreates the same ordinal.
+    const std::string prefix = w.meta.name + "-";
+    const int ordinal = std::stoi(pod.metadata.name.substr(prefix.size()));
+    CreatePodFor(w, ordinal);
+    return;
+  }
+  CreateWorkloadPods(w);
+}
+
+bool Simulation::Settled() const {
+  if (pending_actions_ > 0 || scheduler_->HasActivePods() || scheduler_->NumWaitingPods() > 0) {
+    return false;
+  }
+  // Every pending pod has been tried since the cluster last changed: trying again would only
+  // repeat the same answer.
+  for (const framework::QueuedPodInfo* info : scheduler_->queue().PendingPods()) {
+    if (info->gated) continue;
+    auto it = attempted_at_change_.find(info->info->Key());
+    if (it == attempted_at_change_.end() || it->second != change_seq_) return false;
+  }
+  return true;
+}
+
+void Simulation::Run() {
+  ScheduleCreations();
+  const std::optional<api::Time> limit =
+      options_.until ? std::optional<api::Time>(kSimulationEpoch + *options_.until) : std::nullopt;
+  while (true) {
+    clock_.RunDue();
+    if (scheduler_->HasActivePods()) {
+      scheduler_->ScheduleOne();
+      attempted_at_change_[scheduler_->last_attempted()] = change_seq_;
+      continue;
+    }
+    if (Settled()) break;
+    const std::optional<api::Time> next = clock_.NextTimer();
+    if (!next) break;
+    if (limit && *next > *limit) {
+      clock_.AdvanceTo(*limit);
+      break;
+    }
+    clock_.AdvanceToNext();
+  }
+  for (auto& [key, record] : records_) record.attempts = scheduler_->Attempts(key);
+}
+
+}  // namespace muster::sim

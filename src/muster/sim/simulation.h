@@ -1,0 +1,111 @@
+#pragma once
+
+// `muster simulate`'s engine: an in-memory cluster on a virtual clock, the scheduler with its
+// profiles, the workload controllers (ReplicaSet, Deployment, Job, StatefulSet) that create pods,
+// and a kubelet that runs bound pods. Everything happens as timers on the virtual clock, so a run
+// is deterministic for a given input and seed, and an hour of cluster time takes milliseconds.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "muster/api/manifests.h"
+#include "muster/api/priority.h"
+#include "muster/cluster/memory.h"
+#include "muster/framework/registry.h"
+#include "muster/scheduler/scheduler.h"
+#include "muster/sim/virtual_clock.h"
+
+namespace muster::sim {
+
+// Simulated time starts here; reports show times relative to it.
+inline const api::Time kSimulationEpoch =
+    std::chrono::sys_days(std::chrono::year(2025) / 1 / 1) + std::chrono::hours(0);
+
+// The annotations of DESIGN.md's simulate contract.
+inline constexpr std::string_view kCreateAfter = "muster.dev/create-after";
+inline constexpr std::string_view kDeleteAfter = "muster.dev/delete-after";
+inline constexpr std::string_view kRunFor = "muster.dev/run-for";
+inline constexpr std::string_view kUngateAfter = "muster.dev/ungate-after";
+
+struct SimulationOptions {
+  std::optional<api::Duration> until;
+  uint64_t seed = 0;
+};
+
+// What happened to one pod, for reports.
+struct PodRecord {
+  std::optional<api::Duration> scheduled_at;
+  int attempts = 0;
+};
+
+class Simulation final : public cluster::ClusterObserver {
+ public:
+  // Builds the cluster and scheduler for `manifests`; `config` is the scheduler configuration
+  // (nullptr: the default profile). Returns nullptr with *errors filled on a bad configuration.
+  static std::unique_ptr<Simulation> Create(api::Manifests manifests,
+                                            const api::SchedulerConfiguration* config,
+                                            SimulationOptions options,
+                                            const framework::Registry& registry,
+                                            const api::Plugins& default_plugins,
+                                            std::vector<std::string>* errors);
+  ~Simulation() override;
+
+  // Runs until nothing more can happen, or to options.until.
+  void Run();
+
+  api::Duration Elapsed() const { return clock_.Now() - kSimulationEpoch; }
+  const cluster::MemoryCluster& cluster() const { return cluster_; }
+  const scheduler::Scheduler& scheduler() const { return *scheduler_; }
+  // Per pod (namespace/name).
+  const std::map<std::string, PodRecord>& records() const { return records_; }
+  bool IsGated(const api::Pod& pod) const;
+
+  // ---- ClusterObserver: the kubelet and the controllers ----
+  void OnPodAdd(const api::Pod& pod) override;
+  void OnPodUpdate(const api::Pod& old_pod, const api::Pod& new_pod) override;
+  void OnPodDelete(const api::Pod& pod) override;
+  void OnNodeAdd(const api::Node&) override { Changed(); }
+  void OnNodeUpdate(const api::Node&, const api::Node&) override { Changed(); }
+  void OnNodeDelete(const api::Node&) override { Changed(); }
+  void OnPodGroupAdd(const api::PodGroup&) override { Changed(); }
+  void OnPodGroupUpdate(const api::PodGroup&, const api::PodGroup&) override { Changed(); }
+  void OnPodGroupDelete(const api::PodGroup&) override { Changed(); }
+  void OnNamespaceAdd(const api::Namespace&) override {}
+  void OnPodDisruptionBudgetAdd(const api::PodDisruptionBudget&) override {}
+
+ private:
+  struct Workload;
+  class SchedulerAdapter;
+
+  Simulation(api::Manifests manifests, SimulationOptions options);
+  void ScheduleCreations();
+  void At(api::Duration offset_from_now, std::function<void()> fn);
+  void CreatePodNow(api::Pod pod);
+  void CreateWorkloadPods(Workload& w);
+  void CreatePodFor(Workload& w, int ordinal);
+  std::string RandomSuffix(std::mt19937_64& rng, size_t length) const;
+  void Changed() { ++change_seq_; }
+  bool Settled() const;
+
+  SimulationOptions options_;
+  api::Manifests manifests_;
+  VirtualClock clock_;
+  cluster::MemoryCluster cluster_;
+  std::unique_ptr<scheduler::Scheduler> scheduler_;
+  std::unique_ptr<SchedulerAdapter> adapter_;
+  std::unique_ptr<api::PriorityResolver> priorities_;
+  std::vector<std::unique_ptr<Workload>> workloads_;
+  std::map<std::string, Workload*> workload_by_uid_;
+  std::map<std::string, PodRecord> records_;
+  // Sim-driven timers still to fire (creations, deletions, run-for, ungating).
+  size_t pending_actions_ = 0;
+  uint64_t change_seq_ = 0;
+  std::map<std::string, uint64_t> attempted_at_change_;
+};
+
+}  // namespace muster::sim
