@@ -9,7 +9,7 @@
 //     count: 3                                      # ...are exactly this many (optional)
 //     expect: {reason: Unschedulable}               # ...and each also has these (optional)
 //
-// Values compare as text, so 3 and "3" are the same.
+// Values compare as text, so 3 and "3" are the same; a wanted value ending in "*" is a prefix.
 
 #include <filesystem>
 #include <fstream>
@@ -41,7 +41,10 @@ bool Matches(const json& element, const YAML::Node& want, std::string* mismatch 
     const std::string key = it->first.Scalar();
     const std::string expected = it->second.Scalar();
     const std::string actual = element.contains(key) ? Text(element[key]) : "<absent>";
-    if (actual != expected) {
+    const bool prefix = !expected.empty() && expected.back() == '*';
+    const bool equal = prefix ? actual.starts_with(expected.substr(0, expected.size() - 1))
+                              : actual == expected;
+    if (!equal) {
       if (mismatch) *mismatch = key + ": want \"" + expected + "\", got \"" + actual + "\"";
       return false;
     }
@@ -161,6 +164,10 @@ TEST(SimulateTest, DemoIsTheCoschedulingExample) {
     files += (files.empty() ? "" : "\n---\n") + text;
   }
   EXPECT_EQ(files + "\n", std::string(muster::cli::kDemoManifests));
+  std::ifstream cfg(fs::path(MUSTER_SOURCE_DIR) / "examples" / "config" / "coscheduling.yaml");
+  std::stringstream cfg_text;
+  cfg_text << cfg.rdbuf();
+  EXPECT_EQ(cfg_text.str(), std::string(muster::cli::kDemoConfig));
 }
 
 TEST(SimulateTest, BadFlagsExitTwo) {

@@ -2,7 +2,8 @@
 
 namespace muster::cli {
 
-// Kept equal to examples/coscheduling/*.yaml (a test checks it).
+// Kept equal to examples/coscheduling/*.yaml and examples/config/coscheduling.yaml (a test
+// checks it).
 const std::string_view kDemoManifests = R"yaml(# Three nodes, each with room for one 3-CPU nginx pod: the cluster "can only afford 3 nginx pods".
 apiVersion: v1
 kind: Node
@@ -72,6 +73,25 @@ spec:
           requests:
             cpu: 3000m
             memory: 500Mi
+)yaml";
+
+const std::string_view kDemoConfig = R"yaml(apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+leaderElection:
+  leaderElect: false
+clientConnection:
+  kubeconfig: "REPLACE_ME_WITH_KUBE_CONFIG_PATH"
+profiles:
+- schedulerName: default-scheduler
+  plugins:
+    multiPoint:
+      enabled:
+      - name: Coscheduling
+    queueSort:
+      enabled:
+        - name: Coscheduling
+      disabled:
+      - name: "*"
 )yaml";
 
 }  // namespace muster::cli

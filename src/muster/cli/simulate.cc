@@ -47,6 +47,7 @@ int RunSimulate(const SimulateFlags& flags, std::istream& in, std::ostream& out,
     err << "muster: no -f given: running the built-in demo (seed 000's coscheduling demo; see "
            "examples/coscheduling)\n";
     api::DecodeText(kDemoManifests, std::string(kDemoName), loaded);
+    if (flags.config.empty()) api::DecodeText(kDemoConfig, std::string(kDemoName) + " config", loaded);
     api::FinishLoad(loaded);
   } else {
     loaded = api::LoadManifests(flags.paths, in);

@@ -200,7 +200,18 @@ Status MemoryCluster::UpdatePodGroupStatus(const api::PodGroup& group,
 }
 
 void MemoryCluster::RecordEvent(const framework::EventRecord& event) {
-  events_.push_back(StoredEvent{clock_.Now(), event});
+  // Repeats of an event (same object, type, reason and message) are counted on the first.
+  const std::string key = fmt::format("{}\x1f{}/{}\x1f{}\x1f{}\x1f{}", event.kind,
+                                      event.namespace_, event.name, event.type, event.reason,
+                                      event.message);
+  auto [it, inserted] = event_index_.emplace(key, events_.size());
+  if (!inserted) {
+    StoredEvent& e = events_[it->second];
+    ++e.count;
+    e.last_time = clock_.Now();
+    return;
+  }
+  events_.push_back(StoredEvent{clock_.Now(), clock_.Now(), 1, event});
 }
 
 }  // namespace muster::cluster

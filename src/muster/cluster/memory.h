@@ -18,7 +18,9 @@ namespace muster::cluster {
 
 // An Event as the cluster stored it, with the time it was recorded.
 struct StoredEvent {
-  api::Time time;
+  api::Time time;       // first occurrence
+  api::Time last_time;  // latest occurrence
+  int32_t count = 1;    // occurrences, aggregated as Kubernetes' event correlator does
   framework::EventRecord record;
 };
 
@@ -75,6 +77,8 @@ class MemoryCluster final : public Cluster {
   std::map<std::string, api::Namespace> namespaces_;
   std::map<std::string, api::PodDisruptionBudget> pdbs_;
   std::vector<StoredEvent> events_;
+  // (object, type, reason, message) -> index in events_, for aggregation.
+  std::map<std::string, size_t> event_index_;
   uint64_t revision_ = 0;
   uint64_t next_uid_ = 1;
 };

@@ -28,6 +28,7 @@ class SchedulerServices {
   virtual ClusterClient& client() = 0;
   virtual const ObjectLister& lister() const = 0;
   virtual void ActivatePods(std::span<const std::string> pod_keys) = 0;
+  virtual std::vector<PodInfoPtr> NominatedPodsForNode(api::Symbol node) const = 0;
   virtual int parallelism() const = 0;
 };
 
@@ -122,6 +123,9 @@ class Framework final : public Handle {
   const ObjectLister& lister() const override { return services_.lister(); }
   void ActivatePods(std::span<const std::string> pod_keys) override {
     services_.ActivatePods(pod_keys);
+  }
+  std::vector<PodInfoPtr> NominatedPodsForNode(api::Symbol node) const override {
+    return services_.NominatedPodsForNode(node);
   }
   const Framework& framework() const override { return *this; }
   int parallelism() const override { return services_.parallelism(); }

@@ -95,6 +95,8 @@ class Handle {
   virtual const ObjectLister& lister() const = 0;
   // Moves these pods (by namespace/name) from wherever they wait in the queue to activeQ.
   virtual void ActivatePods(std::span<const std::string> pod_keys) = 0;
+  // Pods that preemption nominated to `node` (upstream PodNominator), in nomination order.
+  virtual std::vector<PodInfoPtr> NominatedPodsForNode(api::Symbol node) const = 0;
   // The profile this plugin belongs to (for preemption's what-if Filter runs).
   virtual const Framework& framework() const = 0;
   virtual int parallelism() const = 0;

@@ -78,15 +78,17 @@ bool NodeInfo::RemovePod(const api::Pod& pod) {
 
 std::vector<HostPort> PodHostPorts(const api::Pod& pod) {
   std::vector<HostPort> ports;
-  auto collect = [&](const std::vector<api::Container>& containers) {
-    for (const api::Container& c : containers) {
-      for (const api::ContainerPort& p : c.ports) {
-        if (p.host_port > 0) ports.push_back(HostPort{p.host_ip, p.protocol, p.host_port});
-      }
+  auto collect = [&](const api::Container& c) {
+    for (const api::ContainerPort& p : c.ports) {
+      if (p.host_port > 0) ports.push_back(HostPort{p.host_ip, p.protocol, p.host_port});
     }
   };
-  collect(pod.spec.init_containers);
-  collect(pod.spec.containers);
+  // App containers and sidecars hold their ports for the pod's life; ordinary init containers
+  // have finished before the app starts (upstream util.GetHostPorts).
+  for (const api::Container& c : pod.spec.containers) collect(c);
+  for (const api::Container& c : pod.spec.init_containers) {
+    if (c.restart_policy_always) collect(c);
+  }
   return ports;
 }
 

@@ -102,7 +102,7 @@ class NodeInfo {
   uint64_t generation_ = 0;
 };
 
-// The host ports a pod asks for.
+// The host ports a pod holds: its app containers' and its sidecars' (restartable init containers).
 std::vector<HostPort> PodHostPorts(const api::Pod& pod);
 
 }  // namespace muster::framework

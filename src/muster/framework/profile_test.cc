@@ -132,6 +132,7 @@ class FakeServices final : public SchedulerServices,
   ClusterClient& client() override { return *this; }
   const ObjectLister& lister() const override { return *this; }
   void ActivatePods(std::span<const std::string>) override {}
+  std::vector<PodInfoPtr> NominatedPodsForNode(api::Symbol) const override { return {}; }
   int parallelism() const override { return 1; }
 
   api::Time Now() const override { return {}; }

@@ -4,13 +4,22 @@
 #include <optional>
 #include <string>
 
+#include "muster/plugins/coscheduling/coscheduling.h"
 #include "muster/plugins/defaultbinder/default_binder.h"
+#include "muster/plugins/defaultpreemption/default_preemption.h"
+#include "muster/plugins/imagelocality/image_locality.h"
+#include "muster/plugins/interpodaffinity/inter_pod_affinity.h"
+#include "muster/plugins/nodeaffinity/node_affinity.h"
+#include "muster/plugins/nodeports/node_ports.h"
 #include "muster/plugins/nodename/node_name.h"
 #include "muster/plugins/noderesources/balanced_allocation.h"
 #include "muster/plugins/noderesources/fit.h"
 #include "muster/plugins/nodeunschedulable/node_unschedulable.h"
+#include "muster/plugins/podtopologyspread/pod_topology_spread.h"
 #include "muster/plugins/queuesort/priority_sort.h"
 #include "muster/plugins/schedulinggates/scheduling_gates.h"
+#include "muster/plugins/tainttoleration/taint_toleration.h"
+#include "muster/plugins/volumes/volumes.h"
 
 namespace muster::plugins {
 
@@ -26,16 +35,25 @@ framework::Registry InTreeRegistry() {
   add(nodename::kName, nodename::NodeName::New);
   add(noderesources::kFitName, noderesources::Fit::New);
   add(noderesources::kBalancedAllocationName, noderesources::BalancedAllocation::New);
+  add(tainttoleration::kName, tainttoleration::TaintToleration::New);
+  add(nodeaffinity::kName, nodeaffinity::NodeAffinity::New);
+  add(nodeports::kName, nodeports::NodePorts::New);
+  add(volumes::kVolumeRestrictionsName, volumes::VolumeRestrictions::New);
+  add(volumes::kNodeVolumeLimitsName, volumes::NodeVolumeLimits::New);
+  add(volumes::kVolumeBindingName, volumes::VolumeBinding::New);
+  add(volumes::kVolumeZoneName, volumes::VolumeZone::New);
+  add(podtopologyspread::kName, podtopologyspread::PodTopologySpread::New);
+  add(interpodaffinity::kName, interpodaffinity::InterPodAffinity::New);
+  add(imagelocality::kName, imagelocality::ImageLocality::New);
+  add(defaultpreemption::kName, defaultpreemption::DefaultPreemption::New);
   add(defaultbinder::kName, defaultbinder::DefaultBinder::New);
+  // Out of tree upstream (scheduler-plugins); built in here, enabled by configuration.
+  add(coscheduling::kName, coscheduling::Coscheduling::New);
   return registry;
 }
 
 api::Plugins DefaultPlugins() {
-  // Upstream's list also holds TaintToleration (weight 3), NodeAffinity (2), NodePorts,
-  // VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone, PodTopologySpread (2),
-  // InterPodAffinity (2), DefaultPreemption and ImageLocality (1). They are left out until those
-  // plugins exist: a name the registry does not know would make every profile fail to build.
-  // The order of the rest is upstream's.
+  // Upstream's v1 multiPoint list, in its order and with its weights.
   api::Plugins plugins;
   auto enable = [&](std::string_view name, std::optional<int32_t> weight = std::nullopt) {
     plugins.multi_point.enabled.push_back(api::PluginRef{std::string(name), weight});
@@ -44,8 +62,19 @@ api::Plugins DefaultPlugins() {
   enable(queuesort::kName);
   enable(nodeunschedulable::kName);
   enable(nodename::kName);
+  enable(tainttoleration::kName, 3);
+  enable(nodeaffinity::kName, 2);
+  enable(nodeports::kName);
   enable(noderesources::kFitName, 1);
+  enable(volumes::kVolumeRestrictionsName);
+  enable(volumes::kNodeVolumeLimitsName);
+  enable(volumes::kVolumeBindingName);
+  enable(volumes::kVolumeZoneName);
+  enable(podtopologyspread::kName, 2);
+  enable(interpodaffinity::kName, 2);
+  enable(defaultpreemption::kName);
   enable(noderesources::kBalancedAllocationName, 1);
+  enable(imagelocality::kName, 1);
   enable(defaultbinder::kName);
   return plugins;
 }

@@ -21,6 +21,9 @@ class UnusedHandle final : public framework::Handle {
   framework::ClusterClient& client() override { std::abort(); }
   const framework::ObjectLister& lister() const override { std::abort(); }
   void ActivatePods(std::span<const std::string>) override { std::abort(); }
+  std::vector<framework::PodInfoPtr> NominatedPodsForNode(api::Symbol) const override {
+    std::abort();
+  }
   const framework::Framework& framework() const override { std::abort(); }
   int parallelism() const override { return 1; }
 };
@@ -28,9 +31,12 @@ class UnusedHandle final : public framework::Handle {
 TEST(InTreeRegistry, RegistersEveryPluginUnderItsUpstreamName) {
   const framework::Registry registry = InTreeRegistry();
   EXPECT_EQ(registry.Names(),
-            (std::vector<std::string>{"DefaultBinder", "NodeName",
-                                      "NodeResourcesBalancedAllocation", "NodeResourcesFit",
-                                      "NodeUnschedulable", "PrioritySort", "SchedulingGates"}));
+            (std::vector<std::string>{
+                "Coscheduling", "DefaultBinder", "DefaultPreemption", "ImageLocality",
+                "InterPodAffinity", "NodeAffinity", "NodeName", "NodePorts",
+                "NodeResourcesBalancedAllocation", "NodeResourcesFit", "NodeUnschedulable",
+                "NodeVolumeLimits", "PodTopologySpread", "PrioritySort", "SchedulingGates",
+                "TaintToleration", "VolumeBinding", "VolumeRestrictions", "VolumeZone"}));
   UnusedHandle handle;
   for (const std::string& name : registry.Names()) {
     SCOPED_TRACE(name);
@@ -68,8 +74,19 @@ TEST(DefaultPlugins, UpstreamMultiPointOrderAndWeights) {
       {"PrioritySort", std::nullopt},
       {"NodeUnschedulable", std::nullopt},
       {"NodeName", std::nullopt},
+      {"TaintToleration", 3},
+      {"NodeAffinity", 2},
+      {"NodePorts", std::nullopt},
       {"NodeResourcesFit", 1},
+      {"VolumeRestrictions", std::nullopt},
+      {"NodeVolumeLimits", std::nullopt},
+      {"VolumeBinding", std::nullopt},
+      {"VolumeZone", std::nullopt},
+      {"PodTopologySpread", 2},
+      {"InterPodAffinity", 2},
+      {"DefaultPreemption", std::nullopt},
       {"NodeResourcesBalancedAllocation", 1},
+      {"ImageLocality", 1},
       {"DefaultBinder", std::nullopt}};
   EXPECT_EQ(got, want);
   EXPECT_TRUE(plugins.multi_point.disabled.empty());

@@ -133,10 +133,42 @@ const framework::PodInfo* Cache::GetPod(const std::string& key) const {
   return it == pod_states_.end() ? nullptr : it->second.info.get();
 }
 
+void Cache::TrackImages(const api::Node& node, bool add) {
+  const api::Symbol name(node.metadata.name);
+  for (const api::ContainerImage& image : node.status.images) {
+    for (const std::string& image_name : image.names) {
+      auto& [size, nodes] = image_nodes_[image_name];
+      if (add) {
+        if (nodes.empty()) size = image.size_bytes;
+        if (std::find(nodes.begin(), nodes.end(), name) == nodes.end()) nodes.push_back(name);
+      } else {
+        std::erase(nodes, name);
+      }
+      // Every node with this image now sees a different count.
+      for (api::Symbol other : nodes) Touch(other);
+      if (nodes.empty()) image_nodes_.erase(image_name);
+    }
+  }
+}
+
+std::vector<framework::ImageState> Cache::ImageStatesOf(const api::Node& node) const {
+  std::vector<framework::ImageState> states;
+  for (const api::ContainerImage& image : node.status.images) {
+    for (const std::string& image_name : image.names) {
+      auto it = image_nodes_.find(image_name);
+      if (it == image_nodes_.end()) continue;
+      states.push_back(framework::ImageState{image_name, image.size_bytes,
+                                             static_cast<int32_t>(it->second.second.size())});
+    }
+  }
+  return states;
+}
+
 void Cache::AddNode(const api::Node& node) {
   const api::Symbol name(node.metadata.name);
   framework::NodeInfo& info = NodeInfoFor(name);
   info.SetNode(std::make_shared<const api::Node>(node));
+  TrackImages(node, true);
   const std::string zone = ZoneKey(node);
   auto z = std::find_if(zones_.begin(), zones_.end(), [&](const auto& e) { return e.first == zone; });
   if (z == zones_.end()) {
@@ -160,7 +192,9 @@ void Cache::UpdateNode(const api::Node& node) {
     AddNode(node);
     return;
   }
+  TrackImages(*it->second.node(), false);
   it->second.SetNode(std::make_shared<const api::Node>(node));
+  TrackImages(node, true);
   Touch(name);
 }
 
@@ -171,6 +205,7 @@ void Cache::RemoveNode(const api::Node& node) {
   order_changed_ = true;
   auto it = nodes_.find(name);
   if (it == nodes_.end()) return;
+  if (it->second.node() != nullptr) TrackImages(*it->second.node(), false);
   if (it->second.pods().empty()) {
     nodes_.erase(it);
     dirty_.push_back(name);
@@ -207,6 +242,7 @@ void Cache::UpdateSnapshot(framework::Snapshot& snapshot) {
     }
     const framework::NodeInfo* old = snapshot.Get(name);
     if (old == nullptr) order_changed_ = true;
+    it->second.SetImageStates(ImageStatesOf(*it->second.node()));
     if (old == nullptr ||
         old->pods_with_affinity().size() != it->second.pods_with_affinity().size() ||
         old->pods_with_required_anti_affinity().size() !=

@@ -77,6 +77,9 @@ class Cache {
   void RemovePodFromNode(const api::Pod& pod, api::Symbol node);
   void Touch(api::Symbol node);
   void RebuildOrder();
+  // Keeps image_nodes_ in step with a node's images (`add` false: the node's images go away).
+  void TrackImages(const api::Node& node, bool add);
+  std::vector<framework::ImageState> ImageStatesOf(const api::Node& node) const;
 
   std::unordered_map<api::Symbol, framework::NodeInfo> nodes_;
   std::unordered_map<std::string, PodState> pod_states_;
@@ -86,6 +89,8 @@ class Cache {
   uint64_t generation_ = 0;
   std::vector<api::Symbol> dirty_;
   bool order_changed_ = true;
+  // Image name -> its size and the nodes that have it, for ImageLocality's spread.
+  std::map<std::string, std::pair<int64_t, std::vector<api::Symbol>>> image_nodes_;
 };
 
 // The zone of a node as upstream's GetZoneKey: region and zone labels joined; "" without them.

@@ -132,3 +132,26 @@ TEST(CacheTest, RemovedNodeLeavesSnapshotButPodsKeepItsInfo) {
 
 }  // namespace
 }  // namespace muster::scheduler
+
+namespace muster::scheduler {
+namespace {
+
+TEST(CacheTest, ImageStatesCountNodesWithTheImage) {
+  Cache cache;
+  cache.AddNode(testing::MakeNode().Name("n1").Image("nginx:1.25", 100).Obj());
+  framework::Snapshot snap;
+  cache.UpdateSnapshot(snap);
+  ASSERT_EQ(snap.Get(api::Symbol("n1"))->image_states().size(), 1u);
+  EXPECT_EQ(snap.Get(api::Symbol("n1"))->image_states()[0].num_nodes, 1);
+  api::Node n2 = testing::MakeNode().Name("n2").Image("nginx:1.25", 100).Obj();
+  cache.AddNode(n2);
+  cache.UpdateSnapshot(snap);
+  EXPECT_EQ(snap.Get(api::Symbol("n1"))->image_states()[0].num_nodes, 2) << "n1 refreshed too";
+  EXPECT_EQ(snap.Get(api::Symbol("n2"))->image_states()[0].size_bytes, 100);
+  cache.RemoveNode(n2);
+  cache.UpdateSnapshot(snap);
+  EXPECT_EQ(snap.Get(api::Symbol("n1"))->image_states()[0].num_nodes, 1);
+}
+
+}  // namespace
+}  // namespace muster::scheduler

@@ -247,6 +247,7 @@ void SchedulingQueue::Update(const api::Pod& old_pod, framework::PodInfoPtr new_
     objects.new_pod = &new_pod->pod;
     const Strategy strategy = WorthRequeuing(*e, event, objects);
     if (strategy != Strategy::kSkip) {
+      ++event_moves_;
       Requeue(e, strategy);
       if (e->where != Where::kUnschedulable) return;
     }
@@ -307,12 +308,14 @@ void SchedulingQueue::AddUnschedulableIfNotPresent(QueuedPodInfo info) {
     strategy = Strategy::kAfterBackoff;  // an error, not a rejection: retry after backoff
   } else if (e->force_activate) {
     strategy = Strategy::kAfterBackoff;
+    ++event_moves_;
   } else {
     for (const RecordedEvent& r : in_flight_events_) {
       if (r.seq <= e->popped_at_event) continue;
       strategy = std::max(strategy, WorthRequeuing(*e, r.event, r.View()));
       if (strategy == Strategy::kImmediately) break;
     }
+    if (strategy != Strategy::kSkip) ++event_moves_;
   }
   Requeue(e, strategy);
 }
@@ -385,7 +388,10 @@ void SchedulingQueue::MoveAllToActiveOrBackoffQueue(const ClusterEvent& event,
   }
   for (Entry* e : candidates) {
     const Strategy strategy = WorthRequeuing(*e, event, objects);
-    if (strategy != Strategy::kSkip) Requeue(e, strategy);
+    if (strategy != Strategy::kSkip) {
+      ++event_moves_;
+      Requeue(e, strategy);
+    }
   }
 }
 
@@ -397,7 +403,10 @@ void SchedulingQueue::Activate(const std::vector<std::string>& pod_keys) {
       if (e->in_flight) e->force_activate = true;
       continue;
     }
-    if (*e->where == Where::kUnschedulable || *e->where == Where::kBackoff) MoveToActive(e);
+    if (*e->where == Where::kUnschedulable || *e->where == Where::kBackoff) {
+      ++event_moves_;
+      MoveToActive(e);
+    }
   }
 }
 
@@ -442,7 +451,10 @@ void SchedulingQueue::FlushUnschedulableLeftover() {
       stale.push_back(e);
     }
   }
-  for (Entry* e : stale) Requeue(e, Strategy::kAfterBackoff);
+  for (Entry* e : stale) {
+    ++event_moves_;
+    Requeue(e, Strategy::kAfterBackoff);
+  }
   if (!unschedulable_.empty()) ScheduleFlush();
 }
 

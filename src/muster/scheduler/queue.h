@@ -80,6 +80,9 @@ class SchedulingQueue {
   // Moves these pods (namespace/name) to activeQ from wherever they wait.
   void Activate(const std::vector<std::string>& pod_keys);
 
+  // How many times an event (or an activation) has moved a pod towards a retry: changes inside
+  // the scheduler that a pod's earlier attempt could not have seen.
+  uint64_t event_moves() const { return event_moves_; }
   size_t NumActive() const;
   size_t NumBackoff() const;
   size_t NumUnschedulable() const { return unschedulable_.size(); }
@@ -128,6 +131,7 @@ class SchedulingQueue {
   std::map<std::string, Entry*> unschedulable_;  // ordered: moves happen in a stable order
   uint64_t sequence_ = 0;                         // insertion order, the final tie-break
   uint64_t event_sequence_ = 0;
+  uint64_t event_moves_ = 0;
   std::deque<RecordedEvent> in_flight_events_;
   size_t in_flight_ = 0;
   std::optional<framework::Clock::TimerId> backoff_timer_;

@@ -87,6 +87,9 @@ class Scheduler final : public framework::SchedulerServices,
   framework::ClusterClient& client() override { return client_; }
   const framework::ObjectLister& lister() const override { return *this; }
   void ActivatePods(std::span<const std::string> pod_keys) override;
+  std::vector<framework::PodInfoPtr> NominatedPodsForNode(api::Symbol node) const override {
+    return queue_.NominatedPodsForNode(node);
+  }
   int parallelism() const override { return options_.parallelism; }
 
   // ---- QueueProfiles ----

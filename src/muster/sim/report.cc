@@ -209,6 +209,10 @@ nlohmann::ordered_json BuildResult(const Simulation& sim) {
     ev["object"] = e.record.namespace_.empty() ? e.record.name
                                                : e.record.namespace_ + "/" + e.record.name;
     ev["message"] = e.record.message;
+    if (e.count > 1) {
+      ev["count"] = e.count;
+      ev["lastTime"] = api::FormatDuration(e.last_time - kSimulationEpoch);
+    }
     events.push_back(std::move(ev));
   }
   result["events"] = std::move(events);

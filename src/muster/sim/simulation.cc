@@ -96,6 +96,10 @@ std::unique_ptr<Simulation> Simulation::Create(api::Manifests manifests,
   // The scheduler's informers see each change before the controllers react to it.
   sim->cluster_.AddObserver(sim->adapter_.get());
   sim->cluster_.AddObserver(sim.get());
+  Simulation* raw = sim.get();
+  sim->pod_groups_ = std::make_unique<PodGroupController>(
+      sim->cluster_, [raw](std::function<void()> fn) { raw->At(api::Duration::zero(), std::move(fn)); });
+  sim->cluster_.AddObserver(sim->pod_groups_.get());
   return sim;
 }
 
@@ -367,36 +371,67 @@ void Simulation::OnPodDelete(const api::Pod& pod) {
   CreateWorkloadPods(w);
 }
 
-bool Simulation::Settled() const {
-  if (pending_actions_ > 0 || scheduler_->HasActivePods() || scheduler_->NumWaitingPods() > 0) {
-    return false;
+bool Simulation::Settled(bool stalled) const {
+  if (pending_actions_ > 0) return false;
+  if (stalled) return true;
+  const std::vector<const framework::QueuedPodInfo*> pending = scheduler_->queue().PendingPods();
+  // Retries driven by the scheduler's own events (a gang released, siblings activated) can go on
+  // in time without the cluster changing, as upstream's would. Once the cluster has stopped
+  // changing, pods get a bounded number of further attempts.
+  if (attempts_since_change_ > 10 * (pending.size() + scheduler_->NumWaitingPods()) + 100) {
+    return true;
   }
-  // Every pending pod has been tried since the cluster last changed: trying again would only
-  // repeat the same answer.
-  for (const framework::QueuedPodInfo* info : scheduler_->queue().PendingPods()) {
+  if (scheduler_->HasActivePods() || scheduler_->NumWaitingPods() > 0) return false;
+  // Every pending pod has been tried since anything last changed (in the cluster or in the
+  // queue): trying again would only repeat the same answer.
+  for (const framework::QueuedPodInfo* info : pending) {
     if (info->gated) continue;
     auto it = attempted_at_change_.find(info->info->Key());
-    if (it == attempted_at_change_.end() || it->second != change_seq_) return false;
+    if (it == attempted_at_change_.end() || it->second != StateSeq()) return false;
   }
   return true;
 }
 
 void Simulation::Run() {
   ScheduleCreations();
-  const std::optional<api::Time> limit =
-      options_.until ? std::optional<api::Time>(kSimulationEpoch + *options_.until) : std::nullopt;
+  const bool has_limit = options_.until.has_value();
+  const api::Time limit = kSimulationEpoch + options_.until.value_or(api::Duration::zero());
+  // A gang that cannot form can cycle without end at one instant (its pods wait at Permit, a
+  // sibling fails, PostFilter rejects them all, Permit activates them again), as upstream's
+  // scheduler would keep cycling in real time. Past this many attempts at one instant with no
+  // change to the cluster, scheduling pauses until time moves or the cluster changes.
+  api::Time instant = clock_.Now();
+  uint64_t instant_seq = change_seq_;
+  size_t attempts_at_instant = 0;
+  bool stalled = false;
   while (true) {
     clock_.RunDue();
-    if (scheduler_->HasActivePods()) {
-      scheduler_->ScheduleOne();
-      attempted_at_change_[scheduler_->last_attempted()] = change_seq_;
-      continue;
+    if (clock_.Now() != instant || change_seq_ != instant_seq) {
+      instant = clock_.Now();
+      instant_seq = change_seq_;
+      attempts_at_instant = 0;
+      stalled = false;
     }
-    if (Settled()) break;
+    if (!stalled && scheduler_->HasActivePods()) {
+      if (++attempts_at_instant > 4 * cluster_.pods().size() + 64) {
+        stalled = true;
+      } else {
+        const uint64_t seen = StateSeq();
+        if (budget_seq_ != change_seq_) {
+          budget_seq_ = change_seq_;
+          attempts_since_change_ = 0;
+        }
+        ++attempts_since_change_;
+        scheduler_->ScheduleOne();
+        attempted_at_change_[scheduler_->last_attempted()] = seen;
+        continue;
+      }
+    }
+    if (Settled(stalled)) break;
     const std::optional<api::Time> next = clock_.NextTimer();
     if (!next) break;
-    if (limit && *next > *limit) {
-      clock_.AdvanceTo(*limit);
+    if (has_limit && *next > limit) {
+      clock_.AdvanceTo(limit);
       break;
     }
     clock_.AdvanceToNext();

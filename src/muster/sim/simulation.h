@@ -18,6 +18,7 @@
 #include "muster/cluster/memory.h"
 #include "muster/framework/registry.h"
 #include "muster/scheduler/scheduler.h"
+#include "muster/sim/podgroup_controller.h"
 #include "muster/sim/virtual_clock.h"
 
 namespace muster::sim {
@@ -90,7 +91,13 @@ class Simulation final : public cluster::ClusterObserver {
   void CreatePodFor(Workload& w, int ordinal);
   std::string RandomSuffix(std::mt19937_64& rng, size_t length) const;
   void Changed() { ++change_seq_; }
-  bool Settled() const;
+  // The cluster's changes plus the scheduler's own event-driven requeues: what a pod's attempt
+  // saw.
+  uint64_t StateSeq() const { return change_seq_ + scheduler_->queue().event_moves(); }
+  // Nothing more can happen: no simulation action is due, and every pending pod has been tried
+  // since the cluster last changed. `stalled`: scheduling at this instant is going round in
+  // circles (see Run), so the pods still active and waiting count as tried.
+  bool Settled(bool stalled) const;
 
   SimulationOptions options_;
   api::Manifests manifests_;
@@ -98,6 +105,7 @@ class Simulation final : public cluster::ClusterObserver {
   cluster::MemoryCluster cluster_;
   std::unique_ptr<scheduler::Scheduler> scheduler_;
   std::unique_ptr<SchedulerAdapter> adapter_;
+  std::unique_ptr<PodGroupController> pod_groups_;
   std::unique_ptr<api::PriorityResolver> priorities_;
   std::vector<std::unique_ptr<Workload>> workloads_;
   std::map<std::string, Workload*> workload_by_uid_;
@@ -105,6 +113,9 @@ class Simulation final : public cluster::ClusterObserver {
   // Sim-driven timers still to fire (creations, deletions, run-for, ungating).
   size_t pending_actions_ = 0;
   uint64_t change_seq_ = 0;
+  // Attempts since the cluster last changed (for the retry budget in Settled).
+  uint64_t budget_seq_ = 0;
+  uint64_t attempts_since_change_ = 0;
   std::map<std::string, uint64_t> attempted_at_change_;
 };
 

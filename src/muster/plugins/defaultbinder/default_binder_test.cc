@@ -47,6 +47,9 @@ class ClientOnlyHandle final : public framework::Handle {
   framework::ClusterClient& client() override { return client_; }
   const framework::ObjectLister& lister() const override { std::abort(); }
   void ActivatePods(std::span<const std::string>) override { std::abort(); }
+  std::vector<framework::PodInfoPtr> NominatedPodsForNode(api::Symbol) const override {
+    std::abort();
+  }
   const framework::Framework& framework() const override { std::abort(); }
   int parallelism() const override { return 1; }
 

@@ -31,8 +31,8 @@ class BalancedAllocation final : public framework::PreScorePlugin, public framew
 
   std::string_view Name() const override { return kBalancedAllocationName; }
 
-  // Skip for a pod that requests none of the scored resources: every node would score the same,
-  // and upstream found that crowding best-effort pods onto one node (kubernetes#129138).
+  // Skip for a pod that requests none of the scored resources: upstream found that scoring such
+  // pods piles them onto the same nodes (kubernetes#129138).
   framework::Status PreScore(framework::CycleState& state, const framework::PodInfo& pod,
                              std::span<framework::NodeInfo* const> feasible) override;
   framework::Status Score(const framework::CycleState& state, const framework::PodInfo& pod,

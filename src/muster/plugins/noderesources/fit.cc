@@ -1,6 +1,7 @@
 #include "muster/plugins/noderesources/fit.h"
 
 #include <algorithm>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -36,13 +37,12 @@ struct PreScoreState final : framework::StateData {
 
 enum class Shortage : uint8_t { kPods, kCpu, kMemory, kEphemeralStorage, kScalar };
 
-// The fit check itself, allocation-free: calls `report` for each shortage, in upstream's order.
-// `name` is set for kScalar only.
+// The fit check itself, allocation-free: calls `report` for each shortage, in upstream's order,
+// on a node with `allocatable`, of which `requested` is taken by `pods` pods. `name` is set for
+// kScalar only.
 template <typename Report>
-void CheckFit(const api::Resource& request, const framework::NodeInfo& node, Report&& report) {
-  const api::Resource& allocatable = node.allocatable();
-  const api::Resource& requested = node.requested();
-  const auto pods = static_cast<int64_t>(node.pods().size());
+void CheckFit(const api::Resource& request, const api::Resource& allocatable,
+              const api::Resource& requested, int64_t pods, Report&& report) {
   if (pods + 1 > allocatable.allowed_pod_number) {
     // A full node is never unresolvable: preemption frees pod slots.
     report(Shortage::kPods, api::Symbol(), 1, pods, allocatable.allowed_pod_number, false);
@@ -60,6 +60,12 @@ void CheckFit(const api::Resource& request, const framework::NodeInfo& node, Rep
   for (const auto& [name, want] : request.scalar) {
     check(Shortage::kScalar, name, want, requested.Scalar(name), allocatable.Scalar(name));
   }
+}
+
+template <typename Report>
+void CheckFit(const api::Resource& request, const framework::NodeInfo& node, Report&& report) {
+  CheckFit(request, node.allocatable(), node.requested(), static_cast<int64_t>(node.pods().size()),
+           std::forward<Report>(report));
 }
 
 std::string_view ResourceName(Shortage kind, api::Symbol name) {
@@ -269,14 +275,16 @@ QueueingHint Fit::IsSchedulableAfterPodEvent(const api::Pod& pod, const EventObj
 QueueingHint Fit::IsSchedulableAfterNodeChange(const api::Pod& pod, const EventObjects& event,
                                                Status* error) const {
   if (event.new_node == nullptr) return Misdelivered(error, "node event without the new node");
-  // Upstream checks the whole request here, ignored resources included.
+  // Whether the pod fits the node while empty (upstream isFit), checking the whole request,
+  // ignored resources included, as upstream does.
   const api::Resource request = api::PodRequests(pod);
-  const framework::NodeInfo modified(std::make_shared<api::Node>(*event.new_node));
-  if (!Fits(request, modified).empty()) return QueueingHint::kSkip;
+  const api::Resource allocatable = api::Resource::FromList(event.new_node->status.allocatable);
+  bool fits = true;
+  CheckFit(request, allocatable, api::Resource(), 0, [&](auto&&...) { fits = false; });
+  if (!fits) return QueueingHint::kSkip;
   if (event.old_node == nullptr) return QueueingHint::kQueue;
   return HaveAnyRequestedResourcesIncreased(
-             request, api::Resource::FromList(event.old_node->status.allocatable),
-             modified.allocatable())
+             request, api::Resource::FromList(event.old_node->status.allocatable), allocatable)
              ? QueueingHint::kQueue
              : QueueingHint::kSkip;
 }

@@ -1,0 +1,333 @@
+#include "muster/plugins/coscheduling/coscheduling.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "muster/plugins/args.h"
+
+namespace muster::plugins::coscheduling {
+
+using framework::Status;
+
+namespace {
+
+const api::Symbol kLabel(api::kPodGroupLabel);
+const api::Symbol kLegacyLabel(api::kLegacyPodGroupLabel);
+
+// A pod with a scheduling gate still counts as a member, but not as one that can be scheduled.
+bool Gated(const api::Pod& pod) { return !pod.spec.scheduling_gates.empty(); }
+
+}  // namespace
+
+std::string_view PodGroupLabel(const api::Pod& pod) {
+  if (const api::Symbol* g = pod.metadata.labels.Get(kLabel)) return g->str();
+  if (const api::Symbol* g = pod.metadata.labels.Get(kLegacyLabel)) return g->str();
+  return {};
+}
+
+std::optional<CoschedulingArgs> DecodeArgs(const framework::PluginArgs& args, std::string* error) {
+  ArgsErrors errors(args.error_prefix);
+  ArgsObject root(errors, args.args, "",
+                  {"apiVersion", "kind", "permitWaitingTimeSeconds", "podGroupBackoffSeconds",
+                   "podGroupRejectPercentage"});
+  CheckArgsKind(root, kName);
+  CoschedulingArgs out;
+  if (auto v = root.Int("permitWaitingTimeSeconds", INT64_MIN, INT64_MAX)) {
+    out.permit_waiting_time_seconds = *v;
+  }
+  if (auto v = root.Int("podGroupBackoffSeconds", INT64_MIN, INT64_MAX)) {
+    out.pod_group_backoff_seconds = *v;
+  }
+  if (auto v = root.Int("podGroupRejectPercentage", INT64_MIN, INT64_MAX)) {
+    out.pod_group_reject_percentage = *v;
+  }
+  // Upstream ValidateCoschedulingArgs.
+  if (out.permit_waiting_time_seconds < 0) {
+    errors.Add("permitWaitingTimeSeconds",
+               fmt::format("Invalid value: {}: must be greater than 0", out.permit_waiting_time_seconds));
+  }
+  if (out.pod_group_backoff_seconds < 0) {
+    errors.Add("podGroupBackoffSeconds",
+               fmt::format("Invalid value: {}: must be greater than 0", out.pod_group_backoff_seconds));
+  }
+  if (out.pod_group_reject_percentage < 0 || out.pod_group_reject_percentage > 100) {
+    errors.Add("podGroupRejectPercentage",
+               fmt::format("Invalid value: {}: must be between 0 and 100",
+                           out.pod_group_reject_percentage));
+  }
+  if (!errors.empty()) {
+    *error = errors.Joined();
+    return std::nullopt;
+  }
+  return out;
+}
+
+std::unique_ptr<framework::Plugin> Coscheduling::New(const framework::PluginArgs& args,
+                                                     framework::Handle& handle,
+                                                     std::string* error) {
+  std::optional<CoschedulingArgs> decoded = DecodeArgs(args, error);
+  if (!decoded) return nullptr;
+  return std::make_unique<Coscheduling>(*decoded, handle);
+}
+
+const api::PodGroup* Coscheduling::GroupOf(const api::Pod& pod) const {
+  const std::string_view group = PodGroupLabel(pod);
+  if (group.empty()) return nullptr;
+  return handle_.lister().GetPodGroup(pod.metadata.namespace_, group);
+}
+
+std::vector<const api::Pod*> Coscheduling::GroupPods(api::Symbol ns, std::string_view group) const {
+  std::vector<const api::Pod*> pods;
+  const api::Symbol value(group);
+  for (api::Symbol label : {kLabel, kLegacyLabel}) {
+    for (const api::Pod* p : handle_.lister().PodsWithLabel(ns, label, value)) {
+      if (p->IsTerminal() || p->metadata.deletion_timestamp) continue;
+      if (label == kLegacyLabel && p->metadata.labels.Has(kLabel)) continue;  // counted already
+      pods.push_back(p);
+    }
+  }
+  return pods;
+}
+
+int Coscheduling::CountAssigned(api::Symbol ns, std::string_view group) const {
+  int count = 0;
+  for (const framework::NodeInfo* node : handle_.snapshot().List()) {
+    for (const framework::PodInfoPtr& p : node->pods()) {
+      if (p->pod.metadata.namespace_ == ns && PodGroupLabel(p->pod) == group &&
+          !p->pod.spec.node_name.empty() && !p->pod.IsTerminal()) {
+        ++count;
+      }
+    }
+  }
+  return count;
+}
+
+api::Time Coscheduling::SortTime(const framework::QueuedPodInfo& info) const {
+  const api::Pod& pod = info.pod();
+  if (const api::PodGroup* group = GroupOf(pod)) {
+    auto failed = last_failure_.find(group->metadata.Key());
+    if (failed != last_failure_.end()) return failed->second;
+    if (group->metadata.creation_timestamp) return *group->metadata.creation_timestamp;
+  }
+  return info.initial_attempt_timestamp;
+}
+
+bool Coscheduling::Less(const framework::QueuedPodInfo& a,
+                        const framework::QueuedPodInfo& b) const {
+  const int32_t pa = a.pod().Priority(), pb = b.pod().Priority();
+  if (pa != pb) return pa > pb;
+  const api::Time ta = SortTime(a), tb = SortTime(b);
+  if (ta != tb) return ta < tb;
+  return a.pod().metadata.Key() < b.pod().metadata.Key();
+}
+
+bool Coscheduling::BackedOff(const std::string& group_key) const {
+  auto it = backed_off_.find(group_key);
+  return it != backed_off_.end() && handle_.clock().Now() < it->second;
+}
+
+bool Coscheduling::Permitted(const std::string& group_key) const {
+  auto it = permitted_.find(group_key);
+  return it != permitted_.end() && handle_.clock().Now() < it->second;
+}
+
+Status Coscheduling::PreFilter(framework::CycleState&, const framework::PodInfo& pod_info,
+                               std::span<framework::NodeInfo* const> nodes,
+                               framework::PreFilterResult*) {
+  const api::Pod& pod = pod_info.pod;
+  const api::PodGroup* group = GroupOf(pod);
+  // Not in a group, or its PodGroup does not exist (Permit turns the latter away).
+  if (group == nullptr) return Status::OK();
+  const std::string key = group->metadata.Key();
+  // Failures here are UnschedulableAndUnresolvable: preemption cannot form a group.
+  if (BackedOff(key)) {
+    return Status::Unresolvable(fmt::format("podGroup {} failed recently", key));
+  }
+  const std::vector<const api::Pod*> members = GroupPods(pod.metadata.namespace_,
+                                                         group->metadata.name);
+  const int32_t min_member = group->spec.min_member;
+  if (static_cast<int32_t>(members.size()) < min_member) {
+    return Status::Unresolvable(fmt::format(
+        "pre-filter pod {} cannot find enough sibling pods, current pods number: {}, minMember of "
+        "group: {}",
+        pod.metadata.name, members.size(), min_member));
+  }
+  const auto ungated = std::count_if(members.begin(), members.end(),
+                                     [](const api::Pod* p) { return !Gated(*p); });
+  if (ungated < min_member) {
+    return Status::Unresolvable(fmt::format(
+        "pre-filter pod {} cannot find enough sibling pods without scheduling gates, current "
+        "ungated pods number: {}, minMember of group: {}",
+        pod.metadata.name, ungated, min_member));
+  }
+  if (group->spec.min_resources.empty() || Permitted(key)) return Status::OK();
+
+  // minResources (with pods = minMember) against the cluster's free capacity, counting this
+  // group's own pods as free: summed over nodes until the request is covered.
+  api::Resource need = api::Resource::FromList(group->spec.min_resources);
+  need.allowed_pod_number = min_member;
+  for (const framework::NodeInfo* node : nodes) {
+    if (node->node() == nullptr) continue;
+    api::Resource free = node->allocatable();
+    free.allowed_pod_number = node->allocatable().allowed_pod_number;
+    const api::Resource& used = node->requested();
+    free.milli_cpu -= used.milli_cpu;
+    free.memory -= used.memory;
+    free.ephemeral_storage -= used.ephemeral_storage;
+    free.allowed_pod_number -= static_cast<int64_t>(node->pods().size());
+    for (const auto& [name, value] : used.scalar) free.AddScalar(name, -value);
+    for (const framework::PodInfoPtr& p : node->pods()) {
+      if (p->pod.metadata.namespace_ == pod.metadata.namespace_ &&
+          PodGroupLabel(p->pod) == group->metadata.name) {
+        free.milli_cpu += p->requests.milli_cpu;
+        free.memory += p->requests.memory;
+        free.ephemeral_storage += p->requests.ephemeral_storage;
+        free.allowed_pod_number += 1;
+        for (const auto& [name, value] : p->requests.scalar) free.AddScalar(name, value);
+      }
+    }
+    need.milli_cpu -= std::max<int64_t>(free.milli_cpu, 0);
+    need.memory -= std::max<int64_t>(free.memory, 0);
+    need.ephemeral_storage -= std::max<int64_t>(free.ephemeral_storage, 0);
+    need.allowed_pod_number -= std::max<int64_t>(free.allowed_pod_number, 0);
+    for (auto& [name, value] : need.scalar) value -= std::max<int64_t>(free.Scalar(name), 0);
+  }
+  std::vector<std::string> gap;
+  if (need.milli_cpu > 0) {
+    gap.push_back(fmt::format("cpu:{}", api::Quantity::FromMilli(need.milli_cpu,
+                                                                  api::QuantityFormat::kDecimalSI)
+                                            .String()));
+  }
+  if (need.memory > 0) {
+    gap.push_back(fmt::format(
+        "memory:{}", api::Quantity::FromValue(need.memory, api::QuantityFormat::kBinarySI).String()));
+  }
+  if (need.ephemeral_storage > 0) {
+    gap.push_back(fmt::format("ephemeral-storage:{}",
+                              api::Quantity::FromValue(need.ephemeral_storage,
+                                                       api::QuantityFormat::kBinarySI)
+                                  .String()));
+  }
+  if (need.allowed_pod_number > 0) gap.push_back(fmt::format("pods:{}", need.allowed_pod_number));
+  for (const auto& [name, value] : need.scalar) {
+    if (value > 0) gap.push_back(fmt::format("{}:{}", name.str(), value));
+  }
+  if (!gap.empty()) {
+    return Status::Unresolvable(fmt::format("resource gap: map[{}]", fmt::join(gap, " ")));
+  }
+  permitted_[key] = handle_.clock().Now() + std::chrono::seconds(args_.permit_waiting_time_seconds);
+  return Status::OK();
+}
+
+void Coscheduling::RejectWaitingSiblings(const api::Pod& pod, std::string_view group,
+                                         const char* message) {
+  handle_.waiting_pods().Iterate([&](framework::WaitingPod& w) {
+    if (w.pod().metadata.namespace_ == pod.metadata.namespace_ && PodGroupLabel(w.pod()) == group) {
+      w.Reject(kName, message);
+    }
+  });
+}
+
+void Coscheduling::MarkFailed(const std::string& group_key) {
+  last_failure_[group_key] = handle_.clock().Now();
+}
+
+Status Coscheduling::PostFilter(framework::CycleState&, const framework::PodInfo& pod_info,
+                                const framework::NodeToStatus&, framework::PostFilterResult*) {
+  const api::Pod& pod = pod_info.pod;
+  const api::PodGroup* group = GroupOf(pod);
+  if (group == nullptr) return Status::Unschedulable("can not find pod group");
+  const std::string key = group->metadata.Key();
+  const int32_t min_member = group->spec.min_member;
+  const int assigned = CountAssigned(pod.metadata.namespace_, group->metadata.name);
+  // Enough of the group is placed already: this pod failing does not break the gang.
+  if (assigned >= min_member) return Status(framework::Code::kUnschedulable);
+  // Nearly there: let the remaining pods try rather than give up the whole group.
+  if (int64_t{min_member - assigned} * 100 <= args_.pod_group_reject_percentage * min_member) {
+    return Status(framework::Code::kUnschedulable);
+  }
+  // The group cannot form now: release every sibling waiting at Permit.
+  RejectWaitingSiblings(pod, group->metadata.name, "optimistic rejection in PostFilter");
+  if (args_.pod_group_backoff_seconds > 0 &&
+      static_cast<int32_t>(GroupPods(pod.metadata.namespace_, group->metadata.name).size()) >=
+          min_member) {
+    backed_off_[key] = handle_.clock().Now() + std::chrono::seconds(args_.pod_group_backoff_seconds);
+  }
+  permitted_.erase(key);
+  MarkFailed(key);
+  return Status::Unschedulable(fmt::format(
+      "PodGroup {} gets rejected due to Pod {} is unschedulable even after PostFilter", key,
+      pod.metadata.name));
+}
+
+Status Coscheduling::Permit(framework::CycleState&, const framework::PodInfo& pod_info,
+                            api::Symbol, api::Duration* timeout) {
+  const api::Pod& pod = pod_info.pod;
+  const std::string_view group_name = PodGroupLabel(pod);
+  if (group_name.empty()) return Status::OK();
+  const api::PodGroup* group = GroupOf(pod);
+  if (group == nullptr) return Status::Unschedulable("PodGroup not found");
+  // The snapshot was taken before this pod was assumed: it counts the others only.
+  const int assigned = CountAssigned(pod.metadata.namespace_, group_name);
+  if (assigned + 1 >= group->spec.min_member) {
+    handle_.waiting_pods().Iterate([&](framework::WaitingPod& w) {
+      if (w.pod().metadata.namespace_ == pod.metadata.namespace_ &&
+          PodGroupLabel(w.pod()) == group_name) {
+        w.Allow(kName);
+      }
+    });
+    return Status::OK();
+  }
+  *timeout = std::chrono::seconds(args_.permit_waiting_time_seconds);
+  if (group->spec.schedule_timeout_seconds && *group->spec.schedule_timeout_seconds > 0) {
+    *timeout = std::chrono::seconds(*group->spec.schedule_timeout_seconds);
+  }
+  // Bring the siblings forward so that the group's pods are tried together.
+  std::vector<std::string> siblings;
+  for (const api::Pod* p : GroupPods(pod.metadata.namespace_, group_name)) {
+    if (p->metadata.name != pod.metadata.name && p->spec.node_name.empty()) {
+      siblings.push_back(p->metadata.Key());
+    }
+  }
+  if (!siblings.empty()) handle_.ActivatePods(siblings);
+  return Status(framework::Code::kWait);
+}
+
+void Coscheduling::Unreserve(framework::CycleState&, const framework::PodInfo& pod_info,
+                             api::Symbol) {
+  const api::Pod& pod = pod_info.pod;
+  const api::PodGroup* group = GroupOf(pod);
+  if (group == nullptr) return;
+  const std::string key = group->metadata.Key();
+  RejectWaitingSiblings(pod, group->metadata.name, "rejection in Unreserve");
+  permitted_.erase(key);
+  MarkFailed(key);
+}
+
+void Coscheduling::PostBind(framework::CycleState&, const framework::PodInfo& pod_info,
+                            api::Symbol) {
+  const api::PodGroup* group = GroupOf(pod_info.pod);
+  if (group == nullptr) return;
+  const std::string key = group->metadata.Key();
+  int32_t& scheduled = scheduled_[key];
+  scheduled = std::max(scheduled, group->status.scheduled) + 1;
+  api::PodGroup::Status status = group->status;
+  status.scheduled = scheduled;
+  // Seed 003: Scheduled once minMember are bound, Scheduling before that.
+  status.phase = scheduled >= group->spec.min_member ? api::PodGroupPhase::kScheduled
+                                                     : api::PodGroupPhase::kScheduling;
+  if (!status.schedule_start_time) status.schedule_start_time = handle_.clock().Now();
+  handle_.client().UpdatePodGroupStatus(*group, status);
+}
+
+std::vector<framework::ClusterEventWithHint> Coscheduling::EventsToRegister() const {
+  return {
+      {framework::ClusterEvent{framework::EventResource::kPod, framework::kAdd, "PodAdd"}, nullptr},
+      {framework::ClusterEvent{framework::EventResource::kPodGroup,
+                               framework::kAdd | framework::kUpdate, "PodGroupAddOrUpdate"},
+       nullptr},
+  };
+}
+
+}  // namespace muster::plugins::coscheduling

@@ -1,0 +1,103 @@
+#pragma once
+
+// Coscheduling (kubernetes-sigs/scheduler-plugins pkg/coscheduling): gang scheduling of the pods
+// of a PodGroup. Pods join a group with the label scheduling.x-k8s.io/pod-group (or the older
+// pod-group.scheduling.sigs.k8s.io of scheduling.sigs.k8s.io PodGroups), naming a PodGroup in
+// their namespace. The group's pods are placed together or not at all:
+//   QueueSort  keeps a group's pods together in the queue (priority, then the group's time, then
+//              namespace/name);
+//   PreFilter  turns pods away early when the group cannot form (backed off, too few pods, too
+//              few ungated pods, minResources beyond the cluster's free capacity);
+//   PostFilter rejects the whole group when one of its pods does not fit and the group is not
+//              nearly complete;
+//   Permit     holds each pod until minMember of the group are assigned, then lets them all bind;
+//   Unreserve  rejects the waiting siblings when one pod fails or times out;
+//   PostBind   counts scheduled pods in the PodGroup's status.
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "muster/framework/interface.h"
+#include "muster/framework/registry.h"
+
+namespace muster::plugins::coscheduling {
+
+inline constexpr std::string_view kName = "Coscheduling";
+
+struct CoschedulingArgs {
+  int64_t permit_waiting_time_seconds = 60;
+  int64_t pod_group_backoff_seconds = 0;  // 0: no group backoff
+  int64_t pod_group_reject_percentage = 10;
+};
+
+// Decodes and validates the args (upstream's messages); nullopt with *error on bad args.
+std::optional<CoschedulingArgs> DecodeArgs(const framework::PluginArgs& args, std::string* error);
+
+// The PodGroup name a pod names, or "" (the current label first, then the older one).
+std::string_view PodGroupLabel(const api::Pod& pod);
+
+class Coscheduling final : public framework::QueueSortPlugin,
+                           public framework::PreFilterPlugin,
+                           public framework::PostFilterPlugin,
+                           public framework::ReservePlugin,
+                           public framework::PermitPlugin,
+                           public framework::PostBindPlugin,
+                           public framework::EnqueueExtensions {
+ public:
+  Coscheduling(CoschedulingArgs args, framework::Handle& handle)
+      : args_(args), handle_(handle) {}
+
+  static std::unique_ptr<framework::Plugin> New(const framework::PluginArgs& args,
+                                                framework::Handle& handle, std::string* error);
+
+  std::string_view Name() const override { return kName; }
+
+  bool Less(const framework::QueuedPodInfo& a, const framework::QueuedPodInfo& b) const override;
+  framework::Status PreFilter(framework::CycleState& state, const framework::PodInfo& pod,
+                              std::span<framework::NodeInfo* const> nodes,
+                              framework::PreFilterResult* result) override;
+  framework::Status PostFilter(framework::CycleState& state, const framework::PodInfo& pod,
+                               const framework::NodeToStatus& statuses,
+                               framework::PostFilterResult* result) override;
+  framework::Status Reserve(framework::CycleState&, const framework::PodInfo&,
+                            api::Symbol) override {
+    return framework::Status::OK();
+  }
+  void Unreserve(framework::CycleState& state, const framework::PodInfo& pod,
+                 api::Symbol node) override;
+  framework::Status Permit(framework::CycleState& state, const framework::PodInfo& pod,
+                           api::Symbol node, api::Duration* timeout) override;
+  void PostBind(framework::CycleState& state, const framework::PodInfo& pod,
+                api::Symbol node) override;
+  std::vector<framework::ClusterEventWithHint> EventsToRegister() const override;
+
+  // Pods with the group's label in `ns` (terminal pods excluded), assigned or not.
+  std::vector<const api::Pod*> GroupPods(api::Symbol ns, std::string_view group) const;
+  // Pods of the group assigned to a node in the snapshot: bound, or assumed and waiting.
+  int CountAssigned(api::Symbol ns, std::string_view group) const;
+
+ private:
+  const api::PodGroup* GroupOf(const api::Pod& pod) const;
+  // The time a pod sorts by: its group's last failure, else the group's creation, else the
+  // pod's own initial attempt.
+  api::Time SortTime(const framework::QueuedPodInfo& info) const;
+  void RejectWaitingSiblings(const api::Pod& pod, std::string_view group, const char* message);
+  void MarkFailed(const std::string& group_key);
+  bool BackedOff(const std::string& group_key) const;
+  bool Permitted(const std::string& group_key) const;
+
+  const CoschedulingArgs args_;
+  framework::Handle& handle_;
+  // Group key (namespace/name) -> when its backoff ends.
+  std::map<std::string, api::Time> backed_off_;
+  // Group key -> until when its minResources check stands.
+  std::map<std::string, api::Time> permitted_;
+  // Group key -> when the group last failed (it then sorts by that time).
+  std::map<std::string, api::Time> last_failure_;
+  // Group key -> pods bound so far (PostBind's own count: the lister may lag its writes).
+  std::map<std::string, int32_t> scheduled_;
+};
+
+}  // namespace muster::plugins::coscheduling

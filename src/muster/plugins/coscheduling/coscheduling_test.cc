@@ -1,0 +1,302 @@
+#include "muster/plugins/coscheduling/coscheduling.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "muster/testing/builders.h"
+#include "muster/testing/fake_services.h"
+
+namespace muster::plugins::coscheduling {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using testing::MakeNode;
+using testing::MakePod;
+
+api::PodGroup Group(std::string name, int32_t min_member, api::Time created = {}) {
+  api::PodGroup g;
+  g.metadata.name = std::move(name);
+  g.metadata.namespace_ = api::Symbol("default");
+  g.metadata.creation_timestamp = created;
+  g.spec.min_member = min_member;
+  return g;
+}
+
+api::Pod Member(std::string name, std::string group, std::string node = "") {
+  auto b = MakePod().Name(name).PodGroup(group).Req({{"cpu", "1"}});
+  if (!node.empty()) b.NodeName(node);
+  return b.Obj();
+}
+
+framework::PluginArgs Args(const std::string& yaml) {
+  return framework::PluginArgs{YAML::Load(yaml), "cfg.yaml: profiles[0].pluginConfig[0].args"};
+}
+
+class CoschedulingTest : public ::testing::Test {
+ protected:
+  CoschedulingTest() {
+    fake_.AddNode(MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"memory", "8Gi"}, {"pods", "110"}}).Obj());
+    fake_.AddNode(MakeNode().Name("n2").Capacity({{"cpu", "4"}, {"memory", "8Gi"}, {"pods", "110"}}).Obj());
+  }
+  Coscheduling& Plugin(CoschedulingArgs args = {}) {
+    plugin_ = std::make_unique<Coscheduling>(args, fake_.handle());
+    return *plugin_;
+  }
+  framework::Status PreFilter(const api::Pod& pod) {
+    framework::CycleState state;
+    framework::PreFilterResult result;
+    return plugin_->PreFilter(state, *framework::PodInfo::Make(pod), fake_.snapshot().List(),
+                              &result);
+  }
+  framework::Status PostFilter(const api::Pod& pod) {
+    framework::CycleState state;
+    framework::PostFilterResult result;
+    return plugin_->PostFilter(state, *framework::PodInfo::Make(pod), framework::NodeToStatus{},
+                               &result);
+  }
+  framework::Status Permit(const api::Pod& pod, api::Duration* timeout) {
+    framework::CycleState state;
+    return plugin_->Permit(state, *framework::PodInfo::Make(pod), api::Symbol("n1"), timeout);
+  }
+
+  testing::FakeServices fake_;
+  std::unique_ptr<Coscheduling> plugin_;
+};
+
+TEST(CoschedulingArgsTest, DefaultsAndValidation) {
+  std::string error;
+  auto defaults = DecodeArgs(framework::PluginArgs{YAML::Node(), ""}, &error);
+  ASSERT_TRUE(defaults.has_value()) << error;
+  EXPECT_EQ(defaults->permit_waiting_time_seconds, 60);
+  EXPECT_EQ(defaults->pod_group_backoff_seconds, 0);
+  EXPECT_EQ(defaults->pod_group_reject_percentage, 10);
+
+  auto set = DecodeArgs(Args("{permitWaitingTimeSeconds: 5, podGroupBackoffSeconds: 10, "
+                             "podGroupRejectPercentage: 0}"),
+                        &error);
+  ASSERT_TRUE(set.has_value()) << error;
+  EXPECT_EQ(set->permit_waiting_time_seconds, 5);
+  EXPECT_EQ(set->pod_group_reject_percentage, 0);
+
+  EXPECT_FALSE(DecodeArgs(Args("{permitWaitingTimeSeconds: -1}"), &error));
+  EXPECT_THAT(error, HasSubstr("permitWaitingTimeSeconds: Invalid value: -1: must be greater than 0"));
+  EXPECT_FALSE(DecodeArgs(Args("{podGroupBackoffSeconds: -3}"), &error));
+  EXPECT_THAT(error, HasSubstr("podGroupBackoffSeconds: Invalid value: -3: must be greater than 0"));
+  EXPECT_FALSE(DecodeArgs(Args("{podGroupRejectPercentage: 101}"), &error));
+  EXPECT_THAT(error, HasSubstr("podGroupRejectPercentage: Invalid value: 101: must be between 0 and 100"));
+  EXPECT_FALSE(DecodeArgs(Args("{permitWaitingTime: 5}"), &error));
+  EXPECT_THAT(error, HasSubstr("unknown field \"permitWaitingTime\""));
+}
+
+TEST_F(CoschedulingTest, LessOrdersByPriorityThenGroupTimeThenName) {
+  const api::Time t0 = testing::TestEpoch();
+  fake_.AddPodGroup(Group("old", 2, t0));
+  fake_.AddPodGroup(Group("new", 2, t0 + std::chrono::seconds(5)));
+  Coscheduling& cs = Plugin();
+  auto queued = [](const api::Pod& pod, api::Time initial) {
+    framework::QueuedPodInfo q;
+    q.info = framework::PodInfo::Make(pod);
+    q.initial_attempt_timestamp = initial;
+    q.timestamp = initial;
+    return q;
+  };
+  const auto old_z = queued(Member("z", "old"), t0 + std::chrono::seconds(9));
+  const auto new_a = queued(Member("a", "new"), t0);
+  EXPECT_TRUE(cs.Less(old_z, new_a)) << "the older group first, whatever the pods' names";
+  EXPECT_FALSE(cs.Less(new_a, old_z));
+  auto high = queued(MakePod().Name("h").Priority(10).PodGroup("new").Obj(), t0);
+  EXPECT_TRUE(cs.Less(high, old_z)) << "priority first";
+  const auto old_a = queued(Member("a", "old"), t0 + std::chrono::seconds(9));
+  EXPECT_TRUE(cs.Less(old_a, old_z)) << "same group: by namespace/name";
+  // A pod without a group sorts by its own initial attempt time.
+  const auto lone = queued(MakePod().Name("lone").Obj(), t0 + std::chrono::seconds(1));
+  EXPECT_TRUE(cs.Less(old_z, lone));
+  EXPECT_TRUE(cs.Less(lone, new_a));
+}
+
+TEST_F(CoschedulingTest, PreFilterNeedsEnoughSiblings) {
+  fake_.AddPodGroup(Group("g", 3));
+  Plugin();
+  const api::Pod p1 = Member("p1", "g");
+  fake_.AddPod(p1);
+  fake_.AddPod(Member("p2", "g"));
+  framework::Status s = PreFilter(p1);
+  EXPECT_EQ(s.code(), framework::Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(s.Message(),
+            "pre-filter pod p1 cannot find enough sibling pods, current pods number: 2, minMember "
+            "of group: 3");
+  fake_.AddPod(Member("p3", "g"));
+  EXPECT_TRUE(PreFilter(p1).IsSuccess());
+}
+
+TEST_F(CoschedulingTest, PreFilterIgnoresTerminalPodsAndCountsGatedOnesSeparately) {
+  fake_.AddPodGroup(Group("g", 3));
+  Plugin();
+  const api::Pod p1 = Member("p1", "g");
+  fake_.AddPod(p1);
+  fake_.AddPod(Member("p2", "g"));
+  api::Pod done = Member("done", "g");
+  done.status.phase = api::PodPhase::kSucceeded;
+  fake_.AddPod(done);
+  EXPECT_THAT(PreFilter(p1).Message(), HasSubstr("current pods number: 2"));
+  api::Pod gated = Member("gated", "g");
+  gated.spec.scheduling_gates.push_back("example.com/wait");
+  fake_.AddPod(gated);
+  framework::Status s = PreFilter(p1);
+  EXPECT_EQ(s.code(), framework::Code::kUnschedulableAndUnresolvable);
+  EXPECT_THAT(s.Message(), HasSubstr("without scheduling gates, current ungated pods number: 2"));
+}
+
+TEST_F(CoschedulingTest, PreFilterChecksMinResourcesAgainstFreeCapacity) {
+  api::PodGroup g = Group("g", 2);
+  g.spec.min_resources = testing::MakeResourceList({{"cpu", "6"}});
+  fake_.AddPodGroup(g);
+  // 2 CPU taken by another group, 1 CPU by a member of g (which counts as free for g).
+  fake_.AddPod(MakePod().Name("other").Req({{"cpu", "2"}}).NodeName("n1").Obj());
+  fake_.AddPod(Member("mine", "g", "n2"));
+  const api::Pod p = Member("p", "g");
+  fake_.AddPod(p);
+  Plugin();
+  EXPECT_TRUE(PreFilter(p).IsSuccess()) << "8 - 2 taken by others = 6, its own pod counting as free";
+  g.spec.min_resources = testing::MakeResourceList({{"cpu", "8"}});
+  fake_.AddPodGroup(g);
+  Plugin();
+  framework::Status s = PreFilter(p);
+  EXPECT_EQ(s.code(), framework::Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(s.Message(), "resource gap: map[cpu:2]");
+}
+
+TEST_F(CoschedulingTest, PodWithoutGroupPasses) {
+  Plugin();
+  EXPECT_TRUE(PreFilter(MakePod().Name("solo").Obj()).IsSuccess());
+  api::Duration timeout{};
+  EXPECT_TRUE(Permit(MakePod().Name("solo").Obj(), &timeout).IsSuccess());
+}
+
+TEST_F(CoschedulingTest, PermitWaitsUntilMinMemberThenAllowsAll) {
+  api::PodGroup g = Group("g", 3);
+  g.spec.schedule_timeout_seconds = 10;
+  fake_.AddPodGroup(g);
+  Plugin();
+  // One sibling already assumed on a node, one waiting at Permit.
+  fake_.AddPod(Member("p1", "g", "n1"));
+  fake_.AddPod(Member("p3", "g"));
+  auto& waiting = fake_.AddWaitingPod(Member("p1", "g", "n1"), api::Symbol("n1"), {"Coscheduling"});
+  api::Duration timeout{};
+  framework::Status s = Permit(Member("p2", "g"), &timeout);
+  EXPECT_TRUE(s.IsWait());
+  EXPECT_EQ(timeout, std::chrono::seconds(10)) << "the group's scheduleTimeoutSeconds";
+  EXPECT_THAT(fake_.activated, ElementsAre("default/p3")) << "siblings are brought forward";
+  // A second assigned sibling: this pod completes the quorum.
+  fake_.AddPod(Member("p4", "g", "n2"));
+  s = Permit(Member("p2", "g"), &timeout);
+  EXPECT_TRUE(s.IsSuccess());
+  EXPECT_THAT(waiting.allowed_by, ElementsAre("Coscheduling"));
+}
+
+TEST_F(CoschedulingTest, PermitTimeoutDefaultsToPermitWaitingTime) {
+  fake_.AddPodGroup(Group("g", 2));
+  CoschedulingArgs args;
+  args.permit_waiting_time_seconds = 42;
+  Plugin(args);
+  api::Duration timeout{};
+  EXPECT_TRUE(Permit(Member("p", "g"), &timeout).IsWait());
+  EXPECT_EQ(timeout, std::chrono::seconds(42));
+}
+
+TEST_F(CoschedulingTest, PermitRejectsWhenThePodGroupIsMissing) {
+  Plugin();
+  api::Duration timeout{};
+  framework::Status s = Permit(Member("p", "ghost"), &timeout);
+  EXPECT_EQ(s.code(), framework::Code::kUnschedulable);
+  EXPECT_EQ(s.Message(), "PodGroup not found");
+}
+
+TEST_F(CoschedulingTest, PostFilterKeepsAGroupThatReachedQuorum) {
+  fake_.AddPodGroup(Group("g", 2));
+  fake_.AddPod(Member("a", "g", "n1"));
+  fake_.AddPod(Member("b", "g", "n2"));
+  Plugin();
+  framework::Status s = PostFilter(Member("c", "g"));
+  EXPECT_EQ(s.code(), framework::Code::kUnschedulable);
+  EXPECT_TRUE(s.reasons().empty());
+}
+
+TEST_F(CoschedulingTest, PostFilterRejectsTheGroupWhenFarFromQuorum) {
+  fake_.AddPodGroup(Group("g", 4));
+  fake_.AddPod(Member("a", "g", "n1"));
+  auto& waiting = fake_.AddWaitingPod(Member("a", "g", "n1"), api::Symbol("n1"), {"Coscheduling"});
+  auto& other = fake_.AddWaitingPod(Member("x", "h", "n1"), api::Symbol("n1"), {"Coscheduling"});
+  Plugin();
+  framework::Status s = PostFilter(Member("b", "g"));
+  EXPECT_EQ(s.code(), framework::Code::kUnschedulable);
+  EXPECT_EQ(s.Message(),
+            "PodGroup default/g gets rejected due to Pod b is unschedulable even after PostFilter");
+  ASSERT_EQ(waiting.rejected_by.size(), 1u);
+  EXPECT_EQ(waiting.rejected_by[0].second, "optimistic rejection in PostFilter");
+  EXPECT_TRUE(other.rejected_by.empty()) << "another group's pods stay";
+}
+
+TEST_F(CoschedulingTest, PostFilterSparesAGroupWithinTheRejectPercentage) {
+  // 10 of minMember 11 assigned: 1/11 = 9% unassigned, within the default 10%.
+  fake_.AddPodGroup(Group("g", 11));
+  for (int i = 0; i < 10; ++i) {
+    fake_.AddPod(Member("m" + std::to_string(i), "g", i % 2 ? "n1" : "n2"));
+  }
+  auto& waiting = fake_.AddWaitingPod(Member("m0", "g", "n2"), api::Symbol("n2"), {"Coscheduling"});
+  Plugin();
+  EXPECT_TRUE(PostFilter(Member("last", "g")).reasons().empty());
+  EXPECT_TRUE(waiting.rejected_by.empty());
+  CoschedulingArgs strict;
+  strict.pod_group_reject_percentage = 0;
+  Plugin(strict);
+  EXPECT_FALSE(PostFilter(Member("last", "g")).reasons().empty()) << "0%: always reject";
+  EXPECT_EQ(waiting.rejected_by.size(), 1u);
+}
+
+TEST_F(CoschedulingTest, PostFilterBacksTheGroupOff) {
+  fake_.AddPodGroup(Group("g", 3));
+  for (const char* name : {"a", "b", "c"}) fake_.AddPod(Member(name, "g"));
+  CoschedulingArgs args;
+  args.pod_group_backoff_seconds = 10;
+  Plugin(args);
+  PostFilter(Member("a", "g"));
+  framework::Status s = PreFilter(Member("b", "g"));
+  EXPECT_EQ(s.code(), framework::Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(s.Message(), "podGroup default/g failed recently");
+  fake_.virtual_clock().AdvanceTo(fake_.virtual_clock().Now() + std::chrono::seconds(10));
+  EXPECT_TRUE(PreFilter(Member("b", "g")).IsSuccess()) << "the backoff has passed";
+}
+
+TEST_F(CoschedulingTest, UnreserveRejectsWaitingSiblings) {
+  fake_.AddPodGroup(Group("g", 3));
+  auto& waiting = fake_.AddWaitingPod(Member("a", "g", "n1"), api::Symbol("n1"), {"Coscheduling"});
+  Plugin();
+  framework::CycleState state;
+  plugin_->Unreserve(state, *framework::PodInfo::Make(Member("b", "g", "n2")), api::Symbol("n2"));
+  ASSERT_EQ(waiting.rejected_by.size(), 1u);
+  EXPECT_EQ(waiting.rejected_by[0].second, "rejection in Unreserve");
+}
+
+TEST_F(CoschedulingTest, PostBindCountsScheduledPods) {
+  fake_.AddPodGroup(Group("g", 2));
+  Plugin();
+  framework::CycleState state;
+  plugin_->PostBind(state, *framework::PodInfo::Make(Member("a", "g", "n1")), api::Symbol("n1"));
+  ASSERT_EQ(fake_.group_status_updates.size(), 1u);
+  EXPECT_EQ(fake_.group_status_updates[0].second.scheduled, 1);
+  EXPECT_EQ(fake_.group_status_updates[0].second.phase, api::PodGroupPhase::kScheduling);
+  plugin_->PostBind(state, *framework::PodInfo::Make(Member("b", "g", "n2")), api::Symbol("n2"));
+  EXPECT_EQ(fake_.group_status_updates[1].second.scheduled, 2);
+  EXPECT_EQ(fake_.group_status_updates[1].second.phase, api::PodGroupPhase::kScheduled);
+}
+
+TEST(PodGroupLabelTest, CurrentAndOlderLabels) {
+  EXPECT_EQ(PodGroupLabel(MakePod().Name("a").Label("scheduling.x-k8s.io/pod-group", "x").Obj()), "x");
+  EXPECT_EQ(PodGroupLabel(MakePod().Name("b").Label("pod-group.scheduling.sigs.k8s.io", "y").Obj()), "y");
+  EXPECT_EQ(PodGroupLabel(MakePod().Name("c").Obj()), "");
+}
+
+}  // namespace
+}  // namespace muster::plugins::coscheduling

@@ -1,0 +1,522 @@
+#include "muster/plugins/defaultpreemption/default_preemption.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <unordered_set>
+#include <utility>
+
+#include <fmt/format.h>
+#include <tbb/parallel_for.h>
+
+#include "muster/framework/framework.h"
+
+namespace muster::plugins::defaultpreemption {
+namespace {
+
+using framework::Code;
+using framework::NodeInfo;
+using framework::PodInfo;
+using framework::PodInfoPtr;
+using framework::Status;
+
+// Nodes evaluated per batch of the dry run, and the size below which a batch runs sequentially
+// (node by node, stopping as soon as enough candidates are found).
+constexpr size_t kBatchSize = 64;
+
+constexpr std::string_view kPodScheduled = "PodScheduled";
+constexpr std::string_view kDisruptionTarget = "DisruptionTarget";
+constexpr std::string_view kReasonPreemptionByScheduler = "PreemptionByScheduler";
+
+api::Time StartTimeOr(const api::Pod& pod, api::Time now) {
+  return pod.status.start_time.value_or(now);
+}
+
+// Upstream podTerminatingByPreemption: being deleted, with the DisruptionTarget condition the
+// scheduler sets on the victims it preempts.
+bool TerminatingByPreemption(const api::Pod& pod) {
+  if (!pod.metadata.deletion_timestamp) return false;
+  for (const api::PodCondition& c : pod.status.conditions) {
+    if (c.type == kDisruptionTarget) {
+      return c.status == "True" && c.reason == kReasonPreemptionByScheduler;
+    }
+  }
+  return false;
+}
+
+// Upstream util.GetEarliestPodStartTime: the earliest start among the highest-priority victims.
+api::Time EarliestStartOfHighestPriority(const Candidate& c, api::Time now) {
+  int32_t max_priority = c.victims.front()->pod.Priority();
+  api::Time earliest = StartTimeOr(c.victims.front()->pod, now);
+  for (const PodInfoPtr& v : c.victims) {
+    const int32_t p = v->pod.Priority();
+    const api::Time start = StartTimeOr(v->pod, now);
+    if (p == max_priority) {
+      earliest = std::min(earliest, start);
+    } else if (p > max_priority) {
+      max_priority = p;
+      earliest = start;
+    }
+  }
+  return earliest;
+}
+
+// k8s.io/apimachinery's aggregate error text: one message as is, several (deduplicated, in
+// order) as "[a, b]".
+std::string AggregateErrors(const std::vector<std::string>& errors) {
+  if (errors.size() == 1) return errors.front();
+  std::vector<std::string> distinct;
+  for (const std::string& e : errors) {
+    if (std::find(distinct.begin(), distinct.end(), e) == distinct.end()) distinct.push_back(e);
+  }
+  if (distinct.size() == 1) return distinct.front();
+  return fmt::format("[{}]", fmt::join(distinct, ", "));
+}
+
+// Upstream FitError.Error() for preemption's own diagnosis: "0/N nodes are available: <count>
+// <reason>, ... ." with the reasons sorted as strings; nodes without a status count with
+// `absent`'s reasons.
+std::string FitErrorMessage(int32_t num_all_nodes, const framework::NodeToStatus& statuses) {
+  std::map<std::string, int> histogram;
+  for (const auto& [node, status] : statuses.statuses) {
+    for (const std::string& r : status.reasons()) histogram[r]++;
+  }
+  const int absent = num_all_nodes - static_cast<int>(statuses.statuses.size());
+  if (absent > 0) {
+    for (const std::string& r : statuses.absent.reasons()) histogram[r] += absent;
+  }
+  std::vector<std::string> parts;
+  for (const auto& [reason, count] : histogram) {
+    parts.push_back(fmt::format("{} {}", count, reason));
+  }
+  std::sort(parts.begin(), parts.end());
+  std::string msg = fmt::format("0/{} nodes are available:", num_all_nodes);
+  if (!parts.empty()) msg += fmt::format(" {}.", fmt::join(parts, ", "));
+  return msg;
+}
+
+// The pod's current PodScheduled condition, re-sent unchanged when only its nomination is cleared
+// (ClusterClient writes the two together).
+api::PodCondition CurrentPodScheduledCondition(const api::Pod& pod) {
+  for (const api::PodCondition& c : pod.status.conditions) {
+    if (c.type == kPodScheduled) return c;
+  }
+  api::PodCondition c;
+  c.type = std::string(kPodScheduled);
+  c.status = "False";
+  c.reason = "Unschedulable";
+  return c;
+}
+
+}  // namespace
+
+bool MoreImportantPod(const api::Pod& a, const api::Pod& b, api::Time now) {
+  const int32_t pa = a.Priority();
+  const int32_t pb = b.Priority();
+  if (pa != pb) return pa > pb;
+  return StartTimeOr(a, now) < StartTimeOr(b, now);
+}
+
+void FilterPodsWithPDBViolation(std::span<const PodInfoPtr> pods,
+                                std::span<const api::PodDisruptionBudget* const> pdbs,
+                                std::vector<PodInfoPtr>* violating,
+                                std::vector<PodInfoPtr>* non_violating) {
+  std::vector<int64_t> allowed(pdbs.size());
+  for (size_t i = 0; i < pdbs.size(); ++i) allowed[i] = pdbs[i]->status.disruptions_allowed;
+  for (const PodInfoPtr& p : pods) {
+    const api::Pod& pod = p->pod;
+    bool violated = false;
+    // A pod without labels matches no budget.
+    if (!pod.metadata.labels.empty()) {
+      for (size_t i = 0; i < pdbs.size(); ++i) {
+        const api::PodDisruptionBudget& pdb = *pdbs[i];
+        if (pdb.metadata.namespace_ != pod.metadata.namespace_) continue;
+        // A missing or empty selector selects nothing; an ill-formed one matches nothing.
+        if (!pdb.selector || pdb.selector->Empty() || !pdb.selector->Matches(pod.metadata.labels)) {
+          continue;
+        }
+        if (--allowed[i] < 0) violated = true;
+      }
+    }
+    (violated ? violating : non_violating)->push_back(p);
+  }
+}
+
+const Candidate* PickOneNodeForPreemption(std::span<const Candidate> candidates, api::Time now) {
+  if (candidates.empty()) return nullptr;
+  using Score = std::function<int64_t(const Candidate&)>;
+  const Score scores[] = {
+      [](const Candidate& c) { return -c.num_pdb_violations; },
+      [](const Candidate& c) { return -int64_t{c.victims.front()->pod.Priority()}; },
+      [](const Candidate& c) {
+        // Shifting every priority to be non-negative keeps a node with a few negative-priority
+        // victims from winning over one with fewer victims of the same priority.
+        int64_t sum = 0;
+        for (const PodInfoPtr& v : c.victims) {
+          sum += int64_t{v->pod.Priority()} + int64_t{std::numeric_limits<int32_t>::max()} + 1;
+        }
+        return -sum;
+      },
+      [](const Candidate& c) { return -static_cast<int64_t>(c.victims.size()); },
+      [now](const Candidate& c) {
+        return static_cast<int64_t>(
+            EarliestStartOfHighestPriority(c, now).time_since_epoch().count());
+      },
+  };
+  std::vector<const Candidate*> remaining;
+  remaining.reserve(candidates.size());
+  for (const Candidate& c : candidates) remaining.push_back(&c);
+  for (const Score& score : scores) {
+    std::vector<const Candidate*> best;
+    int64_t max_score = std::numeric_limits<int64_t>::min();
+    for (const Candidate* c : remaining) {
+      const int64_t s = score(*c);
+      if (s > max_score) {
+        max_score = s;
+        best.clear();
+      }
+      if (s == max_score) best.push_back(c);
+    }
+    if (best.size() == 1) return best.front();
+    remaining = std::move(best);
+  }
+  return remaining.front();
+}
+
+std::unique_ptr<DefaultPreemption> DefaultPreemption::Create(const DefaultPreemptionArgs& args,
+                                                             framework::Handle& handle,
+                                                             std::string* error) {
+  const std::vector<api::FieldError> errors = Validate(args);
+  if (!errors.empty()) {
+    *error = JoinFieldErrors(errors);
+    return nullptr;
+  }
+  return std::unique_ptr<DefaultPreemption>(new DefaultPreemption(args, handle));
+}
+
+std::unique_ptr<framework::Plugin> DefaultPreemption::New(const framework::PluginArgs& args,
+                                                          framework::Handle& handle,
+                                                          std::string* error) {
+  DefaultPreemptionArgs decoded;
+  if (!LoadDefaultPreemptionArgs(args, &decoded, error)) return nullptr;
+  return std::unique_ptr<DefaultPreemption>(new DefaultPreemption(decoded, handle));
+}
+
+DefaultPreemption::DefaultPreemption(const DefaultPreemptionArgs& args, framework::Handle& handle)
+    : args_(args),
+      handle_(handle),
+      is_eligible_pod_([](const NodeInfo&, const PodInfo&, const api::Pod&) { return true; }),
+      more_important_pod_([this](const api::Pod& a, const api::Pod& b) {
+        return MoreImportantPod(a, b, handle_.clock().Now());
+      }) {}
+
+Status DefaultPreemption::PostFilter(framework::CycleState& state, const PodInfo& pod,
+                                     const framework::NodeToStatus& statuses,
+                                     framework::PostFilterResult* result) {
+  // Every non-empty message goes out as "preemption: <message>", as upstream's PostFilter wraps
+  // the evaluator's status.
+  auto wrap = [](Code code, std::string_view message) {
+    return Status(code, fmt::format("preemption: {}", message));
+  };
+
+  std::string reason;
+  const Status& nominated_status = statuses.Get(pod.pod.status.nominated_node_name);
+  if (!PodEligibleToPreemptOthers(pod.pod, nominated_status, &reason)) {
+    return wrap(Code::kUnschedulable, reason);
+  }
+
+  const framework::Snapshot& snapshot = handle_.snapshot();
+  const std::vector<NodeInfo*>& all_nodes = snapshot.List();
+  if (all_nodes.empty()) return wrap(Code::kError, "no nodes available");
+  // Only nodes Filter found merely Unschedulable can be helped by evicting pods.
+  std::vector<NodeInfo*> potential;
+  for (NodeInfo* node : all_nodes) {
+    if (statuses.Get(node->name()).code() == Code::kUnschedulable) potential.push_back(node);
+  }
+
+  std::vector<Candidate> candidates;
+  framework::NodeToStatus dry_run_statuses;
+  std::vector<std::string> errors;
+  if (!potential.empty()) {
+    const std::vector<const api::PodDisruptionBudget*> pdbs = RelevantPDBs(pod.pod, potential);
+    const auto n = static_cast<int32_t>(potential.size());
+    candidates = DryRunPreemption(state, pod, potential, pdbs, Offset(pod.pod, n),
+                                  CalculateNumCandidates(n), &dry_run_statuses, &errors);
+  }
+  if (candidates.empty()) {
+    if (!errors.empty()) return wrap(Code::kError, AggregateErrors(errors));
+    dry_run_statuses.absent = Status::Unresolvable(std::string(kNotHelpful));
+    // Clears a nomination the pod may hold from an earlier preemption that no longer helps.
+    *result = framework::PostFilterResult{api::Symbol(), framework::NominatingMode::kOverride};
+    return wrap(Code::kUnschedulable,
+                FitErrorMessage(static_cast<int32_t>(all_nodes.size()), dry_run_statuses));
+  }
+
+  const Candidate* best = SelectCandidate(candidates);
+  if (best == nullptr || best->node.empty()) return wrap(Code::kUnschedulable, kNoCandidate);
+  if (Status s = PrepareCandidate(*best, pod); !s.IsSuccess()) {
+    return wrap(s.code(), s.Message());
+  }
+  *result = framework::PostFilterResult{best->node, framework::NominatingMode::kOverride};
+  return Status::OK();
+}
+
+bool DefaultPreemption::PodEligibleToPreemptOthers(const api::Pod& pod,
+                                                   const Status& nominated_node_status,
+                                                   std::string* reason) const {
+  if (pod.spec.preemption_policy == api::PreemptionPolicy::kNever) {
+    *reason = std::string(kNotEligiblePreemptNever);
+    return false;
+  }
+  const api::Symbol nominated = pod.status.nominated_node_name;
+  if (nominated.empty()) return true;
+  // Filter says evictions cannot help on the nominated node: look for another.
+  if (nominated_node_status.code() == Code::kUnschedulableAndUnresolvable) return true;
+  if (const NodeInfo* node = handle_.snapshot().Get(nominated)) {
+    for (const PodInfoPtr& p : node->pods()) {
+      if (IsPreemptionAllowed(*node, *p, pod) && TerminatingByPreemption(p->pod)) {
+        // The room an earlier preemption is making has not been freed yet: wait for it.
+        *reason = std::string(kNotEligibleTerminating);
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+int32_t DefaultPreemption::CalculateNumCandidates(int32_t num_nodes) const {
+  int64_t n = int64_t{num_nodes} * args_.min_candidate_nodes_percentage / 100;
+  n = std::max<int64_t>(n, args_.min_candidate_nodes_absolute);
+  return static_cast<int32_t>(std::min<int64_t>(n, num_nodes));
+}
+
+int32_t DefaultPreemption::Offset(const api::Pod& pod, int32_t num_nodes) {
+  if (num_nodes <= 0) return 0;
+  // FNV-1a over the key, then SplitMix64's finaliser to spread similar keys apart.
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (const char c : pod.metadata.Key()) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001b3ull;
+  }
+  h ^= h >> 30;
+  h *= 0xbf58476d1ce4e5b9ull;
+  h ^= h >> 27;
+  h *= 0x94d049bb133111ebull;
+  h ^= h >> 31;
+  return static_cast<int32_t>(h % static_cast<uint64_t>(num_nodes));
+}
+
+bool DefaultPreemption::IsPreemptionAllowed(const NodeInfo& node, const PodInfo& victim,
+                                            const api::Pod& preemptor) const {
+  return victim.pod.Priority() < preemptor.Priority() && is_eligible_pod_(node, victim, preemptor);
+}
+
+std::vector<PodInfoPtr> DefaultPreemption::NominatedPodsToRespect(const PodInfo& pod,
+                                                                  api::Symbol node) const {
+  std::vector<PodInfoPtr> out;
+  const int32_t priority = pod.pod.Priority();
+  const std::string key = pod.Key();
+  for (PodInfoPtr& p : handle_.NominatedPodsForNode(node)) {
+    if (p->pod.Priority() >= priority && p->Key() != key) out.push_back(std::move(p));
+  }
+  return out;
+}
+
+std::vector<const api::PodDisruptionBudget*> DefaultPreemption::RelevantPDBs(
+    const api::Pod& pod, std::span<NodeInfo* const> nodes) const {
+  // Budgets only ever match pods of their own namespace, so the namespaces of the possible
+  // victims are all the lister needs to be asked about.
+  std::unordered_set<api::Symbol> namespaces;
+  std::vector<const api::PodDisruptionBudget*> pdbs;
+  const int32_t priority = pod.Priority();
+  for (const NodeInfo* node : nodes) {
+    for (const PodInfoPtr& p : node->pods()) {
+      if (p->pod.Priority() >= priority || p->pod.metadata.labels.empty()) continue;
+      if (!namespaces.insert(p->pod.metadata.namespace_).second) continue;
+      for (const api::PodDisruptionBudget* pdb :
+           handle_.lister().PodDisruptionBudgets(p->pod.metadata.namespace_)) {
+        pdbs.push_back(pdb);
+      }
+    }
+  }
+  return pdbs;
+}
+
+Status DefaultPreemption::SelectVictimsOnNode(framework::CycleState& state, const PodInfo& pod,
+                                              NodeInfo& node,
+                                              std::span<const api::PodDisruptionBudget* const> pdbs,
+                                              std::vector<PodInfoPtr>* victims,
+                                              int64_t* num_pdb_violations) const {
+  const framework::Framework& fwk = handle_.framework();
+  victims->clear();
+  *num_pdb_violations = 0;
+  auto remove = [&](const PodInfoPtr& p) {
+    if (!node.RemovePod(p->pod)) {
+      return Status::Error(fmt::format("no corresponding pod {} in pods of node {}",
+                                       p->pod.metadata.name, node.name().str()));
+    }
+    return fwk.RunPreFilterExtensionRemovePod(state, pod, *p, node);
+  };
+  auto add = [&](const PodInfoPtr& p) {
+    node.AddPod(p);
+    return fwk.RunPreFilterExtensionAddPod(state, pod, *p, node);
+  };
+
+  // First evict everything that may be evicted and see whether the pod fits at all.
+  std::vector<PodInfoPtr> potential;
+  for (const PodInfoPtr& p : node.pods()) {
+    if (IsPreemptionAllowed(node, *p, pod.pod)) potential.push_back(p);
+  }
+  for (const PodInfoPtr& p : potential) {
+    if (Status s = remove(p); !s.IsSuccess()) return s;
+  }
+  if (potential.empty()) return Status::Unresolvable(std::string(kNoVictims));
+  // Affinity of the pod to some of the victims is not considered (the pod is checked without
+  // them), as upstream: affinity to pods of lower priority is not a supported configuration.
+  const std::vector<PodInfoPtr> nominated = NominatedPodsToRespect(pod, node.name());
+  if (Status s = fwk.RunFilterPluginsWithNominatedPods(state, pod, node, nominated);
+      !s.IsSuccess()) {
+    return s;
+  }
+
+  // Then give back as many as still let the pod fit, the most important first, those whose
+  // eviction would violate a budget before the others.
+  auto more_important = [this](const PodInfoPtr& a, const PodInfoPtr& b) {
+    return more_important_pod_(a->pod, b->pod);
+  };
+  std::stable_sort(potential.begin(), potential.end(), more_important);
+  std::vector<PodInfoPtr> violating;
+  std::vector<PodInfoPtr> non_violating;
+  FilterPodsWithPDBViolation(potential, pdbs, &violating, &non_violating);
+  auto reprieve = [&](const PodInfoPtr& p, bool* fits) {
+    if (Status s = add(p); !s.IsSuccess()) return s;
+    *fits = fwk.RunFilterPluginsWithNominatedPods(state, pod, node, nominated).IsSuccess();
+    if (*fits) return Status::OK();
+    if (Status s = remove(p); !s.IsSuccess()) return s;
+    victims->push_back(p);
+    return Status::OK();
+  };
+  for (const PodInfoPtr& p : violating) {
+    bool fits = false;
+    if (Status s = reprieve(p, &fits); !s.IsSuccess()) return s;
+    if (!fits) ++*num_pdb_violations;
+  }
+  for (const PodInfoPtr& p : non_violating) {
+    bool fits = false;
+    if (Status s = reprieve(p, &fits); !s.IsSuccess()) return s;
+  }
+  // Victims from the two groups interleave in importance.
+  if (!violating.empty() && !non_violating.empty()) {
+    std::stable_sort(victims->begin(), victims->end(), more_important);
+  }
+  return Status::OK();
+}
+
+std::vector<Candidate> DefaultPreemption::DryRunPreemption(
+    const framework::CycleState& state, const PodInfo& pod, std::span<NodeInfo* const> nodes,
+    std::span<const api::PodDisruptionBudget* const> pdbs, int32_t offset, int32_t num_candidates,
+    framework::NodeToStatus* statuses, std::vector<std::string>* errors) const {
+  struct Outcome {
+    Status status;
+    std::vector<PodInfoPtr> victims;
+    int64_t num_pdb_violations = 0;
+  };
+  const size_t n = nodes.size();
+  const size_t wanted = static_cast<size_t>(std::max(num_candidates, 0));
+  auto node_at = [&](size_t i) -> const NodeInfo& {
+    return *nodes[(static_cast<size_t>(std::max(offset, 0)) + i) % n];
+  };
+  auto evaluate = [&](size_t i, Outcome& out) {
+    NodeInfo copy = node_at(i);
+    std::unique_ptr<framework::CycleState> state_copy = state.Clone();
+    out.status =
+        SelectVictimsOnNode(*state_copy, pod, copy, pdbs, &out.victims, &out.num_pdb_violations);
+  };
+
+  std::vector<Candidate> non_violating;
+  std::vector<Candidate> violating;
+  // Takes node i's outcome; true once enough candidates are found.
+  auto take = [&](size_t i, Outcome& out) {
+    const api::Symbol name = node_at(i).name();
+    if (out.status.IsSuccess() && !out.victims.empty()) {
+      std::vector<Candidate>& list = out.num_pdb_violations == 0 ? non_violating : violating;
+      if (list.size() < wanted) {
+        list.push_back(Candidate{name, std::move(out.victims), out.num_pdb_violations});
+      }
+      return !non_violating.empty() && non_violating.size() + violating.size() >= wanted;
+    }
+    if (out.status.IsSuccess()) {
+      out.status = Status::Error(
+          fmt::format("expected at least one victim pod on node {}", api::GoQuote(name.str())));
+    }
+    if (out.status.IsError()) errors->push_back(out.status.Message());
+    statuses->statuses[name] = std::move(out.status);
+    return false;
+  };
+
+  bool done = false;
+  std::vector<Outcome> batch;
+  for (size_t start = 0; start < n && !done;) {
+    const size_t size = std::min(n - start, std::max(kBatchSize, wanted));
+    if (size < kBatchSize) {
+      for (size_t i = start; i < start + size && !done; ++i) {
+        Outcome out;
+        evaluate(i, out);
+        done = take(i, out);
+      }
+    } else {
+      batch.assign(size, Outcome{});
+      tbb::parallel_for(tbb::blocked_range<size_t>(0, size, 4),
+                        [&](const tbb::blocked_range<size_t>& r) {
+                          for (size_t j = r.begin(); j != r.end(); ++j) {
+                            evaluate(start + j, batch[j]);
+                          }
+                        });
+      for (size_t j = 0; j < size && !done; ++j) done = take(start + j, batch[j]);
+    }
+    start += size;
+  }
+  non_violating.insert(non_violating.end(), std::make_move_iterator(violating.begin()),
+                       std::make_move_iterator(violating.end()));
+  return non_violating;
+}
+
+const Candidate* DefaultPreemption::SelectCandidate(std::span<const Candidate> candidates) const {
+  if (candidates.empty()) return nullptr;
+  if (candidates.size() == 1) return &candidates.front();
+  return PickOneNodeForPreemption(candidates, handle_.clock().Now());
+}
+
+Status DefaultPreemption::PrepareCandidate(const Candidate& candidate, const PodInfo& pod) {
+  framework::ClusterClient& client = handle_.client();
+  for (const PodInfoPtr& v : candidate.victims) {
+    const api::Pod& victim = v->pod;
+    // Its graceful deletion has started already: another request would change nothing.
+    if (victim.metadata.deletion_timestamp) continue;
+    // The scheduler keys a pod without a uid by namespace/name.
+    const std::string uid =
+        victim.metadata.uid.empty() ? victim.metadata.Key() : victim.metadata.uid;
+    if (framework::WaitingPod* waiting = handle_.waiting_pods().Get(uid)) {
+      // Not bound yet: rejecting it at Permit frees its room without a deletion.
+      waiting->Reject(kName, "preempted");
+    } else if (Status s = client.DeletePod(victim); !s.IsSuccess()) {
+      return Status::Error(s.Message());
+    }
+    client.RecordEvent(framework::EventRecord{
+        "Pod", victim.metadata.namespace_.string(), victim.metadata.name, "Normal", "Preempted",
+        "Preempting",
+        fmt::format("Preempted by pod {} on node {}", pod.pod.metadata.uid, candidate.node.str())});
+  }
+
+  // Pods of lower priority nominated to this node may no longer fit there: dropping their
+  // nomination lets them look elsewhere without waiting for this preemption to finish. A failure
+  // only delays that, so it is not reported.
+  const int32_t priority = pod.pod.Priority();
+  for (const PodInfoPtr& p : handle_.NominatedPodsForNode(candidate.node)) {
+    if (p->pod.Priority() >= priority) continue;
+    client.UpdatePodCondition(p->pod, CurrentPodScheduledCondition(p->pod), std::string());
+  }
+  return Status::OK();
+}
+
+}  // namespace muster::plugins::defaultpreemption

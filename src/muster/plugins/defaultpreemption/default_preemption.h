@@ -1,0 +1,177 @@
+#pragma once
+
+// DefaultPreemption (upstream pkg/scheduler/framework/plugins/defaultpreemption, with the evaluator
+// of pkg/scheduler/framework/preemption): when a pod fits no node, it looks for nodes where
+// evicting pods of lower priority would make room, picks the node whose evictions cost least,
+// evicts them and nominates that node for the pod, which is retried once the room is free.
+//
+// Preemption runs synchronously in the scheduling cycle, as upstream does without the
+// SchedulerAsyncPreemption feature. Nothing here is per-node hot path: the what-if evaluation of a
+// node copies its NodeInfo and clones the CycleState, as upstream does.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "muster/api/time.h"
+#include "muster/api/types.h"
+#include "muster/framework/handle.h"
+#include "muster/framework/interface.h"
+#include "muster/framework/registry.h"
+#include "muster/plugins/defaultpreemption/args.h"
+
+namespace muster::plugins::defaultpreemption {
+
+// Upstream's messages; PostFilter prefixes those it returns with "preemption: ".
+inline constexpr std::string_view kNotEligiblePreemptNever =
+    "not eligible due to preemptionPolicy=Never.";
+inline constexpr std::string_view kNotEligibleTerminating =
+    "not eligible due to a terminating pod on the nominated node.";
+inline constexpr std::string_view kNoVictims = "No preemption victims found for incoming pod";
+inline constexpr std::string_view kNotHelpful = "Preemption is not helpful for scheduling";
+inline constexpr std::string_view kNoCandidate = "no candidate node for preemption";
+
+// A node where the pod fits once `victims` are evicted (upstream Candidate with its Victims).
+struct Candidate {
+  api::Symbol node;
+  // Most important first (see MoreImportantPod): victims[0] has the highest priority.
+  std::vector<framework::PodInfoPtr> victims;
+  // How many victims evicting would take a PodDisruptionBudget below its allowance.
+  int64_t num_pdb_violations = 0;
+};
+
+// Upstream util.MoreImportantPod: the higher priority; at equal priority the pod that started
+// first. A pod without a start time counts as starting `now`.
+bool MoreImportantPod(const api::Pod& a, const api::Pod& b, api::Time now);
+
+// Upstream filterPodsWithPDBViolation: splits `pods` (order kept) into those whose eviction would
+// exceed a matching budget's disruptionsAllowed, counted down pod by pod, and the rest. A budget
+// matches pods of its namespace selected by a non-empty, well-formed selector.
+void FilterPodsWithPDBViolation(std::span<const framework::PodInfoPtr> pods,
+                                std::span<const api::PodDisruptionBudget* const> pdbs,
+                                std::vector<framework::PodInfoPtr>* violating,
+                                std::vector<framework::PodInfoPtr>* non_violating);
+
+// Upstream pickOneNodeForPreemption with its default criteria, each breaking the ties of the one
+// before: fewest PDB violations, lowest highest-victim priority, lowest sum of victim priorities,
+// fewest victims, latest start among the highest-priority victims, then the first candidate.
+// nullptr when there are none.
+const Candidate* PickOneNodeForPreemption(std::span<const Candidate> candidates, api::Time now);
+
+class DefaultPreemption final : public framework::PostFilterPlugin {
+ public:
+  // Whether `victim` on `node` may be evicted for `preemptor`, beyond having lower priority
+  // (upstream IsEligiblePodFunc). Called concurrently over nodes.
+  using IsEligiblePodFn =
+      std::function<bool(const framework::NodeInfo& node, const framework::PodInfo& victim,
+                         const api::Pod& preemptor)>;
+  // Whether `a` is more important than `b`: reprieve tries the more important first (upstream
+  // MoreImportantPodFunc). Called concurrently over nodes.
+  using MoreImportantPodFn = std::function<bool(const api::Pod& a, const api::Pod& b)>;
+
+  // Upstream New: validates `args` and builds the plugin; nullptr with *error (one error per
+  // line) when they are invalid.
+  static std::unique_ptr<DefaultPreemption> Create(const DefaultPreemptionArgs& args,
+                                                   framework::Handle& handle, std::string* error);
+  // The registry factory: decodes, defaults and validates the YAML args.
+  static std::unique_ptr<framework::Plugin> New(const framework::PluginArgs& args,
+                                                framework::Handle& handle, std::string* error);
+
+  // The default policy captures `this`.
+  DefaultPreemption(const DefaultPreemption&) = delete;
+  DefaultPreemption& operator=(const DefaultPreemption&) = delete;
+
+  std::string_view Name() const override { return kName; }
+
+  // Upstream Evaluator.Preempt. Success with {node, kOverride} once the victims are evicted.
+  // Unschedulable with {"", kOverride} (clearing a stale nomination) when no node would do, with
+  // message "preemption: 0/N nodes are available: <reasons>."; Unschedulable with kNoop when the
+  // pod may not preempt; Error (kNoop) when evaluating a node or evicting a victim failed.
+  framework::Status PostFilter(framework::CycleState& state, const framework::PodInfo& pod,
+                               const framework::NodeToStatus& statuses,
+                               framework::PostFilterResult* result) override;
+
+  // ---- PostFilter's steps, public as upstream exports them (tests and derived policies) ----
+
+  // False with *reason when the pod may not preempt: its preemptionPolicy is Never, or its
+  // nominated node (unless Filter found it UnschedulableAndUnresolvable) still has a pod of lower
+  // priority terminating because of an earlier preemption.
+  bool PodEligibleToPreemptOthers(const api::Pod& pod,
+                                  const framework::Status& nominated_node_status,
+                                  std::string* reason) const;
+
+  // How many candidates the dry run should find among `num_nodes` nodes: max(num_nodes *
+  // percentage / 100, absolute), capped at num_nodes.
+  int32_t CalculateNumCandidates(int32_t num_nodes) const;
+  // Where the dry run starts in the node list. Upstream draws it from math/rand; here it is a hash
+  // of the pod's namespace/name, so runs are reproducible while different pods start at
+  // different nodes. 0 when num_nodes <= 0.
+  static int32_t Offset(const api::Pod& pod, int32_t num_nodes);
+
+  // Upstream SelectVictimsOnNode, on a copy of the node and a clone of the cycle state (both
+  // modified): removes every pod the preemptor may evict, checks the preemptor then fits (with
+  // the node's nominated pods of higher or equal priority), then adds back as many as still
+  // allow it to fit, most important first, PDB-violating ones before the others. Success with the
+  // victims (most important first) and how many violate a PDB; UnschedulableAndUnresolvable
+  // kNoVictims when there is nothing to evict; the Filter status when evicting everything is not
+  // enough; Error when a PreFilter extension fails.
+  framework::Status SelectVictimsOnNode(framework::CycleState& state, const framework::PodInfo& pod,
+                                        framework::NodeInfo& node,
+                                        std::span<const api::PodDisruptionBudget* const> pdbs,
+                                        std::vector<framework::PodInfoPtr>* victims,
+                                        int64_t* num_pdb_violations) const;
+
+  // Upstream DryRunPreemption: evaluates `nodes` from `offset` round the list, in parallel
+  // batches taken in order, until at least one candidate violating no PDB is found and
+  // num_candidates candidates in all (each kind capped at num_candidates); those that violate none
+  // come first. Each node found unsuitable gets its status in *statuses; the messages of Error
+  // statuses are appended to *errors. The result is the one a sequential run would give.
+  std::vector<Candidate> DryRunPreemption(const framework::CycleState& state,
+                                          const framework::PodInfo& pod,
+                                          std::span<framework::NodeInfo* const> nodes,
+                                          std::span<const api::PodDisruptionBudget* const> pdbs,
+                                          int32_t offset, int32_t num_candidates,
+                                          framework::NodeToStatus* statuses,
+                                          std::vector<std::string>* errors) const;
+
+  // Upstream SelectCandidate: the only candidate, or PickOneNodeForPreemption's choice.
+  const Candidate* SelectCandidate(std::span<const Candidate> candidates) const;
+
+  // Upstream prepareCandidate: evicts the victims (deletes them, or rejects those waiting at
+  // Permit; victims already being deleted are left alone), records a Preempted event for each,
+  // and clears the nomination of lower-priority pods nominated to the node, which may no longer
+  // fit there. Error when an eviction fails; clearing a nomination may fail without effect.
+  framework::Status PrepareCandidate(const Candidate& candidate, const framework::PodInfo& pod);
+
+  // Replace the default policies (upstream's exported IsEligiblePod and MoreImportantPod fields).
+  // Scheduling thread only, not while PostFilter runs.
+  void SetIsEligiblePod(IsEligiblePodFn fn) { is_eligible_pod_ = std::move(fn); }
+  void SetMoreImportantPod(MoreImportantPodFn fn) { more_important_pod_ = std::move(fn); }
+
+  const DefaultPreemptionArgs& args() const { return args_; }
+
+ private:
+  DefaultPreemption(const DefaultPreemptionArgs& args, framework::Handle& handle);
+
+  bool IsPreemptionAllowed(const framework::NodeInfo& node, const framework::PodInfo& victim,
+                           const api::Pod& preemptor) const;
+  // Pods nominated to `node` that `pod` must leave room for: higher or equal priority, not itself.
+  std::vector<framework::PodInfoPtr> NominatedPodsToRespect(const framework::PodInfo& pod,
+                                                            api::Symbol node) const;
+  // The budgets of the namespaces of the pods that `pod` might evict on `nodes`.
+  std::vector<const api::PodDisruptionBudget*> RelevantPDBs(
+      const api::Pod& pod, std::span<framework::NodeInfo* const> nodes) const;
+
+  // Constant after construction (the policies change only through the setters above).
+  DefaultPreemptionArgs args_;
+  framework::Handle& handle_;
+  IsEligiblePodFn is_eligible_pod_;
+  MoreImportantPodFn more_important_pod_;
+};
+
+}  // namespace muster::plugins::defaultpreemption

@@ -1,0 +1,1432 @@
+#include "muster/plugins/defaultpreemption/default_preemption.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "muster/framework/framework.h"
+#include "muster/plugins/noderesources/fit.h"
+#include "muster/testing/builders.h"
+#include "muster/testing/fake_services.h"
+
+// Cases and expectations from upstream default_preemption_test.go (TestPostFilter,
+// TestDryRunPreemption, TestSelectBestCandidate, TestCustomSelection, TestCustomOrdering,
+// TestPodEligibleToPreemptOthers, TestPreempt), run against the real NodeResourcesFit. Upstream's
+// start times are nanoseconds after the Unix epoch; muster's clock has microseconds, so epochTimeN
+// is N microseconds here (same order). Upstream's dry-run offsets come from a seeded math/rand;
+// these tests pass the offsets its comments state.
+
+namespace muster::plugins::defaultpreemption {
+namespace {
+
+using framework::Code;
+using framework::NodeInfo;
+using framework::NominatingMode;
+using framework::PodInfo;
+using framework::PodInfoPtr;
+using framework::Status;
+using testing::FakeServices;
+using testing::MakeNode;
+using testing::MakePod;
+using testing::ResourcePairs;
+
+constexpr int32_t kNegPriority = -100;
+constexpr int32_t kLowPriority = 0;
+constexpr int32_t kMidPriority = 100;
+constexpr int32_t kHighPriority = 1000;
+constexpr int32_t kVeryHighPriority = 10000;
+
+const ResourcePairs kNoRes = {};
+const ResourcePairs kSmallRes = {{"cpu", "100m"}, {"memory", "100"}};
+const ResourcePairs kMediumRes = {{"cpu", "200m"}, {"memory", "200"}};
+const ResourcePairs kLargeRes = {{"cpu", "300m"}, {"memory", "300"}};
+const ResourcePairs kVeryLargeRes = {{"cpu", "500m"}, {"memory", "500"}};
+// Node capacities. Upstream's st.MakeNode().Capacity adds 32 pods unless pods are given.
+const ResourcePairs kOnePodNode = {{"pods", "1"}};
+const ResourcePairs kNodeRes = {{"cpu", "200m"}, {"memory", "400"}, {"pods", "32"}};
+const ResourcePairs kLargeNode = {{"cpu", "300m"}, {"memory", "300"}, {"pods", "32"}};
+const ResourcePairs kVeryLargeNode = {{"cpu", "500m"}, {"memory", "500"}, {"pods", "32"}};
+
+api::Time EpochTime(int n) { return api::Time(api::Duration(n)); }
+
+// A pod as upstream's st.MakePod() chains build it; `node` empty means pending.
+struct PodSpec {
+  std::string name{};
+  std::string node{};
+  int32_t priority = 0;
+  ResourcePairs req = kNoRes;
+  std::optional<api::Time> start{};
+  std::map<std::string, std::string> labels{};
+};
+
+api::Pod MakeTestPod(const PodSpec& s) {
+  testing::PodBuilder b = MakePod();
+  b.Name(s.name).Priority(s.priority);
+  if (!s.node.empty()) b.NodeName(s.node);
+  if (s.req.size() != 0) b.Req(s.req);
+  for (const auto& [k, v] : s.labels) b.Label(k, v);
+  api::Pod pod = b.Obj();
+  pod.status.start_time = s.start;
+  return pod;
+}
+
+api::PodDisruptionBudget MakePDB(std::string_view name, std::string_view key,
+                                 std::string_view value, int32_t disruptions_allowed) {
+  api::PodDisruptionBudget pdb;
+  pdb.metadata.name = std::string(name);
+  pdb.metadata.namespace_ = api::Symbol(api::kDefaultNamespace);
+  api::LabelSelector selector;
+  selector.match_labels.emplace_back(api::Symbol(key), api::Symbol(value));
+  pdb.selector = selector;
+  pdb.status.disruptions_allowed = disruptions_allowed;
+  return pdb;
+}
+
+// Counts Filter calls, as upstream's FakeFilterPlugin, and returns `code` for every node.
+class CountingFilter final : public framework::FilterPlugin {
+ public:
+  explicit CountingFilter(Code code) : code_(code) {}
+  std::string_view Name() const override { return "FakeFilter"; }
+  Status Filter(const framework::CycleState&, const PodInfo&, const NodeInfo&) const override {
+    ++calls;
+    return code_ == Code::kSuccess ? Status::OK() : Status(code_);
+  }
+  mutable std::atomic<int> calls{0};
+
+ private:
+  Code code_;
+};
+
+// Upstream's TestPlugin: its PreFilter extensions fail on nodes labelled error=true.
+class ErrorOnLabelPlugin final : public framework::PreFilterPlugin,
+                                 public framework::PreFilterExtensions {
+ public:
+  std::string_view Name() const override { return "test-plugin"; }
+  Status PreFilter(framework::CycleState&, const PodInfo&, std::span<NodeInfo* const>,
+                   framework::PreFilterResult*) override {
+    return Status::OK();
+  }
+  const framework::PreFilterExtensions* Extensions() const override { return this; }
+  Status AddPod(framework::CycleState&, const PodInfo& pod, const PodInfo&,
+                const NodeInfo& node) const override {
+    if (!Failing(node)) return Status::OK();
+    return Status::Error(fmt::format("failed to add pod: {}", pod.pod.metadata.name));
+  }
+  Status RemovePod(framework::CycleState&, const PodInfo& pod, const PodInfo&,
+                   const NodeInfo& node) const override {
+    if (!Failing(node)) return Status::OK();
+    return Status::Error(fmt::format("failed to remove pod: {}", pod.pod.metadata.name));
+  }
+
+ private:
+  static bool Failing(const NodeInfo& node) {
+    const api::Symbol* v = node.node()->metadata.labels.Get(api::Symbol("error"));
+    return v != nullptr && v->str() == "true";
+  }
+};
+
+// A profile with NodeResourcesFit as PreFilter and Filter, behind a counting filter.
+class Env {
+ public:
+  explicit Env(Code fake_filter_code = Code::kSuccess, bool with_test_plugin = false) {
+    std::string error;
+    std::unique_ptr<framework::Plugin> fit =
+        noderesources::Fit::New(framework::PluginArgs{}, fake.handle(), &error);
+    EXPECT_NE(fit, nullptr) << error;
+    auto counter = std::make_unique<CountingFilter>(fake_filter_code);
+    counter_ = counter.get();
+    framework::ProfilePlugins plugins;
+    plugins.filter.push_back(counter_);
+    plugins.pre_filter.push_back(dynamic_cast<framework::PreFilterPlugin*>(fit.get()));
+    plugins.filter.push_back(dynamic_cast<framework::FilterPlugin*>(fit.get()));
+    std::vector<std::unique_ptr<framework::Plugin>> owned;
+    owned.push_back(std::move(fit));
+    owned.push_back(std::move(counter));
+    if (with_test_plugin) {
+      auto test_plugin = std::make_unique<ErrorOnLabelPlugin>();
+      plugins.pre_filter.push_back(test_plugin.get());
+      owned.push_back(std::move(test_plugin));
+    }
+    fake.handle().SetPlugins(std::move(plugins), std::move(owned));
+  }
+
+  void AddNodes(const std::vector<std::string>& names, ResourcePairs capacity) {
+    for (const std::string& n : names) fake.AddNode(MakeNode().Name(n).Capacity(capacity).Obj());
+  }
+  void AddPods(const std::vector<PodSpec>& pods) {
+    for (const PodSpec& p : pods) fake.AddPod(MakeTestPod(p));
+  }
+
+  std::unique_ptr<DefaultPreemption> Plugin(DefaultPreemptionArgs args = {}) {
+    std::string error;
+    std::unique_ptr<DefaultPreemption> p = DefaultPreemption::Create(args, fake.handle(), &error);
+    EXPECT_NE(p, nullptr) << error;
+    return p;
+  }
+
+  // The cycle state of `pod` after the profile's PreFilter, which Fit's Filter needs.
+  std::unique_ptr<framework::CycleState> PreFilter(const PodInfo& pod) {
+    auto state = std::make_unique<framework::CycleState>();
+    framework::PreFilterResult result;
+    std::string rejector;
+    Status s = fake.handle().RunPreFilterPlugins(*state, pod, &result, &rejector);
+    EXPECT_TRUE(s.IsSuccess()) << ToString(s);
+    return state;
+  }
+
+  // Snapshot nodes sorted by name, as upstream's TestDryRunPreemption sorts them.
+  std::vector<NodeInfo*> SortedNodes() const {
+    std::vector<NodeInfo*> nodes = fake.snapshot().List();
+    std::sort(nodes.begin(), nodes.end(),
+              [](NodeInfo* a, NodeInfo* b) { return a->name().str() < b->name().str(); });
+    return nodes;
+  }
+
+  int filter_calls() const { return counter_->calls.load(); }
+
+  FakeServices fake;
+
+ private:
+  CountingFilter* counter_ = nullptr;
+};
+
+framework::NodeToStatus Unschedulable(const std::vector<std::string>& nodes,
+                                      const std::vector<std::string>& unresolvable = {}) {
+  framework::NodeToStatus m;
+  for (const std::string& n : nodes) m.statuses[api::Symbol(n)] = Status(Code::kUnschedulable);
+  for (const std::string& n : unresolvable) {
+    m.statuses[api::Symbol(n)] = Status(Code::kUnschedulableAndUnresolvable);
+  }
+  return m;
+}
+
+// "node: victim,victim (violations)" per candidate, sorted as upstream's test sorts them.
+std::vector<std::string> Describe(const std::vector<Candidate>& candidates) {
+  std::vector<std::string> out;
+  for (const Candidate& c : candidates) {
+    std::vector<std::string> names;
+    for (const PodInfoPtr& v : c.victims) names.push_back(v->pod.metadata.name);
+    std::sort(names.begin(), names.end());
+    out.push_back(
+        fmt::format("{}: {} ({})", c.node.str(), fmt::join(names, ","), c.num_pdb_violations));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// gtest parameter names from the upstream case names.
+std::string CaseName(const std::string& name) {
+  std::string out;
+  for (const char c : name) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return out;
+}
+
+// ---- TestPostFilter ----
+
+struct PostFilterCase {
+  std::string name{};
+
+  PodSpec pod{};
+  std::vector<PodSpec> pods{};
+  std::vector<api::PodDisruptionBudget> pdbs{};
+  std::vector<std::pair<std::string, ResourcePairs>> nodes{};
+  std::vector<std::pair<std::string, std::string>> node_labels{};  // node, "error" label
+  framework::NodeToStatus statuses{};
+  std::optional<std::string> want_node{};  // nullopt: no nomination (kNoop)
+  Code want_code = Code::kSuccess;
+  std::string want_message{};
+};
+
+void PrintTo(const PostFilterCase& c, std::ostream* os) { *os << c.name; }
+
+class DefaultPreemptionPostFilterTest : public ::testing::TestWithParam<PostFilterCase> {};
+
+TEST_P(DefaultPreemptionPostFilterTest, Upstream) {
+  const PostFilterCase& tc = GetParam();
+  Env env(Code::kSuccess, /*with_test_plugin=*/true);
+  for (const auto& [name, capacity] : tc.nodes) {
+    testing::NodeBuilder b = MakeNode();
+    b.Name(name).Capacity(capacity);
+    for (const auto& [node, value] : tc.node_labels) {
+      if (node == name) b.Label("error", value);
+    }
+    env.fake.AddNode(b.Obj());
+  }
+  env.AddPods(tc.pods);
+  for (const auto& pdb : tc.pdbs) env.fake.AddPodDisruptionBudget(pdb);
+  const PodInfoPtr pod = PodInfo::Make(MakeTestPod(tc.pod));
+  auto state = env.PreFilter(*pod);
+  auto plugin = env.Plugin();
+
+  framework::PostFilterResult result;
+  const Status s = plugin->PostFilter(*state, *pod, tc.statuses, &result);
+  EXPECT_EQ(s.code(), tc.want_code) << ToString(s);
+  EXPECT_EQ(s.Message(), tc.want_message);
+  if (tc.want_node) {
+    EXPECT_EQ(result.mode, NominatingMode::kOverride);
+    EXPECT_EQ(result.nominated_node_name.str(), *tc.want_node);
+  } else {
+    EXPECT_EQ(result.mode, NominatingMode::kNoop);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Upstream, DefaultPreemptionPostFilterTest,
+    ::testing::Values(
+        PostFilterCase{
+            .name = "pod with higher priority can be made schedulable",
+            .pod = {.name = "p", .priority = kHighPriority},
+            .pods = {{.name = "p1", .node = "node1"}},
+            .nodes = {{"node1", kOnePodNode}},
+            .statuses = Unschedulable({"node1"}),
+            .want_node = "node1",
+        },
+        PostFilterCase{
+            .name = "pod with tied priority is still unschedulable",
+            .pod = {.name = "p"},
+            .pods = {{.name = "p1", .node = "node1"}},
+            .nodes = {{"node1", kOnePodNode}},
+            .statuses = Unschedulable({"node1"}),
+            .want_node = "",
+            .want_code = Code::kUnschedulable,
+            .want_message = "preemption: 0/1 nodes are available: 1 No preemption victims found "
+                            "for incoming pod.",
+        },
+        PostFilterCase{
+            .name = "preemption should respect filteredNodesStatuses",
+            .pod = {.name = "p", .priority = kHighPriority},
+            .pods = {{.name = "p1", .node = "node1"}},
+            .nodes = {{"node1", kOnePodNode}},
+            .statuses = Unschedulable({}, {"node1"}),
+            .want_node = "",
+            .want_code = Code::kUnschedulable,
+            .want_message =
+                "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.",
+        },
+        PostFilterCase{
+            .name = "absent NodeToStatus entry means UnschedulableAndUnresolvable",
+            .pod = {.name = "p", .priority = kHighPriority},
+            .pods = {{.name = "p1", .node = "node1"}},
+            .nodes = {{"node1", kOnePodNode}},
+            .statuses = Unschedulable({}),
+            .want_node = "",
+            .want_code = Code::kUnschedulable,
+            .want_message =
+                "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.",
+        },
+        PostFilterCase{
+            .name = "pod can be made schedulable on one node",
+            .pod = {.name = "p", .priority = kMidPriority},
+            .pods = {{.name = "p1", .node = "node1", .priority = kHighPriority},
+                     {.name = "p2", .node = "node2", .priority = kLowPriority}},
+            .nodes = {{"node1", kOnePodNode}, {"node2", kOnePodNode}},
+            .statuses = Unschedulable({"node1", "node2"}),
+            .want_node = "node2",
+        },
+        PostFilterCase{
+            .name = "pod can be made schedulable on minHighestPriority node",
+            .pod = {.name = "p", .priority = kVeryHighPriority},
+            .pods = {{.name = "p1",
+                      .node = "node1",
+                      .priority = kHighPriority,
+                      .labels = {{"test.kubernetes.io/is-violating-pdb", "non-violating"}}},
+                     {.name = "p2",
+                      .node = "node1",
+                      .priority = kLowPriority,
+                      .labels = {{"test.kubernetes.io/is-violating-pdb", "violating"}}},
+                     {.name = "p3",
+                      .node = "node2",
+                      .priority = kMidPriority,
+                      .labels = {{"test.kubernetes.io/is-violating-pdb", "violating"}}}},
+            .pdbs = {MakePDB("violating-pdb", "test.kubernetes.io/is-violating-pdb", "violating",
+                             0),
+                     MakePDB("non-violating-pdb", "test.kubernetes.io/is-violating-pdb",
+                             "non-violating", std::numeric_limits<int32_t>::max())},
+            .nodes = {{"node1", kOnePodNode}, {"node2", kOnePodNode}},
+            .statuses = Unschedulable({"node1", "node2"}),
+            .want_node = "node2",
+        },
+        PostFilterCase{
+            .name = "no candidate nodes found, no enough resource after removing low priority pods",
+            .pod = {.name = "p", .priority = kHighPriority, .req = kLargeRes},
+            .pods = {{.name = "p1", .node = "node1"}, {.name = "p2", .node = "node2"}},
+            .nodes = {{"node1", kNodeRes}, {"node2", kNodeRes}},
+            .statuses = Unschedulable({"node1", "node2"}),
+            .want_node = "",
+            .want_code = Code::kUnschedulable,
+            .want_message = "preemption: 0/2 nodes are available: 2 Insufficient cpu.",
+        },
+        PostFilterCase{
+            .name = "no candidate nodes found with mixed reasons, no lower priority pod and no "
+                    "enough CPU resource",
+            .pod = {.name = "p", .priority = kHighPriority, .req = kLargeRes},
+            .pods = {{.name = "p1", .node = "node1", .priority = kHighPriority},
+                     {.name = "p2", .node = "node2"},
+                     {.name = "p3", .node = "node3", .priority = kHighPriority}},
+            .nodes = {{"node1", kOnePodNode}, {"node2", kNodeRes}, {"node3", kOnePodNode}},
+            .statuses = Unschedulable({"node1", "node2", "node3"}),
+            .want_node = "",
+            .want_code = Code::kUnschedulable,
+            .want_message = "preemption: 0/3 nodes are available: 1 Insufficient cpu, 2 No "
+                            "preemption victims found for incoming pod.",
+        },
+        PostFilterCase{
+            .name = "no candidate nodes found with mixed reason, 2 UnschedulableAndUnresolvable "
+                    "nodes and 2 nodes don't have enough CPU resource",
+            .pod = {.name = "p", .priority = kHighPriority, .req = kLargeRes},
+            .pods = {{.name = "p1", .node = "node1"}, {.name = "p2", .node = "node2"}},
+            .nodes = {{"node1", kNodeRes},
+                      {"node2", kNodeRes},
+                      {"node3", kNodeRes},
+                      {"node4", kNodeRes}},
+            .statuses = Unschedulable({"node1", "node2"}, {"node4"}),
+            .want_node = "",
+            .want_code = Code::kUnschedulable,
+            .want_message = "preemption: 0/4 nodes are available: 2 Insufficient cpu, 2 "
+                            "Preemption is not helpful for scheduling.",
+        },
+        PostFilterCase{
+            .name = "only one node but failed with TestPlugin",
+            .pod = {.name = "p", .priority = kHighPriority, .req = kLargeRes},
+            .pods = {{.name = "p1", .node = "node1"}},
+            .nodes = {{"node1", kLargeNode}},
+            .node_labels = {{"node1", "true"}},
+            .statuses = Unschedulable({"node1"}),
+            .want_code = Code::kError,
+            .want_message = "preemption: running RemovePod on PreFilter plugin \"test-plugin\": "
+                            "failed to remove pod: p",
+        },
+        PostFilterCase{
+            .name = "one failed with TestPlugin and the other pass",
+            .pod = {.name = "p", .priority = kHighPriority, .req = kLargeRes},
+            .pods = {{.name = "p1", .node = "node1"},
+                     {.name = "p2", .node = "node2", .req = kMediumRes}},
+            .nodes = {{"node1", kLargeNode}, {"node2", kLargeNode}},
+            .node_labels = {{"node1", "true"}},
+            .statuses = Unschedulable({"node1", "node2"}),
+            .want_node = "node2",
+        }),
+    [](const ::testing::TestParamInfo<PostFilterCase>& info) { return CaseName(info.param.name); });
+
+TEST(DefaultPreemptionPostFilter, PreemptionPolicyNeverLeavesNominationAlone) {
+  Env env;
+  env.AddNodes({"node1"}, kOnePodNode);
+  env.AddPods({{.name = "p1", .node = "node1"}});
+  api::Pod p = MakeTestPod({.name = "p", .priority = kHighPriority});
+  p.spec.preemption_policy = api::PreemptionPolicy::kNever;
+  const PodInfoPtr pod = PodInfo::Make(p);
+  auto state = env.PreFilter(*pod);
+  framework::PostFilterResult result;
+  const Status s = env.Plugin()->PostFilter(*state, *pod, Unschedulable({"node1"}), &result);
+  EXPECT_EQ(s.code(), Code::kUnschedulable);
+  EXPECT_EQ(s.Message(), "preemption: not eligible due to preemptionPolicy=Never.");
+  EXPECT_EQ(result.mode, NominatingMode::kNoop);
+  EXPECT_TRUE(env.fake.deleted.empty());
+}
+
+// ---- TestDryRunPreemption ----
+
+struct DryRunCase {
+  std::string name{};
+
+  DefaultPreemptionArgs args{};
+  std::vector<std::string> nodes{};
+  std::vector<PodSpec> test_pods{};
+  std::vector<PodSpec> init_pods{};
+  std::vector<api::PodDisruptionBudget> pdbs{};
+  Code fake_filter_code = Code::kSuccess;
+  std::vector<int32_t> offsets{};  // per test pod; upstream's seeded draws
+  std::vector<std::vector<std::string>> expected{};
+  std::vector<int> expected_filter_calls{};
+};
+
+void PrintTo(const DryRunCase& c, std::ostream* os) { *os << c.name; }
+
+class DefaultPreemptionDryRunTest : public ::testing::TestWithParam<DryRunCase> {};
+
+TEST_P(DefaultPreemptionDryRunTest, Upstream) {
+  const DryRunCase& tc = GetParam();
+  Env env(tc.fake_filter_code);
+  env.AddNodes(tc.nodes, kVeryLargeNode);
+  env.AddPods(tc.init_pods);
+  std::vector<const api::PodDisruptionBudget*> pdbs;
+  for (const auto& pdb : tc.pdbs) pdbs.push_back(&pdb);
+  auto plugin = env.Plugin(tc.args);
+  const std::vector<NodeInfo*> nodes = env.SortedNodes();
+  int previous_calls = 0;
+  for (size_t cycle = 0; cycle < tc.test_pods.size(); ++cycle) {
+    SCOPED_TRACE(fmt::format("cycle {}", cycle));
+    const PodInfoPtr pod = PodInfo::Make(MakeTestPod(tc.test_pods[cycle]));
+    auto state = env.PreFilter(*pod);
+    framework::NodeToStatus statuses;
+    std::vector<std::string> errors;
+    const int32_t offset = cycle < tc.offsets.size() ? tc.offsets[cycle] : 0;
+    const std::vector<Candidate> got = plugin->DryRunPreemption(
+        *state, *pod, nodes, pdbs, offset,
+        plugin->CalculateNumCandidates(static_cast<int32_t>(nodes.size())), &statuses, &errors);
+    EXPECT_EQ(Describe(got), tc.expected[cycle]);
+    EXPECT_EQ(env.filter_calls() - previous_calls, tc.expected_filter_calls[cycle]);
+    previous_calls = env.filter_calls();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Upstream, DefaultPreemptionDryRunTest,
+    ::testing::Values(
+        DryRunCase{
+            .name = "a pod that fits on both nodes when lower priority pods are preempted",
+            .nodes = {"node1", "node2"},
+            .test_pods = {{.name = "p", .priority = kHighPriority, .req = kLargeRes}},
+            .init_pods =
+                {{.name = "p1", .node = "node1", .priority = kMidPriority, .req = kLargeRes},
+                 {.name = "p2", .node = "node2", .priority = kMidPriority, .req = kLargeRes}},
+            .expected = {{"node1: p1 (0)", "node2: p2 (0)"}},
+            .expected_filter_calls = {4},
+        },
+        DryRunCase{
+            .name = "a pod that would fit on the nodes, but other pods running are higher priority",
+            .nodes = {"node1", "node2"},
+            .test_pods = {{.name = "p", .priority = kLowPriority, .req = kLargeRes}},
+            .init_pods =
+                {{.name = "p1", .node = "node1", .priority = kMidPriority, .req = kLargeRes},
+                 {.name = "p2", .node = "node2", .priority = kMidPriority, .req = kLargeRes}},
+            .expected = {{}},
+            .expected_filter_calls = {0},
+        },
+        DryRunCase{
+            .name = "medium priority pod is preempted, but lower priority one stays as it is small",
+            .nodes = {"node1", "node2"},
+            .test_pods = {{.name = "p", .priority = kHighPriority, .req = kLargeRes}},
+            .init_pods =
+                {{.name = "p1.1", .node = "node1", .priority = kLowPriority, .req = kSmallRes},
+                 {.name = "p1.2", .node = "node1", .priority = kMidPriority, .req = kLargeRes},
+                 {.name = "p2", .node = "node2", .priority = kMidPriority, .req = kLargeRes}},
+            .expected = {{"node1: p1.2 (0)", "node2: p2 (0)"}},
+            .expected_filter_calls = {5},
+        },
+        DryRunCase{
+            .name = "mixed priority pods are preempted",
+            .nodes = {"node1", "node2"},
+            .test_pods = {{.name = "p", .priority = kHighPriority, .req = kLargeRes}},
+            .init_pods =
+                {{.name = "p1.1", .node = "node1", .priority = kMidPriority, .req = kSmallRes},
+                 {.name = "p1.2", .node = "node1", .priority = kLowPriority, .req = kSmallRes},
+                 {.name = "p1.3", .node = "node1", .priority = kMidPriority, .req = kMediumRes},
+                 {.name = "p1.4", .node = "node1", .priority = kHighPriority, .req = kSmallRes},
+                 {.name = "p2", .node = "node2", .priority = kHighPriority, .req = kLargeRes}},
+            .expected = {{"node1: p1.2,p1.3 (0)"}},
+            .expected_filter_calls = {4},
+        },
+        DryRunCase{
+            .name = "mixed priority pods are preempted, pick later StartTime one when priorities "
+                    "are equal",
+            .nodes = {"node1", "node2"},
+            .test_pods = {{.name = "p", .priority = kHighPriority, .req = kLargeRes}},
+            .init_pods = {{.name = "p1.1",
+                           .node = "node1",
+                           .priority = kLowPriority,
+                           .req = kSmallRes,
+                           .start = EpochTime(5)},
+                          {.name = "p1.2",
+                           .node = "node1",
+                           .priority = kLowPriority,
+                           .req = kSmallRes,
+                           .start = EpochTime(4)},
+                          {.name = "p1.3",
+                           .node = "node1",
+                           .priority = kMidPriority,
+                           .req = kMediumRes,
+                           .start = EpochTime(3)},
+                          {.name = "p1.4",
+                           .node = "node1",
+                           .priority = kHighPriority,
+                           .req = kSmallRes,
+                           .start = EpochTime(2)},
+                          {.name = "p2",
+                           .node = "node2",
+                           .priority = kHighPriority,
+                           .req = kLargeRes,
+                           .start = EpochTime(1)}},
+            .expected = {{"node1: p1.1,p1.3 (0)"}},
+            .expected_filter_calls = {4},
+        },
+        DryRunCase{
+            .name = "get Unschedulable in the preemption phase when the filter plugins filtering "
+                    "the nodes",
+            .nodes = {"node1", "node2"},
+            .test_pods = {{.name = "p", .priority = kHighPriority, .req = kLargeRes}},
+            .init_pods =
+                {{.name = "p1", .node = "node1", .priority = kMidPriority, .req = kLargeRes},
+                 {.name = "p2", .node = "node2", .priority = kMidPriority, .req = kLargeRes}},
+            .fake_filter_code = Code::kUnschedulable,
+            .expected = {{}},
+            .expected_filter_calls = {2},
+        },
+        DryRunCase{
+            .name = "preemption with violation of same pdb",
+            .nodes = {"node1"},
+            .test_pods = {{.name = "p", .priority = kHighPriority, .req = kVeryLargeRes}},
+            .init_pods = {{.name = "p1.1",
+                           .node = "node1",
+                           .priority = kMidPriority,
+                           .req = kMediumRes,
+                           .labels = {{"app", "foo"}}},
+                          {.name = "p1.2",
+                           .node = "node1",
+                           .priority = kMidPriority,
+                           .req = kMediumRes,
+                           .labels = {{"app", "foo"}}}},
+            .pdbs = {MakePDB("pdb", "app", "foo", 1)},
+            .expected = {{"node1: p1.1,p1.2 (1)"}},
+            .expected_filter_calls = {3},
+        },
+        DryRunCase{
+            .name = "all nodes are possible candidates, but DefaultPreemptionArgs limits to 2",
+            .args = {.min_candidate_nodes_percentage = 40, .min_candidate_nodes_absolute = 1},
+            .nodes = {"node1", "node2", "node3", "node4", "node5"},
+            .test_pods = {{.name = "p", .priority = kHighPriority, .req = kLargeRes}},
+            .init_pods =
+                {{.name = "p1", .node = "node1", .priority = kMidPriority, .req = kLargeRes},
+                 {.name = "p2", .node = "node2", .priority = kMidPriority, .req = kLargeRes},
+                 {.name = "p3", .node = "node3", .priority = kMidPriority, .req = kLargeRes},
+                 {.name = "p4", .node = "node4", .priority = kMidPriority, .req = kLargeRes},
+                 {.name = "p5", .node = "node5", .priority = kMidPriority, .req = kLargeRes}},
+            .offsets = {4},
+            .expected = {{"node1: p1 (0)", "node5: p5 (0)"}},
+            .expected_filter_calls = {4},
+        },
+        DryRunCase{
+            .name = "some nodes are not possible candidates, DefaultPreemptionArgs limits to 2",
+            .args = {.min_candidate_nodes_percentage = 40, .min_candidate_nodes_absolute = 1},
+            .nodes = {"node1", "node2", "node3", "node4", "node5"},
+            .test_pods = {{.name = "p", .priority = kHighPriority, .req = kLargeRes}},
+            .init_pods =
+                {{.name = "p1", .node = "node1", .priority = kMidPriority, .req = kLargeRes},
+                 {.name = "p2", .node = "node2", .priority = kVeryHighPriority, .req = kLargeRes},
+                 {.name = "p3", .node = "node3", .priority = kMidPriority, .req = kLargeRes},
+                 {.name = "p4", .node = "node4", .priority = kMidPriority, .req = kLargeRes},
+                 {.name = "p5", .node = "node5", .priority = kVeryHighPriority, .req = kLargeRes}},
+            .offsets = {4},
+            .expected = {{"node1: p1 (0)", "node3: p3 (0)"}},
+            .expected_filter_calls = {4},
+        },
+        DryRunCase{
+            .name = "preemption offset across multiple scheduling cycles and wrap around",
+            .args = {.min_candidate_nodes_percentage = 40, .min_candidate_nodes_absolute = 1},
+            .nodes = {"node1", "node2", "node3", "node4", "node5"},
+            .test_pods = {{.name = "tp1", .priority = kHighPriority, .req = kLargeRes},
+                          {.name = "tp2", .priority = kHighPriority, .req = kLargeRes},
+                          {.name = "tp3", .priority = kHighPriority, .req = kLargeRes}},
+            .init_pods =
+                {{.name = "p1", .node = "node1", .priority = kMidPriority, .req = kLargeRes},
+                 {.name = "p2", .node = "node2", .priority = kMidPriority, .req = kLargeRes},
+                 {.name = "p3", .node = "node3", .priority = kMidPriority, .req = kLargeRes},
+                 {.name = "p4", .node = "node4", .priority = kMidPriority, .req = kLargeRes},
+                 {.name = "p5", .node = "node5", .priority = kMidPriority, .req = kLargeRes}},
+            .offsets = {4, 1, 3},
+            .expected = {{"node1: p1 (0)", "node5: p5 (0)"},
+                         {"node2: p2 (0)", "node3: p3 (0)"},
+                         {"node4: p4 (0)", "node5: p5 (0)"}},
+            .expected_filter_calls = {4, 4, 4},
+        },
+        DryRunCase{
+            .name = "preemption looks past numCandidates until a non-PDB violating node is found",
+            .args = {.min_candidate_nodes_percentage = 40, .min_candidate_nodes_absolute = 2},
+            .nodes = {"node1", "node2", "node3", "node4", "node5"},
+            .test_pods = {{.name = "p", .priority = kHighPriority, .req = kLargeRes}},
+            .init_pods =
+                {{.name = "p1",
+                  .node = "node1",
+                  .priority = kMidPriority,
+                  .req = kLargeRes,
+                  .labels = {{"app", "foo"}}},
+                 {.name = "p2",
+                  .node = "node2",
+                  .priority = kMidPriority,
+                  .req = kLargeRes,
+                  .labels = {{"app", "foo"}}},
+                 {.name = "p3", .node = "node3", .priority = kMidPriority, .req = kLargeRes},
+                 {.name = "p4", .node = "node4", .priority = kMidPriority, .req = kLargeRes},
+                 {.name = "p5",
+                  .node = "node5",
+                  .priority = kMidPriority,
+                  .req = kLargeRes,
+                  .labels = {{"app", "foo"}}}},
+            .pdbs = {MakePDB("pdb", "app", "foo", 0)},
+            .offsets = {4},
+            .expected = {{"node1: p1 (1)", "node3: p3 (0)", "node5: p5 (1)"}},
+            .expected_filter_calls = {8},
+        }),
+    [](const ::testing::TestParamInfo<DryRunCase>& info) { return CaseName(info.param.name); });
+
+// Non-violating candidates come before violating ones, whatever the node order.
+TEST(DefaultPreemptionDryRun, NonViolatingCandidatesFirst) {
+  Env env;
+  env.AddNodes({"node1", "node2"}, kVeryLargeNode);
+  env.AddPods({{.name = "p1",
+                .node = "node1",
+                .priority = kMidPriority,
+                .req = kLargeRes,
+                .labels = {{"app", "foo"}}},
+               {.name = "p2", .node = "node2", .priority = kMidPriority, .req = kLargeRes}});
+  const api::PodDisruptionBudget pdb = MakePDB("pdb", "app", "foo", 0);
+  const std::vector<const api::PodDisruptionBudget*> pdbs = {&pdb};
+  const PodInfoPtr pod =
+      PodInfo::Make(MakeTestPod({.name = "p", .priority = kHighPriority, .req = kLargeRes}));
+  auto state = env.PreFilter(*pod);
+  framework::NodeToStatus statuses;
+  std::vector<std::string> errors;
+  const std::vector<Candidate> got = env.Plugin()->DryRunPreemption(*state, *pod, env.SortedNodes(),
+                                                                    pdbs, 0, 2, &statuses, &errors);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].node.str(), "node2");
+  EXPECT_EQ(got[1].node.str(), "node1");
+  EXPECT_EQ(got[1].num_pdb_violations, 1);
+}
+
+// Beyond one batch the nodes are evaluated in parallel; the candidates are still those a
+// sequential run from the offset finds, stopping in the middle of the second batch.
+TEST(DefaultPreemptionDryRun, ParallelBatchesKeepSequentialResult) {
+  Env env;
+  std::vector<std::string> names;
+  for (int i = 0; i < 300; ++i) names.push_back(fmt::format("node{:03}", i));
+  env.AddNodes(names, kVeryLargeNode);
+  // Every third node runs a pod the preemptor may not evict.
+  for (int i = 0; i < 300; ++i) {
+    env.AddPods({{.name = fmt::format("v{:03}", i),
+                  .node = names[i],
+                  .priority = i % 3 == 0 ? kVeryHighPriority : kMidPriority,
+                  .req = kLargeRes}});
+  }
+  const PodInfoPtr pod =
+      PodInfo::Make(MakeTestPod({.name = "p", .priority = kHighPriority, .req = kLargeRes}));
+  auto state = env.PreFilter(*pod);
+  auto plugin = env.Plugin();
+  const int32_t wanted = plugin->CalculateNumCandidates(300);
+  ASSERT_EQ(wanted, 100);
+  std::vector<std::string> want;
+  std::vector<std::string> skipped;
+  for (int i = 0; want.size() < 100; ++i) {
+    const int n = (250 + i) % 300;
+    (n % 3 == 0 ? skipped : want).push_back(names[n]);
+  }
+  framework::NodeToStatus statuses;
+  std::vector<std::string> errors;
+  const std::vector<Candidate> got = plugin->DryRunPreemption(*state, *pod, env.SortedNodes(), {},
+                                                              250, wanted, &statuses, &errors);
+  std::vector<std::string> got_nodes;
+  for (const Candidate& c : got) {
+    got_nodes.push_back(c.node.string());
+    ASSERT_EQ(c.victims.size(), 1u);
+    EXPECT_EQ(c.victims[0]->pod.spec.node_name, c.node);
+  }
+  EXPECT_EQ(got_nodes, want);
+  // Only nodes before the stopping point have statuses.
+  EXPECT_EQ(statuses.statuses.size(), skipped.size());
+  for (const std::string& n : skipped) {
+    EXPECT_EQ(statuses.Get(api::Symbol(n)).Message(), kNoVictims) << n;
+  }
+  EXPECT_TRUE(errors.empty());
+}
+
+// A higher-priority pod nominated to a node keeps its room: the preemptor must fit beside it.
+TEST(DefaultPreemptionDryRun, RespectsNominatedPodsOfHigherPriority) {
+  Env env;
+  env.AddNodes({"node1", "node2"}, kVeryLargeNode);
+  env.AddPods({{.name = "p1", .node = "node1", .priority = kMidPriority, .req = kLargeRes},
+               {.name = "p2", .node = "node2", .priority = kMidPriority, .req = kLargeRes}});
+  env.fake.Nominate(MakeTestPod({.name = "n", .priority = kVeryHighPriority, .req = kLargeRes}),
+                    api::Symbol("node1"));
+  const PodInfoPtr pod =
+      PodInfo::Make(MakeTestPod({.name = "p", .priority = kHighPriority, .req = kLargeRes}));
+  auto state = env.PreFilter(*pod);
+  framework::NodeToStatus statuses;
+  std::vector<std::string> errors;
+  const std::vector<Candidate> got =
+      env.Plugin()->DryRunPreemption(*state, *pod, env.SortedNodes(), {}, 0, 2, &statuses, &errors);
+  EXPECT_EQ(Describe(got), std::vector<std::string>{"node2: p2 (0)"});
+  EXPECT_EQ(statuses.Get(api::Symbol("node1")).Message(), "Insufficient cpu, Insufficient memory");
+}
+
+// ---- TestSelectBestCandidate ----
+
+struct SelectCase {
+  std::string name{};
+
+  std::vector<std::string> nodes{};
+  PodSpec pod{};
+  std::vector<PodSpec> pods{};
+  std::vector<std::string> expected{};  // any of them
+};
+
+void PrintTo(const SelectCase& c, std::ostream* os) { *os << c.name; }
+
+class DefaultPreemptionSelectBestCandidateTest : public ::testing::TestWithParam<SelectCase> {};
+
+TEST_P(DefaultPreemptionSelectBestCandidateTest, Upstream) {
+  const SelectCase& tc = GetParam();
+  Env env;
+  env.AddNodes(tc.nodes, kVeryLargeNode);
+  env.AddPods(tc.pods);
+  const PodInfoPtr pod = PodInfo::Make(MakeTestPod(tc.pod));
+  auto state = env.PreFilter(*pod);
+  auto plugin = env.Plugin();
+  const std::vector<NodeInfo*>& nodes = env.fake.snapshot().List();
+  const auto n = static_cast<int32_t>(nodes.size());
+  framework::NodeToStatus statuses;
+  std::vector<std::string> errors;
+  const std::vector<Candidate> candidates =
+      plugin->DryRunPreemption(*state, *pod, nodes, {}, DefaultPreemption::Offset(pod->pod, n),
+                               plugin->CalculateNumCandidates(n), &statuses, &errors);
+  const Candidate* best = plugin->SelectCandidate(candidates);
+  ASSERT_NE(best, nullptr);
+  EXPECT_NE(std::find(tc.expected.begin(), tc.expected.end(), best->node.str()), tc.expected.end())
+      << best->node.str();
+}
+
+std::vector<PodSpec> WithStart(std::vector<PodSpec> pods, api::Time start) {
+  for (PodSpec& p : pods) {
+    if (!p.start) p.start = start;
+  }
+  return pods;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Upstream, DefaultPreemptionSelectBestCandidateTest,
+    ::testing::Values(
+        SelectCase{
+            .name = "a pod that fits on both nodes when lower priority pods are preempted",
+            .nodes = {"node1", "node2"},
+            .pod = {.name = "p", .priority = kHighPriority, .req = kLargeRes},
+            .pods = WithStart(
+                {{.name = "p1", .node = "node1", .priority = kMidPriority, .req = kLargeRes},
+                 {.name = "p2", .node = "node2", .priority = kMidPriority, .req = kLargeRes}},
+                EpochTime(0)),
+            .expected = {"node1", "node2"},
+        },
+        SelectCase{
+            .name = "node with min highest priority pod is picked",
+            .nodes = {"node1", "node2", "node3"},
+            .pod = {.name = "p", .priority = kHighPriority, .req = kVeryLargeRes},
+            .pods = WithStart(
+                {{.name = "p1.1", .node = "node1", .priority = kMidPriority, .req = kMediumRes},
+                 {.name = "p1.2", .node = "node1", .priority = kMidPriority, .req = kLargeRes},
+                 {.name = "p2.1", .node = "node2", .priority = kMidPriority, .req = kMediumRes},
+                 {.name = "p2.2", .node = "node2", .priority = kLowPriority, .req = kMediumRes},
+                 {.name = "p3.1", .node = "node3", .priority = kLowPriority, .req = kMediumRes},
+                 {.name = "p3.2", .node = "node3", .priority = kLowPriority, .req = kMediumRes}},
+                EpochTime(0)),
+            .expected = {"node3"},
+        },
+        SelectCase{
+            .name = "when highest priorities are the same, minimum sum of priorities is picked",
+            .nodes = {"node1", "node2", "node3"},
+            .pod = {.name = "p", .priority = kHighPriority, .req = kVeryLargeRes},
+            .pods = WithStart(
+                {{.name = "p1.1", .node = "node1", .priority = kMidPriority, .req = kMediumRes},
+                 {.name = "p1.2", .node = "node1", .priority = kMidPriority, .req = kLargeRes},
+                 {.name = "p2.1", .node = "node2", .priority = kMidPriority, .req = kLargeRes},
+                 {.name = "p2.2", .node = "node2", .priority = kLowPriority, .req = kMediumRes},
+                 {.name = "p3.1", .node = "node3", .priority = kMidPriority, .req = kMediumRes},
+                 {.name = "p3.2", .node = "node3", .priority = kMidPriority, .req = kMediumRes}},
+                EpochTime(0)),
+            .expected = {"node2"},
+        },
+        SelectCase{
+            .name = "when highest priority and sum are the same, minimum number of pods is picked",
+            .nodes = {"node1", "node2", "node3"},
+            .pod = {.name = "p", .priority = kHighPriority, .req = kVeryLargeRes},
+            .pods = WithStart(
+                {{.name = "p1.1", .node = "node1", .priority = kMidPriority, .req = kSmallRes},
+                 {.name = "p1.2", .node = "node1", .priority = kNegPriority, .req = kSmallRes},
+                 {.name = "p1.3", .node = "node1", .priority = kMidPriority, .req = kSmallRes},
+                 {.name = "p1.4", .node = "node1", .priority = kNegPriority, .req = kSmallRes},
+                 {.name = "p2.1", .node = "node2", .priority = kMidPriority, .req = kLargeRes},
+                 {.name = "p2.2", .node = "node2", .priority = kNegPriority, .req = kMediumRes},
+                 {.name = "p3.1", .node = "node3", .priority = kMidPriority, .req = kMediumRes},
+                 {.name = "p3.2", .node = "node3", .priority = kNegPriority, .req = kSmallRes},
+                 {.name = "p3.3", .node = "node3", .priority = kLowPriority, .req = kSmallRes}},
+                EpochTime(0)),
+            .expected = {"node2"},
+        },
+        SelectCase{
+            .name = "sum of adjusted priorities is considered",
+            .nodes = {"node1", "node2", "node3"},
+            .pod = {.name = "p", .priority = kHighPriority, .req = kVeryLargeRes},
+            .pods = WithStart(
+                {{.name = "p1.1", .node = "node1", .priority = kMidPriority, .req = kSmallRes},
+                 {.name = "p1.2", .node = "node1", .priority = kNegPriority, .req = kSmallRes},
+                 {.name = "p1.3", .node = "node1", .priority = kNegPriority, .req = kSmallRes},
+                 {.name = "p2.1", .node = "node2", .priority = kMidPriority, .req = kLargeRes},
+                 {.name = "p2.2", .node = "node2", .priority = kNegPriority, .req = kMediumRes},
+                 {.name = "p3.1", .node = "node3", .priority = kMidPriority, .req = kMediumRes},
+                 {.name = "p3.2", .node = "node3", .priority = kNegPriority, .req = kSmallRes},
+                 {.name = "p3.3", .node = "node3", .priority = kLowPriority, .req = kSmallRes}},
+                EpochTime(0)),
+            .expected = {"node2"},
+        },
+        SelectCase{
+            .name = "non-overlapping lowest high priority, sum priorities, and number of pods",
+            .nodes = {"node1", "node2", "node3", "node4"},
+            .pod = {.name = "p", .priority = kVeryHighPriority, .req = kVeryLargeRes},
+            .pods = WithStart(
+                {{.name = "p1.1", .node = "node1", .priority = kMidPriority, .req = kSmallRes},
+                 {.name = "p1.2", .node = "node1", .priority = kLowPriority, .req = kSmallRes},
+                 {.name = "p1.3", .node = "node1", .priority = kLowPriority, .req = kSmallRes},
+                 {.name = "p2.1", .node = "node2", .priority = kHighPriority, .req = kLargeRes},
+                 {.name = "p3.1", .node = "node3", .priority = kMidPriority, .req = kMediumRes},
+                 {.name = "p3.2", .node = "node3", .priority = kLowPriority, .req = kSmallRes},
+                 {.name = "p3.3", .node = "node3", .priority = kLowPriority, .req = kSmallRes},
+                 {.name = "p3.4", .node = "node3", .priority = kLowPriority, .req = kMediumRes},
+                 {.name = "p4.1", .node = "node4", .priority = kMidPriority, .req = kMediumRes},
+                 {.name = "p4.2", .node = "node4", .priority = kMidPriority, .req = kSmallRes},
+                 {.name = "p4.3", .node = "node4", .priority = kMidPriority, .req = kSmallRes},
+                 {.name = "p4.4", .node = "node4", .priority = kNegPriority, .req = kSmallRes}},
+                EpochTime(0)),
+            .expected = {"node1"},
+        },
+        SelectCase{
+            .name = "same priority, same number of victims, different start time for each node's "
+                    "pod",
+            .nodes = {"node1", "node2", "node3"},
+            .pod = {.name = "p", .priority = kHighPriority, .req = kVeryLargeRes},
+            .pods = {{.name = "p1.1",
+                      .node = "node1",
+                      .priority = kMidPriority,
+                      .req = kMediumRes,
+                      .start = EpochTime(2)},
+                     {.name = "p1.2",
+                      .node = "node1",
+                      .priority = kMidPriority,
+                      .req = kMediumRes,
+                      .start = EpochTime(2)},
+                     {.name = "p2.1",
+                      .node = "node2",
+                      .priority = kMidPriority,
+                      .req = kMediumRes,
+                      .start = EpochTime(3)},
+                     {.name = "p2.2",
+                      .node = "node2",
+                      .priority = kMidPriority,
+                      .req = kMediumRes,
+                      .start = EpochTime(3)},
+                     {.name = "p3.1",
+                      .node = "node3",
+                      .priority = kMidPriority,
+                      .req = kMediumRes,
+                      .start = EpochTime(1)},
+                     {.name = "p3.2",
+                      .node = "node3",
+                      .priority = kMidPriority,
+                      .req = kMediumRes,
+                      .start = EpochTime(1)}},
+            .expected = {"node2"},
+        },
+        SelectCase{
+            .name = "same priority, same number of victims, different start time for all pods",
+            .nodes = {"node1", "node2", "node3"},
+            .pod = {.name = "p", .priority = kHighPriority, .req = kVeryLargeRes},
+            .pods = {{.name = "p1.1",
+                      .node = "node1",
+                      .priority = kMidPriority,
+                      .req = kMediumRes,
+                      .start = EpochTime(4)},
+                     {.name = "p1.2",
+                      .node = "node1",
+                      .priority = kMidPriority,
+                      .req = kMediumRes,
+                      .start = EpochTime(2)},
+                     {.name = "p2.1",
+                      .node = "node2",
+                      .priority = kMidPriority,
+                      .req = kMediumRes,
+                      .start = EpochTime(5)},
+                     {.name = "p2.2",
+                      .node = "node2",
+                      .priority = kMidPriority,
+                      .req = kMediumRes,
+                      .start = EpochTime(1)},
+                     {.name = "p3.1",
+                      .node = "node3",
+                      .priority = kMidPriority,
+                      .req = kMediumRes,
+                      .start = EpochTime(3)},
+                     {.name = "p3.2",
+                      .node = "node3",
+                      .priority = kMidPriority,
+                      .req = kMediumRes,
+                      .start = EpochTime(6)}},
+            .expected = {"node3"},
+        },
+        SelectCase{
+            .name = "different priority, same number of victims, different start time for all "
+                    "pods",
+            .nodes = {"node1", "node2", "node3"},
+            .pod = {.name = "p", .priority = kHighPriority, .req = kVeryLargeRes},
+            .pods = {{.name = "p1.1",
+                      .node = "node1",
+                      .priority = kLowPriority,
+                      .req = kMediumRes,
+                      .start = EpochTime(4)},
+                     {.name = "p1.2",
+                      .node = "node1",
+                      .priority = kMidPriority,
+                      .req = kMediumRes,
+                      .start = EpochTime(2)},
+                     {.name = "p2.1",
+                      .node = "node2",
+                      .priority = kMidPriority,
+                      .req = kMediumRes,
+                      .start = EpochTime(6)},
+                     {.name = "p2.2",
+                      .node = "node2",
+                      .priority = kLowPriority,
+                      .req = kMediumRes,
+                      .start = EpochTime(1)},
+                     {.name = "p3.1",
+                      .node = "node3",
+                      .priority = kLowPriority,
+                      .req = kMediumRes,
+                      .start = EpochTime(3)},
+                     {.name = "p3.2",
+                      .node = "node3",
+                      .priority = kMidPriority,
+                      .req = kMediumRes,
+                      .start = EpochTime(5)}},
+            .expected = {"node2"},
+        }),
+    [](const ::testing::TestParamInfo<SelectCase>& info) { return CaseName(info.param.name); });
+
+// ---- TestCustomSelection and TestCustomOrdering ----
+
+DefaultPreemption::IsEligiblePodFn PodLabelIsEligible(std::string key, std::string value) {
+  return [key, value](const NodeInfo&, const PodInfo& victim, const api::Pod&) {
+    const api::Symbol* v = victim.pod.metadata.labels.Get(api::Symbol(key));
+    return v != nullptr && v->str() == value;
+  };
+}
+
+DefaultPreemption::IsEligiblePodFn NodeNameIsEligible(std::string name) {
+  return [name](const NodeInfo& node, const PodInfo&, const api::Pod&) {
+    return node.name().str() == name;
+  };
+}
+
+struct CustomSelectionCase {
+  std::string name{};
+
+  DefaultPreemption::IsEligiblePodFn eligible{};
+  std::vector<std::string> nodes{};
+  PodSpec pod{};
+  std::vector<PodSpec> pods{};
+  std::map<std::string, std::vector<std::string>> expected{};  // node: victims in order
+};
+
+void PrintTo(const CustomSelectionCase& c, std::ostream* os) { *os << c.name; }
+
+class DefaultPreemptionCustomSelectionTest : public ::testing::TestWithParam<CustomSelectionCase> {
+};
+
+TEST_P(DefaultPreemptionCustomSelectionTest, Upstream) {
+  const CustomSelectionCase& tc = GetParam();
+  Env env;
+  env.AddNodes(tc.nodes, kVeryLargeNode);
+  env.AddPods(WithStart(tc.pods, EpochTime(0)));
+  const PodInfoPtr pod = PodInfo::Make(MakeTestPod(tc.pod));
+  auto state = env.PreFilter(*pod);
+  auto plugin = env.Plugin();
+  plugin->SetIsEligiblePod(tc.eligible);
+  const std::vector<NodeInfo*>& nodes = env.fake.snapshot().List();
+  const auto n = static_cast<int32_t>(nodes.size());
+  framework::NodeToStatus statuses;
+  std::vector<std::string> errors;
+  std::vector<Candidate> candidates = plugin->DryRunPreemption(
+      *state, *pod, nodes, {}, 0, plugin->CalculateNumCandidates(n), &statuses, &errors);
+  ASSERT_EQ(candidates.size(), tc.expected.size());
+  while (!candidates.empty()) {
+    const Candidate* selected = plugin->SelectCandidate(candidates);
+    ASSERT_NE(selected, nullptr);
+    auto it = tc.expected.find(selected->node.string());
+    ASSERT_NE(it, tc.expected.end()) << selected->node.str();
+    std::vector<std::string> victims;
+    for (const PodInfoPtr& v : selected->victims) victims.push_back(v->pod.metadata.name);
+    EXPECT_EQ(victims, it->second);
+    const api::Symbol chosen = selected->node;
+    std::erase_if(candidates, [&](const Candidate& c) { return c.node == chosen; });
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Upstream, DefaultPreemptionCustomSelectionTest,
+    ::testing::Values(
+        CustomSelectionCase{
+            .name = "filter for matching pod label: high priority",
+            .eligible = PodLabelIsEligible("preemptible", "yes"),
+            .nodes = {"node1", "node2", "node3", "node4"},
+            .pod = {.name = "p1", .priority = kHighPriority, .req = kLargeRes},
+            .pods = {{.name = "v1",
+                      .node = "node1",
+                      .priority = kMidPriority,
+                      .req = kLargeRes,
+                      .labels = {{"preemptible", "no"}}},
+                     {.name = "v2",
+                      .node = "node2",
+                      .priority = kMidPriority,
+                      .req = kLargeRes,
+                      .labels = {{"preemptible", "yes"}}},
+                     {.name = "v3",
+                      .node = "node3",
+                      .priority = kLowPriority,
+                      .req = kLargeRes,
+                      .labels = {{"preemptible", "yes"}}},
+                     {.name = "v4", .node = "node4", .priority = kLowPriority, .req = kLargeRes}},
+            .expected = {{"node2", {"v2"}}, {"node3", {"v3"}}},
+        },
+        CustomSelectionCase{
+            .name = "filter for matching pod label: mid priority",
+            .eligible = PodLabelIsEligible("preemptible", "yes"),
+            .nodes = {"node1", "node2", "node3", "node4"},
+            .pod = {.name = "p2", .priority = kMidPriority, .req = kLargeRes},
+            .pods = {{.name = "v1",
+                      .node = "node1",
+                      .priority = kMidPriority,
+                      .req = kLargeRes,
+                      .labels = {{"preemptible", "no"}}},
+                     {.name = "v2",
+                      .node = "node2",
+                      .priority = kMidPriority,
+                      .req = kLargeRes,
+                      .labels = {{"preemptible", "yes"}}},
+                     {.name = "v3",
+                      .node = "node3",
+                      .priority = kLowPriority,
+                      .req = kLargeRes,
+                      .labels = {{"preemptible", "yes"}}},
+                     {.name = "v4", .node = "node4", .priority = kLowPriority, .req = kLargeRes}},
+            .expected = {{"node3", {"v3"}}},
+        },
+        CustomSelectionCase{
+            .name = "filter for matching victim node: high priority",
+            .eligible = NodeNameIsEligible("node1"),
+            .nodes = {"node1", "node2", "node3"},
+            .pod = {.name = "p3", .priority = kHighPriority, .req = kLargeRes},
+            .pods = {{.name = "v1", .node = "node1", .priority = kHighPriority, .req = kMediumRes},
+                     {.name = "v2", .node = "node1", .priority = kMidPriority, .req = kSmallRes},
+                     {.name = "v3", .node = "node1", .priority = kLowPriority, .req = kSmallRes},
+                     {.name = "v4", .node = "node2", .priority = kMidPriority, .req = kLargeRes},
+                     {.name = "v5", .node = "node3", .priority = kLowPriority, .req = kLargeRes}},
+            .expected = {{"node1", {"v2", "v3"}}},
+        },
+        CustomSelectionCase{
+            .name = "filter for matching victim node: mid priority",
+            .eligible = NodeNameIsEligible("node1"),
+            .nodes = {"node1", "node2", "node3"},
+            .pod = {.name = "p3", .priority = kMidPriority, .req = kLargeRes},
+            .pods = {{.name = "v1", .node = "node1", .priority = kHighPriority, .req = kSmallRes},
+                     {.name = "v2", .node = "node1", .priority = kMidPriority, .req = kSmallRes},
+                     {.name = "v3", .node = "node1", .priority = kLowPriority, .req = kSmallRes},
+                     {.name = "v4", .node = "node2", .priority = kMidPriority, .req = kLargeRes},
+                     {.name = "v5", .node = "node3", .priority = kLowPriority, .req = kLargeRes}},
+            .expected = {{"node1", {"v3"}}},
+        }),
+    [](const ::testing::TestParamInfo<CustomSelectionCase>& info) {
+      return CaseName(info.param.name);
+    });
+
+TEST(DefaultPreemptionCustomOrdering, SelectNewestPods) {
+  Env env;
+  env.AddNodes({"node1"}, kVeryLargeNode);
+  env.AddPods({{.name = "v1",
+                .node = "node1",
+                .priority = kLowPriority,
+                .req = kMediumRes,
+                .start = EpochTime(2)},
+               {.name = "v2",
+                .node = "node1",
+                .priority = kLowPriority,
+                .req = kMediumRes,
+                .start = EpochTime(0)},
+               {.name = "v3",
+                .node = "node1",
+                .priority = kMidPriority,
+                .req = kMediumRes,
+                .start = EpochTime(1)}});
+  const PodInfoPtr pod =
+      PodInfo::Make(MakeTestPod({.name = "p2", .priority = kHighPriority, .req = kLargeRes}));
+  auto state = env.PreFilter(*pod);
+  auto plugin = env.Plugin();
+  const api::Time now = env.fake.clock().Now();
+  plugin->SetMoreImportantPod([now](const api::Pod& a, const api::Pod& b) {
+    return a.status.start_time.value_or(now) < b.status.start_time.value_or(now);
+  });
+  framework::NodeToStatus statuses;
+  std::vector<std::string> errors;
+  const std::vector<Candidate> got = plugin->DryRunPreemption(
+      *state, *pod, env.fake.snapshot().List(), {}, 0, 1, &statuses, &errors);
+  ASSERT_EQ(got.size(), 1u);
+  std::vector<std::string> victims;
+  for (const PodInfoPtr& v : got[0].victims) victims.push_back(v->pod.metadata.name);
+  EXPECT_EQ(victims, (std::vector<std::string>{"v3", "v1"}));
+}
+
+TEST(DefaultPreemptionCustomOrdering, SelectAlphabeticallyLastPods) {
+  Env env;
+  env.AddNodes({"node1"}, kVeryLargeNode);
+  env.AddPods({{.name = "foo", .node = "node1", .priority = kLowPriority, .req = kMediumRes},
+               {.name = "bar", .node = "node1", .priority = kLowPriority, .req = kMediumRes},
+               {.name = "baz", .node = "node1", .priority = kMidPriority, .req = kMediumRes}});
+  const PodInfoPtr pod =
+      PodInfo::Make(MakeTestPod({.name = "p2", .priority = kHighPriority, .req = kLargeRes}));
+  auto state = env.PreFilter(*pod);
+  auto plugin = env.Plugin();
+  plugin->SetMoreImportantPod(
+      [](const api::Pod& a, const api::Pod& b) { return a.metadata.name < b.metadata.name; });
+  framework::NodeToStatus statuses;
+  std::vector<std::string> errors;
+  const std::vector<Candidate> got = plugin->DryRunPreemption(
+      *state, *pod, env.fake.snapshot().List(), {}, 0, 1, &statuses, &errors);
+  ASSERT_EQ(got.size(), 1u);
+  std::vector<std::string> victims;
+  for (const PodInfoPtr& v : got[0].victims) victims.push_back(v->pod.metadata.name);
+  EXPECT_EQ(victims, (std::vector<std::string>{"baz", "foo"}));
+}
+
+// ---- TestPodEligibleToPreemptOthers ----
+
+// Being deleted, with a DisruptionTarget condition of `reason` unless it is empty.
+api::Pod Terminating(api::Pod pod, std::string_view reason) {
+  pod.metadata.deletion_timestamp = EpochTime(0);
+  if (!reason.empty()) {
+    pod.status.conditions.push_back(
+        api::PodCondition{"DisruptionTarget", "True", std::string(reason), "", std::nullopt});
+  }
+  return pod;
+}
+
+TEST(DefaultPreemptionEligibility, Upstream) {
+  struct Case {
+    std::string name;
+    std::string nominated_node;
+    bool never = false;
+    std::optional<api::Pod> victim;
+    Status nominated_status;
+    bool expected;
+    std::string_view reason = {};
+  };
+  const api::Pod low = MakeTestPod({.name = "p1", .node = "node1", .priority = kLowPriority});
+  const std::vector<Case> cases = {
+      {"Pod with nominated node", "node1", false, Terminating(low, ""),
+       Status::Unresolvable("node(s) had untolerated taint"), true},
+      {"Pod without nominated node", "", false, std::nullopt, Status::OK(), true},
+      {"Pod with 'PreemptNever' preemption policy", "", true, std::nullopt, Status::OK(), false,
+       kNotEligiblePreemptNever},
+      {"preemption victim pod terminating, as indicated by the dedicated DisruptionTarget "
+       "condition",
+       "node1", false, Terminating(low, "PreemptionByScheduler"), Status::OK(), false,
+       kNotEligibleTerminating},
+      {"non-victim Pods terminating", "node1", false, Terminating(low, ""), Status::OK(), true},
+      {"pod disrupted for another reason", "node1", false,
+       Terminating(low, "EvictionByEvictionAPI"), Status::OK(), true},
+  };
+  for (const Case& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    Env env;
+    env.AddNodes({"node1"}, kVeryLargeNode);
+    if (tc.victim) env.fake.AddPod(*tc.victim);
+    api::Pod pod = MakeTestPod({.name = "p", .priority = kHighPriority});
+    pod.status.nominated_node_name = api::Symbol(tc.nominated_node);
+    if (tc.never) pod.spec.preemption_policy = api::PreemptionPolicy::kNever;
+    std::string reason;
+    EXPECT_EQ(env.Plugin()->PodEligibleToPreemptOthers(pod, tc.nominated_status, &reason),
+              tc.expected);
+    EXPECT_EQ(reason, tc.reason);
+  }
+}
+
+// ---- TestPreempt (the whole PostFilter, with the cluster writes) ----
+
+TEST(DefaultPreemptionPreempt, BasicPreemptionLogic) {
+  Env env;
+  env.AddNodes({"node1", "node2", "node3"}, kVeryLargeNode);
+  env.AddPods({{.name = "p1.1", .node = "node1", .priority = kLowPriority, .req = kSmallRes},
+               {.name = "p1.2", .node = "node1", .priority = kLowPriority, .req = kSmallRes},
+               {.name = "p2.1", .node = "node2", .priority = kHighPriority, .req = kLargeRes},
+               {.name = "p3.1", .node = "node3", .priority = kMidPriority, .req = kMediumRes}});
+  api::Pod p = MakeTestPod({.name = "p", .priority = kHighPriority, .req = kVeryLargeRes});
+  p.spec.preemption_policy = api::PreemptionPolicy::kPreemptLowerPriority;
+  const PodInfoPtr pod = PodInfo::Make(p);
+  auto state = env.PreFilter(*pod);
+  framework::PostFilterResult result;
+  const Status s =
+      env.Plugin()->PostFilter(*state, *pod, Unschedulable({"node1", "node2", "node3"}), &result);
+  ASSERT_TRUE(s.IsSuccess()) << ToString(s);
+  EXPECT_EQ(result.nominated_node_name.str(), "node1");
+  EXPECT_EQ(result.mode, NominatingMode::kOverride);
+  std::vector<std::string> deleted = env.fake.deleted;
+  std::sort(deleted.begin(), deleted.end());
+  EXPECT_EQ(deleted, (std::vector<std::string>{"default/p1.1", "default/p1.2"}));
+  ASSERT_EQ(env.fake.events.size(), 2u);
+  for (const framework::EventRecord& e : env.fake.events) {
+    EXPECT_EQ(e.reason, "Preempted");
+    EXPECT_EQ(e.type, "Normal");
+    EXPECT_EQ(e.action, "Preempting");
+    EXPECT_EQ(e.message, "Preempted by pod p on node node1");
+  }
+}
+
+TEST(DefaultPreemptionPreempt, PreemptionPolicyNilPreempts) {
+  Env env;
+  env.AddNodes({"node1", "node2", "node3"}, kVeryLargeNode);
+  env.AddPods({{.name = "p1.1", .node = "node1", .priority = kLowPriority, .req = kSmallRes},
+               {.name = "p1.2", .node = "node1", .priority = kLowPriority, .req = kSmallRes},
+               {.name = "p2.1", .node = "node2", .priority = kHighPriority, .req = kLargeRes},
+               {.name = "p3.1", .node = "node3", .priority = kMidPriority, .req = kMediumRes}});
+  const PodInfoPtr pod =
+      PodInfo::Make(MakeTestPod({.name = "p", .priority = kHighPriority, .req = kVeryLargeRes}));
+  auto state = env.PreFilter(*pod);
+  framework::PostFilterResult result;
+  ASSERT_TRUE(env.Plugin()
+                  ->PostFilter(*state, *pod, Unschedulable({"node1", "node2", "node3"}), &result)
+                  .IsSuccess());
+  EXPECT_EQ(result.nominated_node_name.str(), "node1");
+  EXPECT_EQ(env.fake.deleted.size(), 2u);
+}
+
+// A victim waiting at Permit is rejected there instead of deleted; one already being deleted is
+// left alone; pods of lower priority nominated to the node lose their nomination.
+TEST(DefaultPreemptionPreempt, PrepareCandidateEvictsAndClearsNominations) {
+  Env env;
+  env.AddNodes({"node1"}, kVeryLargeNode);
+  const api::Pod waiting =
+      MakeTestPod({.name = "w", .node = "node1", .priority = kLowPriority, .req = kSmallRes});
+  api::Pod deleting =
+      MakeTestPod({.name = "d", .node = "node1", .priority = kLowPriority, .req = kSmallRes});
+  deleting.metadata.deletion_timestamp = EpochTime(0);
+  env.fake.AddPod(waiting);
+  env.fake.AddPod(deleting);
+  env.AddPods({{.name = "v", .node = "node1", .priority = kLowPriority, .req = kMediumRes}});
+  FakeServices::FakeWaitingPod& w =
+      env.fake.AddWaitingPod(waiting, api::Symbol("node1"), {"SomePermit"});
+  env.fake.Nominate(MakeTestPod({.name = "lower", .priority = kLowPriority}), api::Symbol("node1"));
+  env.fake.Nominate(MakeTestPod({.name = "higher", .priority = kVeryHighPriority}),
+                    api::Symbol("node1"));
+
+  const PodInfoPtr pod =
+      PodInfo::Make(MakeTestPod({.name = "p", .priority = kHighPriority, .req = kVeryLargeRes}));
+  auto state = env.PreFilter(*pod);
+  framework::PostFilterResult result;
+  const Status s = env.Plugin()->PostFilter(*state, *pod, Unschedulable({"node1"}), &result);
+  ASSERT_TRUE(s.IsSuccess()) << ToString(s);
+  EXPECT_EQ(result.nominated_node_name.str(), "node1");
+  EXPECT_EQ(env.fake.deleted, std::vector<std::string>{"default/v"});
+  ASSERT_EQ(w.rejected_by.size(), 1u);
+  EXPECT_EQ(w.rejected_by[0],
+            (std::pair<std::string, std::string>{"DefaultPreemption", "preempted"}));
+  std::vector<std::string> evented;
+  for (const auto& e : env.fake.events) evented.push_back(e.name);
+  std::sort(evented.begin(), evented.end());
+  EXPECT_EQ(evented, (std::vector<std::string>{"v", "w"}));
+  ASSERT_EQ(env.fake.condition_updates.size(), 1u);
+  EXPECT_EQ(env.fake.condition_updates[0].first, "default/lower");
+  EXPECT_EQ(env.fake.condition_updates[0].second.type, "PodScheduled");
+}
+
+// ---- pieces ----
+
+TEST(DefaultPreemptionNumCandidates, Formula) {
+  struct Case {
+    int32_t nodes, percentage, absolute, want;
+  };
+  for (const Case& c : std::vector<Case>{{0, 50, 10, 0},
+                                         {100, 50, 10, 50},
+                                         {10000, 20, 0, 2000},
+                                         {100, 0, 50, 50},
+                                         {10000, 0, 500, 500},
+                                         {100, 50, 80, 80},
+                                         {10000, 20, 1000, 2000},
+                                         {5, 10, 100, 5},
+                                         {10, 5, 0, 0}}) {
+    Env env;
+    auto plugin = env.Plugin({c.percentage, c.absolute});
+    EXPECT_EQ(plugin->CalculateNumCandidates(c.nodes), c.want)
+        << c.nodes << " " << c.percentage << " " << c.absolute;
+  }
+}
+
+TEST(DefaultPreemptionOffset, DeterministicAndInRange) {
+  const api::Pod a = MakeTestPod({.name = "a"});
+  EXPECT_EQ(DefaultPreemption::Offset(a, 0), 0);
+  EXPECT_EQ(DefaultPreemption::Offset(a, 1000), DefaultPreemption::Offset(a, 1000));
+  bool differs = false;
+  for (int i = 0; i < 20; ++i) {
+    const api::Pod p = MakeTestPod({.name = fmt::format("pod{}", i)});
+    const int32_t o = DefaultPreemption::Offset(p, 7);
+    EXPECT_GE(o, 0);
+    EXPECT_LT(o, 7);
+    differs |= o != DefaultPreemption::Offset(a, 7);
+  }
+  EXPECT_TRUE(differs);
+}
+
+TEST(DefaultPreemptionPDB, CountsDownPerBudget) {
+  auto info = [](PodSpec s) { return PodInfo::Make(MakeTestPod(s)); };
+  const std::vector<PodInfoPtr> pods = {
+      info({.name = "a", .labels = {{"app", "foo"}}}),
+      info({.name = "b", .labels = {{"app", "foo"}}}),
+      info({.name = "c"}),                              // no labels: never violating
+      info({.name = "d", .labels = {{"app", "bar"}}}),  // matched by no budget
+  };
+  api::PodDisruptionBudget foo = MakePDB("foo", "app", "foo", 1);
+  api::PodDisruptionBudget other_ns = MakePDB("other", "app", "bar", 0);
+  other_ns.metadata.namespace_ = api::Symbol("elsewhere");
+  api::PodDisruptionBudget empty_selector = MakePDB("empty", "app", "bar", 0);
+  empty_selector.selector = api::LabelSelector{};
+  const std::vector<const api::PodDisruptionBudget*> pdbs = {&foo, &other_ns, &empty_selector};
+  std::vector<PodInfoPtr> violating;
+  std::vector<PodInfoPtr> non_violating;
+  FilterPodsWithPDBViolation(pods, pdbs, &violating, &non_violating);
+  ASSERT_EQ(violating.size(), 1u);
+  EXPECT_EQ(violating[0]->pod.metadata.name, "b");
+  ASSERT_EQ(non_violating.size(), 3u);
+  EXPECT_EQ(non_violating[0]->pod.metadata.name, "a");
+  EXPECT_EQ(non_violating[1]->pod.metadata.name, "c");
+  EXPECT_EQ(non_violating[2]->pod.metadata.name, "d");
+}
+
+TEST(DefaultPreemptionPickOne, FewestPDBViolationsFirst) {
+  auto victim = [](std::string name, int32_t priority) {
+    return PodInfo::Make(MakeTestPod({.name = std::move(name), .priority = priority}));
+  };
+  const std::vector<Candidate> candidates = {
+      {api::Symbol("node1"), {victim("a", kLowPriority)}, 1},
+      {api::Symbol("node2"), {victim("b", kHighPriority), victim("c", kMidPriority)}, 0},
+  };
+  const Candidate* best = PickOneNodeForPreemption(candidates, EpochTime(0));
+  ASSERT_NE(best, nullptr);
+  EXPECT_EQ(best->node.str(), "node2");
+  EXPECT_EQ(PickOneNodeForPreemption({}, EpochTime(0)), nullptr);
+}
+
+TEST(DefaultPreemptionCreate, InvalidArgsRejected) {
+  FakeServices fake;
+  std::string error;
+  EXPECT_EQ(DefaultPreemption::Create({0, 0}, fake.handle(), &error), nullptr);
+  EXPECT_EQ(error,
+            "minCandidateNodesPercentage: Invalid value: 0: cannot be zero at the same time as "
+            "minCandidateNodesAbsolute\n"
+            "minCandidateNodesAbsolute: Invalid value: 0: cannot be zero at the same time as "
+            "minCandidateNodesPercentage");
+}
+
+}  // namespace
+}  // namespace muster::plugins::defaultpreemption

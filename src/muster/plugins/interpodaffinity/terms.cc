@@ -1,0 +1,248 @@
+#include "muster/plugins/interpodaffinity/terms.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <type_traits>
+
+namespace muster::plugins::interpodaffinity {
+namespace {
+
+bool TermParses(const api::PodAffinityTerm& t) {
+  return (!t.label_selector || api::IsWellFormed(*t.label_selector)) &&
+         (!t.namespace_selector || api::IsWellFormed(*t.namespace_selector));
+}
+
+std::string Join(const std::vector<std::string>& parts, std::string_view sep) {
+  std::string out;
+  for (const std::string& p : parts) {
+    if (!out.empty()) out += sep;
+    out += p;
+  }
+  return out;
+}
+
+// utilerrors.Aggregate.Error(): one message as is, several (deduplicated) in brackets.
+std::string Aggregate(const std::vector<std::string>& messages) {
+  std::vector<std::string> unique;
+  for (const std::string& m : messages) {
+    if (std::find(unique.begin(), unique.end(), m) == unique.end()) unique.push_back(m);
+  }
+  if (unique.size() == 1) return unique[0];
+  return "[" + Join(unique, ", ") + "]";
+}
+
+// Go's %#v of the []string a requirement was built with (nil when it had no values).
+std::string GoStringSlice(const std::vector<api::Symbol>& values) {
+  if (values.empty()) return "[]string(nil)";
+  std::vector<std::string> quoted;
+  for (api::Symbol v : values) quoted.push_back(api::GoQuote(v.str()));
+  return "[]string{" + Join(quoted, ", ") + "}";
+}
+
+// labels.NewRequirement's errors, in its order: key, value count for the operator, each value.
+std::vector<std::string> RequirementErrors(api::Symbol key, api::SelectorOperator op,
+                                           const std::vector<api::Symbol>& values, bool equals) {
+  std::vector<std::string> errors;
+  const std::vector<std::string> key_errors = api::LabelKeyErrors(key.str());
+  if (!key_errors.empty()) {
+    errors.push_back(api::FieldError::Invalid("key", key.str(), Join(key_errors, "; ")).ToString());
+  }
+  if (!equals) {
+    if ((op == api::SelectorOperator::kIn || op == api::SelectorOperator::kNotIn) &&
+        values.empty()) {
+      errors.push_back(
+          api::FieldError::InvalidRendered("values", GoStringSlice(values),
+                                           "for 'in', 'notin' operators, values set can't be empty")
+              .ToString());
+    }
+    if ((op == api::SelectorOperator::kExists || op == api::SelectorOperator::kDoesNotExist) &&
+        !values.empty()) {
+      errors.push_back(
+          api::FieldError::InvalidRendered("values", GoStringSlice(values),
+                                           "values set must be empty for exists and does not exist")
+              .ToString());
+    }
+  }
+  for (size_t i = 0; i < values.size(); ++i) {
+    const std::vector<std::string> value_errors = api::LabelValueErrors(values[i].str());
+    if (value_errors.empty()) continue;
+    const std::string path = fmt::format("values[{}][{}]", i, key.str());
+    errors.push_back(
+        api::FieldError::Invalid(path, values[i].str(), Join(value_errors, "; ")).ToString());
+  }
+  return errors;
+}
+
+template <typename Term>
+const api::PodAffinityTerm& TermOf(const Term& t) {
+  if constexpr (std::is_same_v<Term, api::WeightedPodAffinityTerm>) {
+    return t.term;
+  } else {
+    return t;
+  }
+}
+
+// upstream getAffinityTerms / getWeightedAffinityTerms: the first term that fails decides.
+template <typename Term>
+std::optional<std::string> ListParseError(std::span<const Term> terms) {
+  for (const Term& item : terms) {
+    const api::PodAffinityTerm& t = TermOf(item);
+    if (t.label_selector) {
+      if (auto e = SelectorParseError(*t.label_selector)) return e;
+    }
+    if (t.namespace_selector) {
+      if (auto e = SelectorParseError(*t.namespace_selector)) return e;
+    }
+  }
+  return std::nullopt;
+}
+
+// Whether a term has a non-empty namespaceSelector: one that needs namespace labels to decide.
+template <typename Term>
+bool NeedsLabels(std::span<const Term> terms) {
+  return std::any_of(terms.begin(), terms.end(), [](const Term& item) {
+    const api::PodAffinityTerm& t = TermOf(item);
+    return t.namespace_selector && !t.namespace_selector->Empty();
+  });
+}
+
+}  // namespace
+
+bool TermSelectsLabels(const api::PodAffinityTerm& term, const api::LabelSet& owner_labels,
+                       const api::LabelSet& target_labels) {
+  if (!term.label_selector || !term.label_selector->Matches(target_labels)) return false;
+  for (api::Symbol key : term.match_label_keys) {
+    const api::Symbol* want = owner_labels.Get(key);
+    if (want == nullptr) continue;
+    const api::Symbol* got = target_labels.Get(key);
+    if (got == nullptr || *got != *want) return false;
+  }
+  for (api::Symbol key : term.mismatch_label_keys) {
+    const api::Symbol* avoid = owner_labels.Get(key);
+    if (avoid == nullptr) continue;
+    const api::Symbol* got = target_labels.Get(key);
+    if (got != nullptr && *got == *avoid) return false;
+  }
+  return true;
+}
+
+std::optional<std::string> TermsParseError(std::span<const api::PodAffinityTerm> terms) {
+  return ListParseError(terms);
+}
+
+const api::LabelSet* IncomingPod::NamespaceLabels(api::Symbol ns,
+                                                  const framework::ObjectLister& lister) const {
+  auto it = known_namespaces.find(ns);
+  if (it != known_namespaces.end()) return it->second ? &*it->second : nullptr;
+  const api::Namespace* found = lister.GetNamespace(ns);
+  return found == nullptr ? nullptr : &found->metadata.labels;
+}
+
+bool TermsParse(std::span<const api::PodAffinityTerm> terms) {
+  return std::all_of(terms.begin(), terms.end(), TermParses);
+}
+
+bool TermsParse(std::span<const api::WeightedPodAffinityTerm> terms) {
+  return std::all_of(terms.begin(), terms.end(),
+                     [](const api::WeightedPodAffinityTerm& w) { return TermParses(w.term); });
+}
+
+std::optional<std::string> SelectorParseError(const api::LabelSelector& selector) {
+  if (api::IsWellFormed(selector)) return std::nullopt;
+  for (const auto& [key, value] : selector.match_labels) {
+    std::vector<std::string> errors =
+        RequirementErrors(key, api::SelectorOperator::kIn, {value}, /*equals=*/true);
+    if (!errors.empty()) return Aggregate(errors);
+  }
+  for (const api::SelectorRequirement& r : selector.match_expressions) {
+    if (r.op == api::SelectorOperator::kGt || r.op == api::SelectorOperator::kLt) {
+      return fmt::format("{} is not a valid label selector operator",
+                         api::GoQuote(api::SelectorOperatorName(r.op)));
+    }
+    std::vector<std::string> errors = RequirementErrors(r.key, r.op, r.values, /*equals=*/false);
+    if (!errors.empty()) return Aggregate(errors);
+  }
+  return "invalid label selector";
+}
+
+std::optional<std::string> PodTermsParseError(const api::Pod& pod) {
+  std::vector<std::string> errors;
+  auto add = [&](std::string_view list, std::optional<std::string> error) {
+    if (error) errors.push_back(fmt::format("{}: {}", list, *error));
+  };
+  add("requiredAffinityTerms", ListParseError(RequiredAffinityTerms(pod)));
+  add("requiredAntiAffinityTerms", ListParseError(RequiredAntiAffinityTerms(pod)));
+  add("preferredAffinityTerms", ListParseError(PreferredAffinityTerms(pod)));
+  add("preferredAntiAffinityTerms", ListParseError(PreferredAntiAffinityTerms(pod)));
+  if (errors.empty()) return std::nullopt;
+  return Aggregate(errors);
+}
+
+std::span<const api::PodAffinityTerm> RequiredAffinityTerms(const api::Pod& pod) {
+  const auto& a = pod.spec.affinity;
+  if (!a || !a->pod_affinity) return {};
+  return a->pod_affinity->required;
+}
+
+std::span<const api::PodAffinityTerm> RequiredAntiAffinityTerms(const api::Pod& pod) {
+  const auto& a = pod.spec.affinity;
+  if (!a || !a->pod_anti_affinity) return {};
+  return a->pod_anti_affinity->required;
+}
+
+std::span<const api::WeightedPodAffinityTerm> PreferredAffinityTerms(const api::Pod& pod) {
+  const auto& a = pod.spec.affinity;
+  if (!a || !a->pod_affinity) return {};
+  return a->pod_affinity->preferred;
+}
+
+std::span<const api::WeightedPodAffinityTerm> PreferredAntiAffinityTerms(const api::Pod& pod) {
+  const auto& a = pod.spec.affinity;
+  if (!a || !a->pod_anti_affinity) return {};
+  return a->pod_anti_affinity->preferred;
+}
+
+std::shared_ptr<IncomingPod> MakeIncomingPod(const api::Pod& pod, TermKinds kinds,
+                                             std::span<framework::NodeInfo* const> nodes,
+                                             const framework::ObjectLister& lister) {
+  auto in = std::make_shared<IncomingPod>();
+  in->namespace_ = pod.metadata.namespace_;
+  in->labels = pod.metadata.labels;
+  bool needs_labels = false;
+  if (kinds == TermKinds::kRequired) {
+    const auto affinity = RequiredAffinityTerms(pod);
+    const auto anti = RequiredAntiAffinityTerms(pod);
+    in->required_affinity.assign(affinity.begin(), affinity.end());
+    in->required_anti_affinity.assign(anti.begin(), anti.end());
+    needs_labels = NeedsLabels(affinity) || NeedsLabels(anti);
+  } else {
+    const auto affinity = PreferredAffinityTerms(pod);
+    const auto anti = PreferredAntiAffinityTerms(pod);
+    in->preferred_affinity.assign(affinity.begin(), affinity.end());
+    in->preferred_anti_affinity.assign(anti.begin(), anti.end());
+    needs_labels = NeedsLabels(affinity) || NeedsLabels(anti);
+  }
+  auto lookup = [&](api::Symbol ns) -> std::optional<api::LabelSet> {
+    const api::Namespace* found = lister.GetNamespace(ns);
+    if (found == nullptr) return std::nullopt;
+    return found->metadata.labels;
+  };
+  if (std::optional<api::LabelSet> own = lookup(in->namespace_)) {
+    in->namespace_labels = std::move(*own);
+    in->namespace_exists = true;
+  }
+  if (needs_labels) {
+    // Matching then runs over worker threads: every namespace it can meet is looked up here.
+    auto remember = [&](api::Symbol ns) {
+      if (!in->known_namespaces.contains(ns)) in->known_namespaces.emplace(ns, lookup(ns));
+    };
+    remember(in->namespace_);
+    for (const framework::NodeInfo* node : nodes) {
+      for (const framework::PodInfoPtr& p : node->pods()) remember(p->pod.metadata.namespace_);
+    }
+  }
+  return in;
+}
+
+}  // namespace muster::plugins::interpodaffinity

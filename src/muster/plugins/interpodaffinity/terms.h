@@ -1,0 +1,132 @@
+#pragma once
+
+// Pod affinity terms as upstream's scheduler sees them (framework.AffinityTerm, NewPodInfo and
+// AffinityTerm.Matches), computed from the api::Pod without copying its terms:
+//   - namespaces: the term's list, or the owning pod's namespace when the term has neither a list
+//     nor a namespaceSelector; a namespaceSelector adds the namespaces whose labels it matches.
+//   - labels: labelSelector (absent selects nothing), ANDed with what the API server merges in on
+//     pod creation from matchLabelKeys (key In (owner's value)) and mismatchLabelKeys (key NotIn
+//     (owner's value)); keys the owner does not carry are ignored. muster's objects do not pass
+//     through the API server's mutation, so the merge happens here, from the owner's labels.
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "muster/api/types.h"
+#include "muster/framework/handle.h"
+#include "muster/framework/node_info.h"
+
+namespace muster::plugins::interpodaffinity {
+
+// What matching looks at of a pod: the namespace and labels of a term's owner (its namespace
+// defaults the term's namespaces, its labels fill matchLabelKeys/mismatchLabelKeys) or of the pod
+// a term is matched against.
+struct PodRef {
+  api::Symbol namespace_;
+  const api::LabelSet* labels = nullptr;
+
+  static PodRef Of(const api::Pod& pod) { return {pod.metadata.namespace_, &pod.metadata.labels}; }
+};
+
+// The label half of a term's match against `target` labels.
+bool TermSelectsLabels(const api::PodAffinityTerm& term, const api::LabelSet& owner_labels,
+                       const api::LabelSet& target_labels);
+
+// The namespace half. `ns_labels(ns)` returns the labels of namespace `ns`, or nullptr when
+// a namespaceSelector cannot match it; it is called only when the selector decides.
+template <typename NamespaceLabels>
+bool TermSelectsNamespace(const api::PodAffinityTerm& term, api::Symbol owner_namespace,
+                          api::Symbol target_namespace, NamespaceLabels&& ns_labels) {
+  if (term.namespaces.empty() && !term.namespace_selector) {
+    return target_namespace == owner_namespace;
+  }
+  if (std::find(term.namespaces.begin(), term.namespaces.end(), target_namespace) !=
+      term.namespaces.end()) {
+    return true;
+  }
+  if (!term.namespace_selector) return false;
+  // An empty selector selects every namespace, existing or not (upstream labels.Everything()).
+  if (term.namespace_selector->Empty()) return true;
+  const api::LabelSet* labels = ns_labels(target_namespace);
+  return labels != nullptr && term.namespace_selector->Matches(*labels);
+}
+
+// Upstream AffinityTerm.Matches: whether `term` of `owner` selects `target`.
+template <typename NamespaceLabels>
+bool TermMatches(const api::PodAffinityTerm& term, const PodRef& owner, const PodRef& target,
+                 NamespaceLabels&& ns_labels) {
+  return TermSelectsNamespace(term, owner.namespace_, target.namespace_, ns_labels) &&
+         TermSelectsLabels(term, *owner.labels, *target.labels);
+}
+
+// Upstream podMatchesAllAffinityTerms: false for no terms.
+template <typename NamespaceLabels>
+bool MatchesAllTerms(std::span<const api::PodAffinityTerm> terms, const PodRef& owner,
+                     const PodRef& target, NamespaceLabels&& ns_labels) {
+  if (terms.empty()) return false;
+  for (const api::PodAffinityTerm& t : terms) {
+    if (!TermMatches(t, owner, target, ns_labels)) return false;
+  }
+  return true;
+}
+
+// Whether upstream parses every term of the list: upstream drops all the terms of a list in
+// which one selector does not convert (getAffinityTerms fails for the list).
+bool TermsParse(std::span<const api::PodAffinityTerm> terms);
+bool TermsParse(std::span<const api::WeightedPodAffinityTerm> terms);
+
+// The error upstream's getAffinityTerms reports for a list: its first term that does not parse.
+std::optional<std::string> TermsParseError(std::span<const api::PodAffinityTerm> terms);
+
+// The error upstream's NewPodInfo reports for the pod's terms ("requiredAffinityTerms: ..." per
+// failing list, aggregated), or nullopt when they all parse.
+std::optional<std::string> PodTermsParseError(const api::Pod& pod);
+
+// The error metav1.LabelSelectorAsSelector returns for `selector`, or nullopt when it converts.
+std::optional<std::string> SelectorParseError(const api::LabelSelector& selector);
+
+// The four term lists of a pod's spec (empty when absent).
+std::span<const api::PodAffinityTerm> RequiredAffinityTerms(const api::Pod& pod);
+std::span<const api::PodAffinityTerm> RequiredAntiAffinityTerms(const api::Pod& pod);
+std::span<const api::WeightedPodAffinityTerm> PreferredAffinityTerms(const api::Pod& pod);
+std::span<const api::WeightedPodAffinityTerm> PreferredAntiAffinityTerms(const api::Pod& pod);
+
+// A copy of the incoming pod's terms and of what matching them needs, taken once per cycle and
+// shared, read-only, by a cycle state and its clones (upstream keeps the pod's PodInfo there).
+struct IncomingPod {
+  api::Symbol namespace_;
+  api::LabelSet labels;
+  std::vector<api::PodAffinityTerm> required_affinity;
+  std::vector<api::PodAffinityTerm> required_anti_affinity;
+  std::vector<api::WeightedPodAffinityTerm> preferred_affinity;
+  std::vector<api::WeightedPodAffinityTerm> preferred_anti_affinity;
+  // The labels of the pod's own namespace (empty when it does not exist), against which existing
+  // pods' namespaceSelectors are matched (upstream GetNamespaceLabelsSnapshot).
+  api::LabelSet namespace_labels;
+  bool namespace_exists = false;
+  // The labels of the namespaces of the pods seen when the state was built, for the pod's own
+  // namespaceSelectors (nullopt: no such namespace). Filled only when a selector needs it.
+  std::unordered_map<api::Symbol, std::optional<api::LabelSet>> known_namespaces;
+
+  PodRef ref() const { return {namespace_, &labels}; }
+  // The labels of namespace `ns` for the pod's own namespaceSelectors: nullptr when it does not
+  // exist. Looks in known_namespaces, then asks `lister`.
+  const api::LabelSet* NamespaceLabels(api::Symbol ns, const framework::ObjectLister& lister) const;
+};
+
+enum class TermKinds { kRequired, kPreferred };
+
+// Copies the pod's required (for PreFilter) or preferred (for PreScore) terms and its namespace's
+// labels; when those terms have non-empty namespaceSelectors, also the labels of the namespaces of
+// the pod itself and of every pod on `nodes`.
+std::shared_ptr<IncomingPod> MakeIncomingPod(const api::Pod& pod, TermKinds kinds,
+                                             std::span<framework::NodeInfo* const> nodes,
+                                             const framework::ObjectLister& lister);
+
+}  // namespace muster::plugins::interpodaffinity

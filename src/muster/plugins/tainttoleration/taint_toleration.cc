@@ -1,0 +1,151 @@
+#include "muster/plugins/tainttoleration/taint_toleration.h"
+
+#include <algorithm>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "muster/api/taints.h"
+
+namespace muster::plugins::tainttoleration {
+namespace {
+
+using framework::ClusterEvent;
+using framework::ClusterEventWithHint;
+using framework::EventObjects;
+using framework::QueueingHint;
+using framework::Status;
+
+// The pod's tolerations that may tolerate a PreferNoSchedule taint, kept once per pod so that
+// Score does not re-filter them for every node.
+struct PreScoreState final : framework::StateData {
+  std::vector<api::Toleration> tolerations;
+
+  std::unique_ptr<framework::StateData> Clone() const override {
+    return std::make_unique<PreScoreState>(*this);
+  }
+};
+
+// The first blocking taint of `node` the pod does not tolerate; nullptr when there is none.
+const api::Taint* UntoleratedTaint(const api::Node& node, const api::Pod& pod) {
+  return api::FindMatchingUntoleratedTaint(node.spec.taints, pod.spec.tolerations,
+                                           api::BlocksScheduling);
+}
+
+QueueingHint Misdelivered(Status* error, std::string_view what) {
+  if (error != nullptr) *error = Status::Error(fmt::format("{}: {}", kName, what));
+  return QueueingHint::kQueue;
+}
+
+// Upstream helper.DefaultNormalizeScore: scales to [0, max_priority] by the highest score, and
+// reverses when lower raw scores are better. All zero stays zero (reversed: all max_priority).
+void DefaultNormalizeScore(int64_t max_priority, bool reverse,
+                           std::span<framework::NodeScore> scores) {
+  int64_t max_count = 0;
+  for (const framework::NodeScore& s : scores) max_count = std::max(max_count, s.score);
+  if (max_count == 0) {
+    if (reverse) {
+      for (framework::NodeScore& s : scores) s.score = max_priority;
+    }
+    return;
+  }
+  for (framework::NodeScore& s : scores) {
+    const int64_t scaled = max_priority * s.score / max_count;
+    s.score = reverse ? max_priority - scaled : scaled;
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<framework::Plugin> TaintToleration::New(const framework::PluginArgs& /*args*/,
+                                                        framework::Handle& /*handle*/,
+                                                        std::string* /*error*/) {
+  return std::make_unique<TaintToleration>();
+}
+
+Status TaintToleration::Filter(const framework::CycleState& /*state*/,
+                               const framework::PodInfo& pod,
+                               const framework::NodeInfo& node) const {
+  if (node.node() == nullptr) return Status::Error("node not found");
+  const api::Taint* taint = UntoleratedTaint(*node.node(), pod.pod);
+  if (taint == nullptr) return Status::OK();
+  return Status::Unresolvable(fmt::format("node(s) had untolerated taint {{{}: {}}}",
+                                          taint->key.str(), taint->value.str()));
+}
+
+Status TaintToleration::PreScore(framework::CycleState& state, const framework::PodInfo& pod,
+                                 std::span<framework::NodeInfo* const> /*feasible*/) {
+  auto s = std::make_unique<PreScoreState>();
+  for (const api::Toleration& t : pod.pod.spec.tolerations) {
+    // An empty effect tolerates every effect, PreferNoSchedule included.
+    if (!t.effect || *t.effect == api::TaintEffect::kPreferNoSchedule) s->tolerations.push_back(t);
+  }
+  state.Write(kPreScoreStateKey, std::move(s));
+  return Status::OK();
+}
+
+Status TaintToleration::Score(const framework::CycleState& state, const framework::PodInfo& /*pod*/,
+                              const framework::NodeInfo& node, int64_t* score) const {
+  *score = 0;
+  const auto* s = state.Read<PreScoreState>(kPreScoreStateKey);
+  if (s == nullptr) {
+    return Status::Error(
+        fmt::format("failed to read \"{}\" from cycleState: not found", kPreScoreStateKey));
+  }
+  if (node.node() == nullptr) return Status::Error("node not found");
+  int64_t intolerable = 0;
+  for (const api::Taint& taint : node.node()->spec.taints) {
+    if (taint.effect != api::TaintEffect::kPreferNoSchedule) continue;
+    if (!api::TolerationsTolerateTaint(s->tolerations, taint)) ++intolerable;
+  }
+  *score = intolerable;
+  return Status::OK();
+}
+
+Status TaintToleration::NormalizeScore(const framework::CycleState& /*state*/,
+                                       const framework::PodInfo& /*pod*/,
+                                       std::span<framework::NodeScore> scores) const {
+  DefaultNormalizeScore(framework::kMaxNodeScore, /*reverse=*/true, scores);
+  return Status::OK();
+}
+
+std::vector<ClusterEventWithHint> TaintToleration::EventsToRegister() const {
+  auto node_hint = [this](const api::Pod& pod, const EventObjects& e, Status* error) {
+    return IsSchedulableAfterNodeChange(pod, e, error);
+  };
+  auto toleration_hint = [this](const api::Pod& pod, const EventObjects& e, Status* error) {
+    return IsSchedulableAfterPodTolerationChange(pod, e, error);
+  };
+  // Label updates are what upstream adds when it pre-checks nodes before queueing; the hint turns
+  // them away (labels never change this plugin's verdict), so they cost a taint scan each.
+  return {
+      {ClusterEvent{framework::EventResource::kNode,
+                    framework::kAdd | framework::kUpdateNodeTaint | framework::kUpdateNodeLabel,
+                    "NodeAdd|UpdateNodeTaint|UpdateNodeLabel"},
+       node_hint},
+      {ClusterEvent{framework::EventResource::kPod, framework::kUpdatePodToleration,
+                    "PodUpdatePodToleration"},
+       toleration_hint},
+  };
+}
+
+QueueingHint TaintToleration::IsSchedulableAfterNodeChange(const api::Pod& pod,
+                                                           const EventObjects& event,
+                                                           Status* error) const {
+  if (event.new_node == nullptr) return Misdelivered(error, "node event without the new node");
+  const bool was_untolerated =
+      event.old_node == nullptr || UntoleratedTaint(*event.old_node, pod) != nullptr;
+  const bool is_untolerated = UntoleratedTaint(*event.new_node, pod) != nullptr;
+  return was_untolerated && !is_untolerated ? QueueingHint::kQueue : QueueingHint::kSkip;
+}
+
+QueueingHint TaintToleration::IsSchedulableAfterPodTolerationChange(const api::Pod& pod,
+                                                                    const EventObjects& event,
+                                                                    Status* error) const {
+  if (event.new_pod == nullptr) return Misdelivered(error, "pod event without the new pod");
+  // Tolerations can only be added, so any new one on the rejected pod may be the one it lacked.
+  return event.new_pod->metadata.uid == pod.metadata.uid ? QueueingHint::kQueue
+                                                         : QueueingHint::kSkip;
+}
+
+}  // namespace muster::plugins::tainttoleration

@@ -1,0 +1,92 @@
+#include "muster/sim/podgroup_controller.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "muster/plugins/coscheduling/coscheduling.h"
+
+namespace muster::sim {
+
+using api::PodGroupPhase;
+
+api::PodGroup::Status PodGroupController::Compute(const api::PodGroup& group,
+                                                  const std::vector<const api::Pod*>& pods) {
+  api::PodGroup::Status s = group.status;
+  const int32_t min_member = group.spec.min_member;
+  const int32_t count = static_cast<int32_t>(pods.size());
+  // Upstream moves one phase per reconcile, requeueing; this applies the rules to a fixpoint.
+  for (int step = 0; step < 4; ++step) {
+    const api::PodGroup::Status before = s;
+    if (s.phase == PodGroupPhase::kPending) {
+      if (count >= min_member && count > 0) {
+        s.phase = PodGroupPhase::kScheduling;
+        std::vector<std::string> owners;
+        for (const api::OwnerReference& ref : pods.front()->metadata.owner_references) {
+          owners.push_back(fmt::format("{}/{}", pods.front()->metadata.namespace_.str(), ref.name));
+        }
+        std::sort(owners.begin(), owners.end());
+        if (!owners.empty()) s.occupied_by = fmt::format("{}", fmt::join(owners, ","));
+      }
+    } else {
+      s.running = s.succeeded = s.failed = s.scheduled = 0;
+      for (const api::Pod* p : pods) {
+        if (p->status.phase == api::PodPhase::kRunning) ++s.running;
+        if (p->status.phase == api::PodPhase::kSucceeded) ++s.succeeded;
+        if (p->status.phase == api::PodPhase::kFailed) ++s.failed;
+        if (!p->spec.node_name.empty()) ++s.scheduled;
+      }
+      if (count < min_member) {
+        s.phase = PodGroupPhase::kPending;
+      } else {
+        if (s.scheduled >= min_member) s.phase = PodGroupPhase::kScheduled;
+        if (s.succeeded + s.running >= min_member) s.phase = PodGroupPhase::kRunning;
+        if (s.failed != 0 && s.failed + s.running + s.succeeded >= min_member) {
+          s.phase = PodGroupPhase::kFailed;
+        }
+        if (s.succeeded >= min_member) s.phase = PodGroupPhase::kFinished;
+      }
+    }
+    if (s.phase == before.phase && s.scheduled == before.scheduled &&
+        s.running == before.running && s.succeeded == before.succeeded &&
+        s.failed == before.failed) {
+      break;
+    }
+  }
+  return s;
+}
+
+void PodGroupController::Touch(const api::Pod& pod) {
+  const std::string_view group = plugins::coscheduling::PodGroupLabel(pod);
+  if (!group.empty()) Enqueue(fmt::format("{}/{}", pod.metadata.namespace_.str(), group));
+}
+
+void PodGroupController::Enqueue(const std::string& group_key) {
+  if (!queued_.insert(group_key).second) return;
+  defer_([this, group_key] {
+    queued_.erase(group_key);
+    Reconcile(group_key);
+  });
+}
+
+void PodGroupController::Reconcile(const std::string& group_key) {
+  const api::PodGroup* group = cluster_.GetPodGroup(group_key);
+  if (group == nullptr) return;
+  std::vector<const api::Pod*> pods;
+  for (const auto& [key, pod] : cluster_.pods()) {
+    if (pod.metadata.namespace_ == group->metadata.namespace_ &&
+        plugins::coscheduling::PodGroupLabel(pod) == group->metadata.name) {
+      pods.push_back(&pod);
+    }
+  }
+  const api::PodGroup::Status next = Compute(*group, pods);
+  const api::PodGroup::Status& cur = group->status;
+  if (next.phase == cur.phase && next.scheduled == cur.scheduled && next.running == cur.running &&
+      next.succeeded == cur.succeeded && next.failed == cur.failed &&
+      next.occupied_by == cur.occupied_by) {
+    return;
+  }
+  cluster_.UpdatePodGroupStatus(*group, next);
+}
+
+}  // namespace muster::sim

@@ -1,0 +1,107 @@
+#include "muster/testing/fake_services.h"
+
+#include <fmt/format.h>
+
+namespace muster::testing {
+
+FakeServices::FakeServices()
+    : clock_(TestEpoch()),
+      framework_(std::make_unique<framework::Framework>("default-scheduler", std::nullopt, *this)) {}
+
+void FakeServices::AddNode(const api::Node& node) {
+  cache_.AddNode(node);
+  Refresh();
+}
+
+void FakeServices::AddPod(const api::Pod& pod) {
+  pods_[pod.metadata.Key()] = pod;
+  if (!pod.spec.node_name.empty()) {
+    cache_.AddPod(pod);
+    Refresh();
+  }
+}
+
+std::vector<framework::PodInfoPtr> FakeServices::NominatedPodsForNode(api::Symbol node) const {
+  std::vector<framework::PodInfoPtr> out;
+  for (const auto& [pod, n] : nominated_) {
+    if (n == node) out.push_back(pod);
+  }
+  return out;
+}
+
+framework::Status FakeServices::Bind(const api::Pod& pod, api::Symbol node) {
+  bindings.emplace_back(pod.metadata.Key(), node.string());
+  return framework::Status::OK();
+}
+
+framework::Status FakeServices::UpdatePodCondition(const api::Pod& pod,
+                                                   const api::PodCondition& condition,
+                                                   const std::optional<std::string>&) {
+  condition_updates.emplace_back(pod.metadata.Key(), condition);
+  return framework::Status::OK();
+}
+
+framework::Status FakeServices::DeletePod(const api::Pod& pod) {
+  deleted.push_back(pod.metadata.Key());
+  return framework::Status::OK();
+}
+
+framework::Status FakeServices::UpdatePodGroupStatus(const api::PodGroup& group,
+                                                     const api::PodGroup::Status& status) {
+  group_status_updates.emplace_back(group.metadata.Key(), status);
+  groups_[group.metadata.Key()].status = status;
+  return framework::Status::OK();
+}
+
+std::vector<const api::Pod*> FakeServices::PodsWithLabel(api::Symbol ns, api::Symbol key,
+                                                         api::Symbol value) const {
+  std::vector<const api::Pod*> out;
+  for (const auto& [k, pod] : pods_) {
+    if (pod.metadata.namespace_ != ns) continue;
+    const api::Symbol* v = pod.metadata.labels.Get(key);
+    if (v != nullptr && *v == value) out.push_back(&pod);
+  }
+  return out;
+}
+
+const api::PodGroup* FakeServices::GetPodGroup(api::Symbol ns, std::string_view name) const {
+  auto it = groups_.find(fmt::format("{}/{}", ns.str(), name));
+  return it == groups_.end() ? nullptr : &it->second;
+}
+
+std::vector<const api::PodDisruptionBudget*> FakeServices::PodDisruptionBudgets(
+    api::Symbol ns) const {
+  std::vector<const api::PodDisruptionBudget*> out;
+  for (const auto& pdb : pdbs_) {
+    if (pdb.metadata.namespace_ == ns) out.push_back(&pdb);
+  }
+  return out;
+}
+
+const api::Namespace* FakeServices::GetNamespace(api::Symbol name) const {
+  auto it = namespaces_.find(name);
+  return it == namespaces_.end() ? nullptr : &it->second;
+}
+
+FakeServices::FakeWaitingPod& FakeServices::AddWaitingPod(const api::Pod& pod, api::Symbol node,
+                                                          std::vector<std::string> pending) {
+  auto w = std::make_unique<FakeWaitingPod>();
+  w->pod_ = pod;
+  w->node_ = node;
+  w->pending = std::move(pending);
+  waiting_.push_back(std::move(w));
+  return *waiting_.back();
+}
+
+void FakeServices::Iterate(const std::function<void(framework::WaitingPod&)>& fn) {
+  for (auto& w : waiting_) fn(*w);
+}
+
+framework::WaitingPod* FakeServices::Get(std::string_view uid) {
+  for (auto& w : waiting_) {
+    if (w->pod_.metadata.uid == uid) return w.get();
+  }
+  return nullptr;
+}
+
+}  // namespace muster::testing

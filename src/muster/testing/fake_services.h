@@ -1,0 +1,117 @@
+#pragma once
+
+// Scheduler services for plugin tests: a snapshot built through the real cache from nodes and
+// pods, a virtual clock, a client that records what plugins write, object listers, waiting pods
+// and nominated pods the test sets, and a Framework (the plugins' Handle) that tests may fill
+// with plugins.
+//
+//   FakeServices fake;
+//   fake.AddNode(MakeNode().Name("n1").Capacity({{"cpu", "4"}}).Obj());
+//   fake.AddPod(MakePod().Name("p").NodeName("n1").Obj());
+//   auto plugin = MyPlugin::New(args, fake.handle(), &error);
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "muster/framework/framework.h"
+#include "muster/scheduler/cache.h"
+#include "muster/sim/virtual_clock.h"
+#include "muster/testing/fake_clock.h"
+
+namespace muster::testing {
+
+class FakeServices final : public framework::SchedulerServices,
+                           public framework::ClusterClient,
+                           public framework::ObjectLister,
+                           public framework::WaitingPods {
+ public:
+  FakeServices();
+
+  framework::Framework& handle() { return *framework_; }
+  sim::VirtualClock& virtual_clock() { return clock_; }
+
+  // Cluster state: nodes and bound pods go into the snapshot; every pod is listed.
+  void AddNode(const api::Node& node);
+  void AddPod(const api::Pod& pod);  // bound when spec.nodeName is set
+  void AddPodGroup(const api::PodGroup& group) { groups_[group.metadata.Key()] = group; }
+  void AddPodDisruptionBudget(const api::PodDisruptionBudget& pdb) { pdbs_.push_back(pdb); }
+  void AddNamespace(const api::Namespace& ns) { namespaces_[api::Symbol(ns.metadata.name)] = ns; }
+  void Nominate(const api::Pod& pod, api::Symbol node) {
+    nominated_.emplace_back(framework::PodInfo::Make(pod), node);
+  }
+  // Rebuilds the snapshot from the cache (AddNode/AddPod do it already).
+  void Refresh() { cache_.UpdateSnapshot(snapshot_); }
+
+  // What plugins wrote.
+  std::vector<std::pair<std::string, std::string>> bindings;  // pod key, node
+  std::vector<std::string> deleted;                             // pod keys
+  std::vector<framework::EventRecord> events;
+  std::vector<std::pair<std::string, api::PodGroup::Status>> group_status_updates;
+  std::vector<std::pair<std::string, api::PodCondition>> condition_updates;
+  std::vector<std::string> activated;
+
+  // ---- SchedulerServices ----
+  const framework::Snapshot& snapshot() const override { return snapshot_; }
+  framework::Clock& clock() override { return clock_; }
+  framework::WaitingPods& waiting_pods() override { return *this; }
+  framework::ClusterClient& client() override { return *this; }
+  const framework::ObjectLister& lister() const override { return *this; }
+  void ActivatePods(std::span<const std::string> keys) override {
+    activated.insert(activated.end(), keys.begin(), keys.end());
+  }
+  std::vector<framework::PodInfoPtr> NominatedPodsForNode(api::Symbol node) const override;
+  int parallelism() const override { return 4; }
+
+  // ---- ClusterClient ----
+  framework::Status Bind(const api::Pod& pod, api::Symbol node) override;
+  framework::Status UpdatePodCondition(const api::Pod& pod, const api::PodCondition& condition,
+                                       const std::optional<std::string>& nominated) override;
+  framework::Status DeletePod(const api::Pod& pod) override;
+  framework::Status UpdatePodGroupStatus(const api::PodGroup& group,
+                                         const api::PodGroup::Status& status) override;
+  void RecordEvent(const framework::EventRecord& event) override { events.push_back(event); }
+
+  // ---- ObjectLister ----
+  std::vector<const api::Pod*> PodsWithLabel(api::Symbol ns, api::Symbol key,
+                                             api::Symbol value) const override;
+  const api::PodGroup* GetPodGroup(api::Symbol ns, std::string_view name) const override;
+  std::vector<const api::PodDisruptionBudget*> PodDisruptionBudgets(
+      api::Symbol ns) const override;
+  const api::Namespace* GetNamespace(api::Symbol name) const override;
+
+  // ---- WaitingPods: tests add waiting pods; Allow/Reject are recorded ----
+  struct FakeWaitingPod final : framework::WaitingPod {
+    api::Pod pod_;
+    api::Symbol node_;
+    std::vector<std::string> pending;
+    std::vector<std::string> allowed_by;
+    std::vector<std::pair<std::string, std::string>> rejected_by;  // plugin, message
+    const api::Pod& pod() const override { return pod_; }
+    api::Symbol node() const override { return node_; }
+    std::vector<std::string> PendingPlugins() const override { return pending; }
+    void Allow(std::string_view plugin) override { allowed_by.emplace_back(plugin); }
+    void Reject(std::string_view plugin, std::string message) override {
+      rejected_by.emplace_back(std::string(plugin), std::move(message));
+    }
+  };
+  FakeWaitingPod& AddWaitingPod(const api::Pod& pod, api::Symbol node,
+                                std::vector<std::string> pending);
+  void Iterate(const std::function<void(framework::WaitingPod&)>& fn) override;
+  framework::WaitingPod* Get(std::string_view uid) override;
+
+ private:
+  sim::VirtualClock clock_;
+  scheduler::Cache cache_;
+  framework::Snapshot snapshot_;
+  std::unique_ptr<framework::Framework> framework_;
+  std::map<std::string, api::Pod> pods_;
+  std::map<std::string, api::PodGroup> groups_;
+  std::vector<api::PodDisruptionBudget> pdbs_;
+  std::map<api::Symbol, api::Namespace> namespaces_;
+  std::vector<std::pair<framework::PodInfoPtr, api::Symbol>> nominated_;
+  std::vector<std::unique_ptr<FakeWaitingPod>> waiting_;
+};
+
+}  // namespace muster::testing
