@@ -124,7 +124,8 @@ Scheduler::Scheduler(SchedulerOptions options, framework::Clock& clock,
       client_(client),
       queue_storage_(std::make_unique<SchedulingQueue>(options.queue, *this, clock)),
       queue_(*queue_storage_),
-      rng_(options.seed) {}
+      rng_(options.seed),
+      arena_(std::max(1, options.parallelism)) {}
 
 Scheduler::~Scheduler() {
   for (auto& [uid, w] : waiting_) {
@@ -290,6 +291,11 @@ void Scheduler::OnPodUpdate(const api::Pod& old_pod, const api::Pod& new_pod) {
   if (new_pod.IsTerminal()) {
     queue_.Delete(new_pod);
     return;
+  }
+  // A nomination cleared (by preemption of a higher-priority pod, or by hand) releases the room
+  // the nominator kept for the pod.
+  if (!old_pod.status.nominated_node_name.empty() && new_pod.status.nominated_node_name.empty()) {
+    queue_.DeleteNominatedPodIfExists(new_pod);
   }
   // A change of status only (the scheduler's own PodScheduled condition, a nomination) is not
   // an event for the pod, as upstream's isPodUpdated ignores status.
@@ -566,6 +572,12 @@ Status Scheduler::SchedulePod(const framework::Framework& fwk, framework::CycleS
 }
 
 bool Scheduler::ScheduleOne() {
+  bool scheduled = false;
+  arena_.execute([&] { scheduled = ScheduleOneInArena(); });
+  return scheduled;
+}
+
+bool Scheduler::ScheduleOneInArena() {
   std::optional<framework::QueuedPodInfo> popped = queue_.Pop();
   if (!popped) return false;
   framework::QueuedPodInfo queued = std::move(*popped);
@@ -593,7 +605,7 @@ bool Scheduler::ScheduleOne() {
       diagnosis.post_filter_msg = pf.Message();
       s = Status(Code::kUnschedulable, diagnosis.FitErrorMessage());
     }
-    HandleSchedulingFailure(*fwk, std::move(queued), s, &diagnosis, &nomination);
+    HandleSchedulingFailure(std::move(queued), s, &diagnosis, &nomination);
     queue_.Done(key);
     return true;
   }
@@ -608,7 +620,7 @@ bool Scheduler::ScheduleOne() {
   ctx->assumed = framework::PodInfo::Make(std::move(assumed_pod));
   ctx->node = host;
   if (Status a = cache_.AssumePod(ctx->assumed); !a.IsSuccess()) {
-    HandleSchedulingFailure(*fwk, std::move(ctx->queued), a, nullptr, nullptr);
+    HandleSchedulingFailure(std::move(ctx->queued), a, nullptr, nullptr);
     queue_.Done(key);
     return true;
   }
@@ -616,7 +628,7 @@ bool Scheduler::ScheduleOne() {
   if (!r.IsSuccess()) {
     fwk->RunReservePluginsUnreserve(*ctx->state, *ctx->assumed, host);
     cache_.ForgetPod(ctx->assumed->pod);
-    HandleSchedulingFailure(*fwk, std::move(ctx->queued), r, nullptr, nullptr);
+    HandleSchedulingFailure(std::move(ctx->queued), r, nullptr, nullptr);
     queue_.Done(key);
     return true;
   }
@@ -625,7 +637,7 @@ bool Scheduler::ScheduleOne() {
   if (!p.IsSuccess() && !p.IsWait()) {
     fwk->RunReservePluginsUnreserve(*ctx->state, *ctx->assumed, host);
     cache_.ForgetPod(ctx->assumed->pod);
-    HandleSchedulingFailure(*fwk, std::move(ctx->queued), p, nullptr, nullptr);
+    HandleSchedulingFailure(std::move(ctx->queued), p, nullptr, nullptr);
     queue_.Done(key);
     return true;
   }
@@ -647,11 +659,9 @@ bool Scheduler::ScheduleOne() {
   return true;
 }
 
-void Scheduler::HandleSchedulingFailure(const framework::Framework& fwk,
-                                        framework::QueuedPodInfo info, const Status& status,
+void Scheduler::HandleSchedulingFailure(framework::QueuedPodInfo info, const Status& status,
                                         const Diagnosis* diagnosis,
                                         const framework::PostFilterResult* nomination) {
-  (void)fwk;
   const bool error = !status.IsRejected();
   info.unschedulable_plugins.clear();
   info.pending_plugins.clear();
@@ -738,7 +748,7 @@ void Scheduler::FailBindingCycle(const std::shared_ptr<BindingContext>& ctx, con
   fwk.RunReservePluginsUnreserve(*ctx->state, pod, ctx->node);
   cache_.ForgetPod(pod.pod);
   const std::string key = pod.Key();
-  HandleSchedulingFailure(fwk, ctx->queued, status, nullptr, nullptr);
+  HandleSchedulingFailure(ctx->queued, status, nullptr, nullptr);
   // The node's room is free again: other pods may fit now (not this one: it was just rejected).
   EventObjects objects;
   objects.old_pod = &pod.pod;

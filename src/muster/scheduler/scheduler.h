@@ -15,6 +15,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <tbb/task_arena.h>
+
 #include "muster/api/scheduler_config.h"
 #include "muster/framework/framework.h"
 #include "muster/scheduler/cache.h"
@@ -118,6 +120,7 @@ class Scheduler final : public framework::SchedulerServices,
 
   Scheduler(SchedulerOptions options, framework::Clock& clock, framework::ClusterClient& client);
 
+  bool ScheduleOneInArena();
   framework::Status SchedulePod(const framework::Framework& fwk, framework::CycleState& state,
                                 const framework::PodInfo& pod, api::Symbol* host,
                                 Diagnosis* diagnosis);
@@ -127,8 +130,8 @@ class Scheduler final : public framework::SchedulerServices,
                                                         Diagnosis* diagnosis,
                                                         framework::Status* error);
   int32_t NumFeasibleNodesToFind(const framework::Framework& fwk, int32_t num_nodes) const;
-  void HandleSchedulingFailure(const framework::Framework& fwk, framework::QueuedPodInfo info,
-                               const framework::Status& status, const Diagnosis* diagnosis,
+  void HandleSchedulingFailure(framework::QueuedPodInfo info, const framework::Status& status,
+                               const Diagnosis* diagnosis,
                                const framework::PostFilterResult* nomination);
   void StartBindingCycle(std::shared_ptr<BindingContext> ctx);
   void RunBindingCycle(std::shared_ptr<BindingContext> ctx);
@@ -157,6 +160,8 @@ class Scheduler final : public framework::SchedulerServices,
   std::unique_ptr<SchedulingQueue> queue_storage_;
   SchedulingQueue& queue_;
   std::mt19937_64 rng_;
+  // Filter and Score run their parallel loops in this arena: `parallelism` threads at most.
+  tbb::task_arena arena_;
   size_t next_start_node_index_ = 0;
   SchedulerStats stats_;
   std::unordered_map<std::string, int> attempts_;

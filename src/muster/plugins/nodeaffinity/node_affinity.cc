@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "muster/plugins/nodeaffinity/parse_errors.h"
+#include "muster/plugins/helper/normalize_score.h"
 
 namespace muster::plugins::nodeaffinity {
 namespace {
@@ -117,13 +118,6 @@ std::optional<bool> RequiredMatchesReportingErrors(const api::Pod& pod, const ap
   return std::nullopt;
 }
 
-// Upstream helper.DefaultNormalizeScore, not reversed: scaled by the highest score.
-void DefaultNormalizeScore(int64_t max_priority, std::span<framework::NodeScore> scores) {
-  int64_t max_count = 0;
-  for (const framework::NodeScore& s : scores) max_count = std::max(max_count, s.score);
-  if (max_count == 0) return;
-  for (framework::NodeScore& s : scores) s.score = max_priority * s.score / max_count;
-}
 
 }  // namespace
 
@@ -268,7 +262,7 @@ Status NodeAffinity::Score(const framework::CycleState& state, const framework::
 Status NodeAffinity::NormalizeScore(const framework::CycleState& /*state*/,
                                     const framework::PodInfo& /*pod*/,
                                     std::span<framework::NodeScore> scores) const {
-  DefaultNormalizeScore(framework::kMaxNodeScore, scores);
+  helper::DefaultNormalizeScore(framework::kMaxNodeScore, /*reverse=*/false, scores);
   return Status::OK();
 }
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "muster/api/taints.h"
+#include "muster/plugins/helper/normalize_score.h"
 
 namespace muster::plugins::tainttoleration {
 namespace {
@@ -35,24 +36,6 @@ const api::Taint* UntoleratedTaint(const api::Node& node, const api::Pod& pod) {
 QueueingHint Misdelivered(Status* error, std::string_view what) {
   if (error != nullptr) *error = Status::Error(fmt::format("{}: {}", kName, what));
   return QueueingHint::kQueue;
-}
-
-// Upstream helper.DefaultNormalizeScore: scales to [0, max_priority] by the highest score, and
-// reverses when lower raw scores are better. All zero stays zero (reversed: all max_priority).
-void DefaultNormalizeScore(int64_t max_priority, bool reverse,
-                           std::span<framework::NodeScore> scores) {
-  int64_t max_count = 0;
-  for (const framework::NodeScore& s : scores) max_count = std::max(max_count, s.score);
-  if (max_count == 0) {
-    if (reverse) {
-      for (framework::NodeScore& s : scores) s.score = max_priority;
-    }
-    return;
-  }
-  for (framework::NodeScore& s : scores) {
-    const int64_t scaled = max_priority * s.score / max_count;
-    s.score = reverse ? max_priority - scaled : scaled;
-  }
 }
 
 }  // namespace
@@ -105,7 +88,7 @@ Status TaintToleration::Score(const framework::CycleState& state, const framewor
 Status TaintToleration::NormalizeScore(const framework::CycleState& /*state*/,
                                        const framework::PodInfo& /*pod*/,
                                        std::span<framework::NodeScore> scores) const {
-  DefaultNormalizeScore(framework::kMaxNodeScore, /*reverse=*/true, scores);
+  helper::DefaultNormalizeScore(framework::kMaxNodeScore, /*reverse=*/true, scores);
   return Status::OK();
 }
 
