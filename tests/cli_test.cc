@@ -90,6 +90,40 @@ TEST(ValidateCommandTest, MissingFile) {
   EXPECT_THAT(run.output, HasSubstr("/nonexistent/cluster.yaml: no such file or directory"));
 }
 
+TEST(SimulateCommandTest, RunsTheBuiltInDemoAndSaysSo) {
+  CommandResult run = Muster("simulate -o json");
+  EXPECT_EQ(run.status, 0) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("running the built-in demo"));
+  EXPECT_THAT(run.output, HasSubstr("\"running\": 3"));
+  EXPECT_THAT(run.output, HasSubstr("\"pending\": 3"));
+}
+
+TEST(SimulateCommandTest, UnknownPluginNamesFileAndExitsTwo) {
+  CommandResult run = Muster("simulate -f " + kRoot + "/examples/coscheduling --config " + kRoot +
+                             "/tests/data/bad/unknown-plugin.yaml");
+  EXPECT_EQ(run.status, 2);
+  EXPECT_THAT(run.output, HasSubstr("unknown-plugin.yaml: document 1 (KubeSchedulerConfiguration): "
+                                    "profiles[0] (default-scheduler): FilterPlugin \"NoSuchPlugin\" "
+                                    "does not exist"));
+  EXPECT_THAT(run.output, HasSubstr("nothing was simulated"));
+}
+
+TEST(SimulateCommandTest, InvalidPluginArgNamesFileAndField) {
+  CommandResult run = Muster("simulate -f " + kRoot + "/examples/coscheduling --config " + kRoot +
+                             "/tests/data/bad/bad-plugin-args.yaml");
+  EXPECT_EQ(run.status, 2);
+  EXPECT_THAT(run.output,
+              HasSubstr("bad-plugin-args.yaml: document 1 (KubeSchedulerConfiguration): "
+                        "profiles[0].pluginConfig[0].args.podGroupRejectPercentage: Invalid value: "
+                        "150: must be between 0 and 100"));
+}
+
+TEST(SimulateCommandTest, BadManifestExitsTwo) {
+  CommandResult run = Muster("simulate -f " + kRoot + "/tests/data/bad/bad-quantity.yaml");
+  EXPECT_EQ(run.status, 2);
+  EXPECT_THAT(run.output, HasSubstr("invalid quantity \"4 cores\""));
+}
+
 TEST(ValidateCommandTest, UsageErrorsExitTwo) {
   EXPECT_EQ(Muster("validate").status, 2);
   EXPECT_EQ(Muster("frobnicate").status, 2);

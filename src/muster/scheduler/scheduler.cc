@@ -149,6 +149,15 @@ std::unique_ptr<Scheduler> Scheduler::Create(const api::SchedulerConfiguration* 
   }
   std::unique_ptr<Scheduler> s(new Scheduler(options, clock, client));
   s->profiles_ = framework::CreateProfiles(config, registry, default_plugins, *s, errors);
+  if (config != nullptr && !config->source.empty()) {
+    // Every error names the file: an args error already carries its full location; the others
+    // get the configuration's.
+    const std::string context = config->source + " (KubeSchedulerConfiguration): ";
+    for (std::string& e : *errors) {
+      const size_t at = e.find(config->source);
+      e = at == std::string::npos ? context + e : e.substr(at);
+    }
+  }
   if (!errors->empty() || s->profiles_.empty()) return nullptr;
   for (const auto& p : s->profiles_) {
     s->profile_by_name_[p->scheduler_name()] = p.get();
