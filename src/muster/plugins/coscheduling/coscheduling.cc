@@ -90,17 +90,37 @@ std::vector<const api::Pod*> Coscheduling::GroupPods(api::Symbol ns, std::string
   return pods;
 }
 
-int Coscheduling::CountAssigned(api::Symbol ns, std::string_view group) const {
+int Coscheduling::CountAssigned(api::Symbol ns, std::string_view group) {
   int count = 0;
-  for (const framework::NodeInfo* node : handle_.snapshot().List()) {
-    for (const framework::PodInfoPtr& p : node->pods()) {
-      if (p->pod.metadata.namespace_ == ns && PodGroupLabel(p->pod) == group &&
-          !p->pod.spec.node_name.empty() && !p->pod.IsTerminal()) {
-        ++count;
-      }
+  std::set<std::string> bound;
+  for (const api::Pod* p : GroupPods(ns, group)) {
+    if (!p->spec.node_name.empty()) {
+      ++count;
+      bound.insert(p->metadata.Key());
+    }
+  }
+  auto it = reserved_.find(fmt::format("{}/{}", ns.str(), group));
+  if (it == reserved_.end()) return count;
+  for (auto key = it->second.begin(); key != it->second.end();) {
+    if (bound.contains(*key)) {
+      key = it->second.erase(key);  // counted as bound
+    } else {
+      ++count;
+      ++key;
     }
   }
   return count;
+}
+
+Status Coscheduling::Reserve(framework::CycleState&, const framework::PodInfo& pod_info,
+                             api::Symbol) {
+  const api::Pod& pod = pod_info.pod;
+  const std::string_view group = PodGroupLabel(pod);
+  if (!group.empty()) {
+    reserved_[fmt::format("{}/{}", pod.metadata.namespace_.str(), group)].insert(
+        pod.metadata.Key());
+  }
+  return Status::OK();
 }
 
 api::Time Coscheduling::SortTime(const framework::QueuedPodInfo& info) const {
@@ -268,8 +288,12 @@ Status Coscheduling::Permit(framework::CycleState&, const framework::PodInfo& po
   if (group_name.empty()) return Status::OK();
   const api::PodGroup* group = GroupOf(pod);
   if (group == nullptr) return Status::Unschedulable("PodGroup not found");
-  // The snapshot was taken before this pod was assumed: it counts the others only.
-  const int assigned = CountAssigned(pod.metadata.namespace_, group_name);
+  // The others assigned (this pod is counted when Reserve recorded it), plus this pod.
+  int assigned = CountAssigned(pod.metadata.namespace_, group_name);
+  if (auto it = reserved_.find(group->metadata.Key());
+      it != reserved_.end() && it->second.contains(pod.metadata.Key())) {
+    --assigned;
+  }
   if (assigned + 1 >= group->spec.min_member) {
     handle_.waiting_pods().Iterate([&](framework::WaitingPod& w) {
       if (w.pod().metadata.namespace_ == pod.metadata.namespace_ &&
@@ -297,6 +321,12 @@ Status Coscheduling::Permit(framework::CycleState&, const framework::PodInfo& po
 void Coscheduling::Unreserve(framework::CycleState&, const framework::PodInfo& pod_info,
                              api::Symbol) {
   const api::Pod& pod = pod_info.pod;
+  const std::string_view group_name = PodGroupLabel(pod);
+  if (group_name.empty()) return;
+  if (auto it = reserved_.find(fmt::format("{}/{}", pod.metadata.namespace_.str(), group_name));
+      it != reserved_.end()) {
+    it->second.erase(pod.metadata.Key());
+  }
   const api::PodGroup* group = GroupOf(pod);
   if (group == nullptr) return;
   const std::string key = group->metadata.Key();

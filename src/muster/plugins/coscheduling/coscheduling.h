@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "muster/framework/interface.h"
@@ -61,10 +62,9 @@ class Coscheduling final : public framework::QueueSortPlugin,
   framework::Status PostFilter(framework::CycleState& state, const framework::PodInfo& pod,
                                const framework::NodeToStatus& statuses,
                                framework::PostFilterResult* result) override;
-  framework::Status Reserve(framework::CycleState&, const framework::PodInfo&,
-                            api::Symbol) override {
-    return framework::Status::OK();
-  }
+  // Remembers the pod as assigned to its group until it is bound or unreserved.
+  framework::Status Reserve(framework::CycleState& state, const framework::PodInfo& pod,
+                            api::Symbol node) override;
   void Unreserve(framework::CycleState& state, const framework::PodInfo& pod,
                  api::Symbol node) override;
   framework::Status Permit(framework::CycleState& state, const framework::PodInfo& pod,
@@ -75,8 +75,10 @@ class Coscheduling final : public framework::QueueSortPlugin,
 
   // Pods with the group's label in `ns` (terminal pods excluded), assigned or not.
   std::vector<const api::Pod*> GroupPods(api::Symbol ns, std::string_view group) const;
-  // Pods of the group assigned to a node in the snapshot: bound, or assumed and waiting.
-  int CountAssigned(api::Symbol ns, std::string_view group) const;
+  // Pods of the group assigned to a node, as upstream counts them in the snapshot: bound, or
+  // assumed (reserved, waiting at Permit or binding). O(group size): the bound ones come from the
+  // label index, the assumed ones from what Reserve recorded.
+  int CountAssigned(api::Symbol ns, std::string_view group);
 
  private:
   const api::PodGroup* GroupOf(const api::Pod& pod) const;
@@ -98,6 +100,9 @@ class Coscheduling final : public framework::QueueSortPlugin,
   std::map<std::string, api::Time> last_failure_;
   // Group key -> pods bound so far (PostBind's own count: the lister may lag its writes).
   std::map<std::string, int32_t> scheduled_;
+  // Group key -> keys of its pods reserved on a node and not unreserved (entries are dropped
+  // once the lister shows the pod bound, or gone).
+  std::map<std::string, std::set<std::string>> reserved_;
 };
 
 }  // namespace muster::plugins::coscheduling

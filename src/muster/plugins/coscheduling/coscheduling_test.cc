@@ -195,6 +195,27 @@ TEST_F(CoschedulingTest, PermitWaitsUntilMinMemberThenAllowsAll) {
   EXPECT_THAT(waiting.allowed_by, ElementsAre("Coscheduling"));
 }
 
+TEST_F(CoschedulingTest, ReservedPodsCountAsAssignedUntilUnreserved) {
+  fake_.AddPodGroup(Group("g", 3));
+  for (const char* name : {"a", "b", "c"}) fake_.AddPod(Member(name, "g"));
+  Plugin();
+  framework::CycleState state;
+  const api::Pod a = Member("a", "g", "n1");
+  const api::Pod b = Member("b", "g", "n2");
+  plugin_->Reserve(state, *framework::PodInfo::Make(a), api::Symbol("n1"));
+  EXPECT_EQ(plugin_->CountAssigned(api::Symbol("default"), "g"), 1);
+  plugin_->Reserve(state, *framework::PodInfo::Make(b), api::Symbol("n2"));
+  EXPECT_EQ(plugin_->CountAssigned(api::Symbol("default"), "g"), 2);
+  // b's own Permit counts the other reserved pod and itself: 2 of 3, so it waits.
+  api::Duration timeout{};
+  EXPECT_TRUE(Permit(b, &timeout).IsWait());
+  plugin_->Unreserve(state, *framework::PodInfo::Make(a), api::Symbol("n1"));
+  EXPECT_EQ(plugin_->CountAssigned(api::Symbol("default"), "g"), 1);
+  // Once bound (the lister shows it), a reserved pod is counted once, not twice.
+  fake_.AddPod(b);
+  EXPECT_EQ(plugin_->CountAssigned(api::Symbol("default"), "g"), 1);
+}
+
 TEST_F(CoschedulingTest, PermitTimeoutDefaultsToPermitWaitingTime) {
   fake_.AddPodGroup(Group("g", 2));
   CoschedulingArgs args;
