@@ -98,30 +98,34 @@ int64_t MostRequestedScore(int64_t requested, int64_t capacity) {
   return ScaledRatio(requested, framework::kMaxNodeScore, capacity);
 }
 
-int64_t LeastAllocatedScore(const ScoredResources& resources, const framework::NodeInfo& node,
-                            const PodRequestSource& pod) {
+namespace {
+
+// The weighted average over the scored resources of a per-resource score, skipping resources
+// the node does not have (upstream's leastResourceScorer and mostResourceScorer).
+template <int64_t (*PerResource)(int64_t requested, int64_t capacity)>
+int64_t WeightedAverage(const ScoredResources& resources, const framework::NodeInfo& node,
+                        const PodRequestSource& pod) {
   int64_t node_score = 0;
   int64_t weight_sum = 0;
   for (size_t i = 0; i < resources.size(); ++i) {
     const ScoredResources::Usage u = resources.NodeUsage(node, i, pod[i]);
     if (u.allocatable == 0) continue;
-    node_score += LeastRequestedScore(u.requested, u.allocatable) * resources.weight(i);
+    node_score += PerResource(u.requested, u.allocatable) * resources.weight(i);
     weight_sum += resources.weight(i);
   }
   return weight_sum == 0 ? 0 : node_score / weight_sum;
 }
 
+}  // namespace
+
+int64_t LeastAllocatedScore(const ScoredResources& resources, const framework::NodeInfo& node,
+                            const PodRequestSource& pod) {
+  return WeightedAverage<LeastRequestedScore>(resources, node, pod);
+}
+
 int64_t MostAllocatedScore(const ScoredResources& resources, const framework::NodeInfo& node,
                            const PodRequestSource& pod) {
-  int64_t node_score = 0;
-  int64_t weight_sum = 0;
-  for (size_t i = 0; i < resources.size(); ++i) {
-    const ScoredResources::Usage u = resources.NodeUsage(node, i, pod[i]);
-    if (u.allocatable == 0) continue;
-    node_score += MostRequestedScore(u.requested, u.allocatable) * resources.weight(i);
-    weight_sum += resources.weight(i);
-  }
-  return weight_sum == 0 ? 0 : node_score / weight_sum;
+  return WeightedAverage<MostRequestedScore>(resources, node, pod);
 }
 
 int64_t BrokenLinear(std::span<const FunctionShapePoint> shape, int64_t utilization) {
