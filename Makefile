@@ -31,9 +31,11 @@ test: deps build/test/build.ninja
 demo: release
 	./build/release/muster simulate
 
+# Upstream scheduler_perf's workloads and the gang workloads (BENCHMARKS.md), then the
+# micro-benchmarks of the hot paths.
 bench: deps build/release/build.ninja
-	cmake --build build/release -j $(JOBS) --target muster_microbench
-	./build/release/muster_microbench
+	cmake --build build/release -j $(JOBS) --target muster muster_microbench
+	./build/release/muster bench; status=$$?; ./build/release/muster_microbench && exit $$status
 
 clean:
 	rm -rf build

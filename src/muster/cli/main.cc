@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "muster/cli/bench.h"
 #include "muster/cli/simulate.h"
 #include "muster/cli/validate.h"
 
@@ -35,6 +36,16 @@ int main(int argc, char** argv) {
   simulate->add_option("-o,--output", simulate_flags.output, "table, wide, json or yaml");
   simulate->add_option("--seed", simulate_flags.seed, "Seed for tie-breaking and generated names");
 
+  muster::cli::BenchFlags bench_flags;
+  CLI::App* bench = app.add_subcommand(
+      "bench",
+      "Run upstream scheduler_perf's workloads and the gang workloads on an in-memory "
+      "cluster and print the scheduling throughput");
+  bench->add_option("workloads", bench_flags.workloads, "Workloads to run (default: all)");
+  bench->add_option("--nodes", bench_flags.nodes, "Scale the runs to this many nodes");
+  bench->add_option("--pods", bench_flags.pods, "Scale the runs to this many measured pods");
+  bench->add_option("-o,--output", bench_flags.output, "table or json");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -45,6 +56,7 @@ int main(int argc, char** argv) {
   if (simulate->parsed()) {
     return muster::cli::RunSimulate(simulate_flags, std::cin, std::cout, std::cerr);
   }
+  if (bench->parsed()) return muster::cli::RunBench(bench_flags, std::cout, std::cerr);
   if (validate->parsed()) {
     return muster::cli::RunValidate(validate_paths, std::cin, std::cout, std::cerr);
   }

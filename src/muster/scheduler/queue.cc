@@ -155,12 +155,29 @@ void SchedulingQueue::Detach(Entry* e) {
       backoff_->Remove(e);
       break;
     case Where::kUnschedulable:
+      IndexUnschedulable(e, false);
       unschedulable_.erase(e->info.info->Key());
       break;
     case Where::kInFlight:
       break;
   }
   e->where.reset();
+}
+
+void SchedulingQueue::IndexUnschedulable(Entry* e, bool add) {
+  const std::string key = e->info.info->Key();
+  auto index = [&](const std::string& plugin) {
+    if (add) {
+      unschedulable_by_plugin_[plugin][key] = e;
+    } else if (auto it = unschedulable_by_plugin_.find(plugin);
+               it != unschedulable_by_plugin_.end()) {
+      it->second.erase(key);
+      if (it->second.empty()) unschedulable_by_plugin_.erase(it);
+    }
+  };
+  if (e->info.unschedulable_plugins.empty() && e->info.pending_plugins.empty()) index("");
+  for (const std::string& p : e->info.unschedulable_plugins) index(p);
+  for (const std::string& p : e->info.pending_plugins) index(p);
 }
 
 void SchedulingQueue::MoveToActive(Entry* e) {
@@ -173,6 +190,7 @@ void SchedulingQueue::MoveToActive(Entry* e) {
     e->info.pending_plugins.clear();
     e->where = Where::kUnschedulable;
     unschedulable_.emplace(e->info.info->Key(), e);
+    IndexUnschedulable(e, true);
     ScheduleFlush();
     return;
   }
@@ -195,6 +213,7 @@ void SchedulingQueue::MoveToUnschedulable(Entry* e) {
   Detach(e);
   e->where = Where::kUnschedulable;
   unschedulable_.emplace(e->info.info->Key(), e);
+  IndexUnschedulable(e, true);
   ScheduleFlush();
 }
 
@@ -381,9 +400,21 @@ void SchedulingQueue::MoveAllToActiveOrBackoffQueue(const ClusterEvent& event,
     if (objects.new_group) r.new_group = *objects.new_group;
     in_flight_events_.push_back(std::move(r));
   }
+  // The candidates in pod-key order (as unschedulable_ holds them): every pod for a wildcard
+  // event, else those rejected by a plugin that registered for this event (or by none).
+  std::map<std::string, Entry*> selected;
+  if (event.resource == framework::EventResource::kWildCard) {
+    selected = unschedulable_;
+  } else {
+    for (const auto& [plugin, entries] : unschedulable_by_plugin_) {
+      if (plugin.empty() || profiles_.Interested(plugin, event)) {
+        selected.insert(entries.begin(), entries.end());
+      }
+    }
+  }
   std::vector<Entry*> candidates;
-  candidates.reserve(unschedulable_.size());
-  for (const auto& [key, e] : unschedulable_) {
+  candidates.reserve(selected.size());
+  for (const auto& [key, e] : selected) {
     if (key != exclude_key) candidates.push_back(e);
   }
   for (Entry* e : candidates) {

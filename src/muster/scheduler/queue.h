@@ -43,6 +43,8 @@ class QueueProfiles {
   // The queue order (the same QueueSort in every profile).
   virtual bool Less(const framework::QueuedPodInfo& a, const framework::QueuedPodInfo& b) const = 0;
   virtual framework::Status PreEnqueue(const api::Pod& pod) const = 0;
+  // Whether `plugin` registered, in any profile, for an event matching `event`.
+  virtual bool Interested(const std::string& plugin, const framework::ClusterEvent& event) const = 0;
   // The hints `plugin` registered in the pod's profile for events matching `event`.
   virtual void ForEachHint(const api::Pod& pod, const std::string& plugin,
                            const framework::ClusterEvent& event,
@@ -129,6 +131,10 @@ class SchedulingQueue {
   std::unique_ptr<Heap> active_;
   std::unique_ptr<Heap> backoff_;
   std::map<std::string, Entry*> unschedulable_;  // ordered: moves happen in a stable order
+  // The unschedulable pods by rejecting plugin ("" for none), so that an event visits only the
+  // pods a plugin that cares about it rejected: gated pods are not walked for every binding.
+  std::map<std::string, std::map<std::string, Entry*>, std::less<>> unschedulable_by_plugin_;
+  void IndexUnschedulable(Entry* e, bool add);
   uint64_t sequence_ = 0;                         // insertion order, the final tie-break
   uint64_t event_sequence_ = 0;
   uint64_t event_moves_ = 0;

@@ -27,6 +27,13 @@ class FakeProfiles : public QueueProfiles {
     if (pod.spec.scheduling_gates.empty()) return framework::Status::OK();
     return framework::Status::Unresolvable("gated").WithPlugin("SchedulingGates");
   }
+  bool Interested(const std::string& plugin, const ClusterEvent& event) const override {
+    if (plugin == "Fit") {
+      return event.resource == EventResource::kNode && (event.actions & framework::kAdd);
+    }
+    return plugin == "SchedulingGates" && event.resource == EventResource::kPod &&
+           (event.actions & framework::kUpdatePodSchedulingGatesEliminated);
+  }
   void ForEachHint(const api::Pod&, const std::string& plugin, const ClusterEvent& event,
                    const std::function<void(const framework::QueueingHintFn&)>& fn) const override {
     if (plugin == "Fit" && event.resource == EventResource::kNode && (event.actions & framework::kAdd)) {
@@ -148,6 +155,21 @@ TEST_F(QueueTest, UnschedulablePodsAreFlushedAfterFiveMinutes) {
   EXPECT_EQ(queue_.Location("default/p"), SchedulingQueue::Where::kUnschedulable);
   Advance(std::chrono::seconds(30));
   EXPECT_EQ(queue_.Location("default/p"), SchedulingQueue::Where::kActive);
+}
+
+TEST_F(QueueTest, EventsOnlyVisitPodsWhoseRejectorsCare) {
+  // A gated pod is not touched by a node event; a Fit-rejected pod is.
+  Add(MakePod().Name("gated").SchedulingGate("example.com/later").Obj());
+  Add(MakePod().Name("p").Obj());
+  Fail("p", "Fit");
+  NodeAdded(/*big=*/true);
+  EXPECT_TRUE(queue_.IsGated("default/gated"));
+  EXPECT_EQ(queue_.Location("default/p"), SchedulingQueue::Where::kBackoff);
+  // A pod rejected by a plugin that registered nothing for node events stays.
+  Add(MakePod().Name("q").Obj());
+  Fail("q", "Other");
+  NodeAdded(/*big=*/true);
+  EXPECT_EQ(queue_.Location("default/q"), SchedulingQueue::Where::kUnschedulable);
 }
 
 TEST_F(QueueTest, ActivateMovesWaitingPods) {

@@ -162,7 +162,12 @@ std::unique_ptr<Scheduler> Scheduler::Create(const api::SchedulerConfiguration* 
   for (const auto& p : s->profiles_) {
     s->profile_by_name_[p->scheduler_name()] = p.get();
     auto& by_plugin = s->hints_[p.get()];
-    for (auto& [plugin, events] : p->EventsToRegister()) by_plugin[plugin] = std::move(events);
+    for (auto& [plugin, events] : p->EventsToRegister()) {
+      for (const framework::ClusterEventWithHint& e : events) {
+        s->registered_events_[plugin].push_back(e.event);
+      }
+      by_plugin[plugin] = std::move(events);
+    }
   }
   return s;
 }
@@ -390,6 +395,15 @@ bool Scheduler::Less(const framework::QueuedPodInfo& a, const framework::QueuedP
 Status Scheduler::PreEnqueue(const api::Pod& pod) const {
   const framework::Framework* fwk = ProfileFor(pod);
   return fwk == nullptr ? Status::OK() : fwk->RunPreEnqueuePlugins(pod);
+}
+
+bool Scheduler::Interested(const std::string& plugin, const ClusterEvent& event) const {
+  auto it = registered_events_.find(plugin);
+  if (it == registered_events_.end()) return false;
+  for (const ClusterEvent& registered : it->second) {
+    if (registered.Matches(event)) return true;
+  }
+  return false;
 }
 
 void Scheduler::ForEachHint(const api::Pod& pod, const std::string& plugin,

@@ -97,6 +97,7 @@ class Scheduler final : public framework::SchedulerServices,
   // ---- QueueProfiles ----
   bool Less(const framework::QueuedPodInfo& a, const framework::QueuedPodInfo& b) const override;
   framework::Status PreEnqueue(const api::Pod& pod) const override;
+  bool Interested(const std::string& plugin, const framework::ClusterEvent& event) const override;
   void ForEachHint(const api::Pod& pod, const std::string& plugin,
                    const framework::ClusterEvent& event,
                    const std::function<void(const framework::QueueingHintFn&)>& fn) const override;
@@ -155,6 +156,8 @@ class Scheduler final : public framework::SchedulerServices,
   std::map<const framework::Framework*,
            std::map<std::string, std::vector<framework::ClusterEventWithHint>, std::less<>>>
       hints_;
+  // Plugin name -> every event it registered, across profiles (for the queue's event filter).
+  std::map<std::string, std::vector<framework::ClusterEvent>, std::less<>> registered_events_;
   Cache cache_;
   framework::Snapshot snapshot_;
   std::unique_ptr<SchedulingQueue> queue_storage_;

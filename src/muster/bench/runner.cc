@@ -1,0 +1,682 @@
+#include "muster/bench/runner.h"
+
+#include <malloc.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <ostream>
+#include <random>
+#include <unordered_map>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "muster/cluster/memory.h"
+#include "muster/plugins/coscheduling/coscheduling.h"
+#include "muster/plugins/registry.h"
+#include "muster/scheduler/scheduler.h"
+#include "muster/sim/virtual_clock.h"
+
+namespace muster::bench {
+namespace {
+
+using Steady = std::chrono::steady_clock;
+using api::Symbol;
+
+const api::Time kEpoch = std::chrono::sys_days(std::chrono::year(2025) / 1 / 1);
+// Upstream's alphabet for generateName suffixes (k8s.io/apimachinery/pkg/util/rand).
+constexpr std::string_view kSuffixAlphabet = "bcdfghjklmnpqrstvwxz2456789";
+// A wait has stalled when none of its pods is bound while this much virtual time is skipped
+// (the scheduler idle), or while the scheduler works this long (pods retried in a cycle that
+// never places them).
+constexpr api::Duration kMaxWait = std::chrono::minutes(15);
+constexpr auto kMaxBusyStall = std::chrono::seconds(60);
+constexpr auto kProgressEvery = std::chrono::seconds(1);
+
+// examples/config/coscheduling.yaml: Coscheduling at every point it implements, and as the
+// only queueSort; with `backoff`, coscheduling-advanced.yaml's podGroupBackoffSeconds too.
+api::SchedulerConfiguration CoschedulingConfig(bool backoff) {
+  api::SchedulerConfiguration config;
+  config.api_version = "kubescheduler.config.k8s.io/v1";
+  config.source = backoff ? "muster bench (examples/config/coscheduling-advanced.yaml)"
+                          : "muster bench (examples/config/coscheduling.yaml)";
+  config.leader_election.leader_elect = false;
+  api::Plugins plugins;
+  plugins.multi_point.enabled.push_back({std::string(plugins::coscheduling::kName), std::nullopt});
+  plugins.queue_sort.enabled.push_back({std::string(plugins::coscheduling::kName), std::nullopt});
+  plugins.queue_sort.disabled.push_back({"*", std::nullopt});
+  api::SchedulerProfile profile;
+  profile.plugins = plugins;
+  if (backoff) {
+    api::PluginConfig args;
+    args.name = plugins::coscheduling::kName;
+    args.args = YAML::Load("podGroupBackoffSeconds: 10");
+    args.error_prefix = config.source;
+    profile.plugin_config.push_back(std::move(args));
+  }
+  config.profiles.push_back(profile);
+  return config;
+}
+
+// Resident memory now, from /proc/self/statm (0 when unreadable).
+int64_t CurrentRss() {
+  std::ifstream statm("/proc/self/statm");
+  int64_t size = 0, resident = 0;
+  if (!(statm >> size >> resident)) return 0;
+  return resident * sysconf(_SC_PAGESIZE);
+}
+
+int64_t PeakRss() {
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
+  return int64_t{usage.ru_maxrss} * 1024;  // Linux reports kilobytes
+}
+
+// Starts a fresh high-water mark, so that a workload's peak is its own and not an earlier
+// one's: memory freed by earlier workloads goes back to the system, then the kernel's mark is
+// reset to the current RSS (Linux 4.0+; without it the peak is the process's).
+void ResetPeakRss() {
+  malloc_trim(0);
+  std::ofstream clear_refs("/proc/self/clear_refs");
+  clear_refs << "5";
+}
+
+// Forwards cluster events to the scheduler's informer handlers.
+class SchedulerAdapter final : public cluster::ClusterObserver {
+ public:
+  explicit SchedulerAdapter(scheduler::Scheduler& s) : s_(s) {}
+  void OnPodAdd(const api::Pod& pod) override { s_.OnPodAdd(pod); }
+  void OnPodUpdate(const api::Pod& o, const api::Pod& n) override { s_.OnPodUpdate(o, n); }
+  void OnPodDelete(const api::Pod& pod) override { s_.OnPodDelete(pod); }
+  void OnNodeAdd(const api::Node& node) override { s_.OnNodeAdd(node); }
+  void OnNodeUpdate(const api::Node& o, const api::Node& n) override { s_.OnNodeUpdate(o, n); }
+  void OnNodeDelete(const api::Node& node) override { s_.OnNodeDelete(node); }
+  void OnPodGroupAdd(const api::PodGroup& g) override { s_.OnPodGroupAdd(g); }
+  void OnPodGroupUpdate(const api::PodGroup& o, const api::PodGroup& n) override {
+    s_.OnPodGroupUpdate(o, n);
+  }
+  void OnPodGroupDelete(const api::PodGroup& g) override { s_.OnPodGroupDelete(g); }
+  void OnNamespaceAdd(const api::Namespace& ns) override { s_.OnNamespaceAdd(ns); }
+  void OnPodDisruptionBudgetAdd(const api::PodDisruptionBudget& pdb) override {
+    s_.OnPodDisruptionBudgetAdd(pdb);
+  }
+
+ private:
+  scheduler::Scheduler& s_;
+};
+
+// Watches bindings as a client of the cluster would: pods bound per namespace (ever bound: a
+// later deletion does not uncount them) and per PodGroup, checking that no group is ever seen
+// with fewer than minMember pods bound.
+class BindTracker final : public cluster::ClusterObserver {
+ public:
+  void AddGroup(Symbol ns, Symbol name, int32_t min_member) {
+    groups_[{ns.id(), name.id()}] = Group{ns, name, min_member, 0, false};
+  }
+  int64_t BoundIn(Symbol ns) const {
+    auto it = bound_.find(ns.id());
+    return it == bound_.end() ? 0 : it->second;
+  }
+  // Every group bound since the last check must be whole (at least minMember). Called between
+  // event deliveries: the binding cycles of a group's pods, allowed together at Permit, run in
+  // one delivery round, so a partly bound group seen here is one the scheduler split.
+  void CheckGangs(std::vector<std::string>& errors) {
+    for (Group* g : touched_) {
+      if (g->bound >= g->min_member || g->reported) continue;
+      g->reported = true;
+      errors.push_back(fmt::format("PodGroup {}/{} had {} of minMember {} pods bound", g->ns.str(),
+                                   g->name.str(), g->bound, g->min_member));
+    }
+    touched_.clear();
+  }
+  void OnPodAdd(const api::Pod& pod) override {
+    if (!pod.spec.node_name.empty()) Bound(pod);
+  }
+  void OnPodUpdate(const api::Pod& old_pod, const api::Pod& new_pod) override {
+    if (old_pod.spec.node_name.empty() && !new_pod.spec.node_name.empty()) Bound(new_pod);
+  }
+  void OnPodDelete(const api::Pod&) override {}
+  void OnNodeAdd(const api::Node&) override {}
+  void OnNodeUpdate(const api::Node&, const api::Node&) override {}
+  void OnNodeDelete(const api::Node&) override {}
+  void OnPodGroupAdd(const api::PodGroup&) override {}
+  void OnPodGroupUpdate(const api::PodGroup&, const api::PodGroup&) override {}
+  void OnPodGroupDelete(const api::PodGroup&) override {}
+  void OnNamespaceAdd(const api::Namespace&) override {}
+  void OnPodDisruptionBudgetAdd(const api::PodDisruptionBudget&) override {}
+
+ private:
+  struct Group {
+    Symbol ns;
+    Symbol name;
+    int32_t min_member = 0;
+    int32_t bound = 0;
+    bool reported = false;
+  };
+
+  void Bound(const api::Pod& pod) {
+    ++bound_[pod.metadata.namespace_.id()];
+    if (groups_.empty()) return;
+    const Symbol* group = pod.metadata.labels.Get(group_label_);
+    if (group == nullptr) return;
+    auto it = groups_.find({pod.metadata.namespace_.id(), group->id()});
+    if (it == groups_.end()) return;
+    ++it->second.bound;
+    touched_.push_back(&it->second);
+  }
+
+  const Symbol group_label_{api::kPodGroupLabel};
+  std::unordered_map<uint32_t, int64_t> bound_;
+  std::map<std::pair<uint32_t, uint32_t>, Group> groups_;
+  std::vector<Group*> touched_;
+};
+
+// One run of one workload.
+class Run {
+ public:
+  Run(const Workload& workload, const RunOptions& options)
+      : workload_(workload),
+        options_(options),
+        clock_(kEpoch),
+        cluster_(clock_),
+        rng_(options.seed) {}
+
+  Result Execute();
+
+ private:
+  bool Setup();
+  void Apply(const Op& op);
+  void Apply(const CreateNodes& op);
+  void Apply(const CreateNamespaces& op);
+  void Apply(const CreatePodGroups& op);
+  void Apply(const CreatePods& op);
+  void Apply(const Barrier& op);
+  void Apply(const DeletePods& op);
+  void Apply(const Churn& op);
+
+  // The virtual clock follows the wall clock (plus the time skipped while idle).
+  void Sync() { clock_.AdvanceTo(kEpoch + WallElapsed() + skipped_); }
+  api::Duration WallElapsed() const {
+    return std::chrono::duration_cast<api::Duration>(Steady::now() - start_);
+  }
+  // Delivers what is due, then runs one scheduling cycle. False when no pod was ready.
+  bool Step();
+  struct Wait {
+    bool done = false;              // false: stalled
+    Steady::time_point last_bound;  // when the last of the pods was bound
+    uint64_t attempts_since = 0;    // scheduling attempts after that
+  };
+  // Steps until `target` pods of `ns` are bound; when idle, jumps to the next timer.
+  Wait RunUntilBound(Symbol ns, int64_t target);
+  // Steps until nothing is ready to schedule.
+  void RunQuiet() {
+    while (Step()) {
+    }
+  }
+  void Report(Steady::time_point now);
+  // Repeats `tick` every `interval` while it returns true.
+  void Every(api::Duration interval, std::function<bool()> tick);
+  std::string PodName(std::string_view generate_name, std::string_view ns);
+  std::string NodeName(std::string_view generate_name);
+  std::string Suffix();
+  std::string CreateTemplatePod(PodTemplate t, std::string_view ns);
+  std::string CreateTemplateNode(NodeTemplate t);
+
+  const Workload& workload_;
+  const RunOptions& options_;
+  // Declared before what uses it: the scheduler cancels its timers when destroyed.
+  sim::VirtualClock clock_;
+  cluster::MemoryCluster cluster_;
+  std::unique_ptr<scheduler::Scheduler> scheduler_;
+  std::unique_ptr<SchedulerAdapter> adapter_;
+  BindTracker tracker_;
+  std::mt19937_64 rng_;
+  Steady::time_point start_;
+  api::Duration skipped_{};
+  Result result_;
+  const bool gangs_ = workload_.profile != Profile::kDefault;
+
+  // The createPods being waited for, for progress reports.
+  std::string_view phase_ = "initial";
+  Symbol waiting_ns_;
+  int64_t waiting_base_ = 0;
+  int64_t waiting_total_ = 0;
+  Steady::time_point last_report_;
+
+  // While the measured createPods runs: its namespace and its pods' attempt latencies.
+  bool measuring_ = false;
+  std::string measured_prefix_;  // "namespace/"
+  std::vector<int64_t> latencies_ns_;
+
+  // PodGroups by namespace, in creation order, for the gang templates.
+  std::map<std::string, std::vector<std::pair<std::string, int32_t>>, std::less<>> groups_;
+  int64_t pods_created_ = 0;
+  int64_t rss_before_nodes_ = 0;
+  int64_t rss_after_nodes_ = 0;
+};
+
+bool Run::Setup() {
+  std::vector<std::string> errors;
+  const api::SchedulerConfiguration config =
+      CoschedulingConfig(workload_.profile == Profile::kCoschedulingWithBackoff);
+  scheduler_ = scheduler::Scheduler::Create(
+      workload_.profile == Profile::kDefault ? nullptr : &config, plugins::InTreeRegistry(),
+      plugins::DefaultPlugins(), clock_, cluster_, options_.seed, &errors);
+  if (scheduler_ == nullptr) {
+    for (std::string& e : errors) result_.errors.push_back("scheduler: " + std::move(e));
+    return false;
+  }
+  adapter_ = std::make_unique<SchedulerAdapter>(*scheduler_);
+  // The scheduler's informers see each change before the tracker counts it.
+  cluster_.AddObserver(adapter_.get());
+  cluster_.AddObserver(&tracker_);
+  return true;
+}
+
+Result Run::Execute() {
+  result_.workload = workload_.name;
+  result_.upstream_threshold = workload_.upstream_threshold;
+  result_.target = workload_.target;
+  ResetPeakRss();
+  start_ = Steady::now();
+  last_report_ = start_;
+  if (!Setup()) return result_;
+  const std::vector<Op> ops = workload_.plan(options_.nodes.value_or(workload_.default_nodes),
+                                             options_.pods.value_or(workload_.default_pods));
+  rss_before_nodes_ = CurrentRss();
+  for (const Op& op : ops) {
+    Apply(op);
+    if (!result_.errors.empty()) break;
+  }
+  if (gangs_) tracker_.CheckGangs(result_.errors);
+  if (scheduler_->stats().errors > 0) {
+    result_.errors.push_back(
+        fmt::format("{} scheduling attempts ended in an error", scheduler_->stats().errors));
+  }
+
+  std::sort(latencies_ns_.begin(), latencies_ns_.end());
+  auto percentile_ms = [&](double p) {
+    if (latencies_ns_.empty()) return 0.0;
+    const size_t i = std::min(latencies_ns_.size() - 1,
+                              static_cast<size_t>(p * static_cast<double>(latencies_ns_.size())));
+    return static_cast<double>(latencies_ns_[i]) / 1e6;
+  };
+  result_.p50_latency_ms = percentile_ms(0.50);
+  result_.p99_latency_ms = percentile_ms(0.99);
+  result_.attempts = latencies_ns_.size();
+  if (result_.seconds > 0) {
+    result_.pods_per_second = static_cast<double>(result_.measured_pods) / result_.seconds;
+  }
+  result_.peak_rss_bytes = PeakRss();
+  const int64_t rss_end = CurrentRss();
+  if (rss_before_nodes_ > 0 && result_.nodes > 0 && rss_after_nodes_ > rss_before_nodes_) {
+    result_.bytes_per_node = (rss_after_nodes_ - rss_before_nodes_) / result_.nodes;
+  }
+  if (rss_after_nodes_ > 0 && pods_created_ > 0 && rss_end > rss_after_nodes_) {
+    result_.bytes_per_pod = (rss_end - rss_after_nodes_) / pods_created_;
+  }
+  return result_;
+}
+
+void Run::Apply(const Op& op) {
+  std::visit([this](const auto& o) { Apply(o); }, op);
+}
+
+bool Run::Step() {
+  Sync();
+  clock_.RunDue();
+  if (gangs_) tracker_.CheckGangs(result_.errors);
+  if (!scheduler_->HasActivePods()) return false;
+  const uint64_t attempts = scheduler_->stats().attempts;
+  const Steady::time_point begin = Steady::now();
+  scheduler_->ScheduleOne();
+  const Steady::time_point end = Steady::now();
+  if (measuring_ && scheduler_->stats().attempts != attempts &&
+      scheduler_->last_attempted().starts_with(measured_prefix_)) {
+    latencies_ns_.push_back(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(end - begin).count());
+  }
+  if (options_.progress && end - last_report_ >= kProgressEvery) Report(end);
+  return true;
+}
+
+void Run::Report(Steady::time_point now) {
+  last_report_ = now;
+  options_.progress(Progress{workload_.name, phase_, tracker_.BoundIn(waiting_ns_) - waiting_base_,
+                             waiting_total_, std::chrono::duration<double>(now - start_).count()});
+}
+
+Run::Wait Run::RunUntilBound(Symbol ns, int64_t target) {
+  Wait wait;
+  int64_t bound = tracker_.BoundIn(ns);
+  wait.last_bound = Steady::now();
+  uint64_t attempts_at_bound = scheduler_->stats().attempts;
+  auto stalled = [&] {
+    wait.attempts_since = scheduler_->stats().attempts - attempts_at_bound;
+    return wait;
+  };
+  api::Duration waited{};
+  for (uint64_t steps = 1; bound < target; ++steps) {
+    if (Step()) {
+      // Checked now and then: reading the clock every step would cost more than the check.
+      if (steps % 256 == 0 && tracker_.BoundIn(ns) == bound &&
+          Steady::now() - wait.last_bound > kMaxBusyStall) {
+        return stalled();
+      }
+    } else if (tracker_.BoundIn(ns) == bound) {
+      // Nothing to schedule: the next thing that can happen is a timer (a backoff expiring, a
+      // background operation). Jump to it rather than sleep.
+      const std::optional<api::Time> next = clock_.NextTimer();
+      if (!next) return stalled();
+      const api::Duration gap = *next - clock_.Now();
+      if (gap > api::Duration::zero()) {
+        waited += gap;
+        skipped_ += gap;
+        if (measuring_) result_.waited += gap;
+        if (waited > kMaxWait) return stalled();
+      }
+      if (options_.progress && Steady::now() - last_report_ >= kProgressEvery) {
+        Report(Steady::now());
+      }
+    }
+    if (const int64_t now_bound = tracker_.BoundIn(ns); now_bound != bound) {
+      bound = now_bound;
+      wait.last_bound = Steady::now();
+      attempts_at_bound = scheduler_->stats().attempts;
+      waited = {};
+    }
+  }
+  wait.done = true;
+  return wait;
+}
+
+void Run::Every(api::Duration interval, std::function<bool()> tick) {
+  clock_.AddTimer(clock_.Now() + interval, [this, interval, tick = std::move(tick)]() mutable {
+    if (tick()) Every(interval, std::move(tick));
+  });
+}
+
+std::string Run::Suffix() {
+  std::uniform_int_distribution<size_t> pick(0, kSuffixAlphabet.size() - 1);
+  std::string s(5, ' ');
+  for (char& c : s) c = kSuffixAlphabet[pick(rng_)];
+  return s;
+}
+
+std::string Run::PodName(std::string_view generate_name, std::string_view ns) {
+  while (true) {
+    std::string name = fmt::format("{}{}", generate_name, Suffix());
+    if (cluster_.GetPod(fmt::format("{}/{}", ns, name)) == nullptr) return name;
+  }
+}
+
+std::string Run::NodeName(std::string_view generate_name) {
+  while (true) {
+    std::string name = fmt::format("{}{}", generate_name, Suffix());
+    if (cluster_.GetNode(name) == nullptr) return name;
+  }
+}
+
+std::string Run::CreateTemplatePod(PodTemplate t, std::string_view ns) {
+  api::Pod pod = MakePod(t, PodName(GenerateName(t), ns), ns);
+  std::string key = pod.metadata.Key();
+  if (cluster_.CreatePod(std::move(pod)).IsSuccess()) ++pods_created_;
+  return key;
+}
+
+std::string Run::CreateTemplateNode(NodeTemplate t) {
+  api::Node node = MakeNode(t, NodeName(GenerateName(t)));
+  std::string name = node.metadata.name;
+  cluster_.CreateNode(std::move(node));
+  return name;
+}
+
+void Run::Apply(const CreateNodes& op) {
+  for (int32_t i = 0; i < op.count; ++i) {
+    const std::string_view generate = GenerateName(op.node_template);
+    api::Node node = MakeNode(op.node_template, generate.empty() ? "" : NodeName(generate));
+    if (!op.label_values.empty()) {
+      node.metadata.labels.Set(
+          Symbol(op.label_key),
+          Symbol(op.label_values[static_cast<size_t>(i) % op.label_values.size()]));
+    }
+    if (!cluster_.CreateNode(std::move(node)).IsSuccess()) {
+      result_.errors.push_back(fmt::format("createNodes: node {} exists", i));
+      return;
+    }
+  }
+  result_.nodes += op.count;
+  RunQuiet();
+  rss_after_nodes_ = CurrentRss();
+}
+
+void Run::Apply(const CreateNamespaces& op) {
+  for (int32_t i = 0; i < op.count; ++i) {
+    api::Namespace ns;
+    ns.metadata.name = fmt::format("{}-{}", op.prefix, i);
+    cluster_.CreateNamespace(std::move(ns));
+  }
+}
+
+void Run::Apply(const CreatePodGroups& op) {
+  auto& groups = groups_[op.ns];
+  for (int32_t min_member : op.min_members) {
+    api::PodGroup group;
+    group.api_version = "scheduling.x-k8s.io/v1alpha1";
+    group.metadata.name = fmt::format("group-{:05}", groups.size());
+    group.metadata.namespace_ = Symbol(op.ns);
+    group.spec.min_member = min_member;
+    tracker_.AddGroup(group.metadata.namespace_, Symbol(group.metadata.name), min_member);
+    groups.emplace_back(group.metadata.name, min_member);
+    cluster_.CreatePodGroup(std::move(group));
+  }
+}
+
+void Run::Apply(const CreatePods& op) {
+  const Symbol ns(op.ns);
+  const bool gang = op.pod_template == PodTemplate::kGangMember ||
+                    op.pod_template == PodTemplate::kGangMemberLarge;
+  const std::vector<std::pair<std::string, int32_t>>* groups = nullptr;
+  if (gang) {
+    auto it = groups_.find(op.ns);
+    if (it == groups_.end()) {
+      result_.errors.push_back(fmt::format("createPods: no PodGroups in namespace {}", op.ns));
+      return;
+    }
+    groups = &it->second;
+  }
+  phase_ = op.measured ? "measured" : "initial";
+  waiting_ns_ = ns;
+  waiting_base_ = tracker_.BoundIn(ns);
+  waiting_total_ = op.expect_bound.value_or(op.count);
+  if (op.measured) {
+    result_.created_pods = op.count;
+    measured_prefix_ = op.ns + "/";
+    measuring_ = true;
+  } else {
+    result_.initial_pods += op.count;
+  }
+  const Steady::time_point begin = Steady::now();
+
+  // One template object, copied per pod.
+  const api::Pod prototype = MakePod(op.pod_template, "", op.ns);
+  const Symbol group_label(api::kPodGroupLabel);
+  size_t group = 0;
+  int32_t in_group = 0;
+  for (int32_t i = 0; i < op.count; ++i) {
+    api::Pod pod = prototype;
+    if (gang) {
+      if (group >= groups->size()) break;
+      const auto& [group_name, size] = (*groups)[group];
+      pod.metadata.name = fmt::format("{}-{}", group_name, in_group);
+      pod.metadata.labels.Set(group_label, Symbol(group_name));
+      if (++in_group == size) {
+        ++group;
+        in_group = 0;
+      }
+    } else {
+      pod.metadata.name = PodName(GenerateName(op.pod_template), op.ns);
+    }
+    if (cluster_.CreatePod(std::move(pod)).IsSuccess()) ++pods_created_;
+  }
+  if (op.skip_wait) return;
+
+  const Wait wait = RunUntilBound(ns, waiting_base_ + waiting_total_);
+  const int64_t bound = tracker_.BoundIn(ns) - waiting_base_;
+  if (op.measured) {
+    measuring_ = false;
+    // A stalled run is timed to its last binding: the time spent stalling measures nothing.
+    result_.seconds = std::chrono::duration<double>(wait.last_bound - begin).count();
+    result_.measured_pods = bound;
+  }
+  if (!wait.done) {
+    result_.errors.push_back(fmt::format(
+        "createPods in namespace {}: {} of {} pods bound, then none in {} scheduling attempts "
+        "over {:.0f}s; stopped",
+        op.ns, bound, waiting_total_, wait.attempts_since,
+        std::chrono::duration<double>(Steady::now() - wait.last_bound).count()));
+  }
+}
+
+void Run::Apply(const Barrier&) { RunQuiet(); }
+
+void Run::Apply(const DeletePods& op) {
+  if (op.per_second <= 0) return;
+  auto keys = std::make_shared<std::vector<std::string>>();
+  const std::string prefix = op.ns + "/";
+  for (const auto& [key, pod] : cluster_.pods()) {
+    if (key.starts_with(prefix)) keys->push_back(key);
+  }
+  auto next = std::make_shared<size_t>(0);
+  Every(std::chrono::duration_cast<api::Duration>(std::chrono::seconds(1)) / op.per_second,
+        [this, keys, next] {
+          if (*next >= keys->size()) return false;
+          cluster_.DeletePodByKey((*keys)[(*next)++]);
+          return true;
+        });
+}
+
+void Run::Apply(const Churn& op) {
+  const std::string ns = op.ns;
+  if (op.mode == Churn::Mode::kCreate) {
+    Every(op.interval, [this, op, ns] {
+      for (PodTemplate t : op.pods) CreateTemplatePod(t, ns);
+      for (NodeTemplate t : op.nodes) CreateTemplateNode(t);
+      return true;
+    });
+    return;
+  }
+  // Recreate, number 1: each tick deletes what the previous one created, or creates anew.
+  auto pods = std::make_shared<std::vector<std::string>>(op.pods.size());
+  auto nodes = std::make_shared<std::vector<std::string>>(op.nodes.size());
+  Every(op.interval, [this, op, ns, pods, nodes] {
+    for (size_t i = 0; i < op.pods.size(); ++i) {
+      std::string& key = (*pods)[i];
+      if (key.empty()) {
+        key = CreateTemplatePod(op.pods[i], ns);
+      } else {
+        cluster_.DeletePodByKey(key);
+        key.clear();
+      }
+    }
+    for (size_t i = 0; i < op.nodes.size(); ++i) {
+      std::string& name = (*nodes)[i];
+      if (name.empty()) {
+        name = CreateTemplateNode(op.nodes[i]);
+      } else {
+        cluster_.DeleteNode(name);
+        name.clear();
+      }
+    }
+    return true;
+  });
+}
+
+// ---- output ----
+
+double Round(double v, int digits) {
+  const double scale = std::pow(10.0, digits);
+  return std::round(v * scale) / scale;
+}
+
+std::string Mib(int64_t bytes) {
+  return fmt::format("{:.0f} MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+}
+
+std::string Rate(std::optional<double> v) {
+  return v ? fmt::format("{:.0f}", *v) : std::string("-");
+}
+
+std::string Ratio(double value, std::optional<double> base) {
+  return base && *base > 0 ? fmt::format("{:.1f}x", value / *base) : std::string("-");
+}
+
+}  // namespace
+
+Result RunWorkload(const Workload& workload, const RunOptions& options) {
+  return Run(workload, options).Execute();
+}
+
+void PrintTable(std::span<const Result> results, std::ostream& out) {
+  out << fmt::format(
+      "{:<31} {:>6} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8} {:>7} {:>8} "
+      "{:>7} {:>7} {:>7}\n",
+      "WORKLOAD", "NODES", "INITIAL", "MEASURED", "SECONDS", "PODS/S", "P50 MS", "P99 MS",
+      "PEAK RSS", "UPSTREAM", "RATIO", "TARGET", "VS TGT", "B/NODE", "B/POD");
+  std::vector<std::string> notes;
+  for (const Result& r : results) {
+    out << fmt::format(
+        "{:<31} {:>6} {:>8} {:>8} {:>8.3f} {:>8.0f} {:>8.3f} {:>8.3f} {:>9} {:>8} {:>7} {:>8} "
+        "{:>7} {:>7} {:>7}\n",
+        r.workload, r.nodes, r.initial_pods, r.measured_pods, r.seconds, r.pods_per_second,
+        r.p50_latency_ms, r.p99_latency_ms, Mib(r.peak_rss_bytes), Rate(r.upstream_threshold),
+        Ratio(r.pods_per_second, r.upstream_threshold), Rate(r.target),
+        Ratio(r.pods_per_second, r.target), r.bytes_per_node, r.bytes_per_pod);
+    if (r.created_pods != r.measured_pods) {
+      notes.push_back(fmt::format("{}: {} pods created, {} bound (measured)", r.workload,
+                                  r.created_pods, r.measured_pods));
+    }
+    if (r.waited > api::Duration::zero()) {
+      notes.push_back(fmt::format(
+          "{}: the scheduler sat idle for {} of virtual time (backoff) while measuring; not "
+          "counted in SECONDS",
+          r.workload, api::FormatDuration(r.waited)));
+    }
+    for (const std::string& e : r.errors)
+      notes.push_back(fmt::format("{}: error: {}", r.workload, e));
+  }
+  for (const std::string& n : notes) out << n << "\n";
+}
+
+void PrintJson(std::span<const Result> results, std::ostream& out) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const Result& r : results) {
+    nlohmann::ordered_json j;
+    j["workload"] = r.workload;
+    j["nodes"] = r.nodes;
+    j["initialPods"] = r.initial_pods;
+    j["measuredPods"] = r.measured_pods;
+    j["seconds"] = Round(r.seconds, 4);
+    j["podsPerSecond"] = static_cast<int64_t>(std::llround(r.pods_per_second));
+    j["p50LatencyMs"] = Round(r.p50_latency_ms, 4);
+    j["p99LatencyMs"] = Round(r.p99_latency_ms, 4);
+    j["peakRssBytes"] = r.peak_rss_bytes;
+    if (r.upstream_threshold) {
+      j["upstreamThreshold"] = static_cast<int64_t>(std::llround(*r.upstream_threshold));
+    } else {
+      j["upstreamThreshold"] = nullptr;
+    }
+    list.push_back(std::move(j));
+  }
+  nlohmann::ordered_json doc;
+  doc["results"] = std::move(list);
+  out << doc.dump(2) << "\n";
+}
+
+}  // namespace muster::bench

@@ -1,0 +1,92 @@
+#include "muster/cli/bench.h"
+
+#include <unistd.h>
+
+#include <ostream>
+
+#include <fmt/format.h>
+
+#include "muster/bench/runner.h"
+#include "muster/bench/workloads.h"
+#include "muster/cli/validate.h"
+
+namespace muster::cli {
+namespace {
+
+// Runs shorter than this print no progress.
+constexpr double kQuietSeconds = 2;
+
+std::string KnownWorkloads() {
+  std::string names;
+  for (const bench::Workload& w : bench::Workloads()) {
+    if (!names.empty()) names += ", ";
+    names += w.name;
+  }
+  return names;
+}
+
+}  // namespace
+
+int RunBench(const BenchFlags& flags, std::ostream& out, std::ostream& err) {
+  if (flags.output != "table" && flags.output != "json") {
+    err << fmt::format("error: -o: unknown output format \"{}\" (want table or json)\n",
+                       flags.output);
+    return kExitBadInput;
+  }
+  for (const auto& [flag, value] : {std::pair{"--nodes", flags.nodes}, {"--pods", flags.pods}}) {
+    if (value && *value < 1) {
+      err << fmt::format("error: {}: must be at least 1, got {}\n", flag, *value);
+      return kExitBadInput;
+    }
+  }
+  std::vector<const bench::Workload*> selected;
+  for (const std::string& name : flags.workloads) {
+    const bench::Workload* w = bench::FindWorkload(name);
+    if (w == nullptr) {
+      err << fmt::format("error: unknown workload \"{}\"; workloads: {}\n", name, KnownWorkloads());
+      return kExitBadInput;
+    }
+    selected.push_back(w);
+  }
+  if (selected.empty()) {
+    for (const bench::Workload& w : bench::Workloads()) selected.push_back(&w);
+  }
+
+  // A terminal gets one line rewritten in place; a log gets a line every few seconds.
+  const bool tty = isatty(STDERR_FILENO) == 1;
+  bool progress_shown = false;
+  double last_logged = 0;
+  bench::RunOptions options;
+  options.nodes = flags.nodes;
+  options.pods = flags.pods;
+  options.progress = [&](const bench::Progress& p) {
+    if (p.elapsed_seconds < kQuietSeconds) return;
+    if (!tty && p.elapsed_seconds - last_logged < 5) return;
+    last_logged = p.elapsed_seconds;
+    const std::string line = fmt::format("{}: {} pods {}/{} bound, {:.0f}s", p.workload, p.phase,
+                                         p.bound, p.total, p.elapsed_seconds);
+    err << (tty ? "\r\x1b[K" : "") << line << (tty ? "" : "\n") << std::flush;
+    progress_shown = true;
+  };
+
+  std::vector<bench::Result> results;
+  bool failed = false;
+  for (const bench::Workload* w : selected) {
+    last_logged = 0;
+    results.push_back(bench::RunWorkload(*w, options));
+    if (progress_shown && tty) err << "\r\x1b[K" << std::flush;
+    progress_shown = false;
+    for (const std::string& e : results.back().errors) {
+      err << fmt::format("error: {}: {}\n", w->name, e);
+      failed = true;
+    }
+  }
+  if (flags.output == "json") {
+    bench::PrintJson(results, out);
+  } else {
+    bench::PrintTable(results, out);
+  }
+  return failed ? kExitRuntimeError : kExitOk;
+}
+
+}  // namespace muster::cli
