@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "muster/cluster/memory.h"
+#include "muster/cluster/scheduler_observer.h"
 #include "muster/plugins/coscheduling/coscheduling.h"
 #include "muster/plugins/registry.h"
 #include "muster/scheduler/scheduler.h"
@@ -87,29 +88,6 @@ void ResetPeakRss() {
   clear_refs << "5";
 }
 
-// Forwards cluster events to the scheduler's informer handlers.
-class SchedulerAdapter final : public cluster::ClusterObserver {
- public:
-  explicit SchedulerAdapter(scheduler::Scheduler& s) : s_(s) {}
-  void OnPodAdd(const api::Pod& pod) override { s_.OnPodAdd(pod); }
-  void OnPodUpdate(const api::Pod& o, const api::Pod& n) override { s_.OnPodUpdate(o, n); }
-  void OnPodDelete(const api::Pod& pod) override { s_.OnPodDelete(pod); }
-  void OnNodeAdd(const api::Node& node) override { s_.OnNodeAdd(node); }
-  void OnNodeUpdate(const api::Node& o, const api::Node& n) override { s_.OnNodeUpdate(o, n); }
-  void OnNodeDelete(const api::Node& node) override { s_.OnNodeDelete(node); }
-  void OnPodGroupAdd(const api::PodGroup& g) override { s_.OnPodGroupAdd(g); }
-  void OnPodGroupUpdate(const api::PodGroup& o, const api::PodGroup& n) override {
-    s_.OnPodGroupUpdate(o, n);
-  }
-  void OnPodGroupDelete(const api::PodGroup& g) override { s_.OnPodGroupDelete(g); }
-  void OnNamespaceAdd(const api::Namespace& ns) override { s_.OnNamespaceAdd(ns); }
-  void OnPodDisruptionBudgetAdd(const api::PodDisruptionBudget& pdb) override {
-    s_.OnPodDisruptionBudgetAdd(pdb);
-  }
-
- private:
-  scheduler::Scheduler& s_;
-};
 
 // Watches bindings as a client of the cluster would: pods bound per namespace (ever bound: a
 // later deletion does not uncount them) and per PodGroup, checking that no group is ever seen
@@ -234,7 +212,7 @@ class Run {
   sim::VirtualClock clock_;
   cluster::MemoryCluster cluster_;
   std::unique_ptr<scheduler::Scheduler> scheduler_;
-  std::unique_ptr<SchedulerAdapter> adapter_;
+  std::unique_ptr<cluster::SchedulerObserver> adapter_;
   BindTracker tracker_;
   std::mt19937_64 rng_;
   Steady::time_point start_;
@@ -272,7 +250,7 @@ bool Run::Setup() {
     for (std::string& e : errors) result_.errors.push_back("scheduler: " + std::move(e));
     return false;
   }
-  adapter_ = std::make_unique<SchedulerAdapter>(*scheduler_);
+  adapter_ = std::make_unique<cluster::SchedulerObserver>(*scheduler_);
   // The scheduler's informers see each change before the tracker counts it.
   cluster_.AddObserver(adapter_.get());
   cluster_.AddObserver(&tracker_);

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "muster/cluster/scheduler_observer.h"
 #include "muster/scheduler/events.h"
 
 namespace muster::sim {
@@ -49,29 +50,6 @@ struct Simulation::Workload {
   int32_t next_ordinal = 0;
 };
 
-// Forwards cluster events to the scheduler's informer handlers.
-class Simulation::SchedulerAdapter final : public cluster::ClusterObserver {
- public:
-  explicit SchedulerAdapter(scheduler::Scheduler& s) : s_(s) {}
-  void OnPodAdd(const api::Pod& pod) override { s_.OnPodAdd(pod); }
-  void OnPodUpdate(const api::Pod& o, const api::Pod& n) override { s_.OnPodUpdate(o, n); }
-  void OnPodDelete(const api::Pod& pod) override { s_.OnPodDelete(pod); }
-  void OnNodeAdd(const api::Node& node) override { s_.OnNodeAdd(node); }
-  void OnNodeUpdate(const api::Node& o, const api::Node& n) override { s_.OnNodeUpdate(o, n); }
-  void OnNodeDelete(const api::Node& node) override { s_.OnNodeDelete(node); }
-  void OnPodGroupAdd(const api::PodGroup& g) override { s_.OnPodGroupAdd(g); }
-  void OnPodGroupUpdate(const api::PodGroup& o, const api::PodGroup& n) override {
-    s_.OnPodGroupUpdate(o, n);
-  }
-  void OnPodGroupDelete(const api::PodGroup& g) override { s_.OnPodGroupDelete(g); }
-  void OnNamespaceAdd(const api::Namespace& ns) override { s_.OnNamespaceAdd(ns); }
-  void OnPodDisruptionBudgetAdd(const api::PodDisruptionBudget& pdb) override {
-    s_.OnPodDisruptionBudgetAdd(pdb);
-  }
-
- private:
-  scheduler::Scheduler& s_;
-};
 
 Simulation::Simulation(api::Manifests manifests, SimulationOptions options)
     : options_(options),
@@ -92,7 +70,7 @@ std::unique_ptr<Simulation> Simulation::Create(api::Manifests manifests,
                                                  sim->cluster_, options.seed, errors);
   if (sim->scheduler_ == nullptr) return nullptr;
   sim->priorities_ = std::make_unique<api::PriorityResolver>(sim->manifests_.priority_classes);
-  sim->adapter_ = std::make_unique<SchedulerAdapter>(*sim->scheduler_);
+  sim->adapter_ = std::make_unique<cluster::SchedulerObserver>(*sim->scheduler_);
   // The scheduler's informers see each change before the controllers react to it.
   sim->cluster_.AddObserver(sim->adapter_.get());
   sim->cluster_.AddObserver(sim.get());

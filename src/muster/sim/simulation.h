@@ -81,7 +81,6 @@ class Simulation final : public cluster::ClusterObserver {
 
  private:
   struct Workload;
-  class SchedulerAdapter;
 
   Simulation(api::Manifests manifests, SimulationOptions options);
   void ScheduleCreations();
@@ -104,7 +103,7 @@ class Simulation final : public cluster::ClusterObserver {
   VirtualClock clock_;
   cluster::MemoryCluster cluster_;
   std::unique_ptr<scheduler::Scheduler> scheduler_;
-  std::unique_ptr<SchedulerAdapter> adapter_;
+  std::unique_ptr<cluster::ClusterObserver> adapter_;
   std::unique_ptr<PodGroupController> pod_groups_;
   std::unique_ptr<api::PriorityResolver> priorities_;
   std::vector<std::unique_ptr<Workload>> workloads_;
