@@ -5,6 +5,11 @@
 namespace muster::framework {
 
 StateData* CycleState::Read(std::string_view key) const {
+  // Readers pass the same constant the writer did: its address finds the entry without comparing
+  // characters (Read runs per node per plugin).
+  for (const auto& [k, v] : entries_) {
+    if (k.data() == key.data() && k.size() == key.size()) return v.get();
+  }
   for (const auto& [k, v] : entries_) {
     if (k == key) return v.get();
   }
@@ -30,6 +35,8 @@ std::unique_ptr<CycleState> CycleState::Clone() const {
   for (const auto& [k, v] : entries_) copy->entries_.emplace_back(k, v ? v->Clone() : nullptr);
   copy->skip_filter_plugins = skip_filter_plugins;
   copy->skip_score_plugins = skip_score_plugins;
+  copy->skip_filter_at = skip_filter_at;
+  copy->skip_score_at = skip_score_at;
   return copy;
 }
 

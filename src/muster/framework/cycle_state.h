@@ -1,5 +1,6 @@
 #pragma once
 
+#include <bitset>
 #include <memory>
 #include <string_view>
 #include <utility>
@@ -45,6 +46,11 @@ class CycleState {
   std::vector<std::string_view> skip_score_plugins;
   bool SkipFilter(std::string_view plugin) const;
   bool SkipScore(std::string_view plugin) const;
+  // The same sets by position in the profile's Filter and Score lists, which the framework
+  // checks per node instead of comparing names.
+  static constexpr size_t kMaxPluginsPerPoint = 64;
+  std::bitset<kMaxPluginsPerPoint> skip_filter_at;
+  std::bitset<kMaxPluginsPerPoint> skip_score_at;
 
  private:
   std::vector<std::pair<std::string_view, std::unique_ptr<StateData>>> entries_;

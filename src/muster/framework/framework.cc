@@ -4,24 +4,11 @@
 #include <atomic>
 
 #include <fmt/format.h>
-#include <tbb/parallel_for.h>
+
+#include "muster/framework/parallel.h"
 
 namespace muster::framework {
 namespace {
-
-// Below this many nodes the parallel loop costs more than it saves.
-constexpr size_t kParallelThreshold = 64;
-
-template <typename Fn>
-void ForEachNode(size_t n, Fn&& fn) {
-  if (n < kParallelThreshold) {
-    for (size_t i = 0; i < n; ++i) fn(i);
-    return;
-  }
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 16), [&](const tbb::blocked_range<size_t>& r) {
-    for (size_t i = r.begin(); i != r.end(); ++i) fn(i);
-  });
-}
 
 // A status a point may not return becomes an Error naming the plugin, as upstream's AsStatus.
 Status AsError(std::string_view point, std::string_view plugin, const Status& s) {
@@ -34,6 +21,22 @@ Status AsError(std::string_view point, std::string_view plugin, const Status& s)
 void Framework::SetPlugins(ProfilePlugins plugins, std::vector<std::unique_ptr<Plugin>> owned) {
   plugins_ = std::move(plugins);
   owned_ = std::move(owned);
+  auto position = [](std::string_view name, const auto& list, auto plugin_of) {
+    for (size_t i = 0; i < list.size(); ++i) {
+      if (plugin_of(list[i])->Name() == name) return static_cast<int>(i);
+    }
+    return -1;
+  };
+  filter_of_pre_filter_.clear();
+  for (const PreFilterPlugin* pl : plugins_.pre_filter) {
+    filter_of_pre_filter_.push_back(
+        position(pl->Name(), plugins_.filter, [](const FilterPlugin* f) { return f; }));
+  }
+  score_of_pre_score_.clear();
+  for (const PreScorePlugin* pl : plugins_.pre_score) {
+    score_of_pre_score_.push_back(position(pl->Name(), plugins_.score,
+                                           [](const auto& entry) { return entry.first; }));
+  }
 }
 
 const Plugin* Framework::FindPlugin(std::string_view name) const {
@@ -69,11 +72,13 @@ Status Framework::RunPreFilterPlugins(CycleState& state, const PodInfo& pod,
   const auto& nodes = snapshot().List();
   Status unschedulable;
   std::vector<std::string_view> plugins_with_nodes;
-  for (PreFilterPlugin* pl : plugins_.pre_filter) {
+  for (size_t i = 0; i < plugins_.pre_filter.size(); ++i) {
+    PreFilterPlugin* pl = plugins_.pre_filter[i];
     PreFilterResult r;
     Status s = pl->PreFilter(state, pod, nodes, &r);
     if (s.IsSkip()) {
       state.skip_filter_plugins.push_back(pl->Name());
+      if (filter_of_pre_filter_[i] >= 0) state.skip_filter_at.set(filter_of_pre_filter_[i]);
       continue;
     }
     if (!s.IsSuccess()) {
@@ -141,8 +146,10 @@ Status Framework::RunPreFilterExtensionRemovePod(CycleState& state, const PodInf
 
 Status Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
                                    const NodeInfo& node) const {
-  for (const FilterPlugin* pl : plugins_.filter) {
-    if (!state.skip_filter_plugins.empty() && state.SkipFilter(pl->Name())) continue;
+  const size_t n = plugins_.filter.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (state.skip_filter_at[i]) continue;
+    const FilterPlugin* pl = plugins_.filter[i];
     Status s = pl->Filter(state, pod, node);
     if (s.IsSuccess()) continue;
     if (!s.IsRejected()) {
@@ -200,10 +207,12 @@ Status Framework::RunPostFilterPlugins(CycleState& state, const PodInfo& pod,
 
 Status Framework::RunPreScorePlugins(CycleState& state, const PodInfo& pod,
                                      std::span<NodeInfo* const> nodes) const {
-  for (PreScorePlugin* pl : plugins_.pre_score) {
+  for (size_t i = 0; i < plugins_.pre_score.size(); ++i) {
+    PreScorePlugin* pl = plugins_.pre_score[i];
     Status s = pl->PreScore(state, pod, nodes);
     if (s.IsSkip()) {
       state.skip_score_plugins.push_back(pl->Name());
+      if (score_of_pre_score_[i] >= 0) state.skip_score_at.set(score_of_pre_score_[i]);
       continue;
     }
     if (!s.IsSuccess()) return AsError("PreScore", pl->Name(), s);
@@ -216,18 +225,16 @@ Status Framework::RunScorePlugins(const CycleState& state, const PodInfo& pod,
                                   std::vector<int64_t>* totals) const {
   totals->assign(nodes.size(), 0);
   std::vector<const std::pair<ScorePlugin*, int32_t>*> active;
-  for (const auto& entry : plugins_.score) {
-    if (state.skip_score_plugins.empty() || !state.SkipScore(entry.first->Name())) {
-      active.push_back(&entry);
-    }
+  for (size_t i = 0; i < plugins_.score.size(); ++i) {
+    if (!state.skip_score_at[i]) active.push_back(&plugins_.score[i]);
   }
   if (active.empty()) return Status::OK();
-  // scores[p][i]: plugin p's score of nodes[i].
-  std::vector<std::vector<NodeScore>> scores(active.size(),
-                                             std::vector<NodeScore>(nodes.size()));
+  // One block per plugin: plugin p's score of nodes[i] is flat[p * n + i].
+  const size_t n = nodes.size();
+  std::vector<NodeScore> flat(active.size() * n);
   std::atomic<bool> failed{false};
   std::vector<Status> errors(active.size());
-  ForEachNode(nodes.size(), [&](size_t i) {
+  ForEachNode(n, [&](size_t i) {
     for (size_t p = 0; p < active.size(); ++p) {
       int64_t score = 0;
       Status s = active[p]->first->Score(state, pod, *nodes[i], &score);
@@ -235,9 +242,9 @@ Status Framework::RunScorePlugins(const CycleState& state, const PodInfo& pod,
         if (!failed.exchange(true)) errors[p] = s;
         return;
       }
-      scores[p][i] = NodeScore{nodes[i]->name(), score};
+      flat[p * n + i] = NodeScore{nodes[i]->name(), score};
     }
-  });
+  }, Work::kEven);
   if (failed) {
     for (size_t p = 0; p < active.size(); ++p) {
       if (!errors[p].IsSuccess()) return AsError("Score", active[p]->first->Name(), errors[p]);
@@ -245,13 +252,14 @@ Status Framework::RunScorePlugins(const CycleState& state, const PodInfo& pod,
   }
   for (size_t p = 0; p < active.size(); ++p) {
     const ScorePlugin* pl = active[p]->first;
+    const std::span<NodeScore> scores(flat.data() + p * n, n);
     if (pl->HasNormalizeScore()) {
-      Status s = pl->NormalizeScore(state, pod, scores[p]);
+      Status s = pl->NormalizeScore(state, pod, scores);
       if (!s.IsSuccess()) return AsError("NormalizeScore", pl->Name(), s);
     }
     const int64_t weight = active[p]->second;
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      const int64_t score = scores[p][i].score;
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t score = scores[i].score;
       if (score < kMinNodeScore || score > kMaxNodeScore) {
         return Status::Error(fmt::format(
                                  "plugin \"{}\" returns an invalid score {}, it should in the range "

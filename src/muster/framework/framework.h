@@ -136,6 +136,10 @@ class Framework final : public Handle {
   SchedulerServices& services_;
   ProfilePlugins plugins_;
   std::vector<std::unique_ptr<Plugin>> owned_;
+  // For each PreFilter (PreScore) plugin, the position of the same plugin in the Filter (Score)
+  // list, or -1: where its Skip is recorded in CycleState::skip_filter_at (skip_score_at).
+  std::vector<int> filter_of_pre_filter_;
+  std::vector<int> score_of_pre_score_;
 };
 
 // Builds the profiles of a KubeSchedulerConfiguration (nullptr: one profile named

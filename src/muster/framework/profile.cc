@@ -269,6 +269,13 @@ class FrameworkBuilder {
       Error(fmt::format("at least one bind plugin is needed for profile with scheduler name {}",
                         Quote(in_.profile->scheduler_name)));
     }
+    for (size_t point : {kFilter, kScore}) {
+      if (names_[point].size() > CycleState::kMaxPluginsPerPoint) {
+        Error(fmt::format("at most {} {} plugins are supported, but got {}",
+                          CycleState::kMaxPluginsPerPoint, point == kFilter ? "filter" : "score",
+                          names_[point].size()));
+      }
+    }
     if (errors_.size() != errors_before) return nullptr;
     if (!ScoreWeights()) return nullptr;
 

@@ -11,9 +11,19 @@ std::string_view CodeName(Code code) {
   return kNames[static_cast<size_t>(code)];
 }
 
+const std::vector<std::string>& Status::reasons() const {
+  static const std::vector<std::string> kNone;
+  return details_ ? details_->reasons : kNone;
+}
+
+const std::string& Status::plugin() const {
+  static const std::string kNone;
+  return details_ ? details_->plugin : kNone;
+}
+
 std::string Status::Message() const {
   std::string out;
-  for (const std::string& r : reasons_) {
+  for (const std::string& r : reasons()) {
     if (!out.empty()) out += ", ";
     out += r;
   }

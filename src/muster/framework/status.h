@@ -1,5 +1,6 @@
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -25,15 +26,31 @@ enum class Code { kSuccess, kError, kUnschedulable, kUnschedulableAndUnresolvabl
 
 std::string_view CodeName(Code code);
 
-// A small value type (cheap when successful: no allocation). Failure statuses carry reasons, the
-// human-readable strings that end up aggregated in "0/3 nodes are available: ..." messages, and
-// the plugin that produced them, stamped by the framework runtime.
+// A small value type: a code and, only when there is something to say, a pointer to the reasons
+// and the plugin. A success (or a bare code) is 16 bytes with nothing to allocate or free, which
+// matters because Filter and Score return one per node per pod. Failure statuses carry reasons,
+// the human-readable strings that end up aggregated in "0/3 nodes are available: ..." messages,
+// and the plugin that produced them, stamped by the framework runtime.
 class Status {
  public:
   Status() = default;
   explicit Status(Code code) : code_(code) {}
-  Status(Code code, std::string reason) : code_(code) { reasons_.push_back(std::move(reason)); }
-  Status(Code code, std::vector<std::string> reasons) : code_(code), reasons_(std::move(reasons)) {}
+  Status(Code code, std::string reason) : code_(code) { AppendReason(std::move(reason)); }
+  Status(Code code, std::vector<std::string> reasons) : code_(code) {
+    if (!reasons.empty()) MutableDetails().reasons = std::move(reasons);
+  }
+  Status(const Status& other)
+      : code_(other.code_),
+        details_(other.details_ ? std::make_unique<Details>(*other.details_) : nullptr) {}
+  Status& operator=(const Status& other) {
+    if (this != &other) {
+      code_ = other.code_;
+      details_ = other.details_ ? std::make_unique<Details>(*other.details_) : nullptr;
+    }
+    return *this;
+  }
+  Status(Status&&) noexcept = default;
+  Status& operator=(Status&&) noexcept = default;
 
   static Status OK() { return Status(); }
   static Status Error(std::string message) { return Status(Code::kError, std::move(message)); }
@@ -55,27 +72,35 @@ class Status {
            code_ == Code::kPending;
   }
 
-  const std::vector<std::string>& reasons() const { return reasons_; }
+  const std::vector<std::string>& reasons() const;
   // The reasons joined by ", ", as upstream's Status.Message().
   std::string Message() const;
-  const std::string& plugin() const { return plugin_; }
+  const std::string& plugin() const;
   Status& WithPlugin(std::string_view plugin) {
-    plugin_ = std::string(plugin);
+    MutableDetails().plugin = std::string(plugin);
     return *this;
   }
   Status& AppendReason(std::string reason) {
-    reasons_.push_back(std::move(reason));
+    MutableDetails().reasons.push_back(std::move(reason));
     return *this;
   }
 
   friend bool operator==(const Status& a, const Status& b) {
-    return a.code_ == b.code_ && a.reasons_ == b.reasons_;
+    return a.code_ == b.code_ && a.reasons() == b.reasons();
   }
 
  private:
+  struct Details {
+    std::vector<std::string> reasons;
+    std::string plugin;
+  };
+  Details& MutableDetails() {
+    if (!details_) details_ = std::make_unique<Details>();
+    return *details_;
+  }
+
   Code code_ = Code::kSuccess;
-  std::vector<std::string> reasons_;
-  std::string plugin_;
+  std::unique_ptr<Details> details_;
 };
 
 // "Success", "Unschedulable: Insufficient cpu" ... for test failure messages.

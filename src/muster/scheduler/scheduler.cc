@@ -4,8 +4,9 @@
 #include <atomic>
 
 #include <fmt/format.h>
-#include <tbb/parallel_for.h>
+#include <tbb/info.h>
 
+#include "muster/framework/parallel.h"
 #include "muster/scheduler/events.h"
 
 namespace muster::scheduler {
@@ -23,7 +24,6 @@ constexpr int32_t kMinFeasibleNodesToFind = 100;
 constexpr int32_t kMinFeasibleNodesPercentageToFind = 5;
 // Nodes filtered per parallel round before checking whether enough feasible ones were found.
 constexpr size_t kFilterChunk = 256;
-constexpr size_t kParallelThreshold = 64;
 
 const ClusterEvent kAssignedPodAdd{EventResource::kAssignedPod, framework::kAdd, "AssignedPodAdd"};
 const ClusterEvent kAssignedPodDelete{EventResource::kAssignedPod, framework::kDelete,
@@ -125,7 +125,8 @@ Scheduler::Scheduler(SchedulerOptions options, framework::Clock& clock,
       queue_storage_(std::make_unique<SchedulingQueue>(options.queue, *this, clock)),
       queue_(*queue_storage_),
       rng_(options.seed),
-      arena_(std::max(1, options.parallelism)) {}
+      // More threads than cores only adds switching (and TBB warns that it cannot have them).
+      arena_(std::clamp(options.parallelism, 1, std::max(1, tbb::info::default_concurrency()))) {}
 
 Scheduler::~Scheduler() {
   for (auto& [uid, w] : waiting_) {
@@ -229,7 +230,7 @@ std::vector<const api::Pod*> Scheduler::PodsWithLabel(api::Symbol ns, api::Symbo
 }
 
 const api::PodGroup* Scheduler::GetPodGroup(api::Symbol ns, std::string_view name) const {
-  auto it = pod_groups_.find(fmt::format("{}/{}", ns.str(), name));
+  auto it = pod_groups_.find(std::pair<api::Symbol, std::string_view>(ns, name));
   return it == pod_groups_.end() ? nullptr : &it->second;
 }
 
@@ -359,14 +360,14 @@ void Scheduler::OnNodeDelete(const api::Node& node) {
 }
 
 void Scheduler::OnPodGroupAdd(const api::PodGroup& group) {
-  pod_groups_[group.metadata.Key()] = group;
+  pod_groups_[{group.metadata.namespace_, group.metadata.name}] = group;
   EventObjects objects;
   objects.new_group = &group;
   MoveAll(ClusterEvent{EventResource::kPodGroup, framework::kAdd, "PodGroupAdd"}, objects);
 }
 
 void Scheduler::OnPodGroupUpdate(const api::PodGroup& old_group, const api::PodGroup& new_group) {
-  pod_groups_[new_group.metadata.Key()] = new_group;
+  pod_groups_[{new_group.metadata.namespace_, new_group.metadata.name}] = new_group;
   EventObjects objects;
   objects.old_group = &old_group;
   objects.new_group = &new_group;
@@ -375,7 +376,7 @@ void Scheduler::OnPodGroupUpdate(const api::PodGroup& old_group, const api::PodG
 }
 
 void Scheduler::OnPodGroupDelete(const api::PodGroup& group) {
-  pod_groups_.erase(group.metadata.Key());
+  pod_groups_.erase({group.metadata.namespace_, group.metadata.name});
 }
 
 void Scheduler::OnNamespaceAdd(const api::Namespace& ns) {
@@ -489,8 +490,9 @@ std::vector<framework::NodeInfo*> Scheduler::FindNodesThatFitPod(const framework
 
   // Filter from the round-robin start, a chunk at a time (each chunk in parallel), until enough
   // feasible nodes are found. Results are taken in node order, so runs are deterministic.
-  std::vector<Status> statuses(n);
-  std::vector<char> feasible(n, 0);
+  // Sized as nodes are examined: most cycles look at a small part of a large cluster.
+  std::vector<Status> statuses;
+  std::vector<char> feasible;
   std::atomic<bool> failed{false};
   size_t examined = 0;
   size_t found = 0;
@@ -516,14 +518,14 @@ std::vector<framework::NodeInfo*> Scheduler::FindNodesThatFitPod(const framework
   };
   while (examined < n && found < to_find && !failed) {
     const size_t end = std::min(n, examined + std::max(kFilterChunk, to_find - found));
-    if (end - examined < kParallelThreshold) {
-      for (size_t i = examined; i < end; ++i) check(i);
-    } else {
-      tbb::parallel_for(tbb::blocked_range<size_t>(examined, end, 16),
-                        [&](const tbb::blocked_range<size_t>& r) {
-                          for (size_t i = r.begin(); i != r.end(); ++i) check(i);
-                        });
-    }
+    statuses.resize(end);
+    feasible.resize(end, 0);
+    framework::ParallelRanges(
+        examined, end,
+        [&](size_t begin, size_t stop) {
+          for (size_t i = begin; i < stop; ++i) check(i);
+        },
+        framework::Work::kEven);
     for (size_t i = examined; i < end; ++i) found += feasible[i];
     examined = end;
   }

@@ -163,7 +163,8 @@ class Scheduler final : public framework::SchedulerServices,
   std::unique_ptr<SchedulingQueue> queue_storage_;
   SchedulingQueue& queue_;
   std::mt19937_64 rng_;
-  // Filter and Score run their parallel loops in this arena: `parallelism` threads at most.
+  // Filter and Score run their parallel loops in this arena: `parallelism` threads at most, and
+  // no more than the machine's cores.
   tbb::task_arena arena_;
   size_t next_start_node_index_ = 0;
   SchedulerStats stats_;
@@ -173,7 +174,17 @@ class Scheduler final : public framework::SchedulerServices,
   // Informer stores.
   std::unordered_map<std::string, api::Pod> pods_;  // every pod by namespace/name
   std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::set<std::string>> label_index_;
-  std::map<std::string, api::PodGroup> pod_groups_;   // namespace/name
+  // By namespace and name: looked up on every queue comparison under Coscheduling, so without
+  // building a key string.
+  struct GroupKeyLess {
+    using is_transparent = void;
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+      if (a.first != b.first) return a.first < b.first;
+      return std::string_view(a.second) < std::string_view(b.second);
+    }
+  };
+  std::map<std::pair<api::Symbol, std::string>, api::PodGroup, GroupKeyLess> pod_groups_;
   std::map<std::string, api::PodDisruptionBudget> pdbs_;
   std::map<api::Symbol, api::Namespace> namespaces_;
 

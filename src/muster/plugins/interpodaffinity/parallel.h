@@ -3,32 +3,29 @@
 // Per-node work of PreFilter and PreScore spread over TBB's workers, as upstream spreads it over
 // its parallelizer: each worker appends to its own buffer, merged afterwards by the caller.
 
-#include <tbb/blocked_range.h>
 #include <tbb/enumerable_thread_specific.h>
-#include <tbb/parallel_for.h>
 
 #include <cstddef>
 #include <vector>
 
-namespace muster::plugins::interpodaffinity {
+#include "muster/framework/parallel.h"
 
-// Below this many nodes a parallel loop costs more than it saves.
-inline constexpr size_t kParallelThreshold = 64;
+namespace muster::plugins::interpodaffinity {
 
 // Calls fn(i, out) for each i in [0, n), where `out` is a std::vector<Entry>& to append to, and
 // then merge(entry) for every entry appended, on the calling thread. fn runs concurrently.
 template <typename Entry, typename Fn, typename Merge>
 void CollectOverNodes(size_t n, Fn&& fn, Merge&& merge) {
-  if (n < kParallelThreshold) {
+  if (n < framework::kParallelThreshold) {
     std::vector<Entry> out;
     for (size_t i = 0; i < n; ++i) fn(i, out);
     for (const Entry& e : out) merge(e);
     return;
   }
   tbb::enumerable_thread_specific<std::vector<Entry>> buffers;
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 16), [&](const tbb::blocked_range<size_t>& r) {
+  framework::ParallelRanges(0, n, [&](size_t begin, size_t end) {
     std::vector<Entry>& out = buffers.local();
-    for (size_t i = r.begin(); i != r.end(); ++i) fn(i, out);
+    for (size_t i = begin; i < end; ++i) fn(i, out);
   });
   for (const std::vector<Entry>& out : buffers) {
     for (const Entry& e : out) merge(e);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "muster/api/resources.h"
 #include "muster/framework/interface.h"
@@ -17,6 +18,10 @@ constexpr int64_t kMaxUtilization = 100;
 __extension__ typedef __int128 Wide;
 
 int64_t ScaledRatio(int64_t numerator, int64_t scale, int64_t denominator) {
+  // The 128-bit division is a library call; most products fit in 64 bits.
+  if (numerator >= 0 && scale > 0 && numerator <= INT64_MAX / scale) {
+    return numerator * scale / denominator;
+  }
   return static_cast<int64_t>(static_cast<Wide>(numerator) * scale / denominator);
 }
 
