@@ -1,6 +1,9 @@
 #include "muster/framework/node_info.h"
 
 #include <algorithm>
+#include <type_traits>
+
+#include "muster/api/labels.h"
 
 #include "muster/api/pod_resources.h"
 
@@ -19,6 +22,27 @@ std::shared_ptr<const PodInfo> PodInfo::Make(api::Pod pod) {
     info->has_affinity = affinity || anti;
     info->has_required_anti_affinity =
         a.pod_anti_affinity && !a.pod_anti_affinity->required.empty();
+    auto parses = [](const api::PodAffinityTerm& t) {
+      return (!t.label_selector || api::IsWellFormed(*t.label_selector)) &&
+             (!t.namespace_selector || api::IsWellFormed(*t.namespace_selector));
+    };
+    auto all_parse = [&](const auto& terms) {
+      return std::all_of(terms.begin(), terms.end(), [&](const auto& t) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(t)>, api::PodAffinityTerm>) {
+          return parses(t);
+        } else {
+          return parses(t.term);
+        }
+      });
+    };
+    if (a.pod_affinity) {
+      info->required_affinity_parses = all_parse(a.pod_affinity->required);
+      info->preferred_affinity_parses = all_parse(a.pod_affinity->preferred);
+    }
+    if (a.pod_anti_affinity) {
+      info->required_anti_affinity_parses = all_parse(a.pod_anti_affinity->required);
+      info->preferred_anti_affinity_parses = all_parse(a.pod_anti_affinity->preferred);
+    }
   }
   info->pod = std::move(pod);
   return info;
@@ -45,35 +69,105 @@ void NodeInfo::SetNode(std::shared_ptr<const api::Node> node) {
   allocatable_ = api::Resource::FromList(node_->status.allocatable);
 }
 
+void PodList::Iterator::Seek() {
+  if (i_ >= list_->size()) return;
+  if (i_ < kChunkSize) {
+    p_ = list_->head_.data() + i_;
+    segment_end_ = list_->head_.data() + list_->head_.size();
+    return;
+  }
+  const Chunk& chunk = *list_->tail_[(i_ - kChunkSize) / kChunkSize];
+  p_ = chunk.data() + (i_ - kChunkSize) % kChunkSize;
+  segment_end_ = chunk.data() + chunk.size();
+}
+
+void PodList::PushBack(PodInfoPtr pod) {
+  if (head_.size() < kChunkSize) {
+    head_.push_back(std::move(pod));
+    return;
+  }
+  if (tail_size_ % kChunkSize == 0) tail_.push_back(std::make_shared<Chunk>());
+  MutableLastChunk().push_back(std::move(pod));
+  ++tail_size_;
+}
+
+void PodList::SwapRemove(size_t i) {
+  const size_t last = size() - 1;
+  if (i != last) Mutable(i) = (*this)[last];
+  if (tail_size_ == 0) {
+    head_.pop_back();
+    return;
+  }
+  Chunk& chunk = MutableLastChunk();
+  chunk.pop_back();
+  --tail_size_;
+  if (chunk.empty()) tail_.pop_back();
+}
+
+size_t PodList::Find(const PodInfo* pod) const {
+  for (size_t i = size(); i-- > 0;) {
+    if ((*this)[i].get() == pod) return i;
+  }
+  return size();
+}
+
+PodInfoPtr& PodList::Mutable(size_t i) {
+  if (i < kChunkSize) return head_[i];
+  i -= kChunkSize;
+  std::shared_ptr<Chunk>& chunk = tail_[i / kChunkSize];
+  if (chunk.use_count() > 1) chunk = std::make_shared<Chunk>(*chunk);
+  return (*chunk)[i % kChunkSize];
+}
+
+PodList::Chunk& PodList::MutableLastChunk() {
+  std::shared_ptr<Chunk>& chunk = tail_.back();
+  if (chunk.use_count() > 1) chunk = std::make_shared<Chunk>(*chunk);
+  return *chunk;
+}
+
 void NodeInfo::AddPod(PodInfoPtr pod) {
   requested_.Add(pod->requests);
   requested_.allowed_pod_number += 1;
   non_zero_requested_.milli_cpu += pod->non_zero_requests.milli_cpu;
   non_zero_requested_.memory += pod->non_zero_requests.memory;
   for (const HostPort& p : PodHostPorts(pod->pod)) used_ports_.Add(p);
-  if (pod->has_affinity) pods_with_affinity_.push_back(pod);
-  if (pod->has_required_anti_affinity) pods_with_required_anti_affinity_.push_back(pod);
-  pods_.push_back(std::move(pod));
+  if (pod->has_affinity) pods_with_affinity_.PushBack(pod);
+  if (pod->has_required_anti_affinity) pods_with_required_anti_affinity_.PushBack(pod);
+  pods_.PushBack(std::move(pod));
 }
 
 bool NodeInfo::RemovePod(const api::Pod& pod) {
-  auto same = [&](const PodInfoPtr& p) {
-    return p->pod.metadata.uid == pod.metadata.uid &&
-           p->pod.metadata.namespace_ == pod.metadata.namespace_ &&
-           p->pod.metadata.name == pod.metadata.name;
-  };
-  auto it = std::find_if(pods_.begin(), pods_.end(), same);
-  if (it == pods_.end()) return false;
-  const PodInfoPtr info = *it;
-  pods_.erase(it);
-  std::erase_if(pods_with_affinity_, same);
-  std::erase_if(pods_with_required_anti_affinity_, same);
+  for (size_t i = 0; i < pods_.size(); ++i) {
+    const api::ObjectMeta& m = pods_[i]->pod.metadata;
+    if (m.uid == pod.metadata.uid && m.namespace_ == pod.metadata.namespace_ &&
+        m.name == pod.metadata.name) {
+      RemovePodAt(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+bool NodeInfo::RemovePodInfo(const PodInfo* pod) {
+  const size_t i = pods_.Find(pod);
+  if (i == pods_.size()) return false;
+  RemovePodAt(i);
+  return true;
+}
+
+void NodeInfo::RemovePodAt(size_t i) {
+  const PodInfoPtr info = pods_[i];
+  pods_.SwapRemove(i);
+  if (info->has_affinity) pods_with_affinity_.SwapRemove(pods_with_affinity_.Find(info.get()));
+  if (info->has_required_anti_affinity) {
+    pods_with_required_anti_affinity_.SwapRemove(
+        pods_with_required_anti_affinity_.Find(info.get()));
+  }
   requested_.Sub(info->requests);
   requested_.allowed_pod_number -= 1;
   non_zero_requested_.milli_cpu -= info->non_zero_requests.milli_cpu;
   non_zero_requested_.memory -= info->non_zero_requests.memory;
   for (const HostPort& p : PodHostPorts(info->pod)) used_ports_.Remove(p);
-  return true;
 }
 
 std::vector<HostPort> PodHostPorts(const api::Pod& pod) {

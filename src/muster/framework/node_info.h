@@ -4,7 +4,9 @@
 // framework.NodeInfo). Built once per change by the cache and shared, immutable, with snapshots:
 // a snapshot holds its own copy of a NodeInfo only for nodes that changed since it was taken.
 
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,6 +23,13 @@ struct PodInfo {
   api::Resource non_zero_requests;  // PodRequests with defaults, for scoring (cpu and memory)
   bool has_affinity = false;            // required or preferred pod affinity/anti-affinity
   bool has_required_anti_affinity = false;
+  // Whether each affinity term list has only well-formed selectors, checked once here rather
+  // than for every existing pod in every cycle (upstream's PodInfo parses its terms once too).
+  // A list that does not parse is ignored where other pods' terms are considered.
+  bool required_affinity_parses = true;
+  bool required_anti_affinity_parses = true;
+  bool preferred_affinity_parses = true;
+  bool preferred_anti_affinity_parses = true;
 
   static std::shared_ptr<const PodInfo> Make(api::Pod pod);
 
@@ -28,6 +37,79 @@ struct PodInfo {
 };
 
 using PodInfoPtr = std::shared_ptr<const PodInfo>;
+
+// The pods on a node. A snapshot copies a NodeInfo every time the node changes, and a node may
+// hold tens of thousands of pods (a real node rarely more than 110). So the first kChunkSize
+// entries live in a plain vector, copied with the NodeInfo and read without indirection, and
+// the rest in fixed-size chunks that copies share: a copy costs one pointer per chunk, and a
+// write clones only the chunk it touches (when a copy still shares it). Removal moves the last
+// pod into the hole, as upstream's NodeInfo does.
+class PodList {
+ public:
+  static constexpr size_t kChunkSize = 128;
+
+  // Walks a contiguous segment at a time.
+  class Iterator {
+   public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = PodInfoPtr;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const PodInfoPtr*;
+    using reference = const PodInfoPtr&;
+
+    Iterator() = default;
+    Iterator(const PodList* list, size_t i) : list_(list), i_(i) { Seek(); }
+    reference operator*() const { return *p_; }
+    pointer operator->() const { return p_; }
+    Iterator& operator++() {
+      ++i_;
+      if (++p_ == segment_end_) Seek();
+      return *this;
+    }
+    Iterator operator++(int) {
+      Iterator old = *this;
+      ++*this;
+      return old;
+    }
+    friend bool operator==(const Iterator& a, const Iterator& b) { return a.i_ == b.i_; }
+
+   private:
+    void Seek();
+
+    const PodList* list_ = nullptr;
+    size_t i_ = 0;
+    const PodInfoPtr* p_ = nullptr;
+    const PodInfoPtr* segment_end_ = nullptr;
+  };
+
+  size_t size() const { return head_.size() + tail_size_; }
+  bool empty() const { return head_.empty(); }
+  const PodInfoPtr& operator[](size_t i) const {
+    if (i < kChunkSize) return head_[i];
+    i -= kChunkSize;
+    return (*tail_[i / kChunkSize])[i % kChunkSize];
+  }
+  Iterator begin() const { return Iterator(this, 0); }
+  Iterator end() const { return Iterator(this, size()); }
+
+  void PushBack(PodInfoPtr pod);
+  // Removes the entry at i; the last entry takes its place.
+  void SwapRemove(size_t i);
+  // The position of `pod` (by identity), searching from the newest; size() when absent.
+  size_t Find(const PodInfo* pod) const;
+
+ private:
+  // Up to kChunkSize entries; grown as needed.
+  using Chunk = std::vector<PodInfoPtr>;
+  // Entry i for writing: in a tail chunk, cloned first when another copy shares it.
+  PodInfoPtr& Mutable(size_t i);
+  // The last tail chunk for writing.
+  Chunk& MutableLastChunk();
+
+  std::vector<PodInfoPtr> head_;
+  std::vector<std::shared_ptr<Chunk>> tail_;
+  size_t tail_size_ = 0;
+};
 
 // A used host port: (ip, protocol, port). An empty ip means 0.0.0.0 (every address).
 struct HostPort {
@@ -68,9 +150,9 @@ class NodeInfo {
   void SetNode(std::shared_ptr<const api::Node> node);
   void RemoveNode() { node_.reset(); }
 
-  const std::vector<PodInfoPtr>& pods() const { return pods_; }
-  const std::vector<PodInfoPtr>& pods_with_affinity() const { return pods_with_affinity_; }
-  const std::vector<PodInfoPtr>& pods_with_required_anti_affinity() const {
+  const PodList& pods() const { return pods_; }
+  const PodList& pods_with_affinity() const { return pods_with_affinity_; }
+  const PodList& pods_with_required_anti_affinity() const {
     return pods_with_required_anti_affinity_;
   }
   const HostPortInfo& used_ports() const { return used_ports_; }
@@ -83,6 +165,9 @@ class NodeInfo {
   void AddPod(PodInfoPtr pod);
   // False when the pod (by namespace/name and uid) is not on this node.
   bool RemovePod(const api::Pod& pod);
+  // Removes the entry that is `pod` itself (the pointer AddPod was given), without comparing
+  // names: the cache's removal. False when absent.
+  bool RemovePodInfo(const PodInfo* pod);
 
   // Bumped on every change; the snapshot copies nodes whose generation moved.
   uint64_t generation() const { return generation_; }
@@ -91,9 +176,12 @@ class NodeInfo {
  private:
   std::shared_ptr<const api::Node> node_;
   api::Symbol name_;
-  std::vector<PodInfoPtr> pods_;
-  std::vector<PodInfoPtr> pods_with_affinity_;
-  std::vector<PodInfoPtr> pods_with_required_anti_affinity_;
+  // Removes pods_[i] and its accounting.
+  void RemovePodAt(size_t i);
+
+  PodList pods_;
+  PodList pods_with_affinity_;
+  PodList pods_with_required_anti_affinity_;
   HostPortInfo used_ports_;
   api::Resource requested_;
   api::Resource non_zero_requested_;

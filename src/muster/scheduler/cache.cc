@@ -42,10 +42,10 @@ void Cache::AddPodToNode(const framework::PodInfoPtr& info, api::Symbol node) {
   Touch(node);
 }
 
-void Cache::RemovePodFromNode(const api::Pod& pod, api::Symbol node) {
+void Cache::RemovePodFromNode(const framework::PodInfo& pod, api::Symbol node) {
   auto it = nodes_.find(node);
   if (it == nodes_.end()) return;
-  it->second.RemovePod(pod);
+  it->second.RemovePodInfo(&pod);
   Touch(node);
   // A node deleted while pods were still on it lingers (without its Node) until they go.
   if (it->second.node() == nullptr && it->second.pods().empty()) {
@@ -82,7 +82,7 @@ Status Cache::ForgetPod(const api::Pod& pod) {
     return Status::Error(fmt::format("pod {} was assumed on {} but assigned to {}", key,
                                      it->second.node.str(), pod.spec.node_name.str()));
   }
-  RemovePodFromNode(it->second.info->pod, it->second.node);
+  RemovePodFromNode(*it->second.info, it->second.node);
   pod_states_.erase(it);
   return Status::OK();
 }
@@ -93,7 +93,7 @@ Status Cache::AddPod(const api::Pod& pod) {
   if (it != pod_states_.end()) {
     if (!it->second.assumed) return Status::Error(fmt::format("pod {} was already in added state", key));
     // The binding is confirmed. The pod may have been bound elsewhere than assumed.
-    RemovePodFromNode(it->second.info->pod, it->second.node);
+    RemovePodFromNode(*it->second.info, it->second.node);
     pod_states_.erase(it);
   }
   framework::PodInfoPtr info = framework::PodInfo::Make(pod);
@@ -110,7 +110,7 @@ Status Cache::UpdatePod(const api::Pod& old_pod, const api::Pod& new_pod) {
     // An update before the add: treat it as the confirmation.
     return AddPod(new_pod);
   }
-  RemovePodFromNode(it->second.info->pod, it->second.node);
+  RemovePodFromNode(*it->second.info, it->second.node);
   pod_states_.erase(it);
   return AddPod(new_pod);
 }
@@ -118,7 +118,7 @@ Status Cache::UpdatePod(const api::Pod& old_pod, const api::Pod& new_pod) {
 Status Cache::RemovePod(const api::Pod& pod) {
   auto it = pod_states_.find(pod.metadata.Key());
   if (it == pod_states_.end()) return Status::OK();
-  RemovePodFromNode(it->second.info->pod, it->second.node);
+  RemovePodFromNode(*it->second.info, it->second.node);
   pod_states_.erase(it);
   return Status::OK();
 }

@@ -74,7 +74,7 @@ class Cache {
 
   framework::NodeInfo& NodeInfoFor(api::Symbol node);
   void AddPodToNode(const framework::PodInfoPtr& info, api::Symbol node);
-  void RemovePodFromNode(const api::Pod& pod, api::Symbol node);
+  void RemovePodFromNode(const framework::PodInfo& pod, api::Symbol node);
   void Touch(api::Symbol node);
   void RebuildOrder();
   // Keeps image_nodes_ in step with a node's images (`add` false: the node's images go away).

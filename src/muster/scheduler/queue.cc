@@ -278,7 +278,7 @@ void SchedulingQueue::Delete(const api::Pod& pod) {
   Entry* e = Find(key);
   if (e == nullptr) return;
   Detach(e);
-  if (e->in_flight) --in_flight_;
+  if (e->in_flight) EndInFlight(*e);
   DeleteNominatedPodIfExists(pod);
   pods_.erase(key);
 }
@@ -292,26 +292,28 @@ std::optional<QueuedPodInfo> SchedulingQueue::Pop() {
   e->in_flight = true;
   e->force_activate = false;
   e->popped_at_event = event_sequence_;
-  ++in_flight_;
+  in_flight_since_.insert(e->popped_at_event);
   return e->info;
+}
+
+void SchedulingQueue::EndInFlight(Entry& e) {
+  e.in_flight = false;
+  in_flight_since_.erase(in_flight_since_.find(e.popped_at_event));
 }
 
 void SchedulingQueue::Done(const std::string& pod_key) {
   Entry* e = Find(pod_key);
   if (e != nullptr && e->in_flight) {
-    e->in_flight = false;
-    --in_flight_;
+    EndInFlight(*e);
     // Scheduled: it leaves the queue.
     if (!e->where) pods_.erase(pod_key);
   }
-  if (in_flight_ == 0) {
+  if (in_flight_since_.empty()) {
     in_flight_events_.clear();
     return;
   }
-  uint64_t oldest = UINT64_MAX;
-  for (const auto& [key, entry] : pods_) {
-    if (entry->in_flight) oldest = std::min(oldest, entry->popped_at_event);
-  }
+  // Events that every pod still in flight has seen pass are no longer needed.
+  const uint64_t oldest = *in_flight_since_.begin();
   while (!in_flight_events_.empty() && in_flight_events_.front().seq <= oldest) {
     in_flight_events_.pop_front();
   }
@@ -388,7 +390,7 @@ SchedulingQueue::Strategy SchedulingQueue::WorthRequeuing(const Entry& e,
 void SchedulingQueue::MoveAllToActiveOrBackoffQueue(const ClusterEvent& event,
                                                     const EventObjects& objects,
                                                     const std::string& exclude_key) {
-  if (in_flight_ > 0) {
+  if (!in_flight_since_.empty()) {
     RecordedEvent r;
     r.seq = ++event_sequence_;
     r.event = event;

@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -139,7 +140,9 @@ class SchedulingQueue {
   uint64_t event_sequence_ = 0;
   uint64_t event_moves_ = 0;
   std::deque<RecordedEvent> in_flight_events_;
-  size_t in_flight_ = 0;
+  // popped_at_event of each pod in flight: the oldest bounds the events still worth keeping.
+  std::multiset<uint64_t> in_flight_since_;
+  void EndInFlight(Entry& e);
   std::optional<framework::Clock::TimerId> backoff_timer_;
   api::Time backoff_timer_at_{};
   bool flush_scheduled_ = false;

@@ -20,11 +20,23 @@ bool Gated(const api::Pod& pod) { return !pod.spec.scheduling_gates.empty(); }
 
 }  // namespace
 
-std::string_view PodGroupLabel(const api::Pod& pod) {
-  if (const api::Symbol* g = pod.metadata.labels.Get(kLabel)) return g->str();
-  if (const api::Symbol* g = pod.metadata.labels.Get(kLegacyLabel)) return g->str();
-  return {};
+namespace {
+
+// The PodGroup name a pod names, as a Symbol (empty when none).
+api::Symbol PodGroupSymbol(const api::Pod& pod) {
+  if (const api::Symbol* g = pod.metadata.labels.Get(kLabel)) return *g;
+  if (const api::Symbol* g = pod.metadata.labels.Get(kLegacyLabel)) return *g;
+  return api::Symbol();
 }
+
+// A group's namespace and name as one integer, for maps read on every queue comparison.
+uint64_t GroupId(api::Symbol ns, api::Symbol name) {
+  return (uint64_t{ns.id()} << 32) | name.id();
+}
+
+}  // namespace
+
+std::string_view PodGroupLabel(const api::Pod& pod) { return PodGroupSymbol(pod).str(); }
 
 std::optional<CoschedulingArgs> DecodeArgs(const framework::PluginArgs& args, std::string* error) {
   ArgsErrors errors(args.error_prefix);
@@ -126,7 +138,7 @@ Status Coscheduling::Reserve(framework::CycleState&, const framework::PodInfo& p
 api::Time Coscheduling::SortTime(const framework::QueuedPodInfo& info) const {
   const api::Pod& pod = info.pod();
   if (const api::PodGroup* group = GroupOf(pod)) {
-    auto failed = last_failure_.find(group->metadata.Key());
+    auto failed = last_failure_.find(GroupId(pod.metadata.namespace_, PodGroupSymbol(pod)));
     if (failed != last_failure_.end()) return failed->second;
     if (group->metadata.creation_timestamp) return *group->metadata.creation_timestamp;
   }
@@ -249,8 +261,9 @@ void Coscheduling::RejectWaitingSiblings(const api::Pod& pod, std::string_view g
   });
 }
 
-void Coscheduling::MarkFailed(const std::string& group_key) {
-  last_failure_[group_key] = handle_.clock().Now();
+void Coscheduling::MarkFailed(const api::PodGroup& group) {
+  last_failure_[GroupId(group.metadata.namespace_, api::Symbol(group.metadata.name))] =
+      handle_.clock().Now();
 }
 
 Status Coscheduling::PostFilter(framework::CycleState&, const framework::PodInfo& pod_info,
@@ -275,7 +288,7 @@ Status Coscheduling::PostFilter(framework::CycleState&, const framework::PodInfo
     backed_off_[key] = handle_.clock().Now() + std::chrono::seconds(args_.pod_group_backoff_seconds);
   }
   permitted_.erase(key);
-  MarkFailed(key);
+  MarkFailed(*group);
   return Status::Unschedulable(fmt::format(
       "PodGroup {} gets rejected due to Pod {} is unschedulable even after PostFilter", key,
       pod.metadata.name));
@@ -332,7 +345,7 @@ void Coscheduling::Unreserve(framework::CycleState&, const framework::PodInfo& p
   const std::string key = group->metadata.Key();
   RejectWaitingSiblings(pod, group->metadata.name, "rejection in Unreserve");
   permitted_.erase(key);
-  MarkFailed(key);
+  MarkFailed(*group);
 }
 
 void Coscheduling::PostBind(framework::CycleState&, const framework::PodInfo& pod_info,

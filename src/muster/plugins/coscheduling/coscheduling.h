@@ -19,6 +19,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 
 #include "muster/framework/interface.h"
 #include "muster/framework/registry.h"
@@ -86,7 +87,7 @@ class Coscheduling final : public framework::QueueSortPlugin,
   // pod's own initial attempt.
   api::Time SortTime(const framework::QueuedPodInfo& info) const;
   void RejectWaitingSiblings(const api::Pod& pod, std::string_view group, const char* message);
-  void MarkFailed(const std::string& group_key);
+  void MarkFailed(const api::PodGroup& group);
   bool BackedOff(const std::string& group_key) const;
   bool Permitted(const std::string& group_key) const;
 
@@ -97,7 +98,8 @@ class Coscheduling final : public framework::QueueSortPlugin,
   // Group key -> until when its minResources check stands.
   std::map<std::string, api::Time> permitted_;
   // Group key -> when the group last failed (it then sorts by that time).
-  std::map<std::string, api::Time> last_failure_;
+  // By GroupId (namespace and name): read on every queue comparison.
+  std::unordered_map<uint64_t, api::Time> last_failure_;
   // Group key -> pods bound so far (PostBind's own count: the lister may lag its writes).
   std::map<std::string, int32_t> scheduled_;
   // Group key -> keys of its pods reserved on a node and not unreserved (entries are dropped

@@ -121,7 +121,7 @@ Status InterPodAffinity::PreFilter(framework::CycleState& state, const framework
         for (const framework::PodInfoPtr& existing :
              anti_nodes[i]->pods_with_required_anti_affinity()) {
           const auto terms = RequiredAntiAffinityTerms(existing->pod);
-          if (!TermsParse(terms)) continue;
+          if (!existing->required_anti_affinity_parses) continue;
           const PodRef owner = PodRef::Of(existing->pod);
           for (const api::PodAffinityTerm& t : terms) {
             if (TermMatches(t, owner, incoming, incoming_namespace)) {

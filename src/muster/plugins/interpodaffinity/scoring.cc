@@ -86,7 +86,7 @@ Status InterPodAffinity::PreScore(framework::CycleState& state, const framework:
         const api::LabelSet& labels = node.node()->metadata.labels;
         // No label, no topology value to credit.
         if (labels.empty()) return;
-        const std::vector<framework::PodInfoPtr>& pods =
+        const framework::PodList& pods =
             has_constraints ? node.pods() : node.pods_with_affinity();
         for (const framework::PodInfoPtr& existing : pods) {
           const PodRef other = PodRef::Of(existing->pod);
@@ -95,18 +95,18 @@ Status InterPodAffinity::PreScore(framework::CycleState& state, const framework:
                        labels);
           if (hard_weight > 0) {
             const auto required = RequiredAffinityTerms(existing->pod);
-            if (TermsParse(required)) {
+            if (existing->required_affinity_parses) {
               for (const api::PodAffinityTerm& t : required) {
                 ProcessTerm(out, t, hard_weight, 1, other, incoming, incoming_namespace, labels);
               }
             }
           }
           const auto preferred = PreferredAffinityTerms(existing->pod);
-          if (TermsParse(preferred)) {
+          if (existing->preferred_affinity_parses) {
             ProcessTerms(out, preferred, 1, other, incoming, incoming_namespace, labels);
           }
           const auto preferred_anti = PreferredAntiAffinityTerms(existing->pod);
-          if (TermsParse(preferred_anti)) {
+          if (existing->preferred_anti_affinity_parses) {
             ProcessTerms(out, preferred_anti, -1, other, incoming, incoming_namespace, labels);
           }
         }

@@ -141,7 +141,7 @@ bool NodeIncluded(const Constraint& c, const api::Pod& pod, const api::Node& nod
   return true;
 }
 
-int64_t CountMatchingPods(const std::vector<framework::PodInfoPtr>& pods, const Constraint& c,
+int64_t CountMatchingPods(const framework::PodList& pods, const Constraint& c,
                           api::Symbol ns) {
   // A nil selector matches nothing: skip the walk.
   if (!c.selector) return 0;

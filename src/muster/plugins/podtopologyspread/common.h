@@ -66,7 +66,7 @@ bool NodeIncluded(const Constraint& c, const api::Pod& pod, const api::Node& nod
 
 // Upstream countPodsMatchSelector: pods in namespace `ns` that `c` selects, terminating pods
 // (deletionTimestamp set) excluded.
-int64_t CountMatchingPods(const std::vector<framework::PodInfoPtr>& pods, const Constraint& c,
+int64_t CountMatchingPods(const framework::PodList& pods, const Constraint& c,
                           api::Symbol ns);
 
 }  // namespace muster::plugins::podtopologyspread

@@ -1,0 +1,85 @@
+#include "muster/framework/node_info.h"
+
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "muster/testing/builders.h"
+
+namespace muster::framework {
+namespace {
+
+using testing::MakePod;
+
+PodInfoPtr Pod(const std::string& name, std::string_view cpu = "100m") {
+  return PodInfo::Make(MakePod().Name(name).Req({{"cpu", cpu}}).Obj());
+}
+
+std::vector<std::string> Names(const PodList& list) {
+  std::vector<std::string> names;
+  for (const PodInfoPtr& p : list) names.push_back(p->pod.metadata.name);
+  return names;
+}
+
+TEST(PodListTest, RemovalMovesTheLastEntryIntoTheHole) {
+  PodList list;
+  std::vector<PodInfoPtr> pods = {Pod("a"), Pod("b"), Pod("c"), Pod("d")};
+  for (const PodInfoPtr& p : pods) list.PushBack(p);
+  list.SwapRemove(1);
+  EXPECT_EQ(Names(list), (std::vector<std::string>{"a", "d", "c"}));
+  list.SwapRemove(2);
+  EXPECT_EQ(Names(list), (std::vector<std::string>{"a", "d"}));
+  EXPECT_EQ(list.Find(pods[3].get()), 1u);
+  EXPECT_EQ(list.Find(pods[1].get()), list.size());
+}
+
+TEST(PodListTest, CopiesAreIndependentAcrossChunks) {
+  PodList original;
+  std::vector<PodInfoPtr> pods;
+  const size_t n = 3 * PodList::kChunkSize + 5;
+  for (size_t i = 0; i < n; ++i) {
+    pods.push_back(Pod("p" + std::to_string(i)));
+    original.PushBack(pods.back());
+  }
+  const PodList copy = original;
+  // Edits in the first chunk, the last chunk, and emptying the last chunk entirely.
+  original.SwapRemove(0);
+  original.PushBack(Pod("new"));
+  for (int i = 0; i < 7; ++i) original.SwapRemove(original.size() - 1);
+
+  ASSERT_EQ(copy.size(), n);
+  for (size_t i = 0; i < n; ++i) EXPECT_EQ(copy[i], pods[i]) << i;
+  ASSERT_EQ(original.size(), n - 6 - 1);
+  EXPECT_EQ(original[0]->pod.metadata.name, "p" + std::to_string(n - 1));
+  for (size_t i = 1; i < original.size(); ++i) EXPECT_EQ(original[i], pods[i]) << i;
+}
+
+TEST(NodeInfoTest, RemovePodInfoReleasesItsAccounting) {
+  NodeInfo node;
+  PodInfoPtr a = Pod("a", "1");
+  PodInfoPtr b = Pod("b", "2");
+  node.AddPod(a);
+  node.AddPod(b);
+  const NodeInfo before = node;
+  ASSERT_TRUE(node.RemovePodInfo(a.get()));
+  EXPECT_FALSE(node.RemovePodInfo(a.get()));
+  EXPECT_EQ(node.requested().milli_cpu, 2000);
+  EXPECT_EQ(Names(node.pods()), std::vector<std::string>{"b"});
+  // The copy taken before is untouched.
+  EXPECT_EQ(before.requested().milli_cpu, 3000);
+  EXPECT_EQ(Names(before.pods()), (std::vector<std::string>{"a", "b"}));
+}
+
+TEST(NodeInfoTest, RemovePodMatchesByName) {
+  NodeInfo node;
+  node.AddPod(Pod("a", "1"));
+  node.AddPod(Pod("b", "2"));
+  EXPECT_TRUE(node.RemovePod(MakePod().Name("a").Obj()));
+  EXPECT_FALSE(node.RemovePod(MakePod().Name("zzz").Obj()));
+  EXPECT_EQ(node.requested().milli_cpu, 2000);
+  EXPECT_EQ(node.pods().size(), 1u);
+}
+
+}  // namespace
+}  // namespace muster::framework
