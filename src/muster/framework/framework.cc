@@ -244,7 +244,7 @@ Status Framework::RunScorePlugins(const CycleState& state, const PodInfo& pod,
       }
       flat[p * n + i] = NodeScore{nodes[i]->name(), score};
     }
-  }, Work::kEven);
+  }, Work::kUneven);
   if (failed) {
     for (size_t p = 0; p < active.size(); ++p) {
       if (!errors[p].IsSuccess()) return AsError("Score", active[p]->first->Name(), errors[p]);

@@ -525,7 +525,7 @@ std::vector<framework::NodeInfo*> Scheduler::FindNodesThatFitPod(const framework
         [&](size_t begin, size_t stop) {
           for (size_t i = begin; i < stop; ++i) check(i);
         },
-        framework::Work::kEven);
+        framework::Work::kUneven);
     for (size_t i = examined; i < end; ++i) found += feasible[i];
     examined = end;
   }
