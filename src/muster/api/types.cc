@@ -1,5 +1,6 @@
 #include "muster/api/types.h"
 
+#include <algorithm>
 #include <array>
 
 namespace muster::api {
@@ -47,6 +48,24 @@ std::string_view PodGroupPhaseName(PodGroupPhase p) {
 
 std::optional<PodGroupPhase> ParsePodGroupPhase(std::string_view s) {
   return ParseName<PodGroupPhase>(kPodGroupPhaseNames, s);
+}
+
+namespace {
+
+bool TermParses(const PodAffinityTerm& t) {
+  return (!t.label_selector || IsWellFormed(*t.label_selector)) &&
+         (!t.namespace_selector || IsWellFormed(*t.namespace_selector));
+}
+
+}  // namespace
+
+bool TermsParse(std::span<const PodAffinityTerm> terms) {
+  return std::all_of(terms.begin(), terms.end(), TermParses);
+}
+
+bool TermsParse(std::span<const WeightedPodAffinityTerm> terms) {
+  return std::all_of(terms.begin(), terms.end(),
+                     [](const WeightedPodAffinityTerm& w) { return TermParses(w.term); });
 }
 
 }  // namespace muster::api

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -94,6 +95,11 @@ struct WeightedPodAffinityTerm {
   int32_t weight = 0;
   PodAffinityTerm term;
 };
+
+// Whether upstream parses every term of the list: upstream drops all the terms of a list in
+// which one selector does not convert (getAffinityTerms fails for the list).
+bool TermsParse(std::span<const PodAffinityTerm> terms);
+bool TermsParse(std::span<const WeightedPodAffinityTerm> terms);
 
 struct PodAffinity {
   std::vector<PodAffinityTerm> required;

@@ -34,7 +34,6 @@ std::unique_ptr<CycleState> CycleState::Clone() const {
   auto copy = std::make_unique<CycleState>();
   for (const auto& [k, v] : entries_) copy->entries_.emplace_back(k, v ? v->Clone() : nullptr);
   copy->skip_filter_plugins = skip_filter_plugins;
-  copy->skip_score_plugins = skip_score_plugins;
   copy->skip_filter_at = skip_filter_at;
   copy->skip_score_at = skip_score_at;
   return copy;
@@ -43,11 +42,6 @@ std::unique_ptr<CycleState> CycleState::Clone() const {
 bool CycleState::SkipFilter(std::string_view plugin) const {
   return std::find(skip_filter_plugins.begin(), skip_filter_plugins.end(), plugin) !=
          skip_filter_plugins.end();
-}
-
-bool CycleState::SkipScore(std::string_view plugin) const {
-  return std::find(skip_score_plugins.begin(), skip_score_plugins.end(), plugin) !=
-         skip_score_plugins.end();
 }
 
 }  // namespace muster::framework

@@ -41,13 +41,12 @@ class CycleState {
 
   std::unique_ptr<CycleState> Clone() const;
 
-  // Plugins whose PreFilter returned Skip: their Filter is not run this cycle. Likewise Score.
+  // Plugins whose PreFilter returned Skip: their Filter (and PreFilter extensions) are not run
+  // this cycle.
   std::vector<std::string_view> skip_filter_plugins;
-  std::vector<std::string_view> skip_score_plugins;
   bool SkipFilter(std::string_view plugin) const;
-  bool SkipScore(std::string_view plugin) const;
-  // The same sets by position in the profile's Filter and Score lists, which the framework
-  // checks per node instead of comparing names.
+  // Plugins skipped at Filter and at Score (PreScore returned Skip), by position in the
+  // profile's Filter and Score lists: the framework checks these per node, not names.
   static constexpr size_t kMaxPluginsPerPoint = 64;
   std::bitset<kMaxPluginsPerPoint> skip_filter_at;
   std::bitset<kMaxPluginsPerPoint> skip_score_at;

@@ -211,7 +211,6 @@ Status Framework::RunPreScorePlugins(CycleState& state, const PodInfo& pod,
     PreScorePlugin* pl = plugins_.pre_score[i];
     Status s = pl->PreScore(state, pod, nodes);
     if (s.IsSkip()) {
-      state.skip_score_plugins.push_back(pl->Name());
       if (score_of_pre_score_[i] >= 0) state.skip_score_at.set(score_of_pre_score_[i]);
       continue;
     }
@@ -244,7 +243,7 @@ Status Framework::RunScorePlugins(const CycleState& state, const PodInfo& pod,
       }
       flat[p * n + i] = NodeScore{nodes[i]->name(), score};
     }
-  }, Work::kUneven);
+  });
   if (failed) {
     for (size_t p = 0; p < active.size(); ++p) {
       if (!errors[p].IsSuccess()) return AsError("Score", active[p]->first->Name(), errors[p]);

@@ -1,9 +1,6 @@
 #include "muster/framework/node_info.h"
 
 #include <algorithm>
-#include <type_traits>
-
-#include "muster/api/labels.h"
 
 #include "muster/api/pod_resources.h"
 
@@ -22,26 +19,13 @@ std::shared_ptr<const PodInfo> PodInfo::Make(api::Pod pod) {
     info->has_affinity = affinity || anti;
     info->has_required_anti_affinity =
         a.pod_anti_affinity && !a.pod_anti_affinity->required.empty();
-    auto parses = [](const api::PodAffinityTerm& t) {
-      return (!t.label_selector || api::IsWellFormed(*t.label_selector)) &&
-             (!t.namespace_selector || api::IsWellFormed(*t.namespace_selector));
-    };
-    auto all_parse = [&](const auto& terms) {
-      return std::all_of(terms.begin(), terms.end(), [&](const auto& t) {
-        if constexpr (std::is_same_v<std::decay_t<decltype(t)>, api::PodAffinityTerm>) {
-          return parses(t);
-        } else {
-          return parses(t.term);
-        }
-      });
-    };
     if (a.pod_affinity) {
-      info->required_affinity_parses = all_parse(a.pod_affinity->required);
-      info->preferred_affinity_parses = all_parse(a.pod_affinity->preferred);
+      info->required_affinity_parses = api::TermsParse(a.pod_affinity->required);
+      info->preferred_affinity_parses = api::TermsParse(a.pod_affinity->preferred);
     }
     if (a.pod_anti_affinity) {
-      info->required_anti_affinity_parses = all_parse(a.pod_anti_affinity->required);
-      info->preferred_anti_affinity_parses = all_parse(a.pod_anti_affinity->preferred);
+      info->required_anti_affinity_parses = api::TermsParse(a.pod_anti_affinity->required);
+      info->preferred_anti_affinity_parses = api::TermsParse(a.pod_anti_affinity->preferred);
     }
   }
   info->pod = std::move(pod);

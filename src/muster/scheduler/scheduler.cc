@@ -520,12 +520,9 @@ std::vector<framework::NodeInfo*> Scheduler::FindNodesThatFitPod(const framework
     const size_t end = std::min(n, examined + std::max(kFilterChunk, to_find - found));
     statuses.resize(end);
     feasible.resize(end, 0);
-    framework::ParallelRanges(
-        examined, end,
-        [&](size_t begin, size_t stop) {
-          for (size_t i = begin; i < stop; ++i) check(i);
-        },
-        framework::Work::kUneven);
+    framework::ParallelRanges(examined, end, [&](size_t begin, size_t stop) {
+      for (size_t i = begin; i < stop; ++i) check(i);
+    });
     for (size_t i = examined; i < end; ++i) found += feasible[i];
     examined = end;
   }

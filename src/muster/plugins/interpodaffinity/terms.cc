@@ -8,11 +8,6 @@
 namespace muster::plugins::interpodaffinity {
 namespace {
 
-bool TermParses(const api::PodAffinityTerm& t) {
-  return (!t.label_selector || api::IsWellFormed(*t.label_selector)) &&
-         (!t.namespace_selector || api::IsWellFormed(*t.namespace_selector));
-}
-
 std::string Join(const std::vector<std::string>& parts, std::string_view sep) {
   std::string out;
   for (const std::string& p : parts) {
@@ -137,15 +132,6 @@ const api::LabelSet* IncomingPod::NamespaceLabels(api::Symbol ns,
   if (it != known_namespaces.end()) return it->second ? &*it->second : nullptr;
   const api::Namespace* found = lister.GetNamespace(ns);
   return found == nullptr ? nullptr : &found->metadata.labels;
-}
-
-bool TermsParse(std::span<const api::PodAffinityTerm> terms) {
-  return std::all_of(terms.begin(), terms.end(), TermParses);
-}
-
-bool TermsParse(std::span<const api::WeightedPodAffinityTerm> terms) {
-  return std::all_of(terms.begin(), terms.end(),
-                     [](const api::WeightedPodAffinityTerm& w) { return TermParses(w.term); });
 }
 
 std::optional<std::string> SelectorParseError(const api::LabelSelector& selector) {

@@ -76,10 +76,7 @@ bool MatchesAllTerms(std::span<const api::PodAffinityTerm> terms, const PodRef& 
   return true;
 }
 
-// Whether upstream parses every term of the list: upstream drops all the terms of a list in
-// which one selector does not convert (getAffinityTerms fails for the list).
-bool TermsParse(std::span<const api::PodAffinityTerm> terms);
-bool TermsParse(std::span<const api::WeightedPodAffinityTerm> terms);
+using api::TermsParse;
 
 // The error upstream's getAffinityTerms reports for a list: its first term that does not parse.
 std::optional<std::string> TermsParseError(std::span<const api::PodAffinityTerm> terms);
