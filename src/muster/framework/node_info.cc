@@ -110,6 +110,7 @@ PodList::Chunk& PodList::MutableLastChunk() {
 }
 
 void NodeInfo::AddPod(PodInfoPtr pod) {
+  pod_count_memo_.Clear();
   requested_.Add(pod->requests);
   requested_.allowed_pod_number += 1;
   non_zero_requested_.milli_cpu += pod->non_zero_requests.milli_cpu;
@@ -142,6 +143,7 @@ bool NodeInfo::RemovePodInfo(const PodInfo* pod) {
 void NodeInfo::RemovePodAt(size_t i) {
   const PodInfoPtr info = pods_[i];
   pods_.SwapRemove(i);
+  pod_count_memo_.Clear();
   if (info->has_affinity) pods_with_affinity_.SwapRemove(pods_with_affinity_.Find(info.get()));
   if (info->has_required_anti_affinity) {
     pods_with_required_anti_affinity_.SwapRemove(

@@ -4,6 +4,8 @@
 // framework.NodeInfo). Built once per change by the cache and shared, immutable, with snapshots:
 // a snapshot holds its own copy of a NodeInfo only for nodes that changed since it was taken.
 
+#include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
@@ -111,6 +113,47 @@ class PodList {
   size_t tail_size_ = 0;
 };
 
+// Counts derived from a node's pods (how many pods of a namespace a selector picks, say), kept
+// with the pods they were counted from: every change to the node's pods forgets them, and a copy
+// of the node carries them along. Plugins walk every pod of every node each cycle while only the
+// nodes touched since the last cycle differ, so a count survives from one cycle to the next.
+//
+// A caller names what it counted by a nonzero 32-bit key that it alone hands out (the id of an
+// api::Symbol interned from a description of the count, for instance). Each slot packs key and
+// count into one word, so the threads of a parallel loop may read and fill it concurrently; two
+// keys that share a slot evict each other, which costs a recount and nothing else.
+class PodCountMemo {
+ public:
+  static constexpr size_t kSlots = 4;
+
+  PodCountMemo() = default;
+  PodCountMemo(const PodCountMemo& other) { *this = other; }
+  PodCountMemo& operator=(const PodCountMemo& other) {
+    for (size_t i = 0; i < kSlots; ++i) {
+      slots_[i].store(other.slots_[i].load(std::memory_order_relaxed), std::memory_order_relaxed);
+    }
+    return *this;
+  }
+
+  // The count recorded under `key`; false when there is none.
+  bool Find(uint32_t key, uint32_t* count) const {
+    const uint64_t word = slots_[key % kSlots].load(std::memory_order_relaxed);
+    if (word >> 32 != key) return false;
+    *count = static_cast<uint32_t>(word);
+    return true;
+  }
+  // Records `count` under `key` (nonzero). Const: what it records follows from the pods.
+  void Record(uint32_t key, uint32_t count) const {
+    slots_[key % kSlots].store(uint64_t{key} << 32 | count, std::memory_order_relaxed);
+  }
+  void Clear() {
+    for (auto& slot : slots_) slot.store(0, std::memory_order_relaxed);
+  }
+
+ private:
+  mutable std::array<std::atomic<uint64_t>, kSlots> slots_{};
+};
+
 // A used host port: (ip, protocol, port). An empty ip means 0.0.0.0 (every address).
 struct HostPort {
   api::Symbol ip;
@@ -155,6 +198,8 @@ class NodeInfo {
   const PodList& pods_with_required_anti_affinity() const {
     return pods_with_required_anti_affinity_;
   }
+  // Counts over pods(), forgotten when they change.
+  const PodCountMemo& pod_count_memo() const { return pod_count_memo_; }
   const HostPortInfo& used_ports() const { return used_ports_; }
   const api::Resource& requested() const { return requested_; }
   const api::Resource& non_zero_requested() const { return non_zero_requested_; }
@@ -180,6 +225,7 @@ class NodeInfo {
   void RemovePodAt(size_t i);
 
   PodList pods_;
+  PodCountMemo pod_count_memo_;
   PodList pods_with_affinity_;
   PodList pods_with_required_anti_affinity_;
   HostPortInfo used_ports_;

@@ -81,5 +81,31 @@ TEST(NodeInfoTest, RemovePodMatchesByName) {
   EXPECT_EQ(node.pods().size(), 1u);
 }
 
+TEST(PodCountMemoTest, ChangesToThePodsForgetCountsAndCopiesKeepThem) {
+  NodeInfo node;
+  node.AddPod(Pod("a"));
+  node.pod_count_memo().Record(7, 1);
+  uint32_t count = 0;
+  ASSERT_TRUE(node.pod_count_memo().Find(7, &count));
+  EXPECT_EQ(count, 1u);
+  // Key 3 shares no slot with 7, key 11 shares 7's and evicts it.
+  EXPECT_FALSE(node.pod_count_memo().Find(3, &count));
+  const NodeInfo copy = node;
+  ASSERT_TRUE(copy.pod_count_memo().Find(7, &count));
+
+  node.AddPod(Pod("b"));
+  EXPECT_FALSE(node.pod_count_memo().Find(7, &count));
+  EXPECT_TRUE(copy.pod_count_memo().Find(7, &count));
+  node.pod_count_memo().Record(7, 2);
+  ASSERT_TRUE(node.RemovePod(MakePod().Name("a").Obj()));
+  EXPECT_FALSE(node.pod_count_memo().Find(7, &count));
+
+  node.pod_count_memo().Record(7, 1);
+  node.pod_count_memo().Record(11, 5);
+  EXPECT_FALSE(node.pod_count_memo().Find(7, &count));
+  ASSERT_TRUE(node.pod_count_memo().Find(11, &count));
+  EXPECT_EQ(count, 5u);
+}
+
 }  // namespace
 }  // namespace muster::framework

@@ -1,7 +1,10 @@
 #include "muster/plugins/podtopologyspread/common.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
+#include <iterator>
 #include <string_view>
 #include <utility>
 
@@ -141,17 +144,36 @@ bool NodeIncluded(const Constraint& c, const api::Pod& pod, const api::Node& nod
   return true;
 }
 
-int64_t CountMatchingPods(const framework::PodList& pods, const Constraint& c,
-                          api::Symbol ns) {
+void SetCountKeys(std::vector<Constraint>& constraints, api::Symbol ns) {
+  std::string text;
+  for (Constraint& c : constraints) {
+    if (!c.selector) continue;
+    // Interned symbol ids spell the count unambiguously; the prefix keeps these keys apart from
+    // other strings.
+    text = fmt::format("podtopologyspread count:{}", ns.id());
+    for (const auto& [key, value] : c.selector->match_labels) {
+      fmt::format_to(std::back_inserter(text), " {}={}", key.id(), value.id());
+    }
+    for (const api::SelectorRequirement& r : c.selector->match_expressions) {
+      fmt::format_to(std::back_inserter(text), " {}:{}", r.key.id(), static_cast<int>(r.op));
+      for (api::Symbol v : r.values) fmt::format_to(std::back_inserter(text), ",{}", v.id());
+    }
+    c.count_key = api::Symbol(text).id();
+  }
+}
+
+int64_t CountMatchingPods(const framework::NodeInfo& node, const Constraint& c, api::Symbol ns) {
   // A nil selector matches nothing: skip the walk.
   if (!c.selector) return 0;
-  int64_t count = 0;
-  for (const framework::PodInfoPtr& info : pods) {
+  uint32_t count = 0;
+  if (c.count_key != 0 && node.pod_count_memo().Find(c.count_key, &count)) return count;
+  for (const framework::PodInfoPtr& info : node.pods()) {
     const api::Pod& p = info->pod;
     // Terminating pods are about to leave (upstream issue 87621).
     if (p.metadata.deletion_timestamp.has_value() || p.metadata.namespace_ != ns) continue;
     if (c.selector->Matches(p.metadata.labels)) ++count;
   }
+  if (c.count_key != 0) node.pod_count_memo().Record(c.count_key, count);
   return count;
 }
 

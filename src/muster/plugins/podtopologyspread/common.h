@@ -30,6 +30,9 @@ struct Constraint {
   bool honor_node_taints = false;   // nodeTaintsPolicy, nil meaning Ignore
   // Whether the pod being scheduled matches its own selector.
   bool self_match = false;
+  // Names the count of matching pods in the scheduled pod's namespace in each node's
+  // PodCountMemo (see SetCountKeys); 0 counts without the memo.
+  uint32_t count_key = 0;
 
   bool Selects(const api::LabelSet& labels) const {
     return selector.has_value() && selector->Matches(labels);
@@ -64,9 +67,13 @@ bool MatchesRequiredNodeAffinity(const api::Pod& pod, const api::LabelSet& node_
 bool NodeIncluded(const Constraint& c, const api::Pod& pod, const api::Node& node,
                   api::Symbol node_name);
 
-// Upstream countPodsMatchSelector: pods in namespace `ns` that `c` selects, terminating pods
-// (deletionTimestamp set) excluded.
-int64_t CountMatchingPods(const framework::PodList& pods, const Constraint& c,
-                          api::Symbol ns);
+// Gives each constraint the memo key of "pods in `ns` that its selector picks", the same key for
+// the same selector and namespace in every cycle.
+void SetCountKeys(std::vector<Constraint>& constraints, api::Symbol ns);
+
+// Upstream countPodsMatchSelector: pods on `node` in namespace `ns` that `c` selects, terminating
+// pods (deletionTimestamp set) excluded. Remembered in the node's memo under c.count_key (which
+// SetCountKeys must have given for `ns`), so only nodes changed since the last count are walked.
+int64_t CountMatchingPods(const framework::NodeInfo& node, const Constraint& c, api::Symbol ns);
 
 }  // namespace muster::plugins::podtopologyspread

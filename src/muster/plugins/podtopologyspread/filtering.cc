@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <utility>
+#include <vector>
 
+#include "muster/framework/parallel.h"
 #include "muster/plugins/podtopologyspread/pod_topology_spread.h"
 
 namespace muster::plugins::podtopologyspread {
@@ -53,21 +55,38 @@ Status PodTopologySpread::PreFilter(framework::CycleState& state, const framewor
     return Status::Error(fmt::format("get constraints from pod: {}", error));
   }
   if (constraints->empty()) return Status(framework::Code::kSkip);
+  SetCountKeys(*constraints, pod.pod.metadata.namespace_);
 
   auto s = std::make_unique<PreFilterState>();
   const size_t n = constraints->size();
-  s->counts.resize(n);
-  for (const framework::NodeInfo* info : nodes) {
+  // Each node's domain and matching pods per constraint, found in parallel (upstream too counts
+  // over nodes in parallel).
+  struct NodeCount {
+    bool eligible = false;  // the constraint counts this node
+    api::Symbol value;      // its domain ("" is a domain too)
+    int64_t count = 0;
+  };
+  std::vector<NodeCount> per_node(nodes.size() * n);
+  const std::vector<Constraint>& cs = *constraints;
+  framework::ForEachNode(nodes.size(), [&](size_t k) {
+    const framework::NodeInfo* info = nodes[k];
     const api::Node* node = info->node();
-    if (node == nullptr) continue;
+    if (node == nullptr) return;
     const api::LabelSet& labels = node->metadata.labels;
-    if (!NodeHasAllTopologyKeys(labels, *constraints)) continue;
+    if (!NodeHasAllTopologyKeys(labels, cs)) return;
     for (size_t i = 0; i < n; ++i) {
-      const Constraint& c = (*constraints)[i];
+      const Constraint& c = cs[i];
       if (!NodeIncluded(c, pod.pod, *node, info->name())) continue;
+      per_node[k * n + i] = {true, *labels.Get(c.topology_key),
+                             CountMatchingPods(*info, c, pod.pod.metadata.namespace_)};
+    }
+  });
+  s->counts.resize(n);
+  for (size_t k = 0; k < nodes.size(); ++k) {
+    for (size_t i = 0; i < n; ++i) {
+      const NodeCount& nc = per_node[k * n + i];
       // Every eligible node creates its domain's entry, empty or not.
-      s->counts[i][*labels.Get(c.topology_key)] +=
-          CountMatchingPods(info->pods(), c, pod.pod.metadata.namespace_);
+      if (nc.eligible) s->counts[i][nc.value] += nc.count;
     }
   }
   s->critical_paths.resize(n);

@@ -6,7 +6,9 @@
 #include <cmath>
 #include <limits>
 #include <utility>
+#include <vector>
 
+#include "muster/framework/parallel.h"
 #include "muster/plugins/podtopologyspread/pod_topology_spread.h"
 
 namespace muster::plugins::podtopologyspread {
@@ -42,6 +44,7 @@ Status PodTopologySpread::PreScore(framework::CycleState& state, const framework
     return Status::Error(fmt::format("calculating preScoreState: {}", error));
   }
   if (data->constraints.empty()) return Status(framework::Code::kSkip);
+  SetCountKeys(data->constraints, pod.pod.metadata.namespace_);
   const std::vector<Constraint>& constraints = data->constraints;
   const size_t n = constraints.size();
   const api::Symbol hostname = HostnameKey();
@@ -79,20 +82,32 @@ Status PodTopologySpread::PreScore(framework::CycleState& state, const framework
     data->weights[i] = TopologyNormalizingWeight(size);
   }
 
-  // Matching pods of every node (feasible or not) in those domains.
-  for (const framework::NodeInfo* info : all_nodes) {
+  // Matching pods of every node (feasible or not) in those domains, counted in parallel into
+  // per-node slots, then added up.
+  struct NodeCount {
+    int64_t* domain = nullptr;  // the domain's total; null when the node does not count
+    int64_t count = 0;
+  };
+  std::vector<NodeCount> per_node(all_nodes.size() * n);
+  framework::ForEachNode(all_nodes.size(), [&](size_t k) {
+    const framework::NodeInfo* info = all_nodes[k];
     const api::Node* node = info->node();
-    if (node == nullptr) continue;
+    if (node == nullptr) return;
     const api::LabelSet& labels = node->metadata.labels;
-    if (require_all_keys && !NodeHasAllTopologyKeys(labels, constraints)) continue;
+    if (require_all_keys && !NodeHasAllTopologyKeys(labels, constraints)) return;
     for (size_t i = 0; i < n; ++i) {
       const Constraint& c = constraints[i];
       if (!NodeIncluded(c, pod.pod, *node, info->name())) continue;
       const api::Symbol* value = labels.Get(c.topology_key);
+      // Lookups only: the maps are not written until every node is done.
       const auto it = data->counts[i].find(value != nullptr ? *value : api::Symbol());
       if (it == data->counts[i].end()) continue;
-      it->second += CountMatchingPods(info->pods(), c, pod.pod.metadata.namespace_);
+      per_node[k * n + i] = {&it->second,
+                             CountMatchingPods(*info, c, pod.pod.metadata.namespace_)};
     }
+  });
+  for (const NodeCount& nc : per_node) {
+    if (nc.domain != nullptr) *nc.domain += nc.count;
   }
 
   auto s = std::make_unique<PreScoreState>();
@@ -119,7 +134,7 @@ Status PodTopologySpread::Score(const framework::CycleState& state, const framew
     if (value == nullptr) continue;
     int64_t count = 0;
     if (c.topology_key == hostname) {
-      count = CountMatchingPods(info.pods(), c, pod.pod.metadata.namespace_);
+      count = CountMatchingPods(info, c, pod.pod.metadata.namespace_);
     } else if (const auto it = data.counts[i].find(*value); it != data.counts[i].end()) {
       count = it->second;
     }

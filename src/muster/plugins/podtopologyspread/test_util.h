@@ -182,6 +182,8 @@ class Harness {
   }
 
   PodTopologySpread& plugin() { return *plugin_; }
+  // Binds another pod, through the cache into the snapshot, as between two cycles.
+  void AddPod(const api::Pod& pod) { fake_.AddPod(pod); }
   const framework::NodeInfo& node(std::string_view name) const {
     return *fake_.snapshot().Get(api::Symbol(name));
   }
