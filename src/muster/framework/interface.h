@@ -13,8 +13,9 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
-#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "muster/api/intern.h"
@@ -106,15 +107,33 @@ class FilterPlugin : public virtual Plugin {
   virtual Status Filter(const CycleState& state, const PodInfo& pod, const NodeInfo& node) const = 0;
 };
 
-// The per-node statuses of a failed Filter pass; nodes not listed all have `absent`.
-struct NodeToStatus {
-  std::unordered_map<api::Symbol, Status> statuses;
+// The per-node statuses of a failed Filter pass; nodes not listed all have `absent`. A flat table:
+// a failed cycle records a status for thousands of nodes, and an allocation per node cost more
+// than the filtering itself.
+class NodeToStatus {
+ public:
   Status absent{Code::kUnschedulableAndUnresolvable};
 
-  const Status& Get(api::Symbol node) const {
-    auto it = statuses.find(node);
-    return it == statuses.end() ? absent : it->second;
-  }
+  const Status& Get(api::Symbol node) const;
+  // Records `status` for `node`, replacing an earlier one.
+  void Set(api::Symbol node, Status status);
+  // Room for `n` nodes without growing.
+  void Reserve(size_t n);
+  size_t size() const { return entries_.size(); }
+  // (node, status) in the order first set.
+  const std::vector<std::pair<api::Symbol, Status>>& entries() const { return entries_; }
+  // Upstream FitError's histogram over `num_all_nodes` nodes, those without a status counting
+  // with `absent`'s reasons: "<count> <reason>" per distinct reason, sorted as strings.
+  std::vector<std::string> ReasonCounts(int32_t num_all_nodes) const;
+
+ private:
+  // The slot `node` has or would take in index_ (a power of two in size, never full).
+  size_t Slot(api::Symbol node) const;
+  void Rehash(size_t slots);
+
+  // Open addressing on the node's symbol id: position in entries_ plus one, 0 when free.
+  std::vector<uint32_t> index_;
+  std::vector<std::pair<api::Symbol, Status>> entries_;
 };
 
 enum class NominatingMode { kNoop, kOverride };

@@ -21,6 +21,19 @@ const std::string& Status::plugin() const {
   return details_ ? details_->plugin : kNone;
 }
 
+Status::Details& Status::MutableDetails() {
+  if (details_ == nullptr) {
+    details_ = new Details();
+  } else if (details_->refs.load(std::memory_order_acquire) != 1) {
+    auto* own = new Details();
+    own->reasons = details_->reasons;
+    own->plugin = details_->plugin;
+    Release();
+    details_ = own;
+  }
+  return *details_;
+}
+
 std::string Status::Message() const {
   std::string out;
   for (const std::string& r : reasons()) {

@@ -1,6 +1,7 @@
 #pragma once
 
-#include <memory>
+#include <atomic>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -31,6 +32,10 @@ std::string_view CodeName(Code code);
 // matters because Filter and Score return one per node per pod. Failure statuses carry reasons,
 // the human-readable strings that end up aggregated in "0/3 nodes are available: ..." messages,
 // and the plugin that produced them, stamped by the framework runtime.
+//
+// Copies share the reasons (reference-counted, copied on the first write to a shared one), so a
+// plugin can build its common failures once and hand out copies: a node that does not fit costs
+// a count, not an allocation per reason.
 class Status {
  public:
   Status() = default;
@@ -39,18 +44,29 @@ class Status {
   Status(Code code, std::vector<std::string> reasons) : code_(code) {
     if (!reasons.empty()) MutableDetails().reasons = std::move(reasons);
   }
-  Status(const Status& other)
-      : code_(other.code_),
-        details_(other.details_ ? std::make_unique<Details>(*other.details_) : nullptr) {}
+  Status(const Status& other) : code_(other.code_), details_(other.details_) { Retain(); }
   Status& operator=(const Status& other) {
     if (this != &other) {
+      other.Retain();
+      Release();
       code_ = other.code_;
-      details_ = other.details_ ? std::make_unique<Details>(*other.details_) : nullptr;
+      details_ = other.details_;
     }
     return *this;
   }
-  Status(Status&&) noexcept = default;
-  Status& operator=(Status&&) noexcept = default;
+  Status(Status&& other) noexcept : code_(other.code_), details_(other.details_) {
+    other.details_ = nullptr;
+  }
+  Status& operator=(Status&& other) noexcept {
+    if (this != &other) {
+      Release();
+      code_ = other.code_;
+      details_ = other.details_;
+      other.details_ = nullptr;
+    }
+    return *this;
+  }
+  ~Status() { Release(); }
 
   static Status OK() { return Status(); }
   static Status Error(std::string message) { return Status(Code::kError, std::move(message)); }
@@ -76,14 +92,18 @@ class Status {
   // The reasons joined by ", ", as upstream's Status.Message().
   std::string Message() const;
   const std::string& plugin() const;
+  // Stamps the plugin; a status already stamped with it stays shared.
   Status& WithPlugin(std::string_view plugin) {
-    MutableDetails().plugin = std::string(plugin);
+    if (details_ == nullptr || details_->plugin != plugin) MutableDetails().plugin = plugin;
     return *this;
   }
   Status& AppendReason(std::string reason) {
     MutableDetails().reasons.push_back(std::move(reason));
     return *this;
   }
+  // The same for every copy of one status and different between statuses built apart: lets
+  // aggregations over many nodes' copies do the work once per distinct status.
+  const void* identity() const { return details_; }
 
   friend bool operator==(const Status& a, const Status& b) {
     return a.code_ == b.code_ && a.reasons() == b.reasons();
@@ -91,16 +111,24 @@ class Status {
 
  private:
   struct Details {
+    std::atomic<int32_t> refs{1};
     std::vector<std::string> reasons;
     std::string plugin;
   };
-  Details& MutableDetails() {
-    if (!details_) details_ = std::make_unique<Details>();
-    return *details_;
+  void Retain() const {
+    if (details_ != nullptr) details_->refs.fetch_add(1, std::memory_order_relaxed);
   }
+  void Release() {
+    if (details_ != nullptr && details_->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      delete details_;
+    }
+    details_ = nullptr;
+  }
+  // Details this status alone holds, cloned first when shared.
+  Details& MutableDetails();
 
   Code code_ = Code::kSuccess;
-  std::unique_ptr<Details> details_;
+  Details* details_ = nullptr;
 };
 
 // "Success", "Unschedulable: Insufficient cpu" ... for test failure messages.

@@ -67,17 +67,7 @@ struct Scheduler::Diagnosis {
     if (!pre_filter_msg.empty()) {
       msg += fmt::format(" {}.", pre_filter_msg);
     } else {
-      std::map<std::string, int> reasons;
-      for (const auto& [node, status] : statuses.statuses) {
-        for (const std::string& r : status.reasons()) reasons[r]++;
-      }
-      const int absent = num_all_nodes - static_cast<int>(statuses.statuses.size());
-      if (absent > 0) {
-        for (const std::string& r : statuses.absent.reasons()) reasons[r] += absent;
-      }
-      std::vector<std::string> parts;
-      for (const auto& [reason, count] : reasons) parts.push_back(fmt::format("{} {}", count, reason));
-      std::sort(parts.begin(), parts.end());  // as strings, as upstream sorts them
+      const std::vector<std::string> parts = statuses.ReasonCounts(num_all_nodes);
       if (!parts.empty()) msg += fmt::format(" {}.", fmt::join(parts, ", "));
     }
     if (!post_filter_msg.empty()) msg += fmt::format(" {}", post_filter_msg);
@@ -540,7 +530,7 @@ std::vector<framework::NodeInfo*> Scheduler::FindNodesThatFitPod(const framework
       result.push_back(node);
     } else {
       diagnosis->AddPluginStatus(statuses[i]);
-      diagnosis->statuses.statuses.emplace(node->name(), std::move(statuses[i]));
+      diagnosis->statuses.Set(node->name(), std::move(statuses[i]));
     }
   }
   next_start_node_index_ = (next_start_node_index_ + processed) % all_nodes.size();

@@ -151,7 +151,12 @@ bool Coscheduling::Less(const framework::QueuedPodInfo& a,
   if (pa != pb) return pa > pb;
   const api::Time ta = SortTime(a), tb = SortTime(b);
   if (ta != tb) return ta < tb;
-  return a.pod().metadata.Key() < b.pod().metadata.Key();
+  // Upstream compares the "namespace/name" keys; within one namespace the names decide alone,
+  // without building the keys.
+  const api::ObjectMeta& ma = a.pod().metadata;
+  const api::ObjectMeta& mb = b.pod().metadata;
+  if (ma.namespace_ == mb.namespace_) return ma.name < mb.name;
+  return ma.Key() < mb.Key();
 }
 
 bool Coscheduling::BackedOff(const std::string& group_key) const {

@@ -77,19 +77,7 @@ std::string AggregateErrors(const std::vector<std::string>& errors) {
 // <reason>, ... ." with the reasons sorted as strings; nodes without a status count with
 // `absent`'s reasons.
 std::string FitErrorMessage(int32_t num_all_nodes, const framework::NodeToStatus& statuses) {
-  std::map<std::string, int> histogram;
-  for (const auto& [node, status] : statuses.statuses) {
-    for (const std::string& r : status.reasons()) histogram[r]++;
-  }
-  const int absent = num_all_nodes - static_cast<int>(statuses.statuses.size());
-  if (absent > 0) {
-    for (const std::string& r : statuses.absent.reasons()) histogram[r] += absent;
-  }
-  std::vector<std::string> parts;
-  for (const auto& [reason, count] : histogram) {
-    parts.push_back(fmt::format("{} {}", count, reason));
-  }
-  std::sort(parts.begin(), parts.end());
+  const std::vector<std::string> parts = statuses.ReasonCounts(num_all_nodes);
   std::string msg = fmt::format("0/{} nodes are available:", num_all_nodes);
   if (!parts.empty()) msg += fmt::format(" {}.", fmt::join(parts, ", "));
   return msg;
@@ -208,7 +196,8 @@ DefaultPreemption::DefaultPreemption(const DefaultPreemptionArgs& args, framewor
       is_eligible_pod_([](const NodeInfo&, const PodInfo&, const api::Pod&) { return true; }),
       more_important_pod_([this](const api::Pod& a, const api::Pod& b) {
         return MoreImportantPod(a, b, handle_.clock().Now());
-      }) {}
+      }),
+      no_victims_(Status::Unresolvable(std::string(kNoVictims))) {}
 
 Status DefaultPreemption::PostFilter(framework::CycleState& state, const PodInfo& pod,
                                      const framework::NodeToStatus& statuses,
@@ -311,6 +300,13 @@ bool DefaultPreemption::IsPreemptionAllowed(const NodeInfo& node, const PodInfo&
   return victim.pod.Priority() < preemptor.Priority() && is_eligible_pod_(node, victim, preemptor);
 }
 
+bool DefaultPreemption::HasPossibleVictim(const NodeInfo& node, const api::Pod& preemptor) const {
+  for (const PodInfoPtr& p : node.pods()) {
+    if (IsPreemptionAllowed(node, *p, preemptor)) return true;
+  }
+  return false;
+}
+
 std::vector<PodInfoPtr> DefaultPreemption::NominatedPodsToRespect(const PodInfo& pod,
                                                                   api::Symbol node) const {
   std::vector<PodInfoPtr> out;
@@ -370,7 +366,7 @@ Status DefaultPreemption::SelectVictimsOnNode(framework::CycleState& state, cons
   for (const PodInfoPtr& p : potential) {
     if (Status s = remove(p); !s.IsSuccess()) return s;
   }
-  if (potential.empty()) return Status::Unresolvable(std::string(kNoVictims));
+  if (potential.empty()) return no_victims_;
   // Affinity of the pod to some of the victims is not considered (the pod is checked without
   // them), as upstream: affinity to pods of lower priority is not a supported configuration.
   const std::vector<PodInfoPtr> nominated = NominatedPodsToRespect(pod, node.name());
@@ -427,6 +423,11 @@ std::vector<Candidate> DefaultPreemption::DryRunPreemption(
     return *nodes[(static_cast<size_t>(std::max(offset, 0)) + i) % n];
   };
   auto evaluate = [&](size_t i, Outcome& out) {
+    // With nothing to evict the verdict is known without copying the node and the state.
+    if (!HasPossibleVictim(node_at(i), pod.pod)) {
+      out.status = no_victims_;
+      return;
+    }
     NodeInfo copy = node_at(i);
     std::unique_ptr<framework::CycleState> state_copy = state.Clone();
     out.status =
@@ -450,7 +451,7 @@ std::vector<Candidate> DefaultPreemption::DryRunPreemption(
           fmt::format("expected at least one victim pod on node {}", api::GoQuote(name.str())));
     }
     if (out.status.IsError()) errors->push_back(out.status.Message());
-    statuses->statuses[name] = std::move(out.status);
+    statuses->Set(name, std::move(out.status));
     return false;
   };
 

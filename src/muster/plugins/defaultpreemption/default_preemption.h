@@ -160,6 +160,8 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
 
   bool IsPreemptionAllowed(const framework::NodeInfo& node, const framework::PodInfo& victim,
                            const api::Pod& preemptor) const;
+  // Whether `node` has a pod that `preemptor` may evict.
+  bool HasPossibleVictim(const framework::NodeInfo& node, const api::Pod& preemptor) const;
   // Pods nominated to `node` that `pod` must leave room for: higher or equal priority, not itself.
   std::vector<framework::PodInfoPtr> NominatedPodsToRespect(const framework::PodInfo& pod,
                                                             api::Symbol node) const;
@@ -172,6 +174,8 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
   framework::Handle& handle_;
   IsEligiblePodFn is_eligible_pod_;
   MoreImportantPodFn more_important_pod_;
+  // kNoVictims, the verdict on most nodes when preemption cannot help: built once and shared.
+  framework::Status no_victims_;
 };
 
 }  // namespace muster::plugins::defaultpreemption

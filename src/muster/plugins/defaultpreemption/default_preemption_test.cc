@@ -203,9 +203,9 @@ class Env {
 framework::NodeToStatus Unschedulable(const std::vector<std::string>& nodes,
                                       const std::vector<std::string>& unresolvable = {}) {
   framework::NodeToStatus m;
-  for (const std::string& n : nodes) m.statuses[api::Symbol(n)] = Status(Code::kUnschedulable);
+  for (const std::string& n : nodes) m.Set(api::Symbol(n), Status(Code::kUnschedulable));
   for (const std::string& n : unresolvable) {
-    m.statuses[api::Symbol(n)] = Status(Code::kUnschedulableAndUnresolvable);
+    m.Set(api::Symbol(n), Status(Code::kUnschedulableAndUnresolvable));
   }
   return m;
 }
@@ -732,7 +732,7 @@ TEST(DefaultPreemptionDryRun, ParallelBatchesKeepSequentialResult) {
   }
   EXPECT_EQ(got_nodes, want);
   // Only nodes before the stopping point have statuses.
-  EXPECT_EQ(statuses.statuses.size(), skipped.size());
+  EXPECT_EQ(statuses.size(), skipped.size());
   for (const std::string& n : skipped) {
     EXPECT_EQ(statuses.Get(api::Symbol(n)).Message(), kNoVictims) << n;
   }

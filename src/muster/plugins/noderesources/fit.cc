@@ -171,6 +171,17 @@ Fit::Fit(const NodeResourcesFitArgs& args)
     : ignored_resource_groups_(args.ignored_resource_groups),
       scored_(args.scoring_strategy->resources, /*use_requested=*/false) {
   for (const std::string& name : args.ignored_resources) ignored_resources_.emplace_back(name);
+  for (uint32_t key = 0; key < native_failures_.size(); ++key) {
+    if ((key & 0xF) == 0) continue;  // no shortage: never a failure
+    std::vector<std::string> reasons;
+    for (Shortage kind :
+         {Shortage::kPods, Shortage::kCpu, Shortage::kMemory, Shortage::kEphemeralStorage}) {
+      if (key & (1u << static_cast<uint32_t>(kind))) reasons.push_back(Reason(kind, api::Symbol()));
+    }
+    const Code code = key & 0x10 ? Code::kUnschedulableAndUnresolvable : Code::kUnschedulable;
+    native_failures_[key] = Status(code, std::move(reasons));
+    native_failures_[key].WithPlugin(kFitName);
+  }
   const ScoringStrategy& s = *args.scoring_strategy;
   if (s.type == kMostAllocated) {
     strategy_ = Strategy::kMostAllocated;
@@ -220,15 +231,25 @@ Status Fit::Filter(const framework::CycleState& state, const framework::PodInfo&
     return Status::Error(
         fmt::format("error reading \"{}\" from cycleState: not found", kPreFilterStateKey));
   }
-  std::vector<std::string> reasons;
-  Code code = Code::kUnschedulable;
+  uint32_t key = 0;
+  bool scalar = false;
   CheckFit(s->request, node,
-           [&](Shortage kind, api::Symbol name, int64_t, int64_t, int64_t, bool unresolvable) {
-             reasons.push_back(Reason(kind, name));
-             if (unresolvable) code = Code::kUnschedulableAndUnresolvable;
+           [&](Shortage kind, api::Symbol, int64_t, int64_t, int64_t, bool unresolvable) {
+             if (kind == Shortage::kScalar) {
+               scalar = true;
+             } else {
+               key |= 1u << static_cast<uint32_t>(kind);
+             }
+             if (unresolvable) key |= 0x10;
            });
-  if (reasons.empty()) return Status::OK();
-  return Status(code, std::move(reasons));
+  if (key == 0 && !scalar) return Status::OK();
+  if (!scalar) return native_failures_[key];
+  // Extended resources: reasons built for the occasion.
+  std::vector<std::string> reasons;
+  CheckFit(s->request, node, [&](Shortage kind, api::Symbol name, int64_t, int64_t, int64_t,
+                                 bool) { reasons.push_back(Reason(kind, name)); });
+  return Status(key & 0x10 ? Code::kUnschedulableAndUnresolvable : Code::kUnschedulable,
+                std::move(reasons));
 }
 
 std::vector<ClusterEventWithHint> Fit::EventsToRegister() const {

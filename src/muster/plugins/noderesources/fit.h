@@ -4,6 +4,7 @@
 // nodes without room for the pod's requests and scores the rest by one of three strategies
 // (LeastAllocated, MostAllocated, RequestedToCapacityRatio).
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -107,6 +108,9 @@ class Fit final : public framework::PreFilterPlugin,
   Strategy strategy_;
   ScoredResources scored_;
   std::optional<RequestedToCapacityRatioScorer> ratio_scorer_;
+  // Filter's failures that involve only pods, cpu, memory and ephemeral storage, built once and
+  // shared: bit i set for the i-th shortage of those four, bit 4 for unresolvable.
+  std::array<framework::Status, 32> native_failures_;
 };
 
 }  // namespace muster::plugins::noderesources
