@@ -223,6 +223,19 @@ bool RequirementMatches(const SelectorRequirement& r, const LabelSet& labels, in
   return false;
 }
 
+void AppendSelectorIds(const LabelSelector& selector, std::string* out) {
+  // Every field ends with a mark of its own, so no two selectors spell alike.
+  for (const auto& [key, value] : selector.match_labels) {
+    *out += std::to_string(key.id()) + '=' + std::to_string(value.id()) + ';';
+  }
+  for (const SelectorRequirement& r : selector.match_expressions) {
+    *out += std::to_string(r.key.id()) + ':' + std::to_string(static_cast<int>(r.op));
+    for (Symbol v : r.values) *out += ',' + std::to_string(v.id());
+    *out += ';';
+  }
+  *out += '|';
+}
+
 bool LabelSelector::Matches(const LabelSet& labels) const {
   if (!IsWellFormed(*this)) return false;
   for (const auto& [key, value] : match_labels) {

@@ -104,6 +104,11 @@ struct LabelSelector {
   bool Empty() const { return match_labels.empty() && match_expressions.empty(); }
 };
 
+// Appends a spelling of `selector` in interned-symbol ids: equal for copies of one selector,
+// different for selectors that differ (in content or in the order written). Names what was
+// computed with a selector, for memos keyed by it.
+void AppendSelectorIds(const LabelSelector& selector, std::string* out);
+
 // Records in selector.prepared whether upstream's LabelSelectorAsSelector accepts it.
 void PrepareLabelSelector(LabelSelector& selector);
 // Whether LabelSelectorAsSelector accepts the selector; uses the recorded verdict when prepared.

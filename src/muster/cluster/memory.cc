@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <memory>
+#include <utility>
+
 namespace muster::cluster {
 
 using framework::Status;
@@ -34,29 +37,31 @@ Status MemoryCluster::CreatePod(api::Pod pod) {
   const std::string key = pod.metadata.Key();
   if (pods_.contains(key)) return AlreadyExists("pods", key);
   Stamp(pod.metadata);
-  pods_.emplace(key, pod);
-  Notify([pod](ClusterObserver& o) { o.OnPodAdd(pod); });
+  // Observers get one shared copy: a pod is tens of allocations to copy.
+  auto added = std::make_shared<const api::Pod>(pod);
+  pods_.emplace(key, std::move(pod));
+  Notify([added](ClusterObserver& o) { o.OnPodAdd(*added); });
   return Status::OK();
 }
 
-Status MemoryCluster::UpdatePod(const api::Pod& pod) {
+Status MemoryCluster::UpdatePod(api::Pod pod) {
   auto it = pods_.find(pod.metadata.Key());
   if (it == pods_.end()) return NotFound("pods", pod.metadata.Key());
-  api::Pod old = it->second;
-  it->second = pod;
-  it->second.metadata.resource_version = std::to_string(++revision_);
-  api::Pod updated = it->second;
-  Notify([old, updated](ClusterObserver& o) { o.OnPodUpdate(old, updated); });
+  auto old = std::make_shared<const api::Pod>(std::move(it->second));
+  pod.metadata.resource_version = std::to_string(++revision_);
+  it->second = std::move(pod);
+  auto updated = std::make_shared<const api::Pod>(it->second);
+  Notify([old, updated](ClusterObserver& o) { o.OnPodUpdate(*old, *updated); });
   return Status::OK();
 }
 
 Status MemoryCluster::DeletePodByKey(const std::string& key) {
   auto it = pods_.find(key);
   if (it == pods_.end()) return NotFound("pods", key);
-  api::Pod old = std::move(it->second);
+  auto old = std::make_shared<const api::Pod>(std::move(it->second));
   pods_.erase(it);
   ++revision_;
-  Notify([old](ClusterObserver& o) { o.OnPodDelete(old); });
+  Notify([old](ClusterObserver& o) { o.OnPodDelete(*old); });
   return Status::OK();
 }
 
@@ -168,7 +173,7 @@ Status MemoryCluster::Bind(const api::Pod& pod, api::Symbol node) {
                 [](const api::PodCondition& c) { return c.type == "PodScheduled"; });
   bound.status.conditions.push_back(
       api::PodCondition{"PodScheduled", "True", "", "", clock_.Now()});
-  return UpdatePod(bound);
+  return UpdatePod(std::move(bound));
 }
 
 Status MemoryCluster::UpdatePodCondition(const api::Pod& pod, const api::PodCondition& condition,
@@ -185,7 +190,7 @@ Status MemoryCluster::UpdatePodCondition(const api::Pod& pod, const api::PodCond
   }
   if (!replaced) updated.status.conditions.push_back(condition);
   if (nominated_node) updated.status.nominated_node_name = api::Symbol(*nominated_node);
-  return UpdatePod(updated);
+  return UpdatePod(std::move(updated));
 }
 
 Status MemoryCluster::DeletePod(const api::Pod& pod) { return DeletePodByKey(pod.metadata.Key()); }

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "muster/cluster/cluster.h"
@@ -34,7 +35,7 @@ class MemoryCluster final : public Cluster {
   // Each fills uid, resourceVersion and creationTimestamp when unset. Create fails (returns an
   // error status) when the object exists; Update and Delete when it does not.
   framework::Status CreatePod(api::Pod pod);
-  framework::Status UpdatePod(const api::Pod& pod);
+  framework::Status UpdatePod(api::Pod pod);
   framework::Status DeletePodByKey(const std::string& key);
   framework::Status CreateNode(api::Node node);
   framework::Status UpdateNode(const api::Node& node);
@@ -78,7 +79,7 @@ class MemoryCluster final : public Cluster {
   std::map<std::string, api::PodDisruptionBudget> pdbs_;
   std::vector<StoredEvent> events_;
   // (object, type, reason, message) -> index in events_, for aggregation.
-  std::map<std::string, size_t> event_index_;
+  std::unordered_map<std::string, size_t> event_index_;
   uint64_t revision_ = 0;
   uint64_t next_uid_ = 1;
 };

@@ -236,6 +236,20 @@ class NodeInfo {
   uint64_t generation_ = 0;
 };
 
+// How many pods on `node` satisfy `selects`, remembered in the node's memo under `key`: the
+// caller guarantees that `key` names this very predicate, and that it depends on the pods alone.
+// A zero key counts without the memo.
+template <typename Selects>
+uint32_t CountPods(const NodeInfo& node, uint32_t key, Selects&& selects) {
+  uint32_t count = 0;
+  if (key != 0 && node.pod_count_memo().Find(key, &count)) return count;
+  for (const PodInfoPtr& pod : node.pods()) {
+    if (selects(*pod)) ++count;
+  }
+  if (key != 0) node.pod_count_memo().Record(key, count);
+  return count;
+}
+
 // The host ports a pod holds: its app containers' and its sidecars' (restartable init containers).
 std::vector<HostPort> PodHostPorts(const api::Pod& pod);
 

@@ -19,11 +19,12 @@ using framework::Status;
 
 enum class Counts : uint8_t { kExistingAntiAffinity, kAffinity, kAntiAffinity };
 
-// One +1 that PreFilter's per-node pass found.
+// Pods that PreFilter's per-node pass found, under one topology pair.
 struct Match {
   Counts counts;
   api::Symbol key;
   api::Symbol value;
+  int64_t count = 1;
 };
 
 TopologyMap& CountsOf(PreFilterState& s, Counts counts) {
@@ -42,10 +43,10 @@ const api::LabelSet* NodeLabels(const framework::NodeInfo& node) {
   return node.node() == nullptr ? nullptr : &node.node()->metadata.labels;
 }
 
-// Appends a match under the node's value of `key`, when the node has the key.
+// Appends `count` matches under the node's value of `key`, when the node has the key.
 void AppendIfLabelled(std::vector<Match>& out, Counts counts, const api::LabelSet& labels,
-                      api::Symbol key) {
-  if (const api::Symbol* value = labels.Get(key)) out.push_back({counts, key, *value});
+                      api::Symbol key, int64_t count = 1) {
+  if (const api::Symbol* value = labels.Get(key)) out.push_back({counts, key, *value, count});
 }
 
 bool HasAnyKey(const api::LabelSet& labels, std::span<const api::PodAffinityTerm> terms) {
@@ -109,7 +110,7 @@ Status InterPodAffinity::PreFilter(framework::CycleState& state, const framework
 
   auto s = std::make_unique<PreFilterState>();
   auto merge = [&](const Match& m) {
-    CountsOf(*s, m.counts).Add(m.key, m.value, 1, /*erase_zero=*/false);
+    CountsOf(*s, m.counts).Add(m.key, m.value, m.count, /*erase_zero=*/false);
   };
 
   // Symmetry: existing pods whose required anti-affinity selects the incoming pod.
@@ -136,28 +137,38 @@ Status InterPodAffinity::PreFilter(framework::CycleState& state, const framework
   const std::span<const api::PodAffinityTerm> affinity = in->required_affinity;
   const std::span<const api::PodAffinityTerm> anti = in->required_anti_affinity;
   if (has_required) {
+    // Counted per node and remembered with the node's pods between cycles.
+    const uint32_t affinity_key = AllTermsCountKey(affinity, incoming);
+    std::vector<uint32_t> anti_key(anti.size());
+    for (size_t j = 0; j < anti.size(); ++j) {
+      anti_key[j] = AllTermsCountKey(anti.subspan(j, 1), incoming);
+    }
     CollectOverNodes<Match>(
         nodes.size(),
         [&](size_t i, std::vector<Match>& out) {
           const api::LabelSet* labels = NodeLabels(*nodes[i]);
           if (labels == nullptr) return;
           // A pod counts only under the node's values: a node without any of the keys adds nothing.
-          const bool affinity_keys = HasAnyKey(*labels, affinity);
-          const bool anti_keys = HasAnyKey(*labels, anti);
-          if (!affinity_keys && !anti_keys) return;
-          for (const framework::PodInfoPtr& existing : nodes[i]->pods()) {
-            const PodRef target = PodRef::Of(existing->pod);
-            if (affinity_keys && MatchesAllTerms(affinity, incoming, target, own_selectors)) {
+          if (HasAnyKey(*labels, affinity)) {
+            const uint32_t n = framework::CountPods(
+                *nodes[i], affinity_key, [&](const framework::PodInfo& existing) {
+                  return MatchesAllTerms(affinity, incoming, PodRef::Of(existing.pod),
+                                         own_selectors);
+                });
+            if (n > 0) {
               for (const api::PodAffinityTerm& t : affinity) {
-                AppendIfLabelled(out, Counts::kAffinity, *labels, t.topology_key);
+                AppendIfLabelled(out, Counts::kAffinity, *labels, t.topology_key, n);
               }
             }
-            if (!anti_keys) continue;
-            for (const api::PodAffinityTerm& t : anti) {
-              if (TermMatches(t, incoming, target, own_selectors)) {
-                AppendIfLabelled(out, Counts::kAntiAffinity, *labels, t.topology_key);
-              }
-            }
+          }
+          if (!HasAnyKey(*labels, anti)) return;
+          for (size_t j = 0; j < anti.size(); ++j) {
+            const api::PodAffinityTerm& t = anti[j];
+            const uint32_t n = framework::CountPods(
+                *nodes[i], anti_key[j], [&](const framework::PodInfo& existing) {
+                  return TermMatches(t, incoming, PodRef::Of(existing.pod), own_selectors);
+                });
+            if (n > 0) AppendIfLabelled(out, Counts::kAntiAffinity, *labels, t.topology_key, n);
           }
         },
         merge);

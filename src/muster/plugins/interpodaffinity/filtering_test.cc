@@ -756,6 +756,33 @@ TEST(MatchLabelKeys, MergedFromTheOwnersLabels) {
   EXPECT_EQ(run.filters, (std::vector<Status>{{}, {}}));
 }
 
+// Per-node counts are remembered between cycles: pods bound in between must count in the next
+// one, and another namespace or another term must not reuse what was counted.
+TEST(CountsBetweenCycles, FollowThePodsAndTheTerms) {
+  test::Cluster cluster({Node("nodeA", {{"zone", "z1"}}), Node("nodeB", {{"zone", "z2"}})},
+                        {MakePod().Name("web1").Label("app", "web").NodeName("nodeA").Obj()});
+  auto incoming = [] { return MakePod().Name("incoming").Label("app", "web"); };
+  const std::vector<std::string> both = {"nodeA", "nodeB"};
+  FilterRun run =
+      RunFilters(cluster, AffinityPod(incoming()).Affinity(In("app", "zone", {"web"})), both, false);
+  EXPECT_EQ(run.filters, (std::vector<Status>{{}, kAffinityFails}));
+
+  cluster.fake.AddPod(MakePod().Name("web2").Label("app", "web").NodeName("nodeB").Obj());
+  run = RunFilters(cluster, AffinityPod(incoming()).Affinity(In("app", "zone", {"web"})), both, false);
+  EXPECT_EQ(run.filters, (std::vector<Status>{{}, {}}));
+  run = RunFilters(cluster, AffinityPod(incoming()).AntiAffinity(In("app", "zone", {"web"})), both,
+                   false);
+  EXPECT_EQ(run.filters, (std::vector<Status>{kAntiAffinityFails, kAntiAffinityFails}));
+  run = RunFilters(cluster, AffinityPod(incoming()).Affinity(In("app", "zone", {"db"})), both, false);
+  EXPECT_EQ(run.filters, (std::vector<Status>{kAffinityFails, kAffinityFails}));
+  // The same term from another namespace selects none of these pods.
+  run = RunFilters(cluster,
+                   AffinityPod(MakePod().Name("other").Namespace("elsewhere").Label("app", "db"))
+                       .Affinity(In("app", "zone", {"web"})),
+                   both, false);
+  EXPECT_EQ(run.filters, (std::vector<Status>{kAffinityFails, kAffinityFails}));
+}
+
 // Nominated pods run through AddPod: a pod with anti-affinity nominated to a node blocks it.
 TEST(AddPod, NominatedPodWithAntiAffinityBlocksTheIncomingPod) {
   test::Cluster cluster({Node("nodeA", {{"zone", "z1"}}), Node("nodeB", {{"zone", "z2"}})}, {});

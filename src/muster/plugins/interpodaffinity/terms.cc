@@ -122,6 +122,33 @@ bool TermSelectsLabels(const api::PodAffinityTerm& term, const api::LabelSet& ow
   return true;
 }
 
+uint32_t AllTermsCountKey(std::span<const api::PodAffinityTerm> terms, const PodRef& owner) {
+  std::string text = "interpodaffinity all:" + std::to_string(owner.namespace_.id()) + '|';
+  bool owner_labels = false;
+  for (const api::PodAffinityTerm& t : terms) {
+    if (t.namespace_selector && !t.namespace_selector->Empty()) return 0;
+    for (api::Symbol ns : t.namespaces) text += std::to_string(ns.id()) + ',';
+    // An empty namespaceSelector selects every namespace.
+    text += t.namespace_selector ? "*|" : "|";
+    if (t.label_selector) {
+      api::AppendSelectorIds(*t.label_selector, &text);
+    } else {
+      text += "none|";
+    }
+    for (api::Symbol key : t.match_label_keys) text += std::to_string(key.id()) + '+';
+    for (api::Symbol key : t.mismatch_label_keys) text += std::to_string(key.id()) + '-';
+    text += ';';
+    owner_labels = owner_labels || !t.match_label_keys.empty() || !t.mismatch_label_keys.empty();
+  }
+  // matchLabelKeys and mismatchLabelKeys compare with the owner's values.
+  if (owner_labels) {
+    for (const auto& [key, value] : *owner.labels) {
+      text += std::to_string(key.id()) + '=' + std::to_string(value.id()) + ',';
+    }
+  }
+  return api::Symbol(text).id();
+}
+
 std::optional<std::string> TermsParseError(std::span<const api::PodAffinityTerm> terms) {
   return ListParseError(terms);
 }

@@ -76,6 +76,11 @@ bool MatchesAllTerms(std::span<const api::PodAffinityTerm> terms, const PodRef& 
   return true;
 }
 
+// The memo key (framework::CountPods) of "pods that all of `terms`, owned by `owner`, select", or 0
+// when the answer also depends on namespaces' labels (a non-empty namespaceSelector), which a
+// count over a node's pods cannot notice changing.
+uint32_t AllTermsCountKey(std::span<const api::PodAffinityTerm> terms, const PodRef& owner);
+
 using api::TermsParse;
 
 // The error upstream's getAffinityTerms reports for a list: its first term that does not parse.

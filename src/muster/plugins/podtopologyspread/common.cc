@@ -1,10 +1,7 @@
 #include "muster/plugins/podtopologyspread/common.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <array>
-#include <iterator>
 #include <string_view>
 #include <utility>
 
@@ -148,16 +145,9 @@ void SetCountKeys(std::vector<Constraint>& constraints, api::Symbol ns) {
   std::string text;
   for (Constraint& c : constraints) {
     if (!c.selector) continue;
-    // Interned symbol ids spell the count unambiguously; the prefix keeps these keys apart from
-    // other strings.
-    text = fmt::format("podtopologyspread count:{}", ns.id());
-    for (const auto& [key, value] : c.selector->match_labels) {
-      fmt::format_to(std::back_inserter(text), " {}={}", key.id(), value.id());
-    }
-    for (const api::SelectorRequirement& r : c.selector->match_expressions) {
-      fmt::format_to(std::back_inserter(text), " {}:{}", r.key.id(), static_cast<int>(r.op));
-      for (api::Symbol v : r.values) fmt::format_to(std::back_inserter(text), ",{}", v.id());
-    }
+    // The prefix keeps these keys apart from other strings.
+    text = "podtopologyspread count:" + std::to_string(ns.id()) + '|';
+    api::AppendSelectorIds(*c.selector, &text);
     c.count_key = api::Symbol(text).id();
   }
 }
@@ -165,16 +155,12 @@ void SetCountKeys(std::vector<Constraint>& constraints, api::Symbol ns) {
 int64_t CountMatchingPods(const framework::NodeInfo& node, const Constraint& c, api::Symbol ns) {
   // A nil selector matches nothing: skip the walk.
   if (!c.selector) return 0;
-  uint32_t count = 0;
-  if (c.count_key != 0 && node.pod_count_memo().Find(c.count_key, &count)) return count;
-  for (const framework::PodInfoPtr& info : node.pods()) {
-    const api::Pod& p = info->pod;
+  return framework::CountPods(node, c.count_key, [&](const framework::PodInfo& info) {
+    const api::Pod& p = info.pod;
     // Terminating pods are about to leave (upstream issue 87621).
-    if (p.metadata.deletion_timestamp.has_value() || p.metadata.namespace_ != ns) continue;
-    if (c.selector->Matches(p.metadata.labels)) ++count;
-  }
-  if (c.count_key != 0) node.pod_count_memo().Record(c.count_key, count);
-  return count;
+    return !p.metadata.deletion_timestamp.has_value() && p.metadata.namespace_ == ns &&
+           c.selector->Matches(p.metadata.labels);
+  });
 }
 
 }  // namespace muster::plugins::podtopologyspread
