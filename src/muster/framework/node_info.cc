@@ -27,6 +27,16 @@ std::shared_ptr<const PodInfo> PodInfo::Make(api::Pod pod) {
       info->required_anti_affinity_parses = api::TermsParse(a.pod_anti_affinity->required);
       info->preferred_anti_affinity_parses = api::TermsParse(a.pod_anti_affinity->preferred);
     }
+    auto add_key = [&](api::Symbol key) {
+      std::vector<api::Symbol>& keys = info->affinity_term_keys;
+      if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+    };
+    for (const auto* terms : {a.pod_affinity ? &*a.pod_affinity : nullptr,
+                              a.pod_anti_affinity ? &*a.pod_anti_affinity : nullptr}) {
+      if (terms == nullptr) continue;
+      for (const api::PodAffinityTerm& t : terms->required) add_key(t.topology_key);
+      for (const api::WeightedPodAffinityTerm& w : terms->preferred) add_key(w.term.topology_key);
+    }
   }
   info->pod = std::move(pod);
   return info;
@@ -116,7 +126,10 @@ void NodeInfo::AddPod(PodInfoPtr pod) {
   non_zero_requested_.milli_cpu += pod->non_zero_requests.milli_cpu;
   non_zero_requested_.memory += pod->non_zero_requests.memory;
   for (const HostPort& p : PodHostPorts(pod->pod)) used_ports_.Add(p);
-  if (pod->has_affinity) pods_with_affinity_.PushBack(pod);
+  if (pod->has_affinity) {
+    AddAffinityTermKeys(*pod);
+    pods_with_affinity_.PushBack(pod);
+  }
   if (pod->has_required_anti_affinity) pods_with_required_anti_affinity_.PushBack(pod);
   pods_.PushBack(std::move(pod));
 }
@@ -144,7 +157,11 @@ void NodeInfo::RemovePodAt(size_t i) {
   const PodInfoPtr info = pods_[i];
   pods_.SwapRemove(i);
   pod_count_memo_.Clear();
-  if (info->has_affinity) pods_with_affinity_.SwapRemove(pods_with_affinity_.Find(info.get()));
+  if (info->has_affinity) {
+    pods_with_affinity_.SwapRemove(pods_with_affinity_.Find(info.get()));
+    affinity_term_keys_.clear();
+    for (const PodInfoPtr& p : pods_with_affinity_) AddAffinityTermKeys(*p);
+  }
   if (info->has_required_anti_affinity) {
     pods_with_required_anti_affinity_.SwapRemove(
         pods_with_required_anti_affinity_.Find(info.get()));
@@ -154,6 +171,15 @@ void NodeInfo::RemovePodAt(size_t i) {
   non_zero_requested_.milli_cpu -= info->non_zero_requests.milli_cpu;
   non_zero_requested_.memory -= info->non_zero_requests.memory;
   for (const HostPort& p : PodHostPorts(info->pod)) used_ports_.Remove(p);
+}
+
+void NodeInfo::AddAffinityTermKeys(const PodInfo& pod) {
+  for (api::Symbol key : pod.affinity_term_keys) {
+    if (std::find(affinity_term_keys_.begin(), affinity_term_keys_.end(), key) ==
+        affinity_term_keys_.end()) {
+      affinity_term_keys_.push_back(key);
+    }
+  }
 }
 
 std::vector<HostPort> PodHostPorts(const api::Pod& pod) {

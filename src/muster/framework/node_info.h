@@ -32,6 +32,8 @@ struct PodInfo {
   bool required_anti_affinity_parses = true;
   bool preferred_affinity_parses = true;
   bool preferred_anti_affinity_parses = true;
+  // The distinct topology keys of all its pod affinity and anti-affinity terms.
+  std::vector<api::Symbol> affinity_term_keys;
 
   static std::shared_ptr<const PodInfo> Make(api::Pod pod);
 
@@ -124,7 +126,7 @@ class PodList {
 // keys that share a slot evict each other, which costs a recount and nothing else.
 class PodCountMemo {
  public:
-  static constexpr size_t kSlots = 4;
+  static constexpr size_t kSlots = 8;
 
   PodCountMemo() = default;
   PodCountMemo(const PodCountMemo& other) { *this = other; }
@@ -135,8 +137,9 @@ class PodCountMemo {
     return *this;
   }
 
-  // The count recorded under `key`; false when there is none.
+  // The count recorded under `key`; false when there is none (always for key 0).
   bool Find(uint32_t key, uint32_t* count) const {
+    if (key == 0) return false;
     const uint64_t word = slots_[key % kSlots].load(std::memory_order_relaxed);
     if (word >> 32 != key) return false;
     *count = static_cast<uint32_t>(word);
@@ -195,6 +198,8 @@ class NodeInfo {
 
   const PodList& pods() const { return pods_; }
   const PodList& pods_with_affinity() const { return pods_with_affinity_; }
+  // The distinct topology keys of the affinity terms of pods_with_affinity().
+  const std::vector<api::Symbol>& affinity_term_keys() const { return affinity_term_keys_; }
   const PodList& pods_with_required_anti_affinity() const {
     return pods_with_required_anti_affinity_;
   }
@@ -223,10 +228,12 @@ class NodeInfo {
   api::Symbol name_;
   // Removes pods_[i] and its accounting.
   void RemovePodAt(size_t i);
+  void AddAffinityTermKeys(const PodInfo& pod);
 
   PodList pods_;
   PodCountMemo pod_count_memo_;
   PodList pods_with_affinity_;
+  std::vector<api::Symbol> affinity_term_keys_;
   PodList pods_with_required_anti_affinity_;
   HostPortInfo used_ports_;
   api::Resource requested_;

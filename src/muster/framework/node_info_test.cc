@@ -88,7 +88,7 @@ TEST(PodCountMemoTest, ChangesToThePodsForgetCountsAndCopiesKeepThem) {
   uint32_t count = 0;
   ASSERT_TRUE(node.pod_count_memo().Find(7, &count));
   EXPECT_EQ(count, 1u);
-  // Key 3 shares no slot with 7, key 11 shares 7's and evicts it.
+  // Key 3 shares no slot with 7; key 7 + kSlots shares 7's and evicts it.
   EXPECT_FALSE(node.pod_count_memo().Find(3, &count));
   const NodeInfo copy = node;
   ASSERT_TRUE(copy.pod_count_memo().Find(7, &count));
@@ -101,9 +101,10 @@ TEST(PodCountMemoTest, ChangesToThePodsForgetCountsAndCopiesKeepThem) {
   EXPECT_FALSE(node.pod_count_memo().Find(7, &count));
 
   node.pod_count_memo().Record(7, 1);
-  node.pod_count_memo().Record(11, 5);
+  constexpr uint32_t kSameSlot = 7 + PodCountMemo::kSlots;
+  node.pod_count_memo().Record(kSameSlot, 5);
   EXPECT_FALSE(node.pod_count_memo().Find(7, &count));
-  ASSERT_TRUE(node.pod_count_memo().Find(11, &count));
+  ASSERT_TRUE(node.pod_count_memo().Find(kSameSlot, &count));
   EXPECT_EQ(count, 5u);
 }
 

@@ -293,5 +293,116 @@ TEST(TopologyMap, RandomChurnMatchesAReferenceMap) {
   }
 }
 
+// PreFilter and PreScore remember per-node results between cycles. A long random sequence of
+// cycles, with pods bound in between, must decide exactly as a cluster built afresh each cycle
+// (nothing remembered): same Filter verdicts and same raw scores on every node.
+TEST(RememberedCounts, DecideAsAFreshClusterEveryCycle) {
+  std::mt19937 rng(20261123);
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<uint32_t>(n)); };
+  const std::vector<std::string_view> apps = {"a", "b", "c"};
+  const std::vector<std::string_view> namespaces = {"default", "ns1", "ns2"};
+  const std::vector<std::string_view> keys = {"zone", "hostname"};
+  auto random_term = [&] {
+    api::PodAffinityTerm t =
+        pick(4) == 0 ? Exists("app", keys[pick(2)])
+                     : In("app", keys[pick(2)], {apps[pick(3)]});
+    if (pick(4) == 0) t.namespaces.emplace_back(namespaces[pick(3)]);
+    if (pick(5) == 0) {
+      api::LabelSelector team = test::Selector({{"team", api::SelectorOperator::kIn, {"x"}}});
+      t.namespace_selector = team;
+    }
+    if (pick(6) == 0) t.match_label_keys.emplace_back("tier");
+    return t;
+  };
+  auto random_pod = [&](const std::string& name, std::string_view node) {
+    testing::PodBuilder b = MakePod().Name(name).Namespace(namespaces[pick(3)]);
+    if (pick(4) != 0) b.Label("app", apps[pick(3)]);
+    if (pick(2) == 0) b.Label("tier", pick(2) == 0 ? "front" : "back");
+    if (!node.empty()) b.NodeName(node);
+    AffinityPod pod(b);
+    const int terms = pick(3);
+    for (int k = 0; k < terms; ++k) {
+      switch (pick(4)) {
+        case 0:
+          pod.Affinity(random_term());
+          break;
+        case 1:
+          pod.AntiAffinity(random_term());
+          break;
+        case 2:
+          pod.PreferredAffinity(1 + pick(50), random_term());
+          break;
+        default:
+          pod.PreferredAntiAffinity(1 + pick(50), random_term());
+      }
+    }
+    return api::Pod(pod.Obj());
+  };
+
+  std::vector<api::Node> nodes;
+  std::vector<std::string> names;
+  for (int i = 0; i < 80; ++i) {
+    names.push_back("n" + std::to_string(i));
+    nodes.push_back(test::Node(names.back(), {{"zone", i % 3 == 0 ? "z1" : (i % 3 == 1 ? "z2" : "z3")},
+                                              {"hostname", names.back()}}));
+  }
+  std::vector<api::Pod> bound;
+  for (int i = 0; i < 120; ++i) {
+    bound.push_back(random_pod("init" + std::to_string(i), names[pick(80)]));
+  }
+  auto add_namespaces = [](testing::FakeServices& fake) {
+    fake.AddNamespace(test::Namespace("ns1", {{"team", "x"}}));
+    fake.AddNamespace(test::Namespace("ns2", {{"team", "y"}}));
+  };
+  test::Cluster kept(nodes, bound);
+  add_namespaces(kept.fake);
+  InterPodAffinity kept_plugin(InterPodAffinityArgs{3, false}, kept.fake.handle());
+
+  for (int cycle = 0; cycle < 60; ++cycle) {
+    test::Cluster fresh(nodes, bound);
+    add_namespaces(fresh.fake);
+    InterPodAffinity fresh_plugin(InterPodAffinityArgs{3, false}, fresh.fake.handle());
+    const framework::PodInfoPtr pod =
+        framework::PodInfo::Make(random_pod("incoming" + std::to_string(cycle), ""));
+    struct Outcome {
+      Status pre_filter, pre_score;
+      std::vector<Status> filters;
+      std::vector<int64_t> scores;
+      bool operator==(const Outcome&) const = default;
+    };
+    auto run = [&](test::Cluster& c, InterPodAffinity& plugin) {
+      Outcome o;
+      const std::vector<framework::NodeInfo*>& all = c.fake.snapshot().List();
+      framework::CycleState state;
+      framework::PreFilterResult result;
+      o.pre_filter = plugin.PreFilter(state, *pod, all, &result);
+      if (o.pre_filter.IsSuccess()) {
+        for (const std::string& n : names) {
+          o.filters.push_back(plugin.Filter(state, *pod, c.NodeInfo(n)));
+        }
+      }
+      o.pre_score = plugin.PreScore(state, *pod, all);
+      if (o.pre_score.IsSuccess()) {
+        for (const std::string& n : names) {
+          int64_t score = 0;
+          EXPECT_TRUE(plugin.Score(state, *pod, c.NodeInfo(n), &score).IsSuccess());
+          o.scores.push_back(score);
+        }
+      }
+      return o;
+    };
+    // Twice on the kept cluster: the second run reads what the first remembered.
+    const Outcome want = run(fresh, fresh_plugin);
+    ASSERT_TRUE(run(kept, kept_plugin) == want) << "cycle " << cycle;
+    ASSERT_TRUE(run(kept, kept_plugin) == want) << "cycle " << cycle << ", remembered";
+    // Bind a few more pods before the next cycle.
+    for (int k = 0; k < 3; ++k) {
+      bound.push_back(
+          random_pod("bound" + std::to_string(cycle) + "-" + std::to_string(k), names[pick(80)]));
+      kept.fake.AddPod(bound.back());
+    }
+  }
+}
+
 }  // namespace
 }  // namespace muster::plugins::interpodaffinity

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,26 +27,50 @@ struct Weight {
   int64_t weight;
 };
 
-// Upstream scoreMap.processTerm: the term's weight under the node's value of its topology key,
-// when the term selects `target`.
-template <typename NamespaceLabels>
-void ProcessTerm(std::vector<Weight>& out, const api::PodAffinityTerm& term, int32_t weight,
-                 int32_t multiplier, const PodRef& owner, const PodRef& target,
-                 NamespaceLabels&& ns_labels, const api::LabelSet& node_labels) {
-  if (!TermMatches(term, owner, target, ns_labels)) return;
-  if (const api::Symbol* value = node_labels.Get(term.topology_key)) {
-    out.push_back({term.topology_key, *value, static_cast<int64_t>(weight * multiplier)});
+// The incoming pod's own preferred term, with its signed weight and its count memo key.
+struct OwnTerm {
+  const api::PodAffinityTerm* term;
+  int64_t weight;
+  uint32_t key;
+};
+
+// Calls credit(term, weight) for every term of an existing pod on the node that selects the
+// incoming pod (upstream processExistingPod's half about the existing pod's terms): required
+// affinity at `hard_weight`, preferred affinity at +weight, preferred anti-affinity at -weight.
+template <typename NamespaceLabels, typename Credit>
+void ExistingTermsSelecting(const framework::NodeInfo& node, const PodRef& incoming,
+                            int32_t hard_weight, NamespaceLabels&& incoming_namespace,
+                            Credit&& credit) {
+  for (const framework::PodInfoPtr& existing : node.pods_with_affinity()) {
+    const PodRef other = PodRef::Of(existing->pod);
+    auto process = [&](const api::PodAffinityTerm& t, int64_t weight) {
+      if (TermMatches(t, other, incoming, incoming_namespace)) credit(t, weight);
+    };
+    if (hard_weight > 0 && existing->required_affinity_parses) {
+      for (const api::PodAffinityTerm& t : RequiredAffinityTerms(existing->pod)) {
+        process(t, hard_weight);
+      }
+    }
+    if (existing->preferred_affinity_parses) {
+      for (const api::WeightedPodAffinityTerm& w : PreferredAffinityTerms(existing->pod)) {
+        process(w.term, w.weight);
+      }
+    }
+    if (existing->preferred_anti_affinity_parses) {
+      for (const api::WeightedPodAffinityTerm& w : PreferredAntiAffinityTerms(existing->pod)) {
+        process(w.term, -int64_t{w.weight});
+      }
+    }
   }
 }
 
-template <typename NamespaceLabels>
-void ProcessTerms(std::vector<Weight>& out, std::span<const api::WeightedPodAffinityTerm> terms,
-                  int32_t multiplier, const PodRef& owner, const PodRef& target,
-                  NamespaceLabels&& ns_labels, const api::LabelSet& node_labels) {
-  for (const api::WeightedPodAffinityTerm& w : terms) {
-    ProcessTerm(out, w.term, w.weight, multiplier, owner, target, ns_labels, node_labels);
-  }
+// A node's summed weight under one topology key, and whether any term matched (a match of
+// weight 0 still makes an entry), packed into a memo count: the weight in the high 31 bits.
+constexpr int64_t kMaxPackedWeight = (int64_t{1} << 30) - 1;
+uint32_t PackWeight(int64_t weight, bool matched) {
+  return (static_cast<uint32_t>(static_cast<int32_t>(weight)) << 1) | (matched ? 1u : 0u);
 }
+int64_t UnpackWeight(uint32_t packed) { return static_cast<int32_t>(packed) >> 1; }
 
 Status MissingState(std::string_view key) {
   return Status::Error(fmt::format("failed to read \"{}\" from cycleState: not found", key));
@@ -76,6 +103,42 @@ Status InterPodAffinity::PreScore(framework::CycleState& state, const framework:
   const int32_t hard_weight =
       args_.hard_pod_affinity_weight.value_or(kDefaultHardPodAffinityWeight);
 
+  // Both halves are remembered per node between cycles (framework::CountPods' memo). The
+  // incoming pod's terms are counted as PreFilter counts them. The existing pods' terms are
+  // summed per topology key, under a key naming the incoming pod as those terms see it: its
+  // namespace, its labels and its namespace's labels.
+  std::vector<OwnTerm> own;
+  for (const api::WeightedPodAffinityTerm& w : in->preferred_affinity) {
+    own.push_back({&w.term, w.weight, AllTermsCountKey({&w.term, 1}, incoming)});
+  }
+  for (const api::WeightedPodAffinityTerm& w : in->preferred_anti_affinity) {
+    own.push_back({&w.term, -int64_t{w.weight}, AllTermsCountKey({&w.term, 1}, incoming)});
+  }
+  std::string signature = "interpodaffinity existing:" + std::to_string(hard_weight) + '|' +
+                          std::to_string(incoming.namespace_.id()) + '|';
+  for (const api::LabelSet* set : {&in->labels, &in->namespace_labels}) {
+    for (const auto& [key, value] : *set) {
+      signature += std::to_string(key.id()) + '=' + std::to_string(value.id()) + ',';
+    }
+    signature += '|';
+  }
+  // Topology key -> memo key, for every key the nodes' existing terms use.
+  std::vector<std::pair<api::Symbol, uint32_t>> existing_keys;
+  for (const framework::NodeInfo* node : nodes) {
+    for (api::Symbol k : node->affinity_term_keys()) {
+      if (std::none_of(existing_keys.begin(), existing_keys.end(),
+                       [&](const auto& e) { return e.first == k; })) {
+        existing_keys.emplace_back(k, api::Symbol(signature + std::to_string(k.id())).id());
+      }
+    }
+  }
+  auto memo_key = [&](api::Symbol k) {
+    for (const auto& [topology_key, key] : existing_keys) {
+      if (topology_key == k) return key;
+    }
+    return uint32_t{0};
+  };
+
   auto s = std::make_unique<PreScoreState>();
   bool any = false;
   CollectOverNodes<Weight>(
@@ -86,28 +149,64 @@ Status InterPodAffinity::PreScore(framework::CycleState& state, const framework:
         const api::LabelSet& labels = node.node()->metadata.labels;
         // No label, no topology value to credit.
         if (labels.empty()) return;
-        const framework::PodList& pods =
-            has_constraints ? node.pods() : node.pods_with_affinity();
-        for (const framework::PodInfoPtr& existing : pods) {
-          const PodRef other = PodRef::Of(existing->pod);
-          ProcessTerms(out, in->preferred_affinity, 1, incoming, other, own_selectors, labels);
-          ProcessTerms(out, in->preferred_anti_affinity, -1, incoming, other, own_selectors,
-                       labels);
-          if (hard_weight > 0) {
-            const auto required = RequiredAffinityTerms(existing->pod);
-            if (existing->required_affinity_parses) {
-              for (const api::PodAffinityTerm& t : required) {
-                ProcessTerm(out, t, hard_weight, 1, other, incoming, incoming_namespace, labels);
-              }
+        if (has_constraints) {
+          for (const OwnTerm& t : own) {
+            const api::Symbol* value = labels.Get(t.term->topology_key);
+            if (value == nullptr) continue;
+            const uint32_t n =
+                framework::CountPods(node, t.key, [&](const framework::PodInfo& existing) {
+                  return TermMatches(*t.term, incoming, PodRef::Of(existing.pod), own_selectors);
+                });
+            if (n > 0) out.push_back({t.term->topology_key, *value, t.weight * n});
+          }
+        }
+
+        const std::vector<api::Symbol>& keys = node.affinity_term_keys();
+        constexpr size_t kMaxKeys = 8;
+        if (keys.empty()) return;
+        if (keys.size() > kMaxKeys) {
+          // Unusual: credited match by match, without the memo.
+          ExistingTermsSelecting(node, incoming, hard_weight, incoming_namespace,
+                                 [&](const api::PodAffinityTerm& t, int64_t weight) {
+                                   if (const api::Symbol* value = labels.Get(t.topology_key)) {
+                                     out.push_back({t.topology_key, *value, weight});
+                                   }
+                                 });
+          return;
+        }
+        std::array<int64_t, kMaxKeys> weights{};
+        std::array<bool, kMaxKeys> matched{};
+        bool walk = false;
+        for (size_t j = 0; j < keys.size(); ++j) {
+          uint32_t packed = 0;
+          if (node.pod_count_memo().Find(memo_key(keys[j]), &packed)) {
+            weights[j] = UnpackWeight(packed);
+            matched[j] = (packed & 1) != 0;
+          } else {
+            walk = true;
+          }
+        }
+        if (walk) {
+          weights.fill(0);
+          matched.fill(false);
+          ExistingTermsSelecting(
+              node, incoming, hard_weight, incoming_namespace,
+              [&](const api::PodAffinityTerm& t, int64_t weight) {
+                const size_t j = static_cast<size_t>(
+                    std::find(keys.begin(), keys.end(), t.topology_key) - keys.begin());
+                weights[j] += weight;
+                matched[j] = true;
+              });
+          for (size_t j = 0; j < keys.size(); ++j) {
+            if (std::abs(weights[j]) <= kMaxPackedWeight) {
+              node.pod_count_memo().Record(memo_key(keys[j]), PackWeight(weights[j], matched[j]));
             }
           }
-          const auto preferred = PreferredAffinityTerms(existing->pod);
-          if (existing->preferred_affinity_parses) {
-            ProcessTerms(out, preferred, 1, other, incoming, incoming_namespace, labels);
-          }
-          const auto preferred_anti = PreferredAntiAffinityTerms(existing->pod);
-          if (existing->preferred_anti_affinity_parses) {
-            ProcessTerms(out, preferred_anti, -1, other, incoming, incoming_namespace, labels);
+        }
+        for (size_t j = 0; j < keys.size(); ++j) {
+          if (!matched[j]) continue;
+          if (const api::Symbol* value = labels.Get(keys[j])) {
+            out.push_back({keys[j], *value, weights[j]});
           }
         }
       },

@@ -404,6 +404,58 @@ TEST(Score, RawSumsAndHardWeight) {
   EXPECT_EQ(scores[1].score, 0);
 }
 
+// Raw Score per node of `names`, or nothing when PreScore does not succeed (its status in *pre).
+Scores RawScores(test::Cluster& cluster, InterPodAffinity& plugin, const api::Pod& pod,
+                 const std::vector<std::string>& names, Status* pre = nullptr) {
+  const framework::PodInfoPtr info = framework::PodInfo::Make(pod);
+  framework::CycleState state;
+  const Status s = plugin.PreScore(state, *info, cluster.fake.snapshot().List());
+  if (pre != nullptr) *pre = s;
+  Scores out;
+  if (!s.IsSuccess()) return out;
+  for (const std::string& n : names) {
+    int64_t score = 0;
+    EXPECT_TRUE(plugin.Score(state, *info, cluster.NodeInfo(n), &score).IsSuccess());
+    out.push_back(score);
+  }
+  return out;
+}
+
+// What PreScore sums per node is remembered between cycles: it must follow pods bound in
+// between, the incoming pod's labels and namespace, and its own terms.
+TEST(Score, SumsFollowThePodsAndTheIncomingPodBetweenCycles) {
+  const api::PodAffinityTerm to_web =
+      Term(Selector({{"app", api::SelectorOperator::kIn, {"web"}}}), "zone");
+  test::Cluster cluster({Node("a", {{"zone", "z1"}}), Node("b", {{"zone", "z2"}})},
+                        {WithAffinity(WithLabels({{"app", "web"}}, "a"), Preferred(5, to_web))});
+  InterPodAffinity plugin(InterPodAffinityArgs{1, false}, cluster.fake.handle());
+  const std::vector<std::string> names = {"a", "b"};
+  auto web = [] { return MakePod().Name("incoming").Label("app", "web"); };
+
+  EXPECT_EQ(RawScores(cluster, plugin, web().Obj(), names), (Scores{5, 0}));
+  auto named = [](api::Pod pod, const std::string& name) {
+    pod.metadata.name = name;
+    pod.metadata.uid = name;
+    return pod;
+  };
+  cluster.fake.AddPod(
+      named(WithAffinity(WithLabels({{"app", "web"}}, "b"), Preferred(10, to_web)), "later-1"));
+  cluster.fake.AddPod(
+      named(WithAffinity(WithLabels({{"app", "web"}}, "a"), Preferred(2, to_web, true)), "later-2"));
+  EXPECT_EQ(RawScores(cluster, plugin, web().Obj(), names), (Scores{3, 10}));
+  // Another namespace: the existing terms select only their own.
+  Status pre;
+  EXPECT_EQ(RawScores(cluster, plugin, web().Namespace("elsewhere").Obj(), names, &pre), Scores{});
+  EXPECT_EQ(pre.code(), Code::kSkip);
+  EXPECT_EQ(RawScores(cluster, plugin, MakePod().Name("incoming").Label("app", "db").Obj(), names,
+                      &pre),
+            Scores{});
+  EXPECT_EQ(pre.code(), Code::kSkip);
+  // The incoming pod's own anti-affinity to web pods: -4 per web pod in the zone.
+  EXPECT_EQ(RawScores(cluster, plugin, AffinityPod(web()).PreferredAntiAffinity(4, to_web), names),
+            (Scores{3 - 8, 10 - 4}));
+}
+
 TEST(Score, WithoutPreScoreIsAnError) {
   test::Cluster cluster({Node("a", {})}, {});
   InterPodAffinity plugin(InterPodAffinityArgs{1, false}, cluster.fake.handle());
