@@ -113,21 +113,35 @@ Status InterPodAffinity::PreFilter(framework::CycleState& state, const framework
     CountsOf(*s, m.counts).Add(m.key, m.value, m.count, /*erase_zero=*/false);
   };
 
-  // Symmetry: existing pods whose required anti-affinity selects the incoming pod.
+  // Symmetry: existing pods whose required anti-affinity selects the incoming pod, counted per
+  // topology key and remembered with each node's pods between cycles.
+  const ExistingTermKeys anti_keys("required anti-affinity", *in, anti_nodes);
   CollectOverNodes<Match>(
       anti_nodes.size(),
       [&](size_t i, std::vector<Match>& out) {
-        const api::LabelSet* labels = NodeLabels(*anti_nodes[i]);
+        const framework::NodeInfo& node = *anti_nodes[i];
+        const api::LabelSet* labels = NodeLabels(node);
         if (labels == nullptr) return;
-        for (const framework::PodInfoPtr& existing :
-             anti_nodes[i]->pods_with_required_anti_affinity()) {
-          const auto terms = RequiredAntiAffinityTerms(existing->pod);
-          if (!existing->required_anti_affinity_parses) continue;
-          const PodRef owner = PodRef::Of(existing->pod);
-          for (const api::PodAffinityTerm& t : terms) {
-            if (TermMatches(t, owner, incoming, incoming_namespace)) {
-              AppendIfLabelled(out, Counts::kExistingAntiAffinity, *labels, t.topology_key);
+        auto walk = [&](auto&& credit) {
+          for (const framework::PodInfoPtr& existing : node.pods_with_required_anti_affinity()) {
+            if (!existing->required_anti_affinity_parses) continue;
+            const PodRef owner = PodRef::Of(existing->pod);
+            for (const api::PodAffinityTerm& t : RequiredAntiAffinityTerms(existing->pod)) {
+              if (TermMatches(t, owner, incoming, incoming_namespace)) credit(t, 1);
             }
+          }
+        };
+        TermKeySums sums;
+        if (!SumPerTermKey(node, anti_keys, walk, &sums)) {
+          walk([&](const api::PodAffinityTerm& t, int64_t) {
+            AppendIfLabelled(out, Counts::kExistingAntiAffinity, *labels, t.topology_key);
+          });
+          return;
+        }
+        const std::vector<api::Symbol>& keys = node.affinity_term_keys();
+        for (size_t j = 0; j < keys.size(); ++j) {
+          if (sums.sums[j] > 0) {
+            AppendIfLabelled(out, Counts::kExistingAntiAffinity, *labels, keys[j], sums.sums[j]);
           }
         }
       },

@@ -3,8 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
-#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <string>
@@ -64,14 +62,6 @@ void ExistingTermsSelecting(const framework::NodeInfo& node, const PodRef& incom
   }
 }
 
-// A node's summed weight under one topology key, and whether any term matched (a match of
-// weight 0 still makes an entry), packed into a memo count: the weight in the high 31 bits.
-constexpr int64_t kMaxPackedWeight = (int64_t{1} << 30) - 1;
-uint32_t PackWeight(int64_t weight, bool matched) {
-  return (static_cast<uint32_t>(static_cast<int32_t>(weight)) << 1) | (matched ? 1u : 0u);
-}
-int64_t UnpackWeight(uint32_t packed) { return static_cast<int32_t>(packed) >> 1; }
-
 Status MissingState(std::string_view key) {
   return Status::Error(fmt::format("failed to read \"{}\" from cycleState: not found", key));
 }
@@ -114,30 +104,7 @@ Status InterPodAffinity::PreScore(framework::CycleState& state, const framework:
   for (const api::WeightedPodAffinityTerm& w : in->preferred_anti_affinity) {
     own.push_back({&w.term, -int64_t{w.weight}, AllTermsCountKey({&w.term, 1}, incoming)});
   }
-  std::string signature = "interpodaffinity existing:" + std::to_string(hard_weight) + '|' +
-                          std::to_string(incoming.namespace_.id()) + '|';
-  for (const api::LabelSet* set : {&in->labels, &in->namespace_labels}) {
-    for (const auto& [key, value] : *set) {
-      signature += std::to_string(key.id()) + '=' + std::to_string(value.id()) + ',';
-    }
-    signature += '|';
-  }
-  // Topology key -> memo key, for every key the nodes' existing terms use.
-  std::vector<std::pair<api::Symbol, uint32_t>> existing_keys;
-  for (const framework::NodeInfo* node : nodes) {
-    for (api::Symbol k : node->affinity_term_keys()) {
-      if (std::none_of(existing_keys.begin(), existing_keys.end(),
-                       [&](const auto& e) { return e.first == k; })) {
-        existing_keys.emplace_back(k, api::Symbol(signature + std::to_string(k.id())).id());
-      }
-    }
-  }
-  auto memo_key = [&](api::Symbol k) {
-    for (const auto& [topology_key, key] : existing_keys) {
-      if (topology_key == k) return key;
-    }
-    return uint32_t{0};
-  };
+  const ExistingTermKeys existing_keys("score hard=" + std::to_string(hard_weight), *in, nodes);
 
   auto s = std::make_unique<PreScoreState>();
   bool any = false;
@@ -161,52 +128,24 @@ Status InterPodAffinity::PreScore(framework::CycleState& state, const framework:
           }
         }
 
-        const std::vector<api::Symbol>& keys = node.affinity_term_keys();
-        constexpr size_t kMaxKeys = 8;
-        if (keys.empty()) return;
-        if (keys.size() > kMaxKeys) {
-          // Unusual: credited match by match, without the memo.
-          ExistingTermsSelecting(node, incoming, hard_weight, incoming_namespace,
-                                 [&](const api::PodAffinityTerm& t, int64_t weight) {
-                                   if (const api::Symbol* value = labels.Get(t.topology_key)) {
-                                     out.push_back({t.topology_key, *value, weight});
-                                   }
-                                 });
+        auto walk = [&](auto&& credit) {
+          ExistingTermsSelecting(node, incoming, hard_weight, incoming_namespace, credit);
+        };
+        TermKeySums sums;
+        if (!SumPerTermKey(node, existing_keys, walk, &sums)) {
+          // Unusual: credited term by term, without the memo.
+          walk([&](const api::PodAffinityTerm& t, int64_t weight) {
+            if (const api::Symbol* value = labels.Get(t.topology_key)) {
+              out.push_back({t.topology_key, *value, weight});
+            }
+          });
           return;
         }
-        std::array<int64_t, kMaxKeys> weights{};
-        std::array<bool, kMaxKeys> matched{};
-        bool walk = false;
+        const std::vector<api::Symbol>& keys = node.affinity_term_keys();
         for (size_t j = 0; j < keys.size(); ++j) {
-          uint32_t packed = 0;
-          if (node.pod_count_memo().Find(memo_key(keys[j]), &packed)) {
-            weights[j] = UnpackWeight(packed);
-            matched[j] = (packed & 1) != 0;
-          } else {
-            walk = true;
-          }
-        }
-        if (walk) {
-          weights.fill(0);
-          matched.fill(false);
-          ExistingTermsSelecting(
-              node, incoming, hard_weight, incoming_namespace,
-              [&](const api::PodAffinityTerm& t, int64_t weight) {
-                const size_t j = static_cast<size_t>(
-                    std::find(keys.begin(), keys.end(), t.topology_key) - keys.begin());
-                weights[j] += weight;
-                matched[j] = true;
-              });
-          for (size_t j = 0; j < keys.size(); ++j) {
-            if (std::abs(weights[j]) <= kMaxPackedWeight) {
-              node.pod_count_memo().Record(memo_key(keys[j]), PackWeight(weights[j], matched[j]));
-            }
-          }
-        }
-        for (size_t j = 0; j < keys.size(); ++j) {
-          if (!matched[j]) continue;
+          if (!sums.credited[j]) continue;
           if (const api::Symbol* value = labels.Get(keys[j])) {
-            out.push_back({keys[j], *value, weights[j]});
+            out.push_back({keys[j], *value, sums.sums[j]});
           }
         }
       },

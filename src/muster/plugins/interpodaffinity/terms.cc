@@ -149,6 +149,31 @@ uint32_t AllTermsCountKey(std::span<const api::PodAffinityTerm> terms, const Pod
   return api::Symbol(text).id();
 }
 
+ExistingTermKeys::ExistingTermKeys(std::string_view what, const IncomingPod& in,
+                                   std::span<framework::NodeInfo* const> nodes) {
+  std::string signature = "interpodaffinity existing:";
+  signature += what;
+  signature += '|' + std::to_string(in.namespace_.id()) + '|';
+  for (const api::LabelSet* set : {&in.labels, &in.namespace_labels}) {
+    for (const auto& [key, value] : *set) {
+      signature += std::to_string(key.id()) + '=' + std::to_string(value.id()) + ',';
+    }
+    signature += '|';
+  }
+  for (const framework::NodeInfo* node : nodes) {
+    for (api::Symbol k : node->affinity_term_keys()) {
+      if (Get(k) == 0) keys_.emplace_back(k, api::Symbol(signature + std::to_string(k.id())).id());
+    }
+  }
+}
+
+uint32_t ExistingTermKeys::Get(api::Symbol topology_key) const {
+  for (const auto& [k, key] : keys_) {
+    if (k == topology_key) return key;
+  }
+  return 0;
+}
+
 std::optional<std::string> TermsParseError(std::span<const api::PodAffinityTerm> terms) {
   return ListParseError(terms);
 }

@@ -10,12 +10,15 @@
 //     through the API server's mutation, so the merge happens here, from the owner's labels.
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "muster/api/types.h"
@@ -121,6 +124,63 @@ struct IncomingPod {
   // exist. Looks in known_namespaces, then asks `lister`.
   const api::LabelSet* NamespaceLabels(api::Symbol ns, const framework::ObjectLister& lister) const;
 };
+
+// Memo keys (framework::CountPods' memo) for what existing pods' terms give the incoming pod,
+// per topology key: `what` names the sum (which terms, what each counts), and the incoming pod is
+// named as those terms see it: its namespace, labels and namespace's labels. One key for each
+// topology key that the affinity terms of the pods on `nodes` use.
+class ExistingTermKeys {
+ public:
+  ExistingTermKeys(std::string_view what, const IncomingPod& in,
+                   std::span<framework::NodeInfo* const> nodes);
+  // 0 for a topology key none of those terms uses.
+  uint32_t Get(api::Symbol topology_key) const;
+
+ private:
+  std::vector<std::pair<api::Symbol, uint32_t>> keys_;
+};
+
+// What existing pods' terms on one node credit, per topology key of node.affinity_term_keys():
+// the summed amounts, and whether anything was credited (an amount of 0 still counts).
+inline constexpr size_t kMaxTermKeys = 8;
+struct TermKeySums {
+  std::array<int64_t, kMaxTermKeys> sums{};
+  std::array<bool, kMaxTermKeys> credited{};
+};
+
+// Fills *out from the node's memo, or by walk(credit), where walk calls credit(term, amount) for
+// each existing term that selects the incoming pod, and remembers it. False, with nothing
+// filled, when the node's terms use more than kMaxTermKeys topology keys.
+template <typename Walk>
+bool SumPerTermKey(const framework::NodeInfo& node, const ExistingTermKeys& keys, Walk&& walk,
+                   TermKeySums* out) {
+  const std::vector<api::Symbol>& node_keys = node.affinity_term_keys();
+  if (node_keys.size() > kMaxTermKeys) return false;
+  // A memo count holds the sum in its high 31 bits and "credited" in the low one.
+  constexpr int64_t kMaxSum = (int64_t{1} << 30) - 1;
+  bool remembered = true;
+  for (size_t j = 0; j < node_keys.size() && remembered; ++j) {
+    uint32_t packed = 0;
+    remembered = node.pod_count_memo().Find(keys.Get(node_keys[j]), &packed);
+    out->sums[j] = static_cast<int32_t>(packed) >> 1;
+    out->credited[j] = (packed & 1) != 0;
+  }
+  if (remembered) return true;
+  *out = TermKeySums{};
+  walk([&](const api::PodAffinityTerm& t, int64_t amount) {
+    const size_t j = static_cast<size_t>(
+        std::find(node_keys.begin(), node_keys.end(), t.topology_key) - node_keys.begin());
+    out->sums[j] += amount;
+    out->credited[j] = true;
+  });
+  for (size_t j = 0; j < node_keys.size(); ++j) {
+    if (out->sums[j] > kMaxSum || out->sums[j] < -kMaxSum) continue;
+    const uint32_t packed =
+        (static_cast<uint32_t>(static_cast<int32_t>(out->sums[j])) << 1) | (out->credited[j] ? 1u : 0u);
+    node.pod_count_memo().Record(keys.Get(node_keys[j]), packed);
+  }
+  return true;
+}
 
 enum class TermKinds { kRequired, kPreferred };
 
