@@ -135,21 +135,29 @@ Status Coscheduling::Reserve(framework::CycleState&, const framework::PodInfo& p
   return Status::OK();
 }
 
-api::Time Coscheduling::SortTime(const framework::QueuedPodInfo& info) const {
-  const api::Pod& pod = info.pod();
+std::optional<api::Time> Coscheduling::GroupTime(const api::Pod& pod) const {
   if (const api::PodGroup* group = GroupOf(pod)) {
     auto failed = last_failure_.find(GroupId(pod.metadata.namespace_, PodGroupSymbol(pod)));
     if (failed != last_failure_.end()) return failed->second;
     if (group->metadata.creation_timestamp) return *group->metadata.creation_timestamp;
   }
-  return info.initial_attempt_timestamp;
+  return std::nullopt;
 }
 
 bool Coscheduling::Less(const framework::QueuedPodInfo& a,
                         const framework::QueuedPodInfo& b) const {
   const int32_t pa = a.pod().Priority(), pb = b.pod().Priority();
   if (pa != pb) return pa > pb;
-  const api::Time ta = SortTime(a), tb = SortTime(b);
+  // Siblings (one namespace, one group label) have the same group time: looked up once, as heap
+  // operations compare siblings all the time.
+  const api::Symbol group = PodGroupSymbol(a.pod());
+  const bool siblings = !group.empty() && group == PodGroupSymbol(b.pod()) &&
+                        a.pod().metadata.namespace_ == b.pod().metadata.namespace_;
+  const std::optional<api::Time> ga = GroupTime(a.pod());
+  const std::optional<api::Time> gb = siblings ? ga : GroupTime(b.pod());
+  // A pod outside any (existing) group sorts by its own first attempt.
+  const api::Time ta = ga.value_or(a.initial_attempt_timestamp);
+  const api::Time tb = gb.value_or(b.initial_attempt_timestamp);
   if (ta != tb) return ta < tb;
   // Upstream compares the "namespace/name" keys; within one namespace the names decide alone,
   // without building the keys.

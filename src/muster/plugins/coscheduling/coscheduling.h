@@ -83,9 +83,9 @@ class Coscheduling final : public framework::QueueSortPlugin,
 
  private:
   const api::PodGroup* GroupOf(const api::Pod& pod) const;
-  // The time a pod sorts by: its group's last failure, else the group's creation, else the
-  // pod's own initial attempt.
-  api::Time SortTime(const framework::QueuedPodInfo& info) const;
+  // The time a pod in a group sorts by: its group's last failure, else the group's creation;
+  // nullopt when neither applies (the pod then sorts by its own initial attempt).
+  std::optional<api::Time> GroupTime(const api::Pod& pod) const;
   void RejectWaitingSiblings(const api::Pod& pod, std::string_view group, const char* message);
   void MarkFailed(const api::PodGroup& group);
   bool BackedOff(const std::string& group_key) const;
