@@ -518,6 +518,7 @@ std::vector<framework::NodeInfo*> Scheduler::FindNodesThatFitPod(const framework
   }
   std::vector<framework::NodeInfo*> result;
   size_t processed = 0;
+  diagnosis->statuses.Reserve(examined - std::min(examined, found));
   for (size_t i = 0; i < examined; ++i) {
     if (statuses[i].IsError()) {
       *error = statuses[i];
