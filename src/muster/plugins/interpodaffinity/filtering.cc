@@ -115,7 +115,7 @@ Status InterPodAffinity::PreFilter(framework::CycleState& state, const framework
 
   // Symmetry: existing pods whose required anti-affinity selects the incoming pod, counted per
   // topology key and remembered with each node's pods between cycles.
-  const ExistingTermKeys anti_keys("required anti-affinity", *in, anti_nodes);
+  const ExistingTermKeys anti_keys("required anti-affinity", *in);
   CollectOverNodes<Match>(
       anti_nodes.size(),
       [&](size_t i, std::vector<Match>& out) {

@@ -104,7 +104,7 @@ Status InterPodAffinity::PreScore(framework::CycleState& state, const framework:
   for (const api::WeightedPodAffinityTerm& w : in->preferred_anti_affinity) {
     own.push_back({&w.term, -int64_t{w.weight}, AllTermsCountKey({&w.term, 1}, incoming)});
   }
-  const ExistingTermKeys existing_keys("score hard=" + std::to_string(hard_weight), *in, nodes);
+  const ExistingTermKeys existing_keys(fmt::format("score hard={}", hard_weight), *in);
 
   auto s = std::make_unique<PreScoreState>();
   bool any = false;

@@ -123,7 +123,9 @@ bool TermSelectsLabels(const api::PodAffinityTerm& term, const api::LabelSet& ow
 }
 
 uint32_t AllTermsCountKey(std::span<const api::PodAffinityTerm> terms, const PodRef& owner) {
-  std::string text = "interpodaffinity all:" + std::to_string(owner.namespace_.id()) + '|';
+  std::string text = "interpodaffinity all:";
+  text += std::to_string(owner.namespace_.id());
+  text += '|';
   bool owner_labels = false;
   for (const api::PodAffinityTerm& t : terms) {
     if (t.namespace_selector && !t.namespace_selector->Empty()) return 0;
@@ -149,27 +151,30 @@ uint32_t AllTermsCountKey(std::span<const api::PodAffinityTerm> terms, const Pod
   return api::Symbol(text).id();
 }
 
-ExistingTermKeys::ExistingTermKeys(std::string_view what, const IncomingPod& in,
-                                   std::span<framework::NodeInfo* const> nodes) {
-  std::string signature = "interpodaffinity existing:";
-  signature += what;
-  signature += '|' + std::to_string(in.namespace_.id()) + '|';
+ExistingTermKeys::ExistingTermKeys(std::string_view what, const IncomingPod& in)
+    : signature_("interpodaffinity existing:") {
+  signature_ += what;
+  signature_ += '|';
+  signature_ += std::to_string(in.namespace_.id());
+  signature_ += '|';
   for (const api::LabelSet* set : {&in.labels, &in.namespace_labels}) {
     for (const auto& [key, value] : *set) {
-      signature += std::to_string(key.id()) + '=' + std::to_string(value.id()) + ',';
+      signature_ += std::to_string(key.id()) + '=' + std::to_string(value.id()) + ',';
     }
-    signature += '|';
-  }
-  for (const framework::NodeInfo* node : nodes) {
-    for (api::Symbol k : node->affinity_term_keys()) {
-      if (Get(k) == 0) keys_.emplace_back(k, api::Symbol(signature + std::to_string(k.id())).id());
-    }
+    signature_ += '|';
   }
 }
 
 uint32_t ExistingTermKeys::Get(api::Symbol topology_key) const {
-  for (const auto& [k, key] : keys_) {
-    if (k == topology_key) return key;
+  for (std::atomic<uint64_t>& slot : slots_) {
+    uint64_t word = slot.load(std::memory_order_acquire);
+    if (word == 0) {
+      // Free: claim it. A thread that loses the race finds the winner's entry in `word`.
+      const uint32_t key = api::Symbol(signature_ + std::to_string(topology_key.id())).id();
+      const uint64_t mine = uint64_t{topology_key.id()} << 32 | key;
+      if (slot.compare_exchange_strong(word, mine, std::memory_order_acq_rel)) return key;
+    }
+    if (word >> 32 == topology_key.id()) return static_cast<uint32_t>(word);
   }
   return 0;
 }

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -127,17 +128,20 @@ struct IncomingPod {
 
 // Memo keys (framework::CountPods' memo) for what existing pods' terms give the incoming pod,
 // per topology key: `what` names the sum (which terms, what each counts), and the incoming pod is
-// named as those terms see it: its namespace, labels and namespace's labels. One key for each
-// topology key that the affinity terms of the pods on `nodes` use.
+// named as those terms see it: its namespace, labels and namespace's labels. Keys are made on
+// first use, from the threads of a parallel loop: a cycle meets only a few topology keys, and
+// listing them up front would take a pass over every node.
 class ExistingTermKeys {
  public:
-  ExistingTermKeys(std::string_view what, const IncomingPod& in,
-                   std::span<framework::NodeInfo* const> nodes);
-  // 0 for a topology key none of those terms uses.
+  ExistingTermKeys(std::string_view what, const IncomingPod& in);
+  // The key for `topology_key`; 0 (no memo) past the first kSlots distinct topology keys.
   uint32_t Get(api::Symbol topology_key) const;
 
  private:
-  std::vector<std::pair<api::Symbol, uint32_t>> keys_;
+  static constexpr size_t kSlots = 16;
+  std::string signature_;
+  // (topology key id << 32) | memo key, filled in order; 0 while free.
+  mutable std::array<std::atomic<uint64_t>, kSlots> slots_{};
 };
 
 // What existing pods' terms on one node credit, per topology key of node.affinity_term_keys():

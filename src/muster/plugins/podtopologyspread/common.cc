@@ -146,7 +146,9 @@ void SetCountKeys(std::vector<Constraint>& constraints, api::Symbol ns) {
   for (Constraint& c : constraints) {
     if (!c.selector) continue;
     // The prefix keeps these keys apart from other strings.
-    text = "podtopologyspread count:" + std::to_string(ns.id()) + '|';
+    text = "podtopologyspread count:";
+    text += std::to_string(ns.id());
+    text += '|';
     api::AppendSelectorIds(*c.selector, &text);
     c.count_key = api::Symbol(text).id();
   }
