@@ -236,6 +236,13 @@ void AppendSelectorIds(const LabelSelector& selector, std::string* out) {
   *out += '|';
 }
 
+void AppendLabelIds(const LabelSet& labels, std::string* out) {
+  for (const auto& [key, value] : labels) {
+    *out += std::to_string(key.id()) + '=' + std::to_string(value.id()) + ',';
+  }
+  *out += '|';
+}
+
 bool LabelSelector::Matches(const LabelSet& labels) const {
   if (!IsWellFormed(*this)) return false;
   for (const auto& [key, value] : match_labels) {

@@ -108,6 +108,8 @@ struct LabelSelector {
 // different for selectors that differ (in content or in the order written). Names what was
 // computed with a selector, for memos keyed by it.
 void AppendSelectorIds(const LabelSelector& selector, std::string* out);
+// The same for a label set, in its order: equal sets spell alike.
+void AppendLabelIds(const LabelSet& labels, std::string* out);
 
 // Records in selector.prepared whether upstream's LabelSelectorAsSelector accepts it.
 void PrepareLabelSelector(LabelSelector& selector);

@@ -143,11 +143,7 @@ uint32_t AllTermsCountKey(std::span<const api::PodAffinityTerm> terms, const Pod
     owner_labels = owner_labels || !t.match_label_keys.empty() || !t.mismatch_label_keys.empty();
   }
   // matchLabelKeys and mismatchLabelKeys compare with the owner's values.
-  if (owner_labels) {
-    for (const auto& [key, value] : *owner.labels) {
-      text += std::to_string(key.id()) + '=' + std::to_string(value.id()) + ',';
-    }
-  }
+  if (owner_labels) api::AppendLabelIds(*owner.labels, &text);
   return api::Symbol(text).id();
 }
 
@@ -157,12 +153,8 @@ ExistingTermKeys::ExistingTermKeys(std::string_view what, const IncomingPod& in)
   signature_ += '|';
   signature_ += std::to_string(in.namespace_.id());
   signature_ += '|';
-  for (const api::LabelSet* set : {&in.labels, &in.namespace_labels}) {
-    for (const auto& [key, value] : *set) {
-      signature_ += std::to_string(key.id()) + '=' + std::to_string(value.id()) + ',';
-    }
-    signature_ += '|';
-  }
+  api::AppendLabelIds(in.labels, &signature_);
+  api::AppendLabelIds(in.namespace_labels, &signature_);
 }
 
 uint32_t ExistingTermKeys::Get(api::Symbol topology_key) const {

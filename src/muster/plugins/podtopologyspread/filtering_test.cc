@@ -1182,38 +1182,41 @@ TEST(PodTopologySpreadFilter, UpstreamMultipleConstraintsCases) {
   RunFilterCases(cases);
 }
 
+// A pod labelled app=web, bound to `node`.
+api::Pod WebPod(std::string_view name, std::string_view node) {
+  return TestPod(name).Node(node).Label("app", "web").Obj();
+}
+
+// An app=web pod that spreads app=web pods over zones with maxSkew 1, DoNotSchedule.
+TestPod SpreadingWebPod(std::string_view name) {
+  TestPod pod(name);
+  pod.Label("app", "web")
+      .Spread(1, testutil::kZone, kDoNotSchedule, testutil::MatchLabels({{"app", "web"}}));
+  return pod;
+}
+
 // Counts are remembered per node between cycles; a pod bound in between must be counted in the
 // next cycle, on its node only.
 TEST(PodTopologySpreadFilter, NextCycleCountsPodsBoundSinceTheLast) {
   const std::vector<api::Node> nodes = {MakeNode("n1").Label(testutil::kZone, "zone-a").Obj(),
                                         MakeNode("n2").Label(testutil::kZone, "zone-b").Obj()};
-  auto web = [](std::string_view name, std::string_view node) {
-    return TestPod(name).Node(node).Label("app", "web").Obj();
-  };
-  Harness h(nodes, {web("w1", "n1")}, testutil::ListArgs());
-  const auto pod = framework::PodInfo::Make(
-      TestPod("w9")
-          .Label("app", "web")
-          .Spread(1, testutil::kZone, kDoNotSchedule, testutil::MatchLabels({{"app", "web"}})));
+  Harness h(nodes, {WebPod("w1", "n1")}, testutil::ListArgs());
+  const auto pod = framework::PodInfo::Make(SpreadingWebPod("w9"));
   framework::PreFilterResult result;
   framework::CycleState first;
   ASSERT_TRUE(h.plugin().PreFilter(first, *pod, h.all_nodes(), &result).IsSuccess());
   EXPECT_EQ(h.plugin().Filter(first, *pod, h.node("n1")), Expected(kNo));
   EXPECT_EQ(h.plugin().Filter(first, *pod, h.node("n2")), Status::OK());
 
-  h.AddPod(web("w2", "n2"));
-  h.AddPod(web("w3", "n2"));
+  h.AddPod(WebPod("w2", "n2"));
+  h.AddPod(WebPod("w3", "n2"));
   framework::CycleState second;
   ASSERT_TRUE(h.plugin().PreFilter(second, *pod, h.all_nodes(), &result).IsSuccess());
   EXPECT_EQ(h.plugin().Filter(second, *pod, h.node("n1")), Status::OK());
   EXPECT_EQ(h.plugin().Filter(second, *pod, h.node("n2")), Expected(kNo));
 
   // The same selector in another namespace counts nothing there.
-  const auto other = framework::PodInfo::Make(
-      TestPod("o1")
-          .Namespace("other")
-          .Label("app", "web")
-          .Spread(1, testutil::kZone, kDoNotSchedule, testutil::MatchLabels({{"app", "web"}})));
+  const auto other = framework::PodInfo::Make(SpreadingWebPod("o1").Namespace("other"));
   framework::CycleState third;
   ASSERT_TRUE(h.plugin().PreFilter(third, *other, h.all_nodes(), &result).IsSuccess());
   EXPECT_EQ(h.plugin().Filter(third, *other, h.node("n2")), Status::OK());
@@ -1225,14 +1228,9 @@ TEST(PodTopologySpreadFilter, NewPodGoesToTheEmptiestZone) {
   const std::vector<api::Node> nodes = {MakeNode("n1").Label(testutil::kZone, "zone-a").Obj(),
                                         MakeNode("n2").Label(testutil::kZone, "zone-b").Obj(),
                                         MakeNode("n3").Label(testutil::kZone, "zone-c").Obj()};
-  auto web = [](std::string_view name, std::string_view node) {
-    return TestPod(name).Node(node).Label("app", "web").Obj();
-  };
-  Harness h(nodes, {web("w1", "n1"), web("w2", "n1"), web("w3", "n2")}, testutil::ListArgs());
-  const auto pod = framework::PodInfo::Make(
-      TestPod("w4")
-          .Label("app", "web")
-          .Spread(1, testutil::kZone, kDoNotSchedule, testutil::MatchLabels({{"app", "web"}})));
+  Harness h(nodes, {WebPod("w1", "n1"), WebPod("w2", "n1"), WebPod("w3", "n2")},
+            testutil::ListArgs());
+  const auto pod = framework::PodInfo::Make(SpreadingWebPod("w4"));
   framework::CycleState state;
   framework::PreFilterResult result;
   ASSERT_TRUE(h.plugin().PreFilter(state, *pod, h.all_nodes(), &result).IsSuccess());
