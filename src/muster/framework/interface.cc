@@ -73,7 +73,9 @@ std::vector<std::string> NodeToStatus::ReasonCounts(int32_t num_all_nodes) const
   }
   std::vector<std::string> parts;
   parts.reserve(histogram.size());
-  for (const auto& [reason, count] : histogram) parts.push_back(fmt::format("{} {}", count, reason));
+  for (const auto& [reason, count] : histogram) {
+    parts.push_back(fmt::format("{} {}", count, reason));
+  }
   // As strings, as upstream sorts them: "10 ..." before "2 ...".
   std::sort(parts.begin(), parts.end());
   return parts;

@@ -87,7 +87,8 @@ TEST(NodeToStatusTest, SetGetReplaceAndGrow) {
 TEST(NodeToStatusTest, ReasonCountsOverSharedAndDistinctStatuses) {
   NodeToStatus m;
   m.absent = Status::Unresolvable("node(s) were absent");
-  const Status cpu(Code::kUnschedulable, std::vector<std::string>{"Insufficient cpu", "Too many pods"});
+  const Status cpu(Code::kUnschedulable,
+                   std::vector<std::string>{"Insufficient cpu", "Too many pods"});
   for (int i = 0; i < 12; ++i) m.Set(api::Symbol("shared-" + std::to_string(i)), cpu);
   // More distinct statuses than are grouped by identity: counted one by one, same result.
   for (int i = 0; i < 40; ++i) {

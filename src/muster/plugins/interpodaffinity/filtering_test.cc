@@ -763,17 +763,19 @@ TEST(CountsBetweenCycles, FollowThePodsAndTheTerms) {
                         {MakePod().Name("web1").Label("app", "web").NodeName("nodeA").Obj()});
   auto incoming = [] { return MakePod().Name("incoming").Label("app", "web"); };
   const std::vector<std::string> both = {"nodeA", "nodeB"};
-  FilterRun run =
-      RunFilters(cluster, AffinityPod(incoming()).Affinity(In("app", "zone", {"web"})), both, false);
+  FilterRun run = RunFilters(cluster, AffinityPod(incoming()).Affinity(In("app", "zone", {"web"})),
+                             both, false);
   EXPECT_EQ(run.filters, (std::vector<Status>{{}, kAffinityFails}));
 
   cluster.fake.AddPod(MakePod().Name("web2").Label("app", "web").NodeName("nodeB").Obj());
-  run = RunFilters(cluster, AffinityPod(incoming()).Affinity(In("app", "zone", {"web"})), both, false);
+  run = RunFilters(cluster, AffinityPod(incoming()).Affinity(In("app", "zone", {"web"})), both,
+                   false);
   EXPECT_EQ(run.filters, (std::vector<Status>{{}, {}}));
   run = RunFilters(cluster, AffinityPod(incoming()).AntiAffinity(In("app", "zone", {"web"})), both,
                    false);
   EXPECT_EQ(run.filters, (std::vector<Status>{kAntiAffinityFails, kAntiAffinityFails}));
-  run = RunFilters(cluster, AffinityPod(incoming()).Affinity(In("app", "zone", {"db"})), both, false);
+  run =
+      RunFilters(cluster, AffinityPod(incoming()).Affinity(In("app", "zone", {"db"})), both, false);
   EXPECT_EQ(run.filters, (std::vector<Status>{kAffinityFails, kAffinityFails}));
   // The same term from another namespace selects none of these pods.
   run = RunFilters(cluster,

@@ -304,8 +304,7 @@ TEST(RememberedCounts, DecideAsAFreshClusterEveryCycle) {
   const std::vector<std::string_view> keys = {"zone", "hostname"};
   auto random_term = [&] {
     api::PodAffinityTerm t =
-        pick(4) == 0 ? Exists("app", keys[pick(2)])
-                     : In("app", keys[pick(2)], {apps[pick(3)]});
+        pick(4) == 0 ? Exists("app", keys[pick(2)]) : In("app", keys[pick(2)], {apps[pick(3)]});
     if (pick(4) == 0) t.namespaces.emplace_back(namespaces[pick(3)]);
     if (pick(5) == 0) {
       api::LabelSelector team = test::Selector({{"team", api::SelectorOperator::kIn, {"x"}}});
@@ -343,8 +342,9 @@ TEST(RememberedCounts, DecideAsAFreshClusterEveryCycle) {
   std::vector<std::string> names;
   for (int i = 0; i < 80; ++i) {
     names.push_back("n" + std::to_string(i));
-    nodes.push_back(test::Node(names.back(), {{"zone", i % 3 == 0 ? "z1" : (i % 3 == 1 ? "z2" : "z3")},
-                                              {"hostname", names.back()}}));
+    nodes.push_back(test::Node(
+        names.back(),
+        {{"zone", i % 3 == 0 ? "z1" : (i % 3 == 1 ? "z2" : "z3")}, {"hostname", names.back()}}));
   }
   std::vector<api::Pod> bound;
   for (int i = 0; i < 120; ++i) {

@@ -440,16 +440,16 @@ TEST(Score, SumsFollowThePodsAndTheIncomingPodBetweenCycles) {
   };
   cluster.fake.AddPod(
       named(WithAffinity(WithLabels({{"app", "web"}}, "b"), Preferred(10, to_web)), "later-1"));
-  cluster.fake.AddPod(
-      named(WithAffinity(WithLabels({{"app", "web"}}, "a"), Preferred(2, to_web, true)), "later-2"));
+  cluster.fake.AddPod(named(
+      WithAffinity(WithLabels({{"app", "web"}}, "a"), Preferred(2, to_web, true)), "later-2"));
   EXPECT_EQ(RawScores(cluster, plugin, web().Obj(), names), (Scores{3, 10}));
   // Another namespace: the existing terms select only their own.
   Status pre;
   EXPECT_EQ(RawScores(cluster, plugin, web().Namespace("elsewhere").Obj(), names, &pre), Scores{});
   EXPECT_EQ(pre.code(), Code::kSkip);
-  EXPECT_EQ(RawScores(cluster, plugin, MakePod().Name("incoming").Label("app", "db").Obj(), names,
-                      &pre),
-            Scores{});
+  EXPECT_EQ(
+      RawScores(cluster, plugin, MakePod().Name("incoming").Label("app", "db").Obj(), names, &pre),
+      Scores{});
   EXPECT_EQ(pre.code(), Code::kSkip);
   // The incoming pod's own anti-affinity to web pods: -4 per web pod in the zone.
   EXPECT_EQ(RawScores(cluster, plugin, AffinityPod(web()).PreferredAntiAffinity(4, to_web), names),

@@ -179,8 +179,8 @@ bool SumPerTermKey(const framework::NodeInfo& node, const ExistingTermKeys& keys
   });
   for (size_t j = 0; j < node_keys.size(); ++j) {
     if (out->sums[j] > kMaxSum || out->sums[j] < -kMaxSum) continue;
-    const uint32_t packed =
-        (static_cast<uint32_t>(static_cast<int32_t>(out->sums[j])) << 1) | (out->credited[j] ? 1u : 0u);
+    const uint32_t packed = (static_cast<uint32_t>(static_cast<int32_t>(out->sums[j])) << 1) |
+                            (out->credited[j] ? 1u : 0u);
     node.pod_count_memo().Record(keys.Get(node_keys[j]), packed);
   }
   return true;

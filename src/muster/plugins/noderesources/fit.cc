@@ -246,8 +246,9 @@ Status Fit::Filter(const framework::CycleState& state, const framework::PodInfo&
   if (!scalar) return native_failures_[key];
   // Extended resources: reasons built for the occasion.
   std::vector<std::string> reasons;
-  CheckFit(s->request, node, [&](Shortage kind, api::Symbol name, int64_t, int64_t, int64_t,
-                                 bool) { reasons.push_back(Reason(kind, name)); });
+  CheckFit(s->request, node, [&](Shortage kind, api::Symbol name, int64_t, int64_t, int64_t, bool) {
+    reasons.push_back(Reason(kind, name));
+  });
   return Status(key & 0x10 ? Code::kUnschedulableAndUnresolvable : Code::kUnschedulable,
                 std::move(reasons));
 }

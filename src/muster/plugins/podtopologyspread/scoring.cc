@@ -102,8 +102,7 @@ Status PodTopologySpread::PreScore(framework::CycleState& state, const framework
       // Lookups only: the maps are not written until every node is done.
       const auto it = data->counts[i].find(value != nullptr ? *value : api::Symbol());
       if (it == data->counts[i].end()) continue;
-      per_node[k * n + i] = {&it->second,
-                             CountMatchingPods(*info, c, pod.pod.metadata.namespace_)};
+      per_node[k * n + i] = {&it->second, CountMatchingPods(*info, c, pod.pod.metadata.namespace_)};
     }
   });
   for (const NodeCount& nc : per_node) {
