@@ -33,19 +33,25 @@ void MemoryCluster::Notify(std::function<void(ClusterObserver&)> fn) {
   });
 }
 
+MemoryCluster::PodMap::iterator MemoryCluster::FindPod(std::string_view key) {
+  auto it = pod_index_.find(key);
+  return it == pod_index_.end() ? pods_.end() : it->second;
+}
+
 Status MemoryCluster::CreatePod(api::Pod pod) {
-  const std::string key = pod.metadata.Key();
-  if (pods_.contains(key)) return AlreadyExists("pods", key);
+  std::string key = pod.metadata.Key();
+  if (pod_index_.contains(key)) return AlreadyExists("pods", key);
   Stamp(pod.metadata);
   // Observers get one shared copy: a pod is tens of allocations to copy.
   auto added = std::make_shared<const api::Pod>(pod);
-  pods_.emplace(key, std::move(pod));
+  auto it = pods_.emplace(std::move(key), std::move(pod)).first;
+  pod_index_.emplace(it->first, it);
   Notify([added](ClusterObserver& o) { o.OnPodAdd(*added); });
   return Status::OK();
 }
 
 Status MemoryCluster::UpdatePod(api::Pod pod) {
-  auto it = pods_.find(pod.metadata.Key());
+  auto it = FindPod(pod.metadata.Key());
   if (it == pods_.end()) return NotFound("pods", pod.metadata.Key());
   auto old = std::make_shared<const api::Pod>(std::move(it->second));
   pod.metadata.resource_version = std::to_string(++revision_);
@@ -56,9 +62,10 @@ Status MemoryCluster::UpdatePod(api::Pod pod) {
 }
 
 Status MemoryCluster::DeletePodByKey(const std::string& key) {
-  auto it = pods_.find(key);
+  auto it = FindPod(key);
   if (it == pods_.end()) return NotFound("pods", key);
   auto old = std::make_shared<const api::Pod>(std::move(it->second));
+  pod_index_.erase(it->first);
   pods_.erase(it);
   ++revision_;
   Notify([old](ClusterObserver& o) { o.OnPodDelete(*old); });
@@ -144,8 +151,8 @@ Status MemoryCluster::CreatePodDisruptionBudget(api::PodDisruptionBudget pdb) {
 }
 
 const api::Pod* MemoryCluster::GetPod(const std::string& key) const {
-  auto it = pods_.find(key);
-  return it == pods_.end() ? nullptr : &it->second;
+  auto it = pod_index_.find(key);
+  return it == pod_index_.end() ? nullptr : &it->second->second;
 }
 
 const api::Node* MemoryCluster::GetNode(const std::string& name) const {
@@ -159,7 +166,7 @@ const api::PodGroup* MemoryCluster::GetPodGroup(const std::string& key) const {
 }
 
 Status MemoryCluster::Bind(const api::Pod& pod, api::Symbol node) {
-  auto it = pods_.find(pod.metadata.Key());
+  auto it = FindPod(pod.metadata.Key());
   if (it == pods_.end()) return NotFound("pods", pod.metadata.Key());
   if (!it->second.spec.node_name.empty()) {
     return Status::Error(fmt::format("pod {} is already assigned to node \"{}\"",
@@ -178,7 +185,7 @@ Status MemoryCluster::Bind(const api::Pod& pod, api::Symbol node) {
 
 Status MemoryCluster::UpdatePodCondition(const api::Pod& pod, const api::PodCondition& condition,
                                          const std::optional<std::string>& nominated_node) {
-  auto it = pods_.find(pod.metadata.Key());
+  auto it = FindPod(pod.metadata.Key());
   if (it == pods_.end()) return NotFound("pods", pod.metadata.Key());
   api::Pod updated = it->second;
   bool replaced = false;

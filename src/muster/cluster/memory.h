@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -69,10 +70,15 @@ class MemoryCluster final : public Cluster {
  private:
   void Stamp(api::ObjectMeta& meta);
   void Notify(std::function<void(ClusterObserver&)> fn);
+  // pods_.find through pod_index_: every bind looks its pod up.
+  using PodMap = std::map<std::string, api::Pod>;
+  PodMap::iterator FindPod(std::string_view key);
 
   framework::Clock& clock_;
   std::vector<ClusterObserver*> observers_;
-  std::map<std::string, api::Pod> pods_;
+  // Ordered for the report; indexed by key (string_views into pods_' keys) for lookups.
+  PodMap pods_;
+  std::unordered_map<std::string_view, PodMap::iterator> pod_index_;
   std::map<std::string, api::Node> nodes_;
   std::map<std::string, api::PodGroup> pod_groups_;
   std::map<std::string, api::Namespace> namespaces_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 
 #include <fmt/format.h>
 
@@ -146,9 +147,13 @@ Status Framework::RunPreFilterExtensionRemovePod(CycleState& state, const PodInf
 
 Status Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
                                    const NodeInfo& node) const {
+  // The plugins not skipped, as set bits: a node visits only those (most pods skip most filters).
   const size_t n = plugins_.filter.size();
-  for (size_t i = 0; i < n; ++i) {
-    if (state.skip_filter_at[i]) continue;
+  uint64_t run = ~state.skip_filter_at.to_ullong();
+  if (n < 64) run &= (uint64_t{1} << n) - 1;
+  while (run != 0) {
+    const int i = std::countr_zero(run);
+    run &= run - 1;
     const FilterPlugin* pl = plugins_.filter[i];
     Status s = pl->Filter(state, pod, node);
     if (s.IsSuccess()) continue;
@@ -233,15 +238,15 @@ Status Framework::RunScorePlugins(const CycleState& state, const PodInfo& pod,
   std::vector<NodeScore> flat(active.size() * n);
   std::atomic<bool> failed{false};
   std::vector<Status> errors(active.size());
-  ForEachNode(n, [&](size_t i) {
+  // Each range of nodes goes through every plugin in turn while its nodes are still in cache.
+  ParallelRanges(0, n, [&](size_t begin, size_t end) {
     for (size_t p = 0; p < active.size(); ++p) {
-      int64_t score = 0;
-      Status s = active[p]->first->Score(state, pod, *nodes[i], &score);
+      Status s = active[p]->first->ScoreNodes(state, pod, nodes.subspan(begin, end - begin),
+                                              std::span(flat).subspan(p * n + begin, end - begin));
       if (!s.IsSuccess()) {
         if (!failed.exchange(true)) errors[p] = s;
         return;
       }
-      flat[p * n + i] = NodeScore{nodes[i]->name(), score};
     }
   });
   if (failed) {

@@ -79,7 +79,7 @@ class ObjectLister {
   // Every pod the scheduler knows (pending and assigned) in `ns` carrying label key=value.
   virtual std::vector<const api::Pod*> PodsWithLabel(api::Symbol ns, api::Symbol key,
                                                      api::Symbol value) const = 0;
-  virtual const api::PodGroup* GetPodGroup(api::Symbol ns, std::string_view name) const = 0;
+  virtual const api::PodGroup* GetPodGroup(api::Symbol ns, api::Symbol name) const = 0;
   virtual std::vector<const api::PodDisruptionBudget*> PodDisruptionBudgets(
       api::Symbol ns) const = 0;
   virtual const api::Namespace* GetNamespace(api::Symbol name) const = 0;

@@ -7,6 +7,29 @@
 
 namespace muster::framework {
 
+Status ScorePlugin::ScoreNodes(const CycleState& state, const PodInfo& pod,
+                               std::span<NodeInfo* const> nodes,
+                               std::span<NodeScore> scores) const {
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    int64_t score = 0;
+    Status s = Score(state, pod, *nodes[i], &score);
+    if (!s.IsSuccess()) return s;
+    scores[i] = NodeScore{nodes[i]->name(), score};
+  }
+  return Status::OK();
+}
+
+Status ScoreOneNode(const ScorePlugin& plugin, const CycleState& state, const PodInfo& pod,
+                    const NodeInfo& node, int64_t* score) {
+  // ScoreNodes takes the framework's list of mutable nodes; it only reads them.
+  NodeInfo* const one = const_cast<NodeInfo*>(&node);
+  NodeScore out;
+  Status s = plugin.ScoreNodes(state, pod, std::span<NodeInfo* const>(&one, 1),
+                               std::span<NodeScore>(&out, 1));
+  *score = out.score;
+  return s;
+}
+
 size_t NodeToStatus::Slot(api::Symbol node) const {
   const size_t mask = index_.size() - 1;
   // Fibonacci hashing spreads the dense ids; linear probing from there.

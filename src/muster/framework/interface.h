@@ -164,6 +164,12 @@ class ScorePlugin : public virtual Plugin {
  public:
   virtual Status Score(const CycleState& state, const PodInfo& pod, const NodeInfo& node,
                        int64_t* score) const = 0;
+  // Scores nodes[i] into scores[i] (name and score) for a range of the feasible nodes; the
+  // framework scores through this. The default calls Score per node; a plugin overrides it to
+  // do its per-cycle work (reading its cycle state) once per range instead of once per node.
+  // Stops at, and returns, the first failure.
+  virtual Status ScoreNodes(const CycleState& state, const PodInfo& pod,
+                            std::span<NodeInfo* const> nodes, std::span<NodeScore> scores) const;
   // Maps the raw scores into [0, 100]; plugins whose Score is already in range return false.
   virtual bool HasNormalizeScore() const { return false; }
   virtual Status NormalizeScore(const CycleState& state, const PodInfo& pod,
@@ -172,6 +178,19 @@ class ScorePlugin : public virtual Plugin {
     return Status::OK();
   }
 };
+
+// For plugins that override ScoreNodes: their Score, as ScoreNodes over the one node.
+Status ScoreOneNode(const ScorePlugin& plugin, const CycleState& state, const PodInfo& pod,
+                    const NodeInfo& node, int64_t* score);
+
+// Fills scores[i] with nodes[i]'s name and score(*nodes[i]): the loop of a ScoreNodes whose
+// per-node part cannot fail.
+template <typename ScoreFn>
+void ScoreEachNode(std::span<NodeInfo* const> nodes, std::span<NodeScore> scores, ScoreFn&& score) {
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    scores[i] = NodeScore{nodes[i]->name(), score(*nodes[i])};
+  }
+}
 
 class ReservePlugin : public virtual Plugin {
  public:

@@ -60,7 +60,15 @@ bool HostPortInfo::Conflicts(const HostPort& p) const {
 void NodeInfo::SetNode(std::shared_ptr<const api::Node> node) {
   node_ = std::move(node);
   name_ = api::Symbol(node_->metadata.name);
+  unschedulable_ = node_->spec.unschedulable;
+  taints_ = node_->spec.taints;
   allocatable_ = api::Resource::FromList(node_->status.allocatable);
+}
+
+void NodeInfo::RemoveNode() {
+  node_.reset();
+  unschedulable_ = false;
+  taints_ = {};
 }
 
 void PodList::Iterator::Seek() {
@@ -121,10 +129,11 @@ PodList::Chunk& PodList::MutableLastChunk() {
 
 void NodeInfo::AddPod(PodInfoPtr pod) {
   pod_count_memo_.Clear();
+  min_pod_priority_ = std::min(min_pod_priority_, pod->pod.Priority());
   requested_.Add(pod->requests);
   requested_.allowed_pod_number += 1;
-  non_zero_requested_.milli_cpu += pod->non_zero_requests.milli_cpu;
-  non_zero_requested_.memory += pod->non_zero_requests.memory;
+  non_zero_milli_cpu_ += pod->non_zero_requests.milli_cpu;
+  non_zero_memory_ += pod->non_zero_requests.memory;
   for (const HostPort& p : PodHostPorts(pod->pod)) used_ports_.Add(p);
   if (pod->has_affinity) {
     AddAffinityTermKeys(*pod);
@@ -168,9 +177,15 @@ void NodeInfo::RemovePodAt(size_t i) {
   }
   requested_.Sub(info->requests);
   requested_.allowed_pod_number -= 1;
-  non_zero_requested_.milli_cpu -= info->non_zero_requests.milli_cpu;
-  non_zero_requested_.memory -= info->non_zero_requests.memory;
+  non_zero_milli_cpu_ -= info->non_zero_requests.milli_cpu;
+  non_zero_memory_ -= info->non_zero_requests.memory;
   for (const HostPort& p : PodHostPorts(info->pod)) used_ports_.Remove(p);
+  if (info->pod.Priority() == min_pod_priority_) {
+    min_pod_priority_ = std::numeric_limits<int32_t>::max();
+    for (const PodInfoPtr& p : pods_) {
+      min_pod_priority_ = std::min(min_pod_priority_, p->pod.Priority());
+    }
+  }
 }
 
 void NodeInfo::AddAffinityTermKeys(const PodInfo& pod) {

@@ -9,7 +9,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
+#include <limits>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -185,7 +187,9 @@ struct ImageState {
   int32_t num_nodes = 0;
 };
 
-class NodeInfo {
+// Cache-line aligned, so that what the filters and scores read on every node takes three lines.
+static_assert(sizeof(api::Resource) + sizeof(int64_t) <= 64, "NodeInfo's hot lines assume this");
+class alignas(64) NodeInfo {
  public:
   NodeInfo() = default;
   explicit NodeInfo(std::shared_ptr<const api::Node> node) { SetNode(std::move(node)); }
@@ -194,7 +198,15 @@ class NodeInfo {
   const std::shared_ptr<const api::Node>& node_ptr() const { return node_; }
   api::Symbol name() const { return name_; }
   void SetNode(std::shared_ptr<const api::Node> node);
-  void RemoveNode() { node_.reset(); }
+  void RemoveNode();
+
+  // The node's spec.unschedulable and spec.taints, held here so that the filters read them
+  // without following node() to another cache line.
+  bool unschedulable() const { return unschedulable_; }
+  std::span<const api::Taint> taints() const { return taints_; }
+  // The lowest priority among pods(); the largest int32_t when there are none. Preemption reads
+  // it to pass over nodes where nothing could be a victim.
+  int32_t min_pod_priority() const { return min_pod_priority_; }
 
   const PodList& pods() const { return pods_; }
   const PodList& pods_with_affinity() const { return pods_with_affinity_; }
@@ -207,7 +219,13 @@ class NodeInfo {
   const PodCountMemo& pod_count_memo() const { return pod_count_memo_; }
   const HostPortInfo& used_ports() const { return used_ports_; }
   const api::Resource& requested() const { return requested_; }
-  const api::Resource& non_zero_requested() const { return non_zero_requested_; }
+  // pods().size(), which requested() counts as its pods: read from the cache line Fit reads
+  // anyway, where pods() is another.
+  int64_t num_pods() const { return requested_.allowed_pod_number; }
+  // The cpu and memory requests with upstream's defaults for containers that request none, as
+  // scoring counts them (upstream NodeInfo.NonZeroRequested).
+  int64_t non_zero_milli_cpu() const { return non_zero_milli_cpu_; }
+  int64_t non_zero_memory() const { return non_zero_memory_; }
   const api::Resource& allocatable() const { return allocatable_; }
   const std::vector<ImageState>& image_states() const { return image_states_; }
   void SetImageStates(std::vector<ImageState> states) { image_states_ = std::move(states); }
@@ -224,22 +242,30 @@ class NodeInfo {
   void set_generation(uint64_t g) { generation_ = g; }
 
  private:
-  std::shared_ptr<const api::Node> node_;
-  api::Symbol name_;
   // Removes pods_[i] and its accounting.
   void RemovePodAt(size_t i);
   void AddAffinityTermKeys(const PodInfo& pod);
 
+  // What the filters and scores read on every node comes first, in three cache lines: the node
+  // itself (61 bytes), then requested and allocatable (56 bytes each) with a non-zero request
+  // in each one's last 8 bytes.
+  std::shared_ptr<const api::Node> node_;
+  std::span<const api::Taint> taints_;  // into *node_
+  std::vector<ImageState> image_states_;
+  api::Symbol name_;
+  bool unschedulable_ = false;
+  alignas(64) api::Resource requested_;
+  int64_t non_zero_milli_cpu_ = 0;
+  alignas(64) api::Resource allocatable_;
+  int64_t non_zero_memory_ = 0;
+
+  int32_t min_pod_priority_ = std::numeric_limits<int32_t>::max();
   PodList pods_;
   PodCountMemo pod_count_memo_;
   PodList pods_with_affinity_;
   std::vector<api::Symbol> affinity_term_keys_;
   PodList pods_with_required_anti_affinity_;
   HostPortInfo used_ports_;
-  api::Resource requested_;
-  api::Resource non_zero_requested_;
-  api::Resource allocatable_;
-  std::vector<ImageState> image_states_;
   uint64_t generation_ = 0;
 };
 

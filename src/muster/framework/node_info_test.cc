@@ -1,5 +1,7 @@
 #include "muster/framework/node_info.h"
 
+#include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -79,6 +81,57 @@ TEST(NodeInfoTest, RemovePodMatchesByName) {
   EXPECT_FALSE(node.RemovePod(MakePod().Name("zzz").Obj()));
   EXPECT_EQ(node.requested().milli_cpu, 2000);
   EXPECT_EQ(node.pods().size(), 1u);
+}
+
+TEST(NodeInfoTest, KeepsTheNodesHotFieldsBesideItsAccounting) {
+  NodeInfo node(std::make_shared<const api::Node>(
+      testing::MakeNode()
+          .Name("n1")
+          .Unschedulable()
+          .Taint("gpu", "true", api::TaintEffect::kNoSchedule)
+          .Obj()));
+  EXPECT_EQ(node.name().str(), "n1");
+  EXPECT_TRUE(node.unschedulable());
+  ASSERT_EQ(node.taints().size(), 1u);
+  EXPECT_EQ(node.taints()[0].key.str(), "gpu");
+  EXPECT_EQ(node.min_pod_priority(), std::numeric_limits<int32_t>::max());
+
+  PodInfoPtr low = PodInfo::Make(MakePod().Name("low").Priority(-5).Obj());
+  PodInfoPtr mid = PodInfo::Make(MakePod().Name("mid").Priority(10).Obj());
+  PodInfoPtr also_low = PodInfo::Make(MakePod().Name("also-low").Priority(-5).Obj());
+  node.AddPod(mid);
+  node.AddPod(low);
+  node.AddPod(also_low);
+  EXPECT_EQ(node.num_pods(), 3);
+  EXPECT_EQ(node.min_pod_priority(), -5);
+  // The lowest goes only when the last pod at it does.
+  ASSERT_TRUE(node.RemovePodInfo(low.get()));
+  EXPECT_EQ(node.min_pod_priority(), -5);
+  ASSERT_TRUE(node.RemovePodInfo(also_low.get()));
+  EXPECT_EQ(node.min_pod_priority(), 10);
+  EXPECT_EQ(node.num_pods(), 1);
+  EXPECT_EQ(node.num_pods(), static_cast<int64_t>(node.pods().size()));
+
+  // A copy's taints still point into the node both share.
+  const NodeInfo copy = node;
+  node.RemoveNode();
+  EXPECT_FALSE(node.unschedulable());
+  EXPECT_TRUE(node.taints().empty());
+  ASSERT_EQ(copy.taints().size(), 1u);
+  EXPECT_EQ(copy.taints()[0].key.str(), "gpu");
+}
+
+TEST(NodeInfoTest, NonZeroRequestsChargeDefaultsToContainersWithoutRequests) {
+  NodeInfo node;
+  node.AddPod(PodInfo::Make(MakePod().Name("empty").Req({}).Obj()));  // one container
+  node.AddPod(Pod("cpu-only", "1"));
+  // Upstream's defaults: 100m cpu and 200MB memory for a container that requests none.
+  EXPECT_EQ(node.non_zero_milli_cpu(), 100 + 1000);
+  EXPECT_EQ(node.non_zero_memory(), 2 * 200 * 1024 * 1024);
+  EXPECT_EQ(node.requested().milli_cpu, 1000);
+  ASSERT_TRUE(node.RemovePod(MakePod().Name("empty").Obj()));
+  EXPECT_EQ(node.non_zero_milli_cpu(), 1000);
+  EXPECT_EQ(node.non_zero_memory(), 200 * 1024 * 1024);
 }
 
 TEST(PodCountMemoTest, ChangesToThePodsForgetCountsAndCopiesKeepThem) {

@@ -156,7 +156,7 @@ class FakeServices final : public SchedulerServices,
   std::vector<const api::Pod*> PodsWithLabel(api::Symbol, api::Symbol, api::Symbol) const override {
     return {};
   }
-  const api::PodGroup* GetPodGroup(api::Symbol, std::string_view) const override { return nullptr; }
+  const api::PodGroup* GetPodGroup(api::Symbol, api::Symbol) const override { return nullptr; }
   std::vector<const api::PodDisruptionBudget*> PodDisruptionBudgets(api::Symbol) const override {
     return {};
   }

@@ -219,8 +219,8 @@ std::vector<const api::Pod*> Scheduler::PodsWithLabel(api::Symbol ns, api::Symbo
   return out;
 }
 
-const api::PodGroup* Scheduler::GetPodGroup(api::Symbol ns, std::string_view name) const {
-  auto it = pod_groups_.find(std::pair<api::Symbol, std::string_view>(ns, name));
+const api::PodGroup* Scheduler::GetPodGroup(api::Symbol ns, api::Symbol name) const {
+  auto it = pod_groups_.find(GroupKey(ns, name));
   return it == pod_groups_.end() ? nullptr : &it->second;
 }
 
@@ -350,14 +350,15 @@ void Scheduler::OnNodeDelete(const api::Node& node) {
 }
 
 void Scheduler::OnPodGroupAdd(const api::PodGroup& group) {
-  pod_groups_[{group.metadata.namespace_, group.metadata.name}] = group;
+  pod_groups_[GroupKey(group.metadata.namespace_, api::Symbol(group.metadata.name))] = group;
   EventObjects objects;
   objects.new_group = &group;
   MoveAll(ClusterEvent{EventResource::kPodGroup, framework::kAdd, "PodGroupAdd"}, objects);
 }
 
 void Scheduler::OnPodGroupUpdate(const api::PodGroup& old_group, const api::PodGroup& new_group) {
-  pod_groups_[{new_group.metadata.namespace_, new_group.metadata.name}] = new_group;
+  pod_groups_[GroupKey(new_group.metadata.namespace_, api::Symbol(new_group.metadata.name))] =
+      new_group;
   EventObjects objects;
   objects.old_group = &old_group;
   objects.new_group = &new_group;
@@ -366,7 +367,7 @@ void Scheduler::OnPodGroupUpdate(const api::PodGroup& old_group, const api::PodG
 }
 
 void Scheduler::OnPodGroupDelete(const api::PodGroup& group) {
-  pod_groups_.erase({group.metadata.namespace_, group.metadata.name});
+  pod_groups_.erase(GroupKey(group.metadata.namespace_, api::Symbol(group.metadata.name)));
 }
 
 void Scheduler::OnNamespaceAdd(const api::Namespace& ns) {

@@ -109,7 +109,7 @@ class Scheduler final : public framework::SchedulerServices,
   // ---- ObjectLister ----
   std::vector<const api::Pod*> PodsWithLabel(api::Symbol ns, api::Symbol key,
                                              api::Symbol value) const override;
-  const api::PodGroup* GetPodGroup(api::Symbol ns, std::string_view name) const override;
+  const api::PodGroup* GetPodGroup(api::Symbol ns, api::Symbol name) const override;
   std::vector<const api::PodDisruptionBudget*> PodDisruptionBudgets(
       api::Symbol ns) const override;
   const api::Namespace* GetNamespace(api::Symbol name) const override;
@@ -174,17 +174,11 @@ class Scheduler final : public framework::SchedulerServices,
   // Informer stores.
   std::unordered_map<std::string, api::Pod> pods_;  // every pod by namespace/name
   std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::set<std::string>> label_index_;
-  // By namespace and name: looked up on every queue comparison under Coscheduling, so without
-  // building a key string.
-  struct GroupKeyLess {
-    using is_transparent = void;
-    template <typename A, typename B>
-    bool operator()(const A& a, const B& b) const {
-      if (a.first != b.first) return a.first < b.first;
-      return std::string_view(a.second) < std::string_view(b.second);
-    }
-  };
-  std::map<std::pair<api::Symbol, std::string>, api::PodGroup, GroupKeyLess> pod_groups_;
+  // By GroupKey(namespace, name): looked up on every queue comparison under Coscheduling.
+  static uint64_t GroupKey(api::Symbol ns, api::Symbol name) {
+    return (uint64_t{ns.id()} << 32) | name.id();
+  }
+  std::unordered_map<uint64_t, api::PodGroup> pod_groups_;
   std::map<std::string, api::PodDisruptionBudget> pdbs_;
   std::map<api::Symbol, api::Namespace> namespaces_;
 

@@ -64,8 +64,8 @@ std::vector<const api::Pod*> FakeServices::PodsWithLabel(api::Symbol ns, api::Sy
   return out;
 }
 
-const api::PodGroup* FakeServices::GetPodGroup(api::Symbol ns, std::string_view name) const {
-  auto it = groups_.find(fmt::format("{}/{}", ns.str(), name));
+const api::PodGroup* FakeServices::GetPodGroup(api::Symbol ns, api::Symbol name) const {
+  auto it = groups_.find(fmt::format("{}/{}", ns.str(), name.str()));
   return it == groups_.end() ? nullptr : &it->second;
 }
 

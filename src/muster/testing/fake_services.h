@@ -76,7 +76,7 @@ class FakeServices final : public framework::SchedulerServices,
   // ---- ObjectLister ----
   std::vector<const api::Pod*> PodsWithLabel(api::Symbol ns, api::Symbol key,
                                              api::Symbol value) const override;
-  const api::PodGroup* GetPodGroup(api::Symbol ns, std::string_view name) const override;
+  const api::PodGroup* GetPodGroup(api::Symbol ns, api::Symbol name) const override;
   std::vector<const api::PodDisruptionBudget*> PodDisruptionBudgets(
       api::Symbol ns) const override;
   const api::Namespace* GetNamespace(api::Symbol name) const override;

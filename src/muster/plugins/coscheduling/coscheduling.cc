@@ -84,7 +84,7 @@ std::unique_ptr<framework::Plugin> Coscheduling::New(const framework::PluginArgs
 }
 
 const api::PodGroup* Coscheduling::GroupOf(const api::Pod& pod) const {
-  const std::string_view group = PodGroupLabel(pod);
+  const api::Symbol group = PodGroupSymbol(pod);
   if (group.empty()) return nullptr;
   return handle_.lister().GetPodGroup(pod.metadata.namespace_, group);
 }

@@ -301,6 +301,7 @@ bool DefaultPreemption::IsPreemptionAllowed(const NodeInfo& node, const PodInfo&
 }
 
 bool DefaultPreemption::HasPossibleVictim(const NodeInfo& node, const api::Pod& preemptor) const {
+  if (node.min_pod_priority() >= preemptor.Priority()) return false;
   for (const PodInfoPtr& p : node.pods()) {
     if (IsPreemptionAllowed(node, *p, preemptor)) return true;
   }
@@ -326,6 +327,7 @@ std::vector<const api::PodDisruptionBudget*> DefaultPreemption::RelevantPDBs(
   std::vector<const api::PodDisruptionBudget*> pdbs;
   const int32_t priority = pod.Priority();
   for (const NodeInfo* node : nodes) {
+    if (node->min_pod_priority() >= priority) continue;
     for (const PodInfoPtr& p : node->pods()) {
       if (p->pod.Priority() >= priority || p->pod.metadata.labels.empty()) continue;
       if (!namespaces.insert(p->pod.metadata.namespace_).second) continue;

@@ -62,26 +62,35 @@ std::unique_ptr<framework::Plugin> ImageLocality::New(const framework::PluginArg
   return std::make_unique<ImageLocality>(handle);
 }
 
-framework::Status ImageLocality::Score(const framework::CycleState& /*state*/,
+framework::Status ImageLocality::Score(const framework::CycleState& state,
                                        const framework::PodInfo& pod,
                                        const framework::NodeInfo& node, int64_t* score) const {
+  return framework::ScoreOneNode(*this, state, pod, node, score);
+}
+
+framework::Status ImageLocality::ScoreNodes(const framework::CycleState& /*state*/,
+                                            const framework::PodInfo& pod,
+                                            std::span<framework::NodeInfo* const> nodes,
+                                            std::span<framework::NodeScore> scores) const {
   const size_t total_nodes = handle_.snapshot().NumNodes();
-  const std::vector<framework::ImageState>& states = node.image_states();
-  int64_t sum = 0;
-  // A scored node is in the snapshot, so total_nodes is at least 1 whenever an image is found.
-  auto add = [&](const std::vector<api::Container>& containers) {
-    if (states.empty() || total_nodes == 0) return;
-    for (const api::Container& c : containers) {
-      if (const framework::ImageState* s = FindImage(states, c.image)) {
-        sum += ScaledImageScore(*s, total_nodes);
-      }
-    }
-  };
-  add(pod.pod.spec.init_containers);
-  add(pod.pod.spec.containers);
   const int num_containers =
       static_cast<int>(pod.pod.spec.init_containers.size() + pod.pod.spec.containers.size());
-  *score = CalculatePriority(sum, num_containers);
+  framework::ScoreEachNode(nodes, scores, [&](const framework::NodeInfo& node) {
+    const std::vector<framework::ImageState>& states = node.image_states();
+    int64_t sum = 0;
+    // A scored node is in the snapshot, so total_nodes is at least 1 whenever an image is found.
+    auto add = [&](const std::vector<api::Container>& containers) {
+      if (states.empty() || total_nodes == 0) return;
+      for (const api::Container& c : containers) {
+        if (const framework::ImageState* s = FindImage(states, c.image)) {
+          sum += ScaledImageScore(*s, total_nodes);
+        }
+      }
+    };
+    add(pod.pod.spec.init_containers);
+    add(pod.pod.spec.containers);
+    return CalculatePriority(sum, num_containers);
+  });
   return framework::Status::OK();
 }
 

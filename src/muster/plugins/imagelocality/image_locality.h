@@ -49,6 +49,9 @@ class ImageLocality final : public framework::ScorePlugin {
   // times the share of the cluster's nodes that hold it; summed and scaled by CalculatePriority.
   framework::Status Score(const framework::CycleState& state, const framework::PodInfo& pod,
                           const framework::NodeInfo& node, int64_t* score) const override;
+  framework::Status ScoreNodes(const framework::CycleState& state, const framework::PodInfo& pod,
+                               std::span<framework::NodeInfo* const> nodes,
+                               std::span<framework::NodeScore> scores) const override;
 
  private:
   // Constant after construction; its snapshot is read concurrently by Score.

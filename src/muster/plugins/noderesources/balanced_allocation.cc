@@ -51,6 +51,13 @@ Status BalancedAllocation::PreScore(framework::CycleState& state, const framewor
 
 Status BalancedAllocation::Score(const framework::CycleState& state, const framework::PodInfo& pod,
                                  const framework::NodeInfo& node, int64_t* score) const {
+  return framework::ScoreOneNode(*this, state, pod, node, score);
+}
+
+Status BalancedAllocation::ScoreNodes(const framework::CycleState& state,
+                                      const framework::PodInfo& pod,
+                                      std::span<framework::NodeInfo* const> nodes,
+                                      std::span<framework::NodeScore> scores) const {
   const auto* s = state.Read<PreScoreState>(kPreScoreStateKey);
   const PodRequestSource requests(scored_, pod, s != nullptr ? &s->pod_requests : nullptr);
   if (s == nullptr) {
@@ -58,11 +65,13 @@ Status BalancedAllocation::Score(const framework::CycleState& state, const frame
     bool best_effort = true;
     for (size_t i = 0; i < scored_.size() && best_effort; ++i) best_effort = requests[i] == 0;
     if (best_effort) {
-      *score = 0;
+      framework::ScoreEachNode(nodes, scores, [](const framework::NodeInfo&) { return 0; });
       return Status::OK();
     }
   }
-  *score = BalancedAllocationScore(scored_, node, requests);
+  framework::ScoreEachNode(nodes, scores, [&](const framework::NodeInfo& node) {
+    return BalancedAllocationScore(scored_, node, requests);
+  });
   return Status::OK();
 }
 

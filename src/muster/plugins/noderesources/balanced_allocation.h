@@ -37,6 +37,9 @@ class BalancedAllocation final : public framework::PreScorePlugin, public framew
                              std::span<framework::NodeInfo* const> feasible) override;
   framework::Status Score(const framework::CycleState& state, const framework::PodInfo& pod,
                           const framework::NodeInfo& node, int64_t* score) const override;
+  framework::Status ScoreNodes(const framework::CycleState& state, const framework::PodInfo& pod,
+                               std::span<framework::NodeInfo* const> nodes,
+                               std::span<framework::NodeScore> scores) const override;
 
  private:
   explicit BalancedAllocation(const NodeResourcesBalancedAllocationArgs& args)

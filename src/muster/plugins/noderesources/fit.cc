@@ -64,7 +64,7 @@ void CheckFit(const api::Resource& request, const api::Resource& allocatable,
 
 template <typename Report>
 void CheckFit(const api::Resource& request, const framework::NodeInfo& node, Report&& report) {
-  CheckFit(request, node.allocatable(), node.requested(), static_cast<int64_t>(node.pods().size()),
+  CheckFit(request, node.allocatable(), node.requested(), node.num_pods(),
            std::forward<Report>(report));
 }
 
@@ -321,21 +321,30 @@ Status Fit::PreScore(framework::CycleState& state, const framework::PodInfo& pod
 
 Status Fit::Score(const framework::CycleState& state, const framework::PodInfo& pod,
                   const framework::NodeInfo& node, int64_t* score) const {
-  if (scored_.empty()) {
-    *score = 0;
-    return Status::Error("resources not found");
-  }
+  return framework::ScoreOneNode(*this, state, pod, node, score);
+}
+
+Status Fit::ScoreNodes(const framework::CycleState& state, const framework::PodInfo& pod,
+                       std::span<framework::NodeInfo* const> nodes,
+                       std::span<framework::NodeScore> scores) const {
+  if (scored_.empty()) return Status::Error("resources not found");
   const auto* s = state.Read<PreScoreState>(kPreScoreStateKey);
   const PodRequestSource requests(scored_, pod, s != nullptr ? &s->pod_requests : nullptr);
   switch (strategy_) {
     case Strategy::kLeastAllocated:
-      *score = LeastAllocatedScore(scored_, node, requests);
+      framework::ScoreEachNode(nodes, scores, [&](const framework::NodeInfo& node) {
+        return LeastAllocatedScore(scored_, node, requests);
+      });
       break;
     case Strategy::kMostAllocated:
-      *score = MostAllocatedScore(scored_, node, requests);
+      framework::ScoreEachNode(nodes, scores, [&](const framework::NodeInfo& node) {
+        return MostAllocatedScore(scored_, node, requests);
+      });
       break;
     case Strategy::kRequestedToCapacityRatio:
-      *score = ratio_scorer_->Score(scored_, node, requests);
+      framework::ScoreEachNode(nodes, scores, [&](const framework::NodeInfo& node) {
+        return ratio_scorer_->Score(scored_, node, requests);
+      });
       break;
   }
   return Status::OK();

@@ -73,12 +73,15 @@ ScoredResources::Usage ScoredResources::NodeUsage(const framework::NodeInfo& nod
                                                   int64_t pod_request) const {
   const Resource& r = resources_[i];
   const api::Resource& allocatable = node.allocatable();
-  const api::Resource& cpu_memory = use_requested_ ? node.requested() : node.non_zero_requested();
   switch (r.slot) {
-    case Slot::kCpu:
-      return {allocatable.milli_cpu, cpu_memory.milli_cpu + pod_request};
-    case Slot::kMemory:
-      return {allocatable.memory, cpu_memory.memory + pod_request};
+    case Slot::kCpu: {
+      const int64_t cpu = use_requested_ ? node.requested().milli_cpu : node.non_zero_milli_cpu();
+      return {allocatable.milli_cpu, cpu + pod_request};
+    }
+    case Slot::kMemory: {
+      const int64_t memory = use_requested_ ? node.requested().memory : node.non_zero_memory();
+      return {allocatable.memory, memory + pod_request};
+    }
     case Slot::kEphemeralStorage:
       return {allocatable.ephemeral_storage, node.requested().ephemeral_storage + pod_request};
     case Slot::kScalar:

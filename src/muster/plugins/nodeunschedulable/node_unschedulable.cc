@@ -37,7 +37,7 @@ Status NodeUnschedulable::Filter(const framework::CycleState& /*state*/,
                                  const framework::PodInfo& pod,
                                  const framework::NodeInfo& node) const {
   if (node.node() == nullptr) return Status::Error("node not found");
-  if (!node.node()->spec.unschedulable || ToleratesUnschedulable(pod.pod)) return Status::OK();
+  if (!node.unschedulable() || ToleratesUnschedulable(pod.pod)) return Status::OK();
   return Status::Unresolvable(std::string(kErrReasonUnschedulable));
 }
 

@@ -1,6 +1,7 @@
 #include "muster/plugins/tainttoleration/taint_toleration.h"
 
 #include <algorithm>
+#include <span>
 #include <utility>
 
 #include <fmt/format.h>
@@ -27,9 +28,10 @@ struct PreScoreState final : framework::StateData {
   }
 };
 
-// The first blocking taint of `node` the pod does not tolerate; nullptr when there is none.
-const api::Taint* UntoleratedTaint(const api::Node& node, const api::Pod& pod) {
-  return api::FindMatchingUntoleratedTaint(node.spec.taints, pod.spec.tolerations,
+// The first blocking taint among a node's `taints` the pod does not tolerate; nullptr when there
+// is none.
+const api::Taint* UntoleratedTaint(std::span<const api::Taint> taints, const api::Pod& pod) {
+  return api::FindMatchingUntoleratedTaint(taints, pod.spec.tolerations,
                                            api::BlocksScheduling);
 }
 
@@ -50,7 +52,7 @@ Status TaintToleration::Filter(const framework::CycleState& /*state*/,
                                const framework::PodInfo& pod,
                                const framework::NodeInfo& node) const {
   if (node.node() == nullptr) return Status::Error("node not found");
-  const api::Taint* taint = UntoleratedTaint(*node.node(), pod.pod);
+  const api::Taint* taint = UntoleratedTaint(node.taints(), pod.pod);
   if (taint == nullptr) return Status::OK();
   return Status::Unresolvable(fmt::format("node(s) had untolerated taint {{{}: {}}}",
                                           taint->key.str(), taint->value.str()));
@@ -67,21 +69,30 @@ Status TaintToleration::PreScore(framework::CycleState& state, const framework::
   return Status::OK();
 }
 
-Status TaintToleration::Score(const framework::CycleState& state, const framework::PodInfo& /*pod*/,
+Status TaintToleration::Score(const framework::CycleState& state, const framework::PodInfo& pod,
                               const framework::NodeInfo& node, int64_t* score) const {
-  *score = 0;
+  return framework::ScoreOneNode(*this, state, pod, node, score);
+}
+
+Status TaintToleration::ScoreNodes(const framework::CycleState& state,
+                                   const framework::PodInfo& /*pod*/,
+                                   std::span<framework::NodeInfo* const> nodes,
+                                   std::span<framework::NodeScore> scores) const {
   const auto* s = state.Read<PreScoreState>(kPreScoreStateKey);
   if (s == nullptr) {
     return Status::Error(
         fmt::format("failed to read \"{}\" from cycleState: not found", kPreScoreStateKey));
   }
-  if (node.node() == nullptr) return Status::Error("node not found");
-  int64_t intolerable = 0;
-  for (const api::Taint& taint : node.node()->spec.taints) {
-    if (taint.effect != api::TaintEffect::kPreferNoSchedule) continue;
-    if (!api::TolerationsTolerateTaint(s->tolerations, taint)) ++intolerable;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const framework::NodeInfo& node = *nodes[i];
+    if (node.node() == nullptr) return Status::Error("node not found");
+    int64_t intolerable = 0;
+    for (const api::Taint& taint : node.taints()) {
+      if (taint.effect != api::TaintEffect::kPreferNoSchedule) continue;
+      if (!api::TolerationsTolerateTaint(s->tolerations, taint)) ++intolerable;
+    }
+    scores[i] = framework::NodeScore{node.name(), intolerable};
   }
-  *score = intolerable;
   return Status::OK();
 }
 
@@ -117,8 +128,8 @@ QueueingHint TaintToleration::IsSchedulableAfterNodeChange(const api::Pod& pod,
                                                            Status* error) const {
   if (event.new_node == nullptr) return Misdelivered(error, "node event without the new node");
   const bool was_untolerated =
-      event.old_node == nullptr || UntoleratedTaint(*event.old_node, pod) != nullptr;
-  const bool is_untolerated = UntoleratedTaint(*event.new_node, pod) != nullptr;
+      event.old_node == nullptr || UntoleratedTaint(event.old_node->spec.taints, pod) != nullptr;
+  const bool is_untolerated = UntoleratedTaint(event.new_node->spec.taints, pod) != nullptr;
   return was_untolerated && !is_untolerated ? QueueingHint::kQueue : QueueingHint::kSkip;
 }
 

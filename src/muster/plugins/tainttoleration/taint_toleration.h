@@ -45,6 +45,9 @@ class TaintToleration final : public framework::FilterPlugin,
   // PreScore did not run.
   framework::Status Score(const framework::CycleState& state, const framework::PodInfo& pod,
                           const framework::NodeInfo& node, int64_t* score) const override;
+  framework::Status ScoreNodes(const framework::CycleState& state, const framework::PodInfo& pod,
+                               std::span<framework::NodeInfo* const> nodes,
+                               std::span<framework::NodeScore> scores) const override;
   // Fewer intolerable taints score higher: the counts are scaled to [0, 100] and reversed.
   bool HasNormalizeScore() const override { return true; }
   framework::Status NormalizeScore(const framework::CycleState& state,
