@@ -1,10 +1,32 @@
 #include "muster/framework/snapshot.h"
 
+#include <cstddef>
+
 namespace muster::framework {
 
 NodeInfo* Snapshot::Get(api::Symbol name) const {
   auto it = infos_.find(name);
   return it == infos_.end() ? nullptr : it->second.get();
+}
+
+bool Snapshot::ChangedSince(uint64_t since, std::vector<api::Symbol>* names) const {
+  names->clear();
+  if (since < change_base_ || since > change_count()) return false;
+  names->assign(changes_.begin() + static_cast<std::ptrdiff_t>(since - change_base_),
+                changes_.end());
+  return true;
+}
+
+void Snapshot::RecordChange(api::Symbol name) {
+  // Remembers at least the last two rounds of changes to every node: anyone further behind
+  // starts over, which costs about as much as reading that many changes.
+  const size_t keep = 2 * infos_.size() + 1024;
+  if (changes_.size() >= 2 * keep) {
+    const size_t drop = changes_.size() - keep;
+    changes_.erase(changes_.begin(), changes_.begin() + static_cast<std::ptrdiff_t>(drop));
+    change_base_ += drop;
+  }
+  changes_.push_back(name);
 }
 
 void SnapshotBuilder::SetOrder(const std::vector<api::Symbol>& order) {

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -13,6 +15,10 @@ namespace muster::framework {
 // in the cache's node order, looked up by name. Plugins read it; only the cache writes it.
 class Snapshot {
  public:
+  Snapshot() : id_(next_id_.fetch_add(1, std::memory_order_relaxed)) {}
+  Snapshot(const Snapshot&) = delete;
+  Snapshot& operator=(const Snapshot&) = delete;
+
   // Node infos in scheduling order (zones interleaved, as upstream's node tree).
   const std::vector<NodeInfo*>& List() const { return list_; }
   const std::vector<NodeInfo*>& HavePodsWithAffinity() const { return have_pods_with_affinity_; }
@@ -24,6 +30,15 @@ class Snapshot {
   size_t NumNodes() const { return list_.size(); }
   uint64_t generation() const { return generation_; }
 
+  // Tells this snapshot from any other, alive or gone, for plugins that keep results across
+  // cycles.
+  uint64_t id() const { return id_; }
+  // Node changes (a node added, replaced or removed) so far; increases with every one.
+  uint64_t change_count() const { return change_base_ + changes_.size(); }
+  // The names of the nodes changed since change_count() was `since` (with repeats), into
+  // *names; false when the snapshot no longer remembers back that far.
+  bool ChangedSince(uint64_t since, std::vector<api::Symbol>* names) const;
+
  private:
   friend class SnapshotBuilder;
 
@@ -32,6 +47,13 @@ class Snapshot {
   std::vector<NodeInfo*> have_pods_with_affinity_;
   std::vector<NodeInfo*> have_pods_with_required_anti_affinity_;
   uint64_t generation_ = 0;
+
+  static inline std::atomic<uint64_t> next_id_{1};
+  const uint64_t id_;
+  // The latest node changes: changes_[k] is change number change_base_ + k.
+  std::vector<api::Symbol> changes_;
+  uint64_t change_base_ = 0;
+  void RecordChange(api::Symbol name);
 };
 
 // The cache's write access to a Snapshot.
@@ -46,8 +68,12 @@ class SnapshotBuilder {
     } else {
       slot = std::make_unique<NodeInfo>(info);
     }
+    s_.RecordChange(info.name());
   }
-  void Erase(api::Symbol name) { s_.infos_.erase(name); }
+  void Erase(api::Symbol name) {
+    s_.infos_.erase(name);
+    s_.RecordChange(name);
+  }
   // Rebuilds the ordered lists from `order` (names of the nodes present, in order).
   void SetOrder(const std::vector<api::Symbol>& order);
   // Rebuilds only the affinity lists (pods moved, node set unchanged).

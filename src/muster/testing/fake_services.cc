@@ -21,6 +21,24 @@ void FakeServices::AddPod(const api::Pod& pod) {
   }
 }
 
+framework::Status FakeServices::RemovePod(const api::Pod& pod) {
+  pods_.erase(pod.metadata.Key());
+  if (pod.spec.node_name.empty()) return framework::Status::OK();
+  framework::Status s = cache_.RemovePod(pod);
+  Refresh();
+  return s;
+}
+
+void FakeServices::UpdateNode(const api::Node& node) {
+  cache_.UpdateNode(node);
+  Refresh();
+}
+
+void FakeServices::RemoveNode(const api::Node& node) {
+  cache_.RemoveNode(node);
+  Refresh();
+}
+
 std::vector<framework::PodInfoPtr> FakeServices::NominatedPodsForNode(api::Symbol node) const {
   std::vector<framework::PodInfoPtr> out;
   for (const auto& [pod, n] : nominated_) {

@@ -35,6 +35,10 @@ class FakeServices final : public framework::SchedulerServices,
   // Cluster state: nodes and bound pods go into the snapshot; every pod is listed.
   void AddNode(const api::Node& node);
   void AddPod(const api::Pod& pod);  // bound when spec.nodeName is set
+  // The cache's verdict (an error when the pod is not bound there).
+  framework::Status RemovePod(const api::Pod& pod);
+  void UpdateNode(const api::Node& node);
+  void RemoveNode(const api::Node& node);
   void AddPodGroup(const api::PodGroup& group) { groups_[group.metadata.Key()] = group; }
   void AddPodDisruptionBudget(const api::PodDisruptionBudget& pdb) { pdbs_.push_back(pdb); }
   void AddNamespace(const api::Namespace& ns) { namespaces_[api::Symbol(ns.metadata.name)] = ns; }

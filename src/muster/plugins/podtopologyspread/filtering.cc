@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "muster/framework/parallel.h"
+#include "muster/plugins/podtopologyspread/kept_counts.h"
 #include "muster/plugins/podtopologyspread/pod_topology_spread.h"
 
 namespace muster::plugins::podtopologyspread {
@@ -59,34 +60,29 @@ Status PodTopologySpread::PreFilter(framework::CycleState& state, const framewor
 
   auto s = std::make_unique<PreFilterState>();
   const size_t n = constraints->size();
-  // Each node's domain and matching pods per constraint, found in parallel (upstream too counts
-  // over nodes in parallel).
-  struct NodeCount {
-    bool eligible = false;  // the constraint counts this node
-    api::Symbol value;      // its domain ("" is a domain too)
-    int64_t count = 0;
-  };
-  std::vector<NodeCount> per_node(nodes.size() * n);
   const std::vector<Constraint>& cs = *constraints;
-  framework::ForEachNode(nodes.size(), [&](size_t k) {
-    const framework::NodeInfo* info = nodes[k];
-    const api::Node* node = info->node();
-    if (node == nullptr) return;
-    const api::LabelSet& labels = node->metadata.labels;
-    if (!NodeHasAllTopologyKeys(labels, cs)) return;
-    for (size_t i = 0; i < n; ++i) {
-      const Constraint& c = cs[i];
-      if (!NodeIncluded(c, pod.pod, *node, info->name())) continue;
-      per_node[k * n + i] = {true, *labels.Get(c.topology_key),
-                             CountMatchingPods(*info, c, pod.pod.metadata.namespace_)};
-    }
-  });
   s->counts.resize(n);
-  for (size_t k = 0; k < nodes.size(); ++k) {
+  // Over the snapshot's nodes, the counts kept from earlier cycles serve.
+  const framework::Snapshot& snapshot = handle_.snapshot();
+  const bool all_nodes =
+      nodes.data() == snapshot.List().data() && nodes.size() == snapshot.NumNodes();
+  if (const std::vector<KeptDomainCounts::Domains>* kept =
+          all_nodes ? kept_.Get(snapshot, pod.pod, cs, /*require_all_keys=*/true) : nullptr) {
     for (size_t i = 0; i < n; ++i) {
-      const NodeCount& nc = per_node[k * n + i];
-      // Every eligible node creates its domain's entry, empty or not.
-      if (nc.eligible) s->counts[i][nc.value] += nc.count;
+      s->counts[i].reserve((*kept)[i].size());
+      for (const auto& [value, domain] : (*kept)[i]) s->counts[i].emplace(value, domain.pods);
+    }
+  } else {
+    // Each node's domain and matching pods per constraint, found in parallel (upstream too
+    // counts over nodes in parallel).
+    std::vector<NodeCount> per_node(nodes.size() * n);
+    framework::ForEachNode(nodes.size(), [&](size_t k) {
+      CountNode(*nodes[k], cs, pod.pod, /*require_all_keys=*/true, &per_node[k * n]);
+    });
+    for (size_t k = 0; k < per_node.size(); ++k) {
+      // Every counted node creates its domain's entry, empty or not.
+      const NodeCount& nc = per_node[k];
+      if (nc.counted) s->counts[k % n][nc.value] += nc.pods;
     }
   }
   s->critical_paths.resize(n);

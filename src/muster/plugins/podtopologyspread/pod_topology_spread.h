@@ -22,6 +22,7 @@
 #include "muster/framework/registry.h"
 #include "muster/plugins/podtopologyspread/args.h"
 #include "muster/plugins/podtopologyspread/common.h"
+#include "muster/plugins/podtopologyspread/kept_counts.h"
 
 namespace muster::plugins::podtopologyspread {
 
@@ -171,6 +172,10 @@ class PodTopologySpread final : public framework::PreFilterPlugin,
   std::vector<api::TopologySpreadConstraint> default_constraints_;
   // The system defaults are in use: nodes missing the zone label still get hostname spreading.
   bool system_defaulted_ = false;
+
+  // Domain counts over the snapshot, kept across cycles by PreFilter and PreScore (which run on
+  // the scheduling thread only).
+  KeptDomainCounts kept_;
 };
 
 }  // namespace muster::plugins::podtopologyspread

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "muster/framework/parallel.h"
+#include "muster/plugins/podtopologyspread/kept_counts.h"
 #include "muster/plugins/podtopologyspread/pod_topology_spread.h"
 
 namespace muster::plugins::podtopologyspread {
@@ -82,31 +83,27 @@ Status PodTopologySpread::PreScore(framework::CycleState& state, const framework
     data->weights[i] = TopologyNormalizingWeight(size);
   }
 
-  // Matching pods of every node (feasible or not) in those domains, counted in parallel into
-  // per-node slots, then added up.
-  struct NodeCount {
-    int64_t* domain = nullptr;  // the domain's total; null when the node does not count
-    int64_t count = 0;
-  };
-  std::vector<NodeCount> per_node(all_nodes.size() * n);
-  framework::ForEachNode(all_nodes.size(), [&](size_t k) {
-    const framework::NodeInfo* info = all_nodes[k];
-    const api::Node* node = info->node();
-    if (node == nullptr) return;
-    const api::LabelSet& labels = node->metadata.labels;
-    if (require_all_keys && !NodeHasAllTopologyKeys(labels, constraints)) return;
+  // Matching pods of every node (feasible or not) in those domains: from the counts kept from
+  // earlier cycles, or else counted in parallel into per-node slots, then added up.
+  if (const std::vector<KeptDomainCounts::Domains>* kept =
+          kept_.Get(handle_.snapshot(), pod.pod, constraints, require_all_keys)) {
     for (size_t i = 0; i < n; ++i) {
-      const Constraint& c = constraints[i];
-      if (!NodeIncluded(c, pod.pod, *node, info->name())) continue;
-      const api::Symbol* value = labels.Get(c.topology_key);
-      // Lookups only: the maps are not written until every node is done.
-      const auto it = data->counts[i].find(value != nullptr ? *value : api::Symbol());
-      if (it == data->counts[i].end()) continue;
-      per_node[k * n + i] = {&it->second, CountMatchingPods(*info, c, pod.pod.metadata.namespace_)};
+      for (auto& [value, count] : data->counts[i]) {
+        const auto it = (*kept)[i].find(value);
+        if (it != (*kept)[i].end()) count = it->second.pods;
+      }
     }
-  });
-  for (const NodeCount& nc : per_node) {
-    if (nc.domain != nullptr) *nc.domain += nc.count;
+  } else {
+    std::vector<NodeCount> per_node(all_nodes.size() * n);
+    framework::ForEachNode(all_nodes.size(), [&](size_t k) {
+      CountNode(*all_nodes[k], constraints, pod.pod, require_all_keys, &per_node[k * n]);
+    });
+    for (size_t k = 0; k < per_node.size(); ++k) {
+      const NodeCount& nc = per_node[k];
+      if (!nc.counted) continue;
+      const auto it = data->counts[k % n].find(nc.value);
+      if (it != data->counts[k % n].end()) it->second += nc.pods;
+    }
   }
 
   auto s = std::make_unique<PreScoreState>();
