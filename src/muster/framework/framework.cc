@@ -161,7 +161,10 @@ Status Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
       return Status::Error(fmt::format("running \"{}\" filter plugin: {}", pl->Name(), s.Message()))
           .WithPlugin(pl->Name());
     }
-    return s.WithPlugin(pl->Name());
+    // Stamped in place and moved out: Filter statuses are often shared copies, and a copy here
+    // would cost two atomic counts per rejected node.
+    s.WithPlugin(pl->Name());
+    return s;
   }
   return Status::OK();
 }

@@ -129,7 +129,7 @@ PodList::Chunk& PodList::MutableLastChunk() {
 
 void NodeInfo::AddPod(PodInfoPtr pod) {
   pod_count_memo_.Clear();
-  min_pod_priority_ = std::min(min_pod_priority_, pod->pod.Priority());
+  CountPriority(pod->pod.Priority());
   requested_.Add(pod->requests);
   requested_.allowed_pod_number += 1;
   non_zero_milli_cpu_ += pod->non_zero_requests.milli_cpu;
@@ -180,11 +180,19 @@ void NodeInfo::RemovePodAt(size_t i) {
   non_zero_milli_cpu_ -= info->non_zero_requests.milli_cpu;
   non_zero_memory_ -= info->non_zero_requests.memory;
   for (const HostPort& p : PodHostPorts(info->pod)) used_ports_.Remove(p);
-  if (info->pod.Priority() == min_pod_priority_) {
+  // The minimum is looked for again only when the last pod at it leaves.
+  if (info->pod.Priority() == min_pod_priority_ && --pods_at_min_priority_ == 0) {
     min_pod_priority_ = std::numeric_limits<int32_t>::max();
-    for (const PodInfoPtr& p : pods_) {
-      min_pod_priority_ = std::min(min_pod_priority_, p->pod.Priority());
-    }
+    for (const PodInfoPtr& p : pods_) CountPriority(p->pod.Priority());
+  }
+}
+
+void NodeInfo::CountPriority(int32_t priority) {
+  if (priority < min_pod_priority_) {
+    min_pod_priority_ = priority;
+    pods_at_min_priority_ = 1;
+  } else if (priority == min_pod_priority_) {
+    ++pods_at_min_priority_;
   }
 }
 

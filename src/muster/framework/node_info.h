@@ -245,6 +245,8 @@ class alignas(64) NodeInfo {
   // Removes pods_[i] and its accounting.
   void RemovePodAt(size_t i);
   void AddAffinityTermKeys(const PodInfo& pod);
+  // Counts a pod of this priority into min_pod_priority_ and pods_at_min_priority_.
+  void CountPriority(int32_t priority);
 
   // What the filters and scores read on every node comes first, in three cache lines: the node
   // itself (61 bytes), then requested and allocatable (56 bytes each) with a non-zero request
@@ -260,6 +262,7 @@ class alignas(64) NodeInfo {
   int64_t non_zero_memory_ = 0;
 
   int32_t min_pod_priority_ = std::numeric_limits<int32_t>::max();
+  uint32_t pods_at_min_priority_ = 0;
   PodList pods_;
   PodCountMemo pod_count_memo_;
   PodList pods_with_affinity_;

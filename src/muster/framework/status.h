@@ -131,6 +131,15 @@ class Status {
   Details* details_ = nullptr;
 };
 
+// A failure with one fixed reason, stamped with `plugin` up front so that the framework's
+// WithPlugin leaves it shared: a Filter that turns many nodes away for the same reason keeps one
+// (a function-local static) and returns copies, a count each instead of an allocation.
+inline Status SharedFailure(Code code, std::string_view reason, std::string_view plugin) {
+  Status s(code, std::string(reason));
+  s.WithPlugin(plugin);
+  return s;
+}
+
 // "Success", "Unschedulable: Insufficient cpu" ... for test failure messages.
 std::string ToString(const Status& s);
 

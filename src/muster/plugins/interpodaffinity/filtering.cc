@@ -251,14 +251,19 @@ Status InterPodAffinity::Filter(const framework::CycleState& state,
   const api::LabelSet* labels = NodeLabels(node);
   if (labels == nullptr) return Status::Error("node not found");
   if (!SatisfiesPodAffinity(*s, *labels)) {
-    return Status(Code::kUnschedulableAndUnresolvable,
-                  std::string(kErrReasonAffinityRulesNotMatch));
+    static const Status kAffinity = framework::SharedFailure(
+        Code::kUnschedulableAndUnresolvable, kErrReasonAffinityRulesNotMatch, kName);
+    return kAffinity;
   }
   if (!SatisfiesPodAntiAffinity(*s, *labels)) {
-    return Status(Code::kUnschedulable, std::string(kErrReasonAntiAffinityRulesNotMatch));
+    static const Status kAntiAffinity =
+        framework::SharedFailure(Code::kUnschedulable, kErrReasonAntiAffinityRulesNotMatch, kName);
+    return kAntiAffinity;
   }
   if (s->existing_anti_affinity_counts.AnyPositive(*labels)) {
-    return Status(Code::kUnschedulable, std::string(kErrReasonExistingAntiAffinityRulesNotMatch));
+    static const Status kExisting = framework::SharedFailure(
+        Code::kUnschedulable, kErrReasonExistingAntiAffinityRulesNotMatch, kName);
+    return kExisting;
   }
   return Status::OK();
 }

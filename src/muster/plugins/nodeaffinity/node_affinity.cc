@@ -218,7 +218,10 @@ Status NodeAffinity::Filter(const framework::CycleState& state, const framework:
   } else {
     match = RequiredMatches(pod.pod.spec.node_selector, PodRequired(pod.pod), labels, node.name());
   }
-  return match ? Status::OK() : Status::Unresolvable(std::string(kErrReasonPod));
+  if (match) return Status::OK();
+  static const Status kNotMatch = framework::SharedFailure(
+      framework::Code::kUnschedulableAndUnresolvable, kErrReasonPod, kName);
+  return kNotMatch;
 }
 
 Status NodeAffinity::PreScore(framework::CycleState& state, const framework::PodInfo& pod,

@@ -16,7 +16,9 @@ framework::Status NodeName::Filter(const framework::CycleState& /*state*/,
                                    const framework::PodInfo& pod,
                                    const framework::NodeInfo& node) const {
   if (Fits(pod.pod, node)) return framework::Status::OK();
-  return framework::Status::Unresolvable(std::string(kErrReason));
+  static const framework::Status kNotMatch =
+      framework::SharedFailure(framework::Code::kUnschedulableAndUnresolvable, kErrReason, kName);
+  return kNotMatch;
 }
 
 std::vector<framework::ClusterEventWithHint> NodeName::EventsToRegister() const {

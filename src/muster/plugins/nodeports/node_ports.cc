@@ -71,7 +71,9 @@ Status NodePorts::Filter(const framework::CycleState& state, const framework::Po
         fmt::format("reading \"{}\" from cycleState: not found", kPreFilterStateKey));
   }
   if (FitsPorts(s->ports, node.used_ports())) return Status::OK();
-  return Status::Unschedulable(std::string(kErrReason));
+  static const Status kConflict =
+      framework::SharedFailure(framework::Code::kUnschedulable, kErrReason, kName);
+  return kConflict;
 }
 
 std::vector<ClusterEventWithHint> NodePorts::EventsToRegister() const {

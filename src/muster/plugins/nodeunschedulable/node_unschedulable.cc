@@ -38,7 +38,9 @@ Status NodeUnschedulable::Filter(const framework::CycleState& /*state*/,
                                  const framework::NodeInfo& node) const {
   if (node.node() == nullptr) return Status::Error("node not found");
   if (!node.unschedulable() || ToleratesUnschedulable(pod.pod)) return Status::OK();
-  return Status::Unresolvable(std::string(kErrReasonUnschedulable));
+  static const Status kCordoned = framework::SharedFailure(
+      framework::Code::kUnschedulableAndUnresolvable, kErrReasonUnschedulable, kName);
+  return kCordoned;
 }
 
 std::vector<framework::ClusterEventWithHint> NodeUnschedulable::EventsToRegister() const {

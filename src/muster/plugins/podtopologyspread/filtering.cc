@@ -144,7 +144,9 @@ Status PodTopologySpread::Filter(const framework::CycleState& state,
     const Constraint& c = (*s->constraints)[i];
     const api::Symbol* value = labels.Get(c.topology_key);
     if (value == nullptr) {
-      return Status::Unresolvable(std::string(kErrReasonNodeLabelNotMatch));
+      static const Status kLabelNotMatch = framework::SharedFailure(
+          framework::Code::kUnschedulableAndUnresolvable, kErrReasonNodeLabelNotMatch, kName);
+      return kLabelNotMatch;
     }
     // Placing the pod here gives its domain matchNum + selfMatch pods; the skew is measured from
     // the emptiest domain.
@@ -152,7 +154,9 @@ Status PodTopologySpread::Filter(const framework::CycleState& state,
     const int64_t match_num = it == s->counts[i].end() ? 0 : it->second;
     const int64_t skew = match_num + (c.self_match ? 1 : 0) - s->MinMatchNum(i);
     if (skew > c.max_skew) {
-      return Status::Unschedulable(std::string(kErrReasonConstraintsNotMatch));
+      static const Status kNotMatch = framework::SharedFailure(
+          framework::Code::kUnschedulable, kErrReasonConstraintsNotMatch, kName);
+      return kNotMatch;
     }
   }
   return Status::OK();
