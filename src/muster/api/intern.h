@@ -32,6 +32,10 @@ class Symbol {
   uint32_t id_ = 0;
 };
 
+// Two symbols as one integer, the first in the high half: a key for hash maps by namespace and
+// name that builds no string.
+constexpr uint64_t PairId(Symbol a, Symbol b) { return (uint64_t{a.id()} << 32) | b.id(); }
+
 // Orders Symbols by their text, for deterministic output.
 struct LexicalLess {
   bool operator()(Symbol a, Symbol b) const { return a.str() < b.str(); }

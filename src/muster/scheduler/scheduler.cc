@@ -225,7 +225,7 @@ std::vector<const api::Pod*> Scheduler::PodsWithLabel(api::Symbol ns, api::Symbo
 }
 
 const api::PodGroup* Scheduler::GetPodGroup(api::Symbol ns, api::Symbol name) const {
-  auto it = pod_groups_.find(GroupKey(ns, name));
+  auto it = pod_groups_.find(api::PairId(ns, name));
   return it == pod_groups_.end() ? nullptr : &it->second;
 }
 
@@ -355,14 +355,14 @@ void Scheduler::OnNodeDelete(const api::Node& node) {
 }
 
 void Scheduler::OnPodGroupAdd(const api::PodGroup& group) {
-  pod_groups_[GroupKey(group.metadata.namespace_, api::Symbol(group.metadata.name))] = group;
+  pod_groups_[api::PairId(group.metadata.namespace_, api::Symbol(group.metadata.name))] = group;
   EventObjects objects;
   objects.new_group = &group;
   MoveAll(ClusterEvent{EventResource::kPodGroup, framework::kAdd, "PodGroupAdd"}, objects);
 }
 
 void Scheduler::OnPodGroupUpdate(const api::PodGroup& old_group, const api::PodGroup& new_group) {
-  pod_groups_[GroupKey(new_group.metadata.namespace_, api::Symbol(new_group.metadata.name))] =
+  pod_groups_[api::PairId(new_group.metadata.namespace_, api::Symbol(new_group.metadata.name))] =
       new_group;
   EventObjects objects;
   objects.old_group = &old_group;
@@ -372,7 +372,7 @@ void Scheduler::OnPodGroupUpdate(const api::PodGroup& old_group, const api::PodG
 }
 
 void Scheduler::OnPodGroupDelete(const api::PodGroup& group) {
-  pod_groups_.erase(GroupKey(group.metadata.namespace_, api::Symbol(group.metadata.name)));
+  pod_groups_.erase(api::PairId(group.metadata.namespace_, api::Symbol(group.metadata.name)));
 }
 
 void Scheduler::OnNamespaceAdd(const api::Namespace& ns) {

@@ -174,10 +174,7 @@ class Scheduler final : public framework::SchedulerServices,
   // Informer stores.
   std::unordered_map<std::string, api::Pod> pods_;  // every pod by namespace/name
   std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::set<std::string>> label_index_;
-  // By GroupKey(namespace, name): looked up on every queue comparison under Coscheduling.
-  static uint64_t GroupKey(api::Symbol ns, api::Symbol name) {
-    return (uint64_t{ns.id()} << 32) | name.id();
-  }
+  // By api::PairId(namespace, name): looked up on every queue comparison under Coscheduling.
   std::unordered_map<uint64_t, api::PodGroup> pod_groups_;
   std::map<std::string, api::PodDisruptionBudget> pdbs_;
   std::map<api::Symbol, api::Namespace> namespaces_;

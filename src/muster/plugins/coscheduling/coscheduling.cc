@@ -29,11 +29,6 @@ api::Symbol PodGroupSymbol(const api::Pod& pod) {
   return api::Symbol();
 }
 
-// A group's namespace and name as one integer, for maps read on every queue comparison.
-uint64_t GroupId(api::Symbol ns, api::Symbol name) {
-  return (uint64_t{ns.id()} << 32) | name.id();
-}
-
 }  // namespace
 
 std::string_view PodGroupLabel(const api::Pod& pod) { return PodGroupSymbol(pod).str(); }
@@ -137,7 +132,7 @@ Status Coscheduling::Reserve(framework::CycleState&, const framework::PodInfo& p
 
 std::optional<api::Time> Coscheduling::GroupTime(const api::Pod& pod) const {
   if (const api::PodGroup* group = GroupOf(pod)) {
-    auto failed = last_failure_.find(GroupId(pod.metadata.namespace_, PodGroupSymbol(pod)));
+    auto failed = last_failure_.find(api::PairId(pod.metadata.namespace_, PodGroupSymbol(pod)));
     if (failed != last_failure_.end()) return failed->second;
     if (group->metadata.creation_timestamp) return *group->metadata.creation_timestamp;
   }
@@ -275,7 +270,7 @@ void Coscheduling::RejectWaitingSiblings(const api::Pod& pod, std::string_view g
 }
 
 void Coscheduling::MarkFailed(const api::PodGroup& group) {
-  last_failure_[GroupId(group.metadata.namespace_, api::Symbol(group.metadata.name))] =
+  last_failure_[api::PairId(group.metadata.namespace_, api::Symbol(group.metadata.name))] =
       handle_.clock().Now();
 }
 

@@ -98,7 +98,7 @@ class Coscheduling final : public framework::QueueSortPlugin,
   // Group key -> until when its minResources check stands.
   std::map<std::string, api::Time> permitted_;
   // Group key -> when the group last failed (it then sorts by that time).
-  // By GroupId (namespace and name): read on every queue comparison.
+  // By api::PairId(namespace, name): read on every queue comparison.
   std::unordered_map<uint64_t, api::Time> last_failure_;
   // Group key -> pods bound so far (PostBind's own count: the lister may lag its writes).
   std::map<std::string, int32_t> scheduled_;
