@@ -1,6 +1,7 @@
 #include "muster/framework/framework.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <bit>
 
@@ -145,28 +146,71 @@ Status Framework::RunPreFilterExtensionRemovePod(CycleState& state, const PodInf
   return Status::OK();
 }
 
-Status Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
-                                   const NodeInfo& node) const {
-  // The plugins not skipped, as set bits: a node visits only those (most pods skip most filters).
-  const size_t n = plugins_.filter.size();
+namespace {
+
+// The Filter plugins not skipped this cycle, as set bits of their positions: nodes visit only
+// those (most pods skip most filters).
+uint64_t FiltersToRun(const CycleState& state, size_t n) {
   uint64_t run = ~state.skip_filter_at.to_ullong();
   if (n < 64) run &= (uint64_t{1} << n) - 1;
-  while (run != 0) {
-    const int i = std::countr_zero(run);
-    run &= run - 1;
-    const FilterPlugin* pl = plugins_.filter[i];
-    Status s = pl->Filter(state, pod, node);
-    if (s.IsSuccess()) continue;
-    if (!s.IsRejected()) {
-      return Status::Error(fmt::format("running \"{}\" filter plugin: {}", pl->Name(), s.Message()))
-          .WithPlugin(pl->Name());
-    }
-    // Stamped in place and moved out: Filter statuses are often shared copies, and a copy here
-    // would cost two atomic counts per rejected node.
-    s.WithPlugin(pl->Name());
-    return s;
+  return run;
+}
+
+// A Filter plugin's failure as the framework reports it: stamped with the plugin, or wrapped as
+// an error. Stamped in place and moved: Filter statuses are often shared copies.
+Status Stamped(const FilterPlugin& plugin, Status&& s) {
+  if (!s.IsRejected()) {
+    return Status::Error(
+               fmt::format("running \"{}\" filter plugin: {}", plugin.Name(), s.Message()))
+        .WithPlugin(plugin.Name());
+  }
+  s.WithPlugin(plugin.Name());
+  return std::move(s);
+}
+
+}  // namespace
+
+Status Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
+                                   const NodeInfo& node) const {
+  for (uint64_t run = FiltersToRun(state, plugins_.filter.size()); run != 0; run &= run - 1) {
+    const FilterPlugin& pl = *plugins_.filter[std::countr_zero(run)];
+    Status s = pl.Filter(state, pod, node);
+    if (!s.IsSuccess()) return Stamped(pl, std::move(s));
   }
   return Status::OK();
+}
+
+void Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
+                                 std::span<const NodeInfo* const> nodes,
+                                 std::span<Status> statuses) const {
+  // A block at a time, small enough for its nodes to stay in cache from one plugin to the next.
+  constexpr size_t kBlock = 64;
+  std::array<const NodeInfo*, kBlock> passing;  // the nodes every plugin so far passed
+  std::array<uint8_t, kBlock> at;               // passing[j] is nodes[base + at[j]]
+  std::array<Status, kBlock> verdicts;          // Success between plugins
+  const uint64_t to_run = FiltersToRun(state, plugins_.filter.size());
+  for (size_t base = 0; base < nodes.size(); base += kBlock) {
+    size_t m = std::min(kBlock, nodes.size() - base);
+    for (size_t j = 0; j < m; ++j) {
+      passing[j] = nodes[base + j];
+      at[j] = static_cast<uint8_t>(j);
+    }
+    for (uint64_t run = to_run; run != 0 && m > 0; run &= run - 1) {
+      const FilterPlugin& pl = *plugins_.filter[std::countr_zero(run)];
+      pl.FilterNodes(state, pod, std::span(passing.data(), m), std::span(verdicts.data(), m));
+      size_t kept = 0;
+      for (size_t j = 0; j < m; ++j) {
+        if (verdicts[j].IsSuccess()) {
+          passing[kept] = passing[j];
+          at[kept++] = at[j];
+          continue;
+        }
+        statuses[base + at[j]] = Stamped(pl, std::move(verdicts[j]));
+        verdicts[j] = Status();
+      }
+      m = kept;
+    }
+  }
 }
 
 Status Framework::RunFilterPluginsWithNominatedPods(const CycleState& state, const PodInfo& pod,

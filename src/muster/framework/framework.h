@@ -85,6 +85,10 @@ class Framework final : public Handle {
                                         const PodInfo& to_remove, const NodeInfo& node) const;
   // Stops at the node's first failure. Thread-safe: runs concurrently over nodes.
   Status RunFilterPlugins(const CycleState& state, const PodInfo& pod, const NodeInfo& node) const;
+  // The same for many nodes: statuses[i], Success on entry, gets nodes[i]'s status. Each plugin
+  // filters, all at once, the nodes every plugin before it passed.
+  void RunFilterPlugins(const CycleState& state, const PodInfo& pod,
+                        std::span<const NodeInfo* const> nodes, std::span<Status> statuses) const;
   // Upstream RunFilterPluginsWithNominatedPods: when higher-or-equal priority pods are nominated
   // to `node`, the pod must fit both with them (pass 1) and without them (pass 2).
   // `nominated` lists them; empty means a single plain pass.

@@ -7,6 +7,23 @@
 
 namespace muster::framework {
 
+void FilterPlugin::FilterNodes(const CycleState& state, const PodInfo& pod,
+                               std::span<const NodeInfo* const> nodes,
+                               std::span<Status> statuses) const {
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (Status s = Filter(state, pod, *nodes[i]); !s.IsSuccess()) statuses[i] = std::move(s);
+  }
+}
+
+Status FilterOneNode(const FilterPlugin& plugin, const CycleState& state, const PodInfo& pod,
+                     const NodeInfo& node) {
+  const NodeInfo* const one = &node;
+  Status s;
+  plugin.FilterNodes(state, pod, std::span<const NodeInfo* const>(&one, 1),
+                     std::span<Status>(&s, 1));
+  return s;
+}
+
 Status ScorePlugin::ScoreNodes(const CycleState& state, const PodInfo& pod,
                                std::span<NodeInfo* const> nodes,
                                std::span<NodeScore> scores) const {

@@ -105,7 +105,18 @@ class PreFilterPlugin : public virtual Plugin {
 class FilterPlugin : public virtual Plugin {
  public:
   virtual Status Filter(const CycleState& state, const PodInfo& pod, const NodeInfo& node) const = 0;
+  // Filter over many nodes at once: statuses[i], Success on entry, is set to nodes[i]'s status
+  // where that is not Success. The default calls Filter on each node. The framework filters
+  // thousands of nodes per pod through this; a plugin overrides it to read its cycle state once
+  // and keep the per-node loop tight, and then may implement Filter with FilterOneNode.
+  virtual void FilterNodes(const CycleState& state, const PodInfo& pod,
+                           std::span<const NodeInfo* const> nodes,
+                           std::span<Status> statuses) const;
 };
+
+// For plugins that override FilterNodes: their Filter, as FilterNodes over the one node.
+Status FilterOneNode(const FilterPlugin& plugin, const CycleState& state, const PodInfo& pod,
+                     const NodeInfo& node);
 
 // The per-node statuses of a failed Filter pass; nodes not listed all have `absent`. A flat table:
 // a failed cycle records a status for thousands of nodes, and an allocation per node cost more

@@ -1,6 +1,8 @@
 #include "muster/framework/status.h"
 
 #include <array>
+#include <memory>
+#include <mutex>
 
 namespace muster::framework {
 
@@ -21,10 +23,25 @@ const std::string& Status::plugin() const {
   return details_ ? details_->plugin : kNone;
 }
 
+Status Status::Pinned(Code code, std::vector<std::string> reasons, std::string_view plugin) {
+  // Held here so that leak checkers see them reachable to the end.
+  static std::mutex mu;
+  static auto* all = new std::vector<std::unique_ptr<Details>>();
+  auto details = std::make_unique<Details>();
+  details->pinned = true;
+  details->reasons = std::move(reasons);
+  details->plugin = plugin;
+  Status s(code);
+  s.details_ = details.get();
+  std::lock_guard lock(mu);
+  all->push_back(std::move(details));
+  return s;
+}
+
 Status::Details& Status::MutableDetails() {
   if (details_ == nullptr) {
     details_ = new Details();
-  } else if (details_->refs.load(std::memory_order_acquire) != 1) {
+  } else if (details_->pinned || details_->refs.load(std::memory_order_acquire) != 1) {
     auto* own = new Details();
     own->reasons = details_->reasons;
     own->plugin = details_->plugin;

@@ -35,7 +35,9 @@ std::string_view CodeName(Code code);
 //
 // Copies share the reasons (reference-counted, copied on the first write to a shared one), so a
 // plugin can build its common failures once and hand out copies: a node that does not fit costs
-// a count, not an allocation per reason.
+// a count, not an allocation per reason. A pinned status (Pinned, SharedFailure) does not even
+// count: its reasons live as long as the program, so the filter threads copying it never write
+// to the one cache line they all read.
 class Status {
  public:
   Status() = default;
@@ -76,6 +78,10 @@ class Status {
   static Status Unresolvable(std::string reason) {
     return Status(Code::kUnschedulableAndUnresolvable, std::move(reason));
   }
+  // A status whose reasons are never freed, stamped with `plugin`, for a plugin's fixed failures
+  // built once (statics): copies share it without counting. Every call allocates anew, so it
+  // is for building such tables, not for use per node.
+  static Status Pinned(Code code, std::vector<std::string> reasons, std::string_view plugin);
 
   Code code() const { return code_; }
   bool IsSuccess() const { return code_ == Code::kSuccess; }
@@ -112,14 +118,18 @@ class Status {
  private:
   struct Details {
     std::atomic<int32_t> refs{1};
+    bool pinned = false;  // never freed, never counted
     std::vector<std::string> reasons;
     std::string plugin;
   };
   void Retain() const {
-    if (details_ != nullptr) details_->refs.fetch_add(1, std::memory_order_relaxed);
+    if (details_ != nullptr && !details_->pinned) {
+      details_->refs.fetch_add(1, std::memory_order_relaxed);
+    }
   }
   void Release() {
-    if (details_ != nullptr && details_->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    if (details_ != nullptr && !details_->pinned &&
+        details_->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
       delete details_;
     }
     details_ = nullptr;
@@ -131,13 +141,12 @@ class Status {
   Details* details_ = nullptr;
 };
 
-// A failure with one fixed reason, stamped with `plugin` up front so that the framework's
-// WithPlugin leaves it shared: a Filter that turns many nodes away for the same reason keeps one
-// (a function-local static) and returns copies, a count each instead of an allocation.
+// A failure with one fixed reason, pinned and stamped with `plugin` up front so that the
+// framework's WithPlugin leaves it shared: a Filter that turns many nodes away for the same
+// reason keeps one (a function-local static) and returns copies that cost neither an allocation
+// nor a count.
 inline Status SharedFailure(Code code, std::string_view reason, std::string_view plugin) {
-  Status s(code, std::string(reason));
-  s.WithPlugin(plugin);
-  return s;
+  return Status::Pinned(code, {std::string(reason)}, plugin);
 }
 
 // "Success", "Unschedulable: Insufficient cpu" ... for test failure messages.

@@ -493,23 +493,24 @@ std::vector<framework::NodeInfo*> Scheduler::FindNodesThatFitPod(const framework
   size_t examined = 0;
   size_t found = 0;
   const int32_t priority = pod.pod.Priority();
-  auto check = [&](size_t i) {
-    const framework::NodeInfo& node = *(*nodes)[(next_start_node_index_ + i) % n];
-    Status st;
-    if (has_nominated) {
-      std::vector<framework::PodInfoPtr> nominated;
-      for (auto& p : queue_.NominatedPodsForNode(node.name())) {
-        if (p->pod.Priority() >= priority && p->Key() != pod.Key()) nominated.push_back(p);
-      }
-      st = fwk.RunFilterPluginsWithNominatedPods(state, pod, node, nominated);
-    } else {
-      st = fwk.RunFilterPlugins(state, pod, node);
+  auto node_at = [&](size_t i) { return (*nodes)[(next_start_node_index_ + i) % n]; };
+  auto filter_nominated = [&](size_t i) {
+    const framework::NodeInfo& node = *node_at(i);
+    std::vector<framework::PodInfoPtr> nominated;
+    for (auto& p : queue_.NominatedPodsForNode(node.name())) {
+      if (p->pod.Priority() >= priority && p->Key() != pod.Key()) nominated.push_back(p);
     }
-    if (st.IsSuccess()) {
-      feasible[i] = 1;
-    } else {
-      if (st.IsError()) failed = true;
-      statuses[i] = std::move(st);
+    statuses[i] = fwk.RunFilterPluginsWithNominatedPods(state, pod, node, nominated);
+  };
+  // Nodes in blocks, each filtered by one plugin after another (RunFilterPlugins on many nodes).
+  auto filter_range = [&](size_t begin, size_t stop) {
+    constexpr size_t kBlock = 64;
+    std::array<const framework::NodeInfo*, kBlock> block;
+    for (size_t b = begin; b < stop; b += kBlock) {
+      const size_t len = std::min(kBlock, stop - b);
+      for (size_t j = 0; j < len; ++j) block[j] = node_at(b + j);
+      fwk.RunFilterPlugins(state, pod, std::span(block.data(), len),
+                           std::span(statuses).subspan(b, len));
     }
   };
   while (examined < n && found < to_find && !failed) {
@@ -517,7 +518,18 @@ std::vector<framework::NodeInfo*> Scheduler::FindNodesThatFitPod(const framework
     statuses.resize(end);
     feasible.resize(end, 0);
     framework::ParallelRanges(examined, end, [&](size_t begin, size_t stop) {
-      for (size_t i = begin; i < stop; ++i) check(i);
+      if (has_nominated) {
+        for (size_t i = begin; i < stop; ++i) filter_nominated(i);
+      } else {
+        filter_range(begin, stop);
+      }
+      for (size_t i = begin; i < stop; ++i) {
+        if (statuses[i].IsSuccess()) {
+          feasible[i] = 1;
+        } else if (statuses[i].IsError()) {
+          failed = true;
+        }
+      }
     });
     for (size_t i = examined; i < end; ++i) found += feasible[i];
     examined = end;

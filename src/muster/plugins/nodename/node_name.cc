@@ -12,13 +12,21 @@ bool Fits(const api::Pod& pod, const framework::NodeInfo& node) {
   return pod.spec.node_name.empty() || pod.spec.node_name == node.name();
 }
 
-framework::Status NodeName::Filter(const framework::CycleState& /*state*/,
+framework::Status NodeName::Filter(const framework::CycleState& state,
                                    const framework::PodInfo& pod,
                                    const framework::NodeInfo& node) const {
-  if (Fits(pod.pod, node)) return framework::Status::OK();
+  return framework::FilterOneNode(*this, state, pod, node);
+}
+
+void NodeName::FilterNodes(const framework::CycleState& /*state*/, const framework::PodInfo& pod,
+                           std::span<const framework::NodeInfo* const> nodes,
+                           std::span<framework::Status> statuses) const {
+  if (pod.pod.spec.node_name.empty()) return;  // fits every node
   static const framework::Status kNotMatch =
       framework::SharedFailure(framework::Code::kUnschedulableAndUnresolvable, kErrReason, kName);
-  return kNotMatch;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (!Fits(pod.pod, *nodes[i])) statuses[i] = kNotMatch;
+  }
 }
 
 std::vector<framework::ClusterEventWithHint> NodeName::EventsToRegister() const {

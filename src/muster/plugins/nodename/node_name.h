@@ -4,6 +4,7 @@
 // spec.nodeName fits only that node.
 
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +29,9 @@ class NodeName final : public framework::FilterPlugin, public framework::Enqueue
   // UnschedulableAndUnresolvable on any other node: preemption cannot change a node's name.
   framework::Status Filter(const framework::CycleState& state, const framework::PodInfo& pod,
                            const framework::NodeInfo& node) const override;
+  void FilterNodes(const framework::CycleState& state, const framework::PodInfo& pod,
+                   std::span<const framework::NodeInfo* const> nodes,
+                   std::span<framework::Status> statuses) const override;
 
   // Only a new node can be the named one.
   std::vector<framework::ClusterEventWithHint> EventsToRegister() const override;

@@ -89,6 +89,28 @@ std::string Reason(Shortage kind, api::Symbol name) {
   return fmt::format("Insufficient {}", ResourceName(kind, name));
 }
 
+// Filter's failures that involve only pods, cpu, memory and ephemeral storage, built once and
+// pinned: bit i set for the i-th shortage of those four, bit 4 for unresolvable.
+const std::array<Status, 32>& NativeFailures() {
+  static const std::array<Status, 32> failures = [] {
+    std::array<Status, 32> all;
+    for (uint32_t key = 0; key < all.size(); ++key) {
+      if ((key & 0xF) == 0) continue;  // no shortage: never a failure
+      std::vector<std::string> reasons;
+      for (Shortage kind :
+           {Shortage::kPods, Shortage::kCpu, Shortage::kMemory, Shortage::kEphemeralStorage}) {
+        if (key & (1u << static_cast<uint32_t>(kind))) {
+          reasons.push_back(Reason(kind, api::Symbol()));
+        }
+      }
+      const Code code = key & 0x10 ? Code::kUnschedulableAndUnresolvable : Code::kUnschedulable;
+      all[key] = Status::Pinned(code, std::move(reasons), kFitName);
+    }
+    return all;
+  }();
+  return failures;
+}
+
 // Upstream's "the pod requests nothing": an extended resource listed with quantity 0 still counts
 // as requested here.
 bool RequestsNothing(const api::Resource& r) {
@@ -171,17 +193,6 @@ Fit::Fit(const NodeResourcesFitArgs& args)
     : ignored_resource_groups_(args.ignored_resource_groups),
       scored_(args.scoring_strategy->resources, /*use_requested=*/false) {
   for (const std::string& name : args.ignored_resources) ignored_resources_.emplace_back(name);
-  for (uint32_t key = 0; key < native_failures_.size(); ++key) {
-    if ((key & 0xF) == 0) continue;  // no shortage: never a failure
-    std::vector<std::string> reasons;
-    for (Shortage kind :
-         {Shortage::kPods, Shortage::kCpu, Shortage::kMemory, Shortage::kEphemeralStorage}) {
-      if (key & (1u << static_cast<uint32_t>(kind))) reasons.push_back(Reason(kind, api::Symbol()));
-    }
-    const Code code = key & 0x10 ? Code::kUnschedulableAndUnresolvable : Code::kUnschedulable;
-    native_failures_[key] = Status(code, std::move(reasons));
-    native_failures_[key].WithPlugin(kFitName);
-  }
   const ScoringStrategy& s = *args.scoring_strategy;
   if (s.type == kMostAllocated) {
     strategy_ = Strategy::kMostAllocated;
@@ -224,33 +235,49 @@ Status Fit::PreFilter(framework::CycleState& state, const framework::PodInfo& po
   return Status::OK();
 }
 
-Status Fit::Filter(const framework::CycleState& state, const framework::PodInfo& /*pod*/,
+Status Fit::Filter(const framework::CycleState& state, const framework::PodInfo& pod,
                    const framework::NodeInfo& node) const {
+  return framework::FilterOneNode(*this, state, pod, node);
+}
+
+void Fit::FilterNodes(const framework::CycleState& state, const framework::PodInfo& /*pod*/,
+                      std::span<const framework::NodeInfo* const> nodes,
+                      std::span<Status> statuses) const {
   const auto* s = state.Read<PreFilterState>(kPreFilterStateKey);
   if (s == nullptr) {
-    return Status::Error(
+    const Status missing = Status::Error(
         fmt::format("error reading \"{}\" from cycleState: not found", kPreFilterStateKey));
+    std::fill(statuses.begin(), statuses.end(), missing);
+    return;
   }
-  uint32_t key = 0;
-  bool scalar = false;
-  CheckFit(s->request, node,
-           [&](Shortage kind, api::Symbol, int64_t, int64_t, int64_t, bool unresolvable) {
-             if (kind == Shortage::kScalar) {
-               scalar = true;
-             } else {
-               key |= 1u << static_cast<uint32_t>(kind);
-             }
-             if (unresolvable) key |= 0x10;
-           });
-  if (key == 0 && !scalar) return Status::OK();
-  if (!scalar) return native_failures_[key];
-  // Extended resources: reasons built for the occasion.
-  std::vector<std::string> reasons;
-  CheckFit(s->request, node, [&](Shortage kind, api::Symbol name, int64_t, int64_t, int64_t, bool) {
-    reasons.push_back(Reason(kind, name));
-  });
-  return Status(key & 0x10 ? Code::kUnschedulableAndUnresolvable : Code::kUnschedulable,
-                std::move(reasons));
+  const std::array<Status, 32>& native_failures = NativeFailures();
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const framework::NodeInfo& node = *nodes[i];
+    uint32_t key = 0;
+    bool scalar = false;
+    CheckFit(s->request, node,
+             [&](Shortage kind, api::Symbol, int64_t, int64_t, int64_t, bool unresolvable) {
+               if (kind == Shortage::kScalar) {
+                 scalar = true;
+               } else {
+                 key |= 1u << static_cast<uint32_t>(kind);
+               }
+               if (unresolvable) key |= 0x10;
+             });
+    if (key == 0 && !scalar) continue;
+    if (!scalar) {
+      statuses[i] = native_failures[key];
+      continue;
+    }
+    // Extended resources: reasons built for the occasion.
+    std::vector<std::string> reasons;
+    CheckFit(s->request, node,
+             [&](Shortage kind, api::Symbol name, int64_t, int64_t, int64_t, bool) {
+               reasons.push_back(Reason(kind, name));
+             });
+    statuses[i] = Status(key & 0x10 ? Code::kUnschedulableAndUnresolvable : Code::kUnschedulable,
+                         std::move(reasons));
+  }
 }
 
 std::vector<ClusterEventWithHint> Fit::EventsToRegister() const {

@@ -77,6 +77,9 @@ class Fit final : public framework::PreFilterPlugin,
   // request exceeds the node's allocatable outright. An Error when PreFilter did not run.
   framework::Status Filter(const framework::CycleState& state, const framework::PodInfo& pod,
                            const framework::NodeInfo& node) const override;
+  void FilterNodes(const framework::CycleState& state, const framework::PodInfo& pod,
+                   std::span<const framework::NodeInfo* const> nodes,
+                   std::span<framework::Status> statuses) const override;
 
   // Pods deleted or scaled down (scheduled ones free room; the pod itself may shrink) and nodes
   // added or changed, each with a queueing hint. The hints call into this plugin: they are valid
@@ -111,9 +114,6 @@ class Fit final : public framework::PreFilterPlugin,
   Strategy strategy_;
   ScoredResources scored_;
   std::optional<RequestedToCapacityRatioScorer> ratio_scorer_;
-  // Filter's failures that involve only pods, cpu, memory and ephemeral storage, built once and
-  // shared: bit i set for the i-th shortage of those four, bit 4 for unresolvable.
-  std::array<framework::Status, 32> native_failures_;
 };
 
 }  // namespace muster::plugins::noderesources

@@ -1,5 +1,7 @@
 #include "muster/plugins/nodeunschedulable/node_unschedulable.h"
 
+#include <optional>
+
 #include "muster/api/taints.h"
 
 namespace muster::plugins::nodeunschedulable {
@@ -33,14 +35,27 @@ std::unique_ptr<framework::Plugin> NodeUnschedulable::New(const framework::Plugi
   return std::make_unique<NodeUnschedulable>();
 }
 
-Status NodeUnschedulable::Filter(const framework::CycleState& /*state*/,
-                                 const framework::PodInfo& pod,
+Status NodeUnschedulable::Filter(const framework::CycleState& state, const framework::PodInfo& pod,
                                  const framework::NodeInfo& node) const {
-  if (node.node() == nullptr) return Status::Error("node not found");
-  if (!node.unschedulable() || ToleratesUnschedulable(pod.pod)) return Status::OK();
+  return framework::FilterOneNode(*this, state, pod, node);
+}
+
+void NodeUnschedulable::FilterNodes(const framework::CycleState& /*state*/,
+                                    const framework::PodInfo& pod,
+                                    std::span<const framework::NodeInfo* const> nodes,
+                                    std::span<Status> statuses) const {
   static const Status kCordoned = framework::SharedFailure(
       framework::Code::kUnschedulableAndUnresolvable, kErrReasonUnschedulable, kName);
-  return kCordoned;
+  std::optional<bool> tolerates;  // looked up at the first cordoned node
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const framework::NodeInfo& node = *nodes[i];
+    if (node.node() == nullptr) {
+      statuses[i] = Status::Error("node not found");
+    } else if (node.unschedulable()) {
+      if (!tolerates) tolerates = ToleratesUnschedulable(pod.pod);
+      if (!*tolerates) statuses[i] = kCordoned;
+    }
+  }
 }
 
 std::vector<framework::ClusterEventWithHint> NodeUnschedulable::EventsToRegister() const {

@@ -48,14 +48,27 @@ std::unique_ptr<framework::Plugin> TaintToleration::New(const framework::PluginA
   return std::make_unique<TaintToleration>();
 }
 
-Status TaintToleration::Filter(const framework::CycleState& /*state*/,
-                               const framework::PodInfo& pod,
+Status TaintToleration::Filter(const framework::CycleState& state, const framework::PodInfo& pod,
                                const framework::NodeInfo& node) const {
-  if (node.node() == nullptr) return Status::Error("node not found");
-  const api::Taint* taint = UntoleratedTaint(node.taints(), pod.pod);
-  if (taint == nullptr) return Status::OK();
-  return Status::Unresolvable(fmt::format("node(s) had untolerated taint {{{}: {}}}",
-                                          taint->key.str(), taint->value.str()));
+  return framework::FilterOneNode(*this, state, pod, node);
+}
+
+void TaintToleration::FilterNodes(const framework::CycleState& /*state*/,
+                                  const framework::PodInfo& pod,
+                                  std::span<const framework::NodeInfo* const> nodes,
+                                  std::span<Status> statuses) const {
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const framework::NodeInfo& node = *nodes[i];
+    if (node.node() == nullptr) {
+      statuses[i] = Status::Error("node not found");
+      continue;
+    }
+    if (node.taints().empty()) continue;
+    if (const api::Taint* taint = UntoleratedTaint(node.taints(), pod.pod)) {
+      statuses[i] = Status::Unresolvable(fmt::format("node(s) had untolerated taint {{{}: {}}}",
+                                                     taint->key.str(), taint->value.str()));
+    }
+  }
 }
 
 Status TaintToleration::PreScore(framework::CycleState& state, const framework::PodInfo& pod,

@@ -1,0 +1,118 @@
+#include "muster/framework/framework.h"
+
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "muster/testing/builders.h"
+#include "muster/testing/fake_services.h"
+
+namespace muster::framework {
+namespace {
+
+// The number in a node's name ("n42" is 42).
+int IndexOf(const NodeInfo& node) { return std::stoi(std::string(node.name().str().substr(1))); }
+
+// A Filter plugin that judges a node by its number, one node at a time (FilterNodes' default).
+class RuleFilter : public FilterPlugin {
+ public:
+  RuleFilter(std::string name, std::function<Status(int)> rule)
+      : name_(std::move(name)), rule_(std::move(rule)) {}
+  std::string_view Name() const override { return name_; }
+  Status Filter(const CycleState&, const PodInfo&, const NodeInfo& node) const override {
+    return rule_(IndexOf(node));
+  }
+
+ protected:
+  std::string name_;
+  std::function<Status(int)> rule_;
+};
+
+// The same, with FilterNodes of its own, recording the nodes it was given.
+class BatchRuleFilter final : public RuleFilter {
+ public:
+  using RuleFilter::RuleFilter;
+  void FilterNodes(const CycleState&, const PodInfo&, std::span<const NodeInfo* const> nodes,
+                   std::span<Status> statuses) const override {
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      seen.push_back(IndexOf(*nodes[i]));
+      if (Status s = rule_(IndexOf(*nodes[i])); !s.IsSuccess()) statuses[i] = std::move(s);
+    }
+  }
+  mutable std::vector<int> seen;
+};
+
+TEST(RunFilterPlugins, ManyNodesAtOnceDecideAsOneAtATime) {
+  testing::FakeServices services;
+  Framework fw("test", std::nullopt, services);
+  auto five = std::make_unique<RuleFilter>("Five", [](int i) {
+    return i % 5 == 0 ? Status::Unschedulable("multiple of five") : Status::OK();
+  });
+  auto three = std::make_unique<BatchRuleFilter>("Three", [](int i) {
+    static const Status kThree =
+        SharedFailure(Code::kUnschedulableAndUnresolvable, "multiple of three", "Three");
+    if (i == 77) return Status::Error("broken");
+    return i % 3 == 0 ? kThree : Status::OK();
+  });
+  auto skipped =
+      std::make_unique<RuleFilter>("Skipped", [](int) { return Status::Unschedulable("never"); });
+  auto seven = std::make_unique<RuleFilter>("Seven", [](int i) {
+    return i % 7 == 0 ? Status(Code::kPending, "multiple of seven") : Status::OK();
+  });
+  BatchRuleFilter* three_plugin = three.get();
+  ProfilePlugins plugins;
+  plugins.filter = {five.get(), three.get(), skipped.get(), seven.get()};
+  std::vector<std::unique_ptr<Plugin>> owned;
+  owned.push_back(std::move(five));
+  owned.push_back(std::move(three));
+  owned.push_back(std::move(skipped));
+  owned.push_back(std::move(seven));
+  fw.SetPlugins(std::move(plugins), std::move(owned));
+
+  // More nodes than one block (64) holds.
+  std::vector<std::unique_ptr<NodeInfo>> infos;
+  std::vector<const NodeInfo*> nodes;
+  for (int i = 0; i < 200; ++i) {
+    infos.push_back(std::make_unique<NodeInfo>(
+        std::make_shared<api::Node>(testing::MakeNode().Name(fmt::format("n{}", i)).Obj())));
+    nodes.push_back(infos.back().get());
+  }
+  const PodInfoPtr pod = PodInfo::Make(testing::MakePod().Name("p").Obj());
+  CycleState state;
+  state.skip_filter_at.set(2);  // "Skipped"
+
+  std::vector<Status> got(nodes.size());
+  fw.RunFilterPlugins(state, *pod, nodes, got);
+  three_plugin->seen.clear();
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const Status want = fw.RunFilterPlugins(state, *pod, *nodes[i]);
+    EXPECT_EQ(got[i].code(), want.code()) << i;
+    EXPECT_EQ(got[i].reasons(), want.reasons()) << i;
+    EXPECT_EQ(got[i].plugin(), want.plugin()) << i;
+  }
+
+  EXPECT_TRUE(got[1].IsSuccess());
+  EXPECT_EQ(ToString(got[15]), "Unschedulable: multiple of five (Five)");
+  EXPECT_EQ(ToString(got[9]), "UnschedulableAndUnresolvable: multiple of three (Three)");
+  EXPECT_EQ(ToString(got[14]), "Pending: multiple of seven (Seven)");
+  EXPECT_EQ(ToString(got[77]), "Error: running \"Three\" filter plugin: broken (Three)");
+
+  // Each plugin saw only the nodes the ones before it passed.
+  std::vector<Status> again(nodes.size());
+  three_plugin->seen.clear();
+  fw.RunFilterPlugins(state, *pod, nodes, again);
+  std::vector<int> want_seen;
+  for (int i = 0; i < 200; ++i) {
+    if (i % 5 != 0) want_seen.push_back(i);
+  }
+  EXPECT_EQ(three_plugin->seen, want_seen);
+}
+
+}  // namespace
+}  // namespace muster::framework
