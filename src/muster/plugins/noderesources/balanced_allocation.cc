@@ -69,9 +69,7 @@ Status BalancedAllocation::ScoreNodes(const framework::CycleState& state,
       return Status::OK();
     }
   }
-  framework::ScoreEachNode(nodes, scores, [&](const framework::NodeInfo& node) {
-    return BalancedAllocationScore(scored_, node, requests);
-  });
+  noderesources::ScoreNodes(ResourceScorer::kBalancedAllocation, scored_, requests, nodes, scores);
   return Status::OK();
 }
 

@@ -359,14 +359,10 @@ Status Fit::ScoreNodes(const framework::CycleState& state, const framework::PodI
   const PodRequestSource requests(scored_, pod, s != nullptr ? &s->pod_requests : nullptr);
   switch (strategy_) {
     case Strategy::kLeastAllocated:
-      framework::ScoreEachNode(nodes, scores, [&](const framework::NodeInfo& node) {
-        return LeastAllocatedScore(scored_, node, requests);
-      });
+      noderesources::ScoreNodes(ResourceScorer::kLeastAllocated, scored_, requests, nodes, scores);
       break;
     case Strategy::kMostAllocated:
-      framework::ScoreEachNode(nodes, scores, [&](const framework::NodeInfo& node) {
-        return MostAllocatedScore(scored_, node, requests);
-      });
+      noderesources::ScoreNodes(ResourceScorer::kMostAllocated, scored_, requests, nodes, scores);
       break;
     case Strategy::kRequestedToCapacityRatio:
       framework::ScoreEachNode(nodes, scores, [&](const framework::NodeInfo& node) {

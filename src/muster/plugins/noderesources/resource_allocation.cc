@@ -1,6 +1,7 @@
 #include "muster/plugins/noderesources/resource_allocation.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 
@@ -43,6 +44,8 @@ ScoredResources::ScoredResources(const std::vector<ResourceSpec>& specs, bool us
     }
     resources_.push_back(Resource{slot, api::Symbol(spec.name), spec.weight});
   }
+  cpu_then_memory_ = resources_.size() == 2 && resources_[0].slot == Slot::kCpu &&
+                     resources_[1].slot == Slot::kMemory;
 }
 
 int64_t ScoredResources::PodRequest(const framework::PodInfo& pod, size_t i) const {
@@ -108,15 +111,55 @@ int64_t MostRequestedScore(int64_t requested, int64_t capacity) {
 
 namespace {
 
+// What the scorers below read of the resources, one view for any configured resources and one
+// for the default (cpu then memory), whose fixed size and slots leave no per-resource dispatch
+// in the loop over nodes. Both give the same usages, so the same arithmetic.
+class AnyResources {
+ public:
+  AnyResources(const ScoredResources& resources, const PodRequestSource& pod)
+      : resources_(resources), pod_(pod) {}
+  size_t size() const { return resources_.size(); }
+  int64_t weight(size_t i) const { return resources_.weight(i); }
+  ScoredResources::Usage Usage(const framework::NodeInfo& node, size_t i) const {
+    return resources_.NodeUsage(node, i, pod_[i]);
+  }
+
+ private:
+  const ScoredResources& resources_;
+  const PodRequestSource& pod_;
+};
+
+class CpuThenMemory {
+ public:
+  CpuThenMemory(const ScoredResources& resources, const PodRequestSource& pod)
+      : weights_{resources.weight(0), resources.weight(1)},
+        requests_{pod[0], pod[1]},
+        use_requested_(resources.use_requested()) {}
+  static constexpr size_t size() { return 2; }
+  int64_t weight(size_t i) const { return weights_[i]; }
+  ScoredResources::Usage Usage(const framework::NodeInfo& node, size_t i) const {
+    if (i == 0) {
+      const int64_t cpu = use_requested_ ? node.requested().milli_cpu : node.non_zero_milli_cpu();
+      return {node.allocatable().milli_cpu, cpu + requests_[0]};
+    }
+    const int64_t memory = use_requested_ ? node.requested().memory : node.non_zero_memory();
+    return {node.allocatable().memory, memory + requests_[1]};
+  }
+
+ private:
+  std::array<int64_t, 2> weights_;
+  std::array<int64_t, 2> requests_;
+  bool use_requested_;
+};
+
 // The weighted average over the scored resources of a per-resource score, skipping resources
 // the node does not have (upstream's leastResourceScorer and mostResourceScorer).
-template <int64_t (*PerResource)(int64_t requested, int64_t capacity)>
-int64_t WeightedAverage(const ScoredResources& resources, const framework::NodeInfo& node,
-                        const PodRequestSource& pod) {
+template <int64_t (*PerResource)(int64_t requested, int64_t capacity), typename Resources>
+int64_t WeightedAverage(const Resources& resources, const framework::NodeInfo& node) {
   int64_t node_score = 0;
   int64_t weight_sum = 0;
   for (size_t i = 0; i < resources.size(); ++i) {
-    const ScoredResources::Usage u = resources.NodeUsage(node, i, pod[i]);
+    const ScoredResources::Usage u = resources.Usage(node, i);
     if (u.allocatable == 0) continue;
     node_score += PerResource(u.requested, u.allocatable) * resources.weight(i);
     weight_sum += resources.weight(i);
@@ -124,16 +167,77 @@ int64_t WeightedAverage(const ScoredResources& resources, const framework::NodeI
   return weight_sum == 0 ? 0 : node_score / weight_sum;
 }
 
-}  // namespace
-
-int64_t LeastAllocatedScore(const ScoredResources& resources, const framework::NodeInfo& node,
-                            const PodRequestSource& pod) {
-  return WeightedAverage<LeastRequestedScore>(resources, node, pod);
+// upstream balancedResourceScorer.
+template <typename Resources>
+int64_t Balanced(const Resources& resources, const framework::NodeInfo& node) {
+  // Two passes over the fractions instead of a list of them keep this allocation-free; both
+  // passes compute each fraction the same way, so the sums match upstream's bit for bit.
+  auto fraction = [&](size_t i, double* out) {
+    const ScoredResources::Usage u = resources.Usage(node, i);
+    if (u.allocatable == 0) return false;
+    *out = std::min(1.0, static_cast<double>(u.requested) / static_cast<double>(u.allocatable));
+    return true;
+  };
+  size_t count = 0;
+  double total = 0;
+  double first = 0;
+  double second = 0;
+  for (size_t i = 0; i < resources.size(); ++i) {
+    double f = 0;
+    if (!fraction(i, &f)) continue;
+    if (count == 0) first = f;
+    if (count == 1) second = f;
+    total += f;
+    ++count;
+  }
+  double deviation = 0;
+  if (count == 2) {
+    deviation = std::abs((first - second) / 2);
+  } else if (count > 2) {
+    const double mean = total / static_cast<double>(count);
+    double sum = 0;
+    for (size_t i = 0; i < resources.size(); ++i) {
+      double f = 0;
+      if (fraction(i, &f)) sum += (f - mean) * (f - mean);
+    }
+    deviation = std::sqrt(sum / static_cast<double>(count));
+  }
+  return static_cast<int64_t>((1 - deviation) * static_cast<double>(framework::kMaxNodeScore));
 }
 
-int64_t MostAllocatedScore(const ScoredResources& resources, const framework::NodeInfo& node,
-                           const PodRequestSource& pod) {
-  return WeightedAverage<MostRequestedScore>(resources, node, pod);
+template <typename Resources>
+void ScoreWith(ResourceScorer scorer, const Resources& resources,
+               std::span<framework::NodeInfo* const> nodes,
+               std::span<framework::NodeScore> scores) {
+  switch (scorer) {
+    case ResourceScorer::kLeastAllocated:
+      framework::ScoreEachNode(nodes, scores, [&](const framework::NodeInfo& node) {
+        return WeightedAverage<LeastRequestedScore>(resources, node);
+      });
+      return;
+    case ResourceScorer::kMostAllocated:
+      framework::ScoreEachNode(nodes, scores, [&](const framework::NodeInfo& node) {
+        return WeightedAverage<MostRequestedScore>(resources, node);
+      });
+      return;
+    case ResourceScorer::kBalancedAllocation:
+      framework::ScoreEachNode(nodes, scores, [&](const framework::NodeInfo& node) {
+        return Balanced(resources, node);
+      });
+      return;
+  }
+}
+
+}  // namespace
+
+void ScoreNodes(ResourceScorer scorer, const ScoredResources& resources,
+                const PodRequestSource& pod, std::span<framework::NodeInfo* const> nodes,
+                std::span<framework::NodeScore> scores) {
+  if (resources.cpu_then_memory()) {
+    ScoreWith(scorer, CpuThenMemory(resources, pod), nodes, scores);
+  } else {
+    ScoreWith(scorer, AnyResources(resources, pod), nodes, scores);
+  }
 }
 
 int64_t BrokenLinear(std::span<const FunctionShapePoint> shape, int64_t utilization) {
@@ -176,43 +280,6 @@ int64_t RequestedToCapacityRatioScorer::Score(const ScoredResources& resources,
   if (weight_sum == 0) return 0;
   return static_cast<int64_t>(
       std::round(static_cast<double>(node_score) / static_cast<double>(weight_sum)));
-}
-
-int64_t BalancedAllocationScore(const ScoredResources& resources, const framework::NodeInfo& node,
-                                const PodRequestSource& pod) {
-  // Two passes over the fractions instead of a list of them keep this allocation-free; both
-  // passes compute each fraction the same way, so the sums match upstream's bit for bit.
-  auto fraction = [&](size_t i, double* out) {
-    const ScoredResources::Usage u = resources.NodeUsage(node, i, pod[i]);
-    if (u.allocatable == 0) return false;
-    *out = std::min(1.0, static_cast<double>(u.requested) / static_cast<double>(u.allocatable));
-    return true;
-  };
-  size_t count = 0;
-  double total = 0;
-  double first = 0;
-  double second = 0;
-  for (size_t i = 0; i < resources.size(); ++i) {
-    double f = 0;
-    if (!fraction(i, &f)) continue;
-    if (count == 0) first = f;
-    if (count == 1) second = f;
-    total += f;
-    ++count;
-  }
-  double deviation = 0;
-  if (count == 2) {
-    deviation = std::abs((first - second) / 2);
-  } else if (count > 2) {
-    const double mean = total / static_cast<double>(count);
-    double sum = 0;
-    for (size_t i = 0; i < resources.size(); ++i) {
-      double f = 0;
-      if (fraction(i, &f)) sum += (f - mean) * (f - mean);
-    }
-    deviation = std::sqrt(sum / static_cast<double>(count));
-  }
-  return static_cast<int64_t>((1 - deviation) * static_cast<double>(framework::kMaxNodeScore));
 }
 
 }  // namespace muster::plugins::noderesources

@@ -25,6 +25,9 @@ class ScoredResources {
   size_t size() const { return resources_.size(); }
   bool empty() const { return resources_.empty(); }
   int64_t weight(size_t i) const { return resources_[i].weight; }
+  bool use_requested() const { return use_requested_; }
+  // Exactly cpu then memory, the default: the scorers take a path without per-resource dispatch.
+  bool cpu_then_memory() const { return cpu_then_memory_; }
 
   // The pod's request of resource i (upstream calculatePodResourceRequest).
   int64_t PodRequest(const framework::PodInfo& pod, size_t i) const;
@@ -50,6 +53,7 @@ class ScoredResources {
 
   std::vector<Resource> resources_;
   bool use_requested_;
+  bool cpu_then_memory_ = false;
 };
 
 // The pod's request of each scored resource: the vector PreScore computed, or read off the PodInfo
@@ -74,12 +78,17 @@ class PodRequestSource {
 int64_t LeastRequestedScore(int64_t requested, int64_t capacity);
 int64_t MostRequestedScore(int64_t requested, int64_t capacity);
 
-// The weighted mean of the per-resource scores over the resources the node has; integer division,
-// as upstream.
-int64_t LeastAllocatedScore(const ScoredResources& resources, const framework::NodeInfo& node,
-                            const PodRequestSource& pod);
-int64_t MostAllocatedScore(const ScoredResources& resources, const framework::NodeInfo& node,
-                           const PodRequestSource& pod);
+// The scorers of nodes' resource use with a pod:
+//   kLeastAllocated, kMostAllocated: the weighted mean of the per-resource scores over the
+//     resources the node has; integer division, as upstream.
+//   kBalancedAllocation: (1 - standard deviation of the requested/allocatable fractions) * 100,
+//     each fraction capped at 1; a single resource (or none) has deviation 0.
+enum class ResourceScorer : uint8_t { kLeastAllocated, kMostAllocated, kBalancedAllocation };
+
+// Fills scores[i] with nodes[i]'s name and its score by `scorer`.
+void ScoreNodes(ResourceScorer scorer, const ScoredResources& resources,
+                const PodRequestSource& pod, std::span<framework::NodeInfo* const> nodes,
+                std::span<framework::NodeScore> scores);
 
 // A point of upstream helper.FunctionShape, its score already on the [0, 100] scale.
 struct FunctionShapePoint {
@@ -104,10 +113,5 @@ class RequestedToCapacityRatioScorer {
  private:
   std::vector<FunctionShapePoint> shape_;
 };
-
-// BalancedAllocation: (1 - standard deviation of the requested/allocatable fractions) * 100, each
-// fraction capped at 1; a single resource (or none) has deviation 0.
-int64_t BalancedAllocationScore(const ScoredResources& resources, const framework::NodeInfo& node,
-                                const PodRequestSource& pod);
 
 }  // namespace muster::plugins::noderesources

@@ -2,9 +2,11 @@
 
 #include <memory>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "muster/plugins/noderesources/fit.h"
@@ -494,6 +496,63 @@ TEST(ScoredResources, LargeQuantitiesDoNotOverflow) {
   const int64_t capacity = int64_t{1} << 62;
   EXPECT_EQ(LeastRequestedScore(capacity / 4, capacity), 75);
   EXPECT_EQ(MostRequestedScore(capacity / 4, capacity), 25);
+}
+
+TEST(ScoreNodes, CpuThenMemoryAgreesWithTheGeneralPath) {
+  // The default resources (cpu then memory) have a path of their own; the same two listed the
+  // other way round take the general one, and each scorer's arithmetic is symmetric in them.
+  std::mt19937 rng(7);
+  auto draw = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  std::vector<std::unique_ptr<framework::NodeInfo>> infos;
+  std::vector<framework::NodeInfo*> nodes;
+  for (int i = 0; i < 60; ++i) {
+    // Some nodes without cpu or memory; some pods without requests (charged the defaults).
+    auto info = std::make_unique<framework::NodeInfo>(std::make_shared<api::Node>(Node(
+        fmt::format("n{}", i), {{"cpu", fmt::format("{}m", draw(0, 3) * draw(0, 4000))},
+                                {"memory", fmt::format("{}Mi", draw(0, 3) * draw(0, 20000))}})));
+    for (int64_t p = draw(0, 4); p > 0; --p) {
+      if (draw(0, 2) == 0) {
+        info->AddPod(framework::PodInfo::Make(EmptyOn(info->name().str())));
+      } else {
+        info->AddPod(framework::PodInfo::Make(
+            On(info->name().str(), {{"cpu", fmt::format("{}m", draw(0, 3000))},
+                                    {"memory", fmt::format("{}Mi", draw(0, 15000))}})));
+      }
+    }
+    nodes.push_back(info.get());
+    infos.push_back(std::move(info));
+  }
+  for (int round = 0; round < 40; ++round) {
+    SCOPED_TRACE(round);
+    const int64_t cpu_weight = draw(1, 100), memory_weight = draw(1, 100);
+    const framework::PodInfoPtr pod = framework::PodInfo::Make(
+        draw(0, 3) == 0 ? api::Pod{}
+                        : MakePod()
+                              .Req({{"cpu", fmt::format("{}m", draw(0, 2000))},
+                                    {"memory", fmt::format("{}Mi", draw(0, 8000))}})
+                              .Obj());
+    for (bool use_requested : {false, true}) {
+      const ScoredResources fast({{"cpu", cpu_weight}, {"memory", memory_weight}}, use_requested);
+      const ScoredResources general({{"memory", memory_weight}, {"cpu", cpu_weight}},
+                                    use_requested);
+      ASSERT_TRUE(fast.cpu_then_memory());
+      ASSERT_FALSE(general.cpu_then_memory());
+      for (ResourceScorer scorer : {ResourceScorer::kLeastAllocated, ResourceScorer::kMostAllocated,
+                                    ResourceScorer::kBalancedAllocation}) {
+        std::vector<framework::NodeScore> want(nodes.size()), got(nodes.size());
+        ScoreNodes(scorer, general, PodRequestSource(general, *pod, nullptr), nodes, want);
+        ScoreNodes(scorer, fast, PodRequestSource(fast, *pod, nullptr), nodes, got);
+        for (size_t i = 0; i < nodes.size(); ++i) {
+          EXPECT_EQ(got[i].name, want[i].name);
+          EXPECT_EQ(got[i].score, want[i].score)
+              << "scorer " << static_cast<int>(scorer) << ", use_requested " << use_requested
+              << ", node " << nodes[i]->name().str();
+        }
+      }
+    }
+  }
 }
 
 }  // namespace
