@@ -585,18 +585,17 @@ Status Scheduler::SchedulePod(const framework::Framework& fwk, framework::CycleS
   } else {
     totals.assign(feasible.size(), 1);
   }
-  // The highest score wins; ties are broken uniformly at random (reservoir sampling, as
-  // upstream's selectHost) with the seeded generator.
+  // The highest score wins; ties are broken uniformly at random with the seeded generator, as
+  // upstream's selectHost. Upstream draws once per tie (reservoir sampling); one draw among the
+  // counted ties picks with the same odds, and most nodes tie on a lightly loaded cluster.
+  const int64_t top = *std::max_element(totals.begin(), totals.end());
+  const auto ties = std::count(totals.begin(), totals.end(), top);
+  auto pick = std::uniform_int_distribution<std::ptrdiff_t>(0, ties - 1)(rng_);  // the pick-th tie
   size_t best = 0;
-  int ties = 1;
-  for (size_t i = 1; i < feasible.size(); ++i) {
-    if (totals[i] > totals[best]) {
-      best = i;
-      ties = 1;
-    } else if (totals[i] == totals[best]) {
-      ++ties;
-      if (std::uniform_int_distribution<int>(0, ties - 1)(rng_) == 0) best = i;
-    }
+  for (;; ++best) {
+    if (totals[best] != top) continue;
+    if (pick == 0) break;
+    --pick;
   }
   *host = feasible[best]->name();
   return Status::OK();
