@@ -153,7 +153,8 @@ TEST(BenchOutputTest, JsonFollowsTheContract) {
   ASSERT_EQ(doc["results"].size(), 2u);
   const std::set<std::string> want = {
       "workload",      "nodes",        "initialPods",  "measuredPods", "seconds",
-      "podsPerSecond", "p50LatencyMs", "p99LatencyMs", "peakRssBytes", "upstreamThreshold"};
+      "podsPerSecond", "p50LatencyMs", "p99LatencyMs", "peakRssBytes", "upstreamThreshold",
+      "attempts"};  // attempts: muster's addition
   for (const nlohmann::json& r : doc["results"]) {
     std::set<std::string> keys;
     for (const auto& [key, value] : r.items()) keys.insert(key);
@@ -166,6 +167,8 @@ TEST(BenchOutputTest, JsonFollowsTheContract) {
   EXPECT_EQ(doc["results"][0]["nodes"], kNodes);
   EXPECT_EQ(doc["results"][0]["measuredPods"], kPods);
   EXPECT_EQ(doc["results"][0]["upstreamThreshold"], 680);
+  // Every measured pod of SchedulingBasic fits on its first attempt.
+  EXPECT_EQ(doc["results"][0]["attempts"], kPods);
   EXPECT_TRUE(doc["results"][1]["upstreamThreshold"].is_null());
 }
 

@@ -650,6 +650,7 @@ void PrintJson(std::span<const Result> results, std::ostream& out) {
     } else {
       j["upstreamThreshold"] = nullptr;
     }
+    j["attempts"] = r.attempts;
     list.push_back(std::move(j));
   }
   nlohmann::ordered_json doc;
