@@ -63,6 +63,7 @@ void NodeInfo::SetNode(std::shared_ptr<const api::Node> node) {
   unschedulable_ = node_->spec.unschedulable;
   taints_ = node_->spec.taints;
   allocatable_ = api::Resource::FromList(node_->status.allocatable);
+  Summarize();
 }
 
 void NodeInfo::RemoveNode() {
@@ -132,8 +133,9 @@ void NodeInfo::AddPod(PodInfoPtr pod) {
   CountPriority(pod->pod.Priority());
   requested_.Add(pod->requests);
   requested_.allowed_pod_number += 1;
-  non_zero_milli_cpu_ += pod->non_zero_requests.milli_cpu;
-  non_zero_memory_ += pod->non_zero_requests.memory;
+  summary_.non_zero_milli_cpu += pod->non_zero_requests.milli_cpu;
+  summary_.non_zero_memory += pod->non_zero_requests.memory;
+  Summarize();
   for (const HostPort& p : PodHostPorts(pod->pod)) used_ports_.Add(p);
   if (pod->has_affinity) {
     AddAffinityTermKeys(*pod);
@@ -177,14 +179,24 @@ void NodeInfo::RemovePodAt(size_t i) {
   }
   requested_.Sub(info->requests);
   requested_.allowed_pod_number -= 1;
-  non_zero_milli_cpu_ -= info->non_zero_requests.milli_cpu;
-  non_zero_memory_ -= info->non_zero_requests.memory;
+  summary_.non_zero_milli_cpu -= info->non_zero_requests.milli_cpu;
+  summary_.non_zero_memory -= info->non_zero_requests.memory;
+  Summarize();
   for (const HostPort& p : PodHostPorts(info->pod)) used_ports_.Remove(p);
   // The minimum is looked for again only when the last pod at it leaves.
   if (info->pod.Priority() == min_pod_priority_ && --pods_at_min_priority_ == 0) {
     min_pod_priority_ = std::numeric_limits<int32_t>::max();
     for (const PodInfoPtr& p : pods_) CountPriority(p->pod.Priority());
   }
+}
+
+void NodeInfo::Summarize() {
+  summary_.allocatable_milli_cpu = allocatable_.milli_cpu;
+  summary_.allocatable_memory = allocatable_.memory;
+  summary_.requested_milli_cpu = requested_.milli_cpu;
+  summary_.requested_memory = requested_.memory;
+  summary_.free_ephemeral_storage = allocatable_.ephemeral_storage - requested_.ephemeral_storage;
+  summary_.free_pods = allocatable_.allowed_pod_number - requested_.allowed_pod_number;
 }
 
 void NodeInfo::CountPriority(int32_t priority) {

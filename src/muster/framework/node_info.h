@@ -187,8 +187,24 @@ struct ImageState {
   int32_t num_nodes = 0;
 };
 
-// Cache-line aligned, so that what the filters and scores read on every node takes three lines.
-static_assert(sizeof(api::Resource) + sizeof(int64_t) <= 64, "NodeInfo's hot lines assume this");
+// The numbers the filters and scores read on every node, taken from NodeInfo's requested() and
+// allocatable() and kept with them, so that they share one cache line.
+struct ResourceSummary {
+  int64_t allocatable_milli_cpu = 0;
+  int64_t allocatable_memory = 0;
+  int64_t requested_milli_cpu = 0;
+  int64_t requested_memory = 0;
+  // The cpu and memory requests with upstream's defaults for containers that request none, as
+  // scoring counts them (upstream NodeInfo.NonZeroRequested).
+  int64_t non_zero_milli_cpu = 0;
+  int64_t non_zero_memory = 0;
+  int64_t free_ephemeral_storage = 0;  // allocatable minus requested
+  int64_t free_pods = 0;               // allocatable pods minus pods()
+};
+static_assert(sizeof(ResourceSummary) == 64, "NodeInfo's first line");
+
+// Cache-line aligned, so that what the filters and scores read on every node takes two lines:
+// the resource summary, then the node's name, taints, images and unschedulable flag.
 class alignas(64) NodeInfo {
  public:
   NodeInfo() = default;
@@ -222,11 +238,11 @@ class alignas(64) NodeInfo {
   // pods().size(), which requested() counts as its pods: read from the cache line Fit reads
   // anyway, where pods() is another.
   int64_t num_pods() const { return requested_.allowed_pod_number; }
-  // The cpu and memory requests with upstream's defaults for containers that request none, as
-  // scoring counts them (upstream NodeInfo.NonZeroRequested).
-  int64_t non_zero_milli_cpu() const { return non_zero_milli_cpu_; }
-  int64_t non_zero_memory() const { return non_zero_memory_; }
+  int64_t non_zero_milli_cpu() const { return summary_.non_zero_milli_cpu; }
+  int64_t non_zero_memory() const { return summary_.non_zero_memory; }
   const api::Resource& allocatable() const { return allocatable_; }
+  // Parts of requested() and allocatable(), in the node's first cache line.
+  const ResourceSummary& summary() const { return summary_; }
   const std::vector<ImageState>& image_states() const { return image_states_; }
   void SetImageStates(std::vector<ImageState> states) { image_states_ = std::move(states); }
 
@@ -247,19 +263,19 @@ class alignas(64) NodeInfo {
   void AddAffinityTermKeys(const PodInfo& pod);
   // Counts a pod of this priority into min_pod_priority_ and pods_at_min_priority_.
   void CountPriority(int32_t priority);
+  // Brings summary_ up to date with requested_ and allocatable_.
+  void Summarize();
 
-  // What the filters and scores read on every node comes first, in three cache lines: the node
-  // itself (61 bytes), then requested and allocatable (56 bytes each) with a non-zero request
-  // in each one's last 8 bytes.
+  // What the filters and scores read on every node comes first, in two cache lines: the
+  // resource summary, then the node itself (61 bytes).
+  ResourceSummary summary_;
   std::shared_ptr<const api::Node> node_;
   std::span<const api::Taint> taints_;  // into *node_
   std::vector<ImageState> image_states_;
   api::Symbol name_;
   bool unschedulable_ = false;
-  alignas(64) api::Resource requested_;
-  int64_t non_zero_milli_cpu_ = 0;
-  alignas(64) api::Resource allocatable_;
-  int64_t non_zero_memory_ = 0;
+  api::Resource requested_;
+  api::Resource allocatable_;
 
   int32_t min_pod_priority_ = std::numeric_limits<int32_t>::max();
   uint32_t pods_at_min_priority_ = 0;

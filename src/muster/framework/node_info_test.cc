@@ -134,6 +134,47 @@ TEST(NodeInfoTest, NonZeroRequestsChargeDefaultsToContainersWithoutRequests) {
   EXPECT_EQ(node.non_zero_memory(), 200 * 1024 * 1024);
 }
 
+// The summary against the fields it copies.
+void ExpectSummarized(const NodeInfo& node) {
+  const ResourceSummary& r = node.summary();
+  EXPECT_EQ(r.allocatable_milli_cpu, node.allocatable().milli_cpu);
+  EXPECT_EQ(r.allocatable_memory, node.allocatable().memory);
+  EXPECT_EQ(r.requested_milli_cpu, node.requested().milli_cpu);
+  EXPECT_EQ(r.requested_memory, node.requested().memory);
+  EXPECT_EQ(r.free_ephemeral_storage,
+            node.allocatable().ephemeral_storage - node.requested().ephemeral_storage);
+  EXPECT_EQ(r.free_pods, node.allocatable().allowed_pod_number - node.num_pods());
+}
+
+TEST(NodeInfoTest, ResourceSummaryFollowsPodsAndNode) {
+  NodeInfo node(std::make_shared<api::Node>(
+      testing::MakeNode()
+          .Name("n")
+          .Capacity({{"cpu", "4"}, {"memory", "8Gi"}, {"ephemeral-storage", "10Gi"}, {"pods", "5"}})
+          .Obj()));
+  ExpectSummarized(node);
+  EXPECT_EQ(node.summary().free_pods, 5);
+  const PodInfoPtr big =
+      PodInfo::Make(MakePod()
+                        .Name("big")
+                        .Req({{"cpu", "1500m"}, {"memory", "1Gi"}, {"ephemeral-storage", "1Gi"}})
+                        .Obj());
+  node.AddPod(big);
+  node.AddPod(Pod("small"));
+  ExpectSummarized(node);
+  EXPECT_EQ(node.summary().requested_milli_cpu, 1600);
+  EXPECT_EQ(node.summary().free_pods, 3);
+  EXPECT_EQ(node.summary().free_ephemeral_storage, int64_t{9} << 30);
+  ASSERT_TRUE(node.RemovePodInfo(big.get()));
+  ExpectSummarized(node);
+  EXPECT_EQ(node.summary().requested_milli_cpu, 100);
+  node.SetNode(std::make_shared<api::Node>(
+      testing::MakeNode().Name("n").Capacity({{"cpu", "2"}, {"pods", "10"}}).Obj()));
+  ExpectSummarized(node);
+  EXPECT_EQ(node.summary().allocatable_milli_cpu, 2000);
+  EXPECT_EQ(node.summary().free_pods, 9);
+}
+
 TEST(PodCountMemoTest, ChangesToThePodsForgetCountsAndCopiesKeepThem) {
   NodeInfo node;
   node.AddPod(Pod("a"));

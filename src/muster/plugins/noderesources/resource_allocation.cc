@@ -137,13 +137,15 @@ class CpuThenMemory {
         use_requested_(resources.use_requested()) {}
   static constexpr size_t size() { return 2; }
   int64_t weight(size_t i) const { return weights_[i]; }
+  // From the node's resource summary: one cache line.
   ScoredResources::Usage Usage(const framework::NodeInfo& node, size_t i) const {
+    const framework::ResourceSummary& r = node.summary();
     if (i == 0) {
-      const int64_t cpu = use_requested_ ? node.requested().milli_cpu : node.non_zero_milli_cpu();
-      return {node.allocatable().milli_cpu, cpu + requests_[0]};
+      const int64_t cpu = use_requested_ ? r.requested_milli_cpu : r.non_zero_milli_cpu;
+      return {r.allocatable_milli_cpu, cpu + requests_[0]};
     }
-    const int64_t memory = use_requested_ ? node.requested().memory : node.non_zero_memory();
-    return {node.allocatable().memory, memory + requests_[1]};
+    const int64_t memory = use_requested_ ? r.requested_memory : r.non_zero_memory;
+    return {r.allocatable_memory, memory + requests_[1]};
   }
 
  private:
