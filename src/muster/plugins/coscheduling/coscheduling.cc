@@ -29,6 +29,12 @@ api::Symbol PodGroupSymbol(const api::Pod& pod) {
   return api::Symbol();
 }
 
+// The key of the plugin's maps for the group `name` in `ns`.
+uint64_t GroupId(api::Symbol ns, api::Symbol name) { return api::PairId(ns, name); }
+uint64_t GroupId(const api::PodGroup& group) {
+  return GroupId(group.metadata.namespace_, api::Symbol(group.metadata.name));
+}
+
 }  // namespace
 
 std::string_view PodGroupLabel(const api::Pod& pod) { return PodGroupSymbol(pod).str(); }
@@ -84,11 +90,10 @@ const api::PodGroup* Coscheduling::GroupOf(const api::Pod& pod) const {
   return handle_.lister().GetPodGroup(pod.metadata.namespace_, group);
 }
 
-std::vector<const api::Pod*> Coscheduling::GroupPods(api::Symbol ns, std::string_view group) const {
+std::vector<const api::Pod*> Coscheduling::GroupPods(api::Symbol ns, api::Symbol group) const {
   std::vector<const api::Pod*> pods;
-  const api::Symbol value(group);
   for (api::Symbol label : {kLabel, kLegacyLabel}) {
-    for (const api::Pod* p : handle_.lister().PodsWithLabel(ns, label, value)) {
+    for (const api::Pod* p : handle_.lister().PodsWithLabel(ns, label, group)) {
       if (p->IsTerminal() || p->metadata.deletion_timestamp) continue;
       if (label == kLegacyLabel && p->metadata.labels.Has(kLabel)) continue;  // counted already
       pods.push_back(p);
@@ -97,42 +102,29 @@ std::vector<const api::Pod*> Coscheduling::GroupPods(api::Symbol ns, std::string
   return pods;
 }
 
-int Coscheduling::CountAssigned(api::Symbol ns, std::string_view group) {
+int Coscheduling::CountAssigned(api::Symbol ns, api::Symbol group) {
+  auto reserved = reserved_.find(GroupId(ns, group));
   int count = 0;
-  std::set<std::string> bound;
   for (const api::Pod* p : GroupPods(ns, group)) {
-    if (!p->spec.node_name.empty()) {
-      ++count;
-      bound.insert(p->metadata.Key());
-    }
+    if (p->spec.node_name.empty()) continue;
+    ++count;
+    if (reserved != reserved_.end()) reserved->second.erase(p->metadata.name);  // counted as bound
   }
-  auto it = reserved_.find(fmt::format("{}/{}", ns.str(), group));
-  if (it == reserved_.end()) return count;
-  for (auto key = it->second.begin(); key != it->second.end();) {
-    if (bound.contains(*key)) {
-      key = it->second.erase(key);  // counted as bound
-    } else {
-      ++count;
-      ++key;
-    }
-  }
+  if (reserved != reserved_.end()) count += static_cast<int>(reserved->second.size());
   return count;
 }
 
 Status Coscheduling::Reserve(framework::CycleState&, const framework::PodInfo& pod_info,
                              api::Symbol) {
   const api::Pod& pod = pod_info.pod;
-  const std::string_view group = PodGroupLabel(pod);
-  if (!group.empty()) {
-    reserved_[fmt::format("{}/{}", pod.metadata.namespace_.str(), group)].insert(
-        pod.metadata.Key());
-  }
+  const api::Symbol group = PodGroupSymbol(pod);
+  if (!group.empty()) reserved_[GroupId(pod.metadata.namespace_, group)].insert(pod.metadata.name);
   return Status::OK();
 }
 
 std::optional<api::Time> Coscheduling::GroupTime(const api::Pod& pod) const {
   if (const api::PodGroup* group = GroupOf(pod)) {
-    auto failed = last_failure_.find(api::PairId(pod.metadata.namespace_, PodGroupSymbol(pod)));
+    auto failed = last_failure_.find(GroupId(pod.metadata.namespace_, PodGroupSymbol(pod)));
     if (failed != last_failure_.end()) return failed->second;
     if (group->metadata.creation_timestamp) return *group->metadata.creation_timestamp;
   }
@@ -162,14 +154,10 @@ bool Coscheduling::Less(const framework::QueuedPodInfo& a,
   return ma.Key() < mb.Key();
 }
 
-bool Coscheduling::BackedOff(const std::string& group_key) const {
-  auto it = backed_off_.find(group_key);
-  return it != backed_off_.end() && handle_.clock().Now() < it->second;
-}
-
-bool Coscheduling::Permitted(const std::string& group_key) const {
-  auto it = permitted_.find(group_key);
-  return it != permitted_.end() && handle_.clock().Now() < it->second;
+bool Coscheduling::Before(const std::unordered_map<uint64_t, api::Time>& until,
+                          uint64_t group) const {
+  auto it = until.find(group);
+  return it != until.end() && handle_.clock().Now() < it->second;
 }
 
 Status Coscheduling::PreFilter(framework::CycleState&, const framework::PodInfo& pod_info,
@@ -179,13 +167,13 @@ Status Coscheduling::PreFilter(framework::CycleState&, const framework::PodInfo&
   const api::PodGroup* group = GroupOf(pod);
   // Not in a group, or its PodGroup does not exist (Permit turns the latter away).
   if (group == nullptr) return Status::OK();
-  const std::string key = group->metadata.Key();
+  const uint64_t id = GroupId(*group);
   // Failures here are UnschedulableAndUnresolvable: preemption cannot form a group.
-  if (BackedOff(key)) {
-    return Status::Unresolvable(fmt::format("podGroup {} failed recently", key));
+  if (Before(backed_off_, id)) {
+    return Status::Unresolvable(fmt::format("podGroup {} failed recently", group->metadata.Key()));
   }
-  const std::vector<const api::Pod*> members = GroupPods(pod.metadata.namespace_,
-                                                         group->metadata.name);
+  const std::vector<const api::Pod*> members =
+      GroupPods(pod.metadata.namespace_, api::Symbol(group->metadata.name));
   const int32_t min_member = group->spec.min_member;
   if (static_cast<int32_t>(members.size()) < min_member) {
     return Status::Unresolvable(fmt::format(
@@ -201,7 +189,7 @@ Status Coscheduling::PreFilter(framework::CycleState&, const framework::PodInfo&
         "ungated pods number: {}, minMember of group: {}",
         pod.metadata.name, ungated, min_member));
   }
-  if (group->spec.min_resources.empty() || Permitted(key)) return Status::OK();
+  if (group->spec.min_resources.empty() || Before(permitted_, id)) return Status::OK();
 
   // minResources (with pods = minMember) against the cluster's free capacity, counting this
   // group's own pods as free: summed over nodes until the request is covered.
@@ -256,32 +244,31 @@ Status Coscheduling::PreFilter(framework::CycleState&, const framework::PodInfo&
   if (!gap.empty()) {
     return Status::Unresolvable(fmt::format("resource gap: map[{}]", fmt::join(gap, " ")));
   }
-  permitted_[key] = handle_.clock().Now() + std::chrono::seconds(args_.permit_waiting_time_seconds);
+  permitted_[id] = handle_.clock().Now() + std::chrono::seconds(args_.permit_waiting_time_seconds);
   return Status::OK();
 }
 
-void Coscheduling::RejectWaitingSiblings(const api::Pod& pod, std::string_view group,
+void Coscheduling::RejectWaitingSiblings(const api::Pod& pod, api::Symbol group,
                                          const char* message) {
   handle_.waiting_pods().Iterate([&](framework::WaitingPod& w) {
-    if (w.pod().metadata.namespace_ == pod.metadata.namespace_ && PodGroupLabel(w.pod()) == group) {
+    if (w.pod().metadata.namespace_ == pod.metadata.namespace_ &&
+        PodGroupSymbol(w.pod()) == group) {
       w.Reject(kName, message);
     }
   });
 }
 
-void Coscheduling::MarkFailed(const api::PodGroup& group) {
-  last_failure_[api::PairId(group.metadata.namespace_, api::Symbol(group.metadata.name))] =
-      handle_.clock().Now();
-}
+void Coscheduling::MarkFailed(uint64_t group) { last_failure_[group] = handle_.clock().Now(); }
 
 Status Coscheduling::PostFilter(framework::CycleState&, const framework::PodInfo& pod_info,
                                 const framework::NodeToStatus&, framework::PostFilterResult*) {
   const api::Pod& pod = pod_info.pod;
   const api::PodGroup* group = GroupOf(pod);
   if (group == nullptr) return Status::Unschedulable("can not find pod group");
-  const std::string key = group->metadata.Key();
+  const uint64_t id = GroupId(*group);
+  const api::Symbol name(group->metadata.name);
   const int32_t min_member = group->spec.min_member;
-  const int assigned = CountAssigned(pod.metadata.namespace_, group->metadata.name);
+  const int assigned = CountAssigned(pod.metadata.namespace_, name);
   // Enough of the group is placed already: this pod failing does not break the gang.
   if (assigned >= min_member) return Status(framework::Code::kUnschedulable);
   // Nearly there: let the remaining pods try rather than give up the whole group.
@@ -289,36 +276,35 @@ Status Coscheduling::PostFilter(framework::CycleState&, const framework::PodInfo
     return Status(framework::Code::kUnschedulable);
   }
   // The group cannot form now: release every sibling waiting at Permit.
-  RejectWaitingSiblings(pod, group->metadata.name, "optimistic rejection in PostFilter");
+  RejectWaitingSiblings(pod, name, "optimistic rejection in PostFilter");
   if (args_.pod_group_backoff_seconds > 0 &&
-      static_cast<int32_t>(GroupPods(pod.metadata.namespace_, group->metadata.name).size()) >=
-          min_member) {
-    backed_off_[key] = handle_.clock().Now() + std::chrono::seconds(args_.pod_group_backoff_seconds);
+      static_cast<int32_t>(GroupPods(pod.metadata.namespace_, name).size()) >= min_member) {
+    backed_off_[id] = handle_.clock().Now() + std::chrono::seconds(args_.pod_group_backoff_seconds);
   }
-  permitted_.erase(key);
-  MarkFailed(*group);
-  return Status::Unschedulable(fmt::format(
-      "PodGroup {} gets rejected due to Pod {} is unschedulable even after PostFilter", key,
-      pod.metadata.name));
+  permitted_.erase(id);
+  MarkFailed(id);
+  return Status::Unschedulable(
+      fmt::format("PodGroup {} gets rejected due to Pod {} is unschedulable even after PostFilter",
+                  group->metadata.Key(), pod.metadata.name));
 }
 
 Status Coscheduling::Permit(framework::CycleState&, const framework::PodInfo& pod_info,
                             api::Symbol, api::Duration* timeout) {
   const api::Pod& pod = pod_info.pod;
-  const std::string_view group_name = PodGroupLabel(pod);
+  const api::Symbol group_name = PodGroupSymbol(pod);
   if (group_name.empty()) return Status::OK();
   const api::PodGroup* group = GroupOf(pod);
   if (group == nullptr) return Status::Unschedulable("PodGroup not found");
   // The others assigned (this pod is counted when Reserve recorded it), plus this pod.
   int assigned = CountAssigned(pod.metadata.namespace_, group_name);
-  if (auto it = reserved_.find(group->metadata.Key());
-      it != reserved_.end() && it->second.contains(pod.metadata.Key())) {
+  if (auto it = reserved_.find(GroupId(pod.metadata.namespace_, group_name));
+      it != reserved_.end() && it->second.contains(pod.metadata.name)) {
     --assigned;
   }
   if (assigned + 1 >= group->spec.min_member) {
     handle_.waiting_pods().Iterate([&](framework::WaitingPod& w) {
       if (w.pod().metadata.namespace_ == pod.metadata.namespace_ &&
-          PodGroupLabel(w.pod()) == group_name) {
+          PodGroupSymbol(w.pod()) == group_name) {
         w.Allow(kName);
       }
     });
@@ -328,7 +314,9 @@ Status Coscheduling::Permit(framework::CycleState&, const framework::PodInfo& po
   if (group->spec.schedule_timeout_seconds && *group->spec.schedule_timeout_seconds > 0) {
     *timeout = std::chrono::seconds(*group->spec.schedule_timeout_seconds);
   }
-  // Bring the siblings forward so that the group's pods are tried together.
+  // The group's first pod to wait brings its siblings forward, so that they are tried together
+  // (upstream activates siblings for the first assigned pod only: scheduler-plugins#682).
+  if (assigned > 0) return Status(framework::Code::kWait);
   std::vector<std::string> siblings;
   for (const api::Pod* p : GroupPods(pod.metadata.namespace_, group_name)) {
     if (p->metadata.name != pod.metadata.name && p->spec.node_name.empty()) {
@@ -342,26 +330,21 @@ Status Coscheduling::Permit(framework::CycleState&, const framework::PodInfo& po
 void Coscheduling::Unreserve(framework::CycleState&, const framework::PodInfo& pod_info,
                              api::Symbol) {
   const api::Pod& pod = pod_info.pod;
-  const std::string_view group_name = PodGroupLabel(pod);
+  const api::Symbol group_name = PodGroupSymbol(pod);
   if (group_name.empty()) return;
-  if (auto it = reserved_.find(fmt::format("{}/{}", pod.metadata.namespace_.str(), group_name));
-      it != reserved_.end()) {
-    it->second.erase(pod.metadata.Key());
-  }
-  const api::PodGroup* group = GroupOf(pod);
-  if (group == nullptr) return;
-  const std::string key = group->metadata.Key();
-  RejectWaitingSiblings(pod, group->metadata.name, "rejection in Unreserve");
-  permitted_.erase(key);
-  MarkFailed(*group);
+  const uint64_t id = GroupId(pod.metadata.namespace_, group_name);
+  if (auto it = reserved_.find(id); it != reserved_.end()) it->second.erase(pod.metadata.name);
+  if (GroupOf(pod) == nullptr) return;
+  RejectWaitingSiblings(pod, group_name, "rejection in Unreserve");
+  permitted_.erase(id);
+  MarkFailed(id);
 }
 
 void Coscheduling::PostBind(framework::CycleState&, const framework::PodInfo& pod_info,
                             api::Symbol) {
   const api::PodGroup* group = GroupOf(pod_info.pod);
   if (group == nullptr) return;
-  const std::string key = group->metadata.Key();
-  int32_t& scheduled = scheduled_[key];
+  int32_t& scheduled = scheduled_[GroupId(*group)];
   scheduled = std::max(scheduled, group->status.scheduled) + 1;
   api::PodGroup::Status status = group->status;
   status.scheduled = scheduled;

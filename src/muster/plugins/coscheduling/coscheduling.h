@@ -14,12 +14,12 @@
 //   Unreserve  rejects the waiting siblings when one pod fails or times out;
 //   PostBind   counts scheduled pods in the PodGroup's status.
 
-#include <map>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
+#include <vector>
 
 #include "muster/framework/interface.h"
 #include "muster/framework/registry.h"
@@ -75,36 +75,36 @@ class Coscheduling final : public framework::QueueSortPlugin,
   std::vector<framework::ClusterEventWithHint> EventsToRegister() const override;
 
   // Pods with the group's label in `ns` (terminal pods excluded), assigned or not.
-  std::vector<const api::Pod*> GroupPods(api::Symbol ns, std::string_view group) const;
+  std::vector<const api::Pod*> GroupPods(api::Symbol ns, api::Symbol group) const;
   // Pods of the group assigned to a node, as upstream counts them in the snapshot: bound, or
   // assumed (reserved, waiting at Permit or binding). O(group size): the bound ones come from the
   // label index, the assumed ones from what Reserve recorded.
-  int CountAssigned(api::Symbol ns, std::string_view group);
+  int CountAssigned(api::Symbol ns, api::Symbol group);
 
  private:
   const api::PodGroup* GroupOf(const api::Pod& pod) const;
   // The time a pod in a group sorts by: its group's last failure, else the group's creation;
   // nullopt when neither applies (the pod then sorts by its own initial attempt).
   std::optional<api::Time> GroupTime(const api::Pod& pod) const;
-  void RejectWaitingSiblings(const api::Pod& pod, std::string_view group, const char* message);
-  void MarkFailed(const api::PodGroup& group);
-  bool BackedOff(const std::string& group_key) const;
-  bool Permitted(const std::string& group_key) const;
+  void RejectWaitingSiblings(const api::Pod& pod, api::Symbol group, const char* message);
+  void MarkFailed(uint64_t group);
+  // Whether `until` holds a time for `group` that is still ahead.
+  bool Before(const std::unordered_map<uint64_t, api::Time>& until, uint64_t group) const;
 
   const CoschedulingArgs args_;
   framework::Handle& handle_;
-  // Group key (namespace/name) -> when its backoff ends.
-  std::map<std::string, api::Time> backed_off_;
-  // Group key -> until when its minResources check stands.
-  std::map<std::string, api::Time> permitted_;
-  // Group key -> when the group last failed (it then sorts by that time).
-  // By api::PairId(namespace, name): read on every queue comparison.
+  // Every map is keyed by the group's api::PairId(namespace, name) (GroupId in the .cc).
+  // When the group's backoff ends.
+  std::unordered_map<uint64_t, api::Time> backed_off_;
+  // Until when the group's minResources check stands.
+  std::unordered_map<uint64_t, api::Time> permitted_;
+  // When the group last failed (it then sorts by that time): read on every queue comparison.
   std::unordered_map<uint64_t, api::Time> last_failure_;
-  // Group key -> pods bound so far (PostBind's own count: the lister may lag its writes).
-  std::map<std::string, int32_t> scheduled_;
-  // Group key -> keys of its pods reserved on a node and not unreserved (entries are dropped
-  // once the lister shows the pod bound, or gone).
-  std::map<std::string, std::set<std::string>> reserved_;
+  // Pods bound so far (PostBind's own count: the lister may lag its writes).
+  std::unordered_map<uint64_t, int32_t> scheduled_;
+  // Names of the group's pods reserved on a node and not unreserved (a name is dropped once the
+  // lister shows the pod bound).
+  std::unordered_map<uint64_t, std::unordered_set<std::string>> reserved_;
 };
 
 }  // namespace muster::plugins::coscheduling

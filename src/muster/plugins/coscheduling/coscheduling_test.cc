@@ -11,8 +11,10 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::IsEmpty;
 using testing::MakeNode;
 using testing::MakePod;
+using ::testing::UnorderedElementsAre;
 
 api::PodGroup Group(std::string name, int32_t min_member, api::Time created = {}) {
   api::PodGroup g;
@@ -174,6 +176,16 @@ TEST_F(CoschedulingTest, PodWithoutGroupPasses) {
   EXPECT_TRUE(Permit(MakePod().Name("solo").Obj(), &timeout).IsSuccess());
 }
 
+TEST_F(CoschedulingTest, TheGroupsFirstWaitingPodBringsItsSiblingsForward) {
+  fake_.AddPodGroup(Group("g", 3));
+  Plugin();
+  fake_.AddPod(Member("p1", "g"));
+  fake_.AddPod(Member("p3", "g"));
+  api::Duration timeout{};
+  EXPECT_TRUE(Permit(Member("p2", "g"), &timeout).IsWait());
+  EXPECT_THAT(fake_.activated, UnorderedElementsAre("default/p1", "default/p3"));
+}
+
 TEST_F(CoschedulingTest, PermitWaitsUntilMinMemberThenAllowsAll) {
   api::PodGroup g = Group("g", 3);
   g.spec.schedule_timeout_seconds = 10;
@@ -187,7 +199,8 @@ TEST_F(CoschedulingTest, PermitWaitsUntilMinMemberThenAllowsAll) {
   framework::Status s = Permit(Member("p2", "g"), &timeout);
   EXPECT_TRUE(s.IsWait());
   EXPECT_EQ(timeout, std::chrono::seconds(10)) << "the group's scheduleTimeoutSeconds";
-  EXPECT_THAT(fake_.activated, ElementsAre("default/p3")) << "siblings are brought forward";
+  // Upstream (scheduler-plugins#682): only the group's first assigned pod activates siblings.
+  EXPECT_THAT(fake_.activated, IsEmpty()) << "p1 waited first";
   // A second assigned sibling: this pod completes the quorum.
   fake_.AddPod(Member("p4", "g", "n2"));
   s = Permit(Member("p2", "g"), &timeout);
@@ -203,17 +216,17 @@ TEST_F(CoschedulingTest, ReservedPodsCountAsAssignedUntilUnreserved) {
   const api::Pod a = Member("a", "g", "n1");
   const api::Pod b = Member("b", "g", "n2");
   plugin_->Reserve(state, *framework::PodInfo::Make(a), api::Symbol("n1"));
-  EXPECT_EQ(plugin_->CountAssigned(api::Symbol("default"), "g"), 1);
+  EXPECT_EQ(plugin_->CountAssigned(api::Symbol("default"), api::Symbol("g")), 1);
   plugin_->Reserve(state, *framework::PodInfo::Make(b), api::Symbol("n2"));
-  EXPECT_EQ(plugin_->CountAssigned(api::Symbol("default"), "g"), 2);
+  EXPECT_EQ(plugin_->CountAssigned(api::Symbol("default"), api::Symbol("g")), 2);
   // b's own Permit counts the other reserved pod and itself: 2 of 3, so it waits.
   api::Duration timeout{};
   EXPECT_TRUE(Permit(b, &timeout).IsWait());
   plugin_->Unreserve(state, *framework::PodInfo::Make(a), api::Symbol("n1"));
-  EXPECT_EQ(plugin_->CountAssigned(api::Symbol("default"), "g"), 1);
+  EXPECT_EQ(plugin_->CountAssigned(api::Symbol("default"), api::Symbol("g")), 1);
   // Once bound (the lister shows it), a reserved pod is counted once, not twice.
   fake_.AddPod(b);
-  EXPECT_EQ(plugin_->CountAssigned(api::Symbol("default"), "g"), 1);
+  EXPECT_EQ(plugin_->CountAssigned(api::Symbol("default"), api::Symbol("g")), 1);
 }
 
 TEST_F(CoschedulingTest, PermitTimeoutDefaultsToPermitWaitingTime) {
