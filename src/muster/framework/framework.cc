@@ -187,7 +187,9 @@ void Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
   constexpr size_t kBlock = 64;
   std::array<const NodeInfo*, kBlock> passing;  // the nodes every plugin so far passed
   std::array<uint8_t, kBlock> at;               // passing[j] is nodes[base + at[j]]
-  std::array<Status, kBlock> verdicts;          // Success between plugins
+  // The plugins' verdicts on passing[j]: all Success between plugins and between calls, so one
+  // per thread serves every call (filtering runs per block of nodes, many times per pod).
+  thread_local std::array<Status, kBlock> verdicts;
   const uint64_t to_run = FiltersToRun(state, plugins_.filter.size());
   for (size_t base = 0; base < nodes.size(); base += kBlock) {
     size_t m = std::min(kBlock, nodes.size() - base);
@@ -197,7 +199,10 @@ void Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
     }
     for (uint64_t run = to_run; run != 0 && m > 0; run &= run - 1) {
       const FilterPlugin& pl = *plugins_.filter[std::countr_zero(run)];
-      pl.FilterNodes(state, pod, std::span(passing.data(), m), std::span(verdicts.data(), m));
+      if (pl.FilterNodes(state, pod, std::span(passing.data(), m), std::span(verdicts.data(), m)) ==
+          0) {
+        continue;
+      }
       size_t kept = 0;
       for (size_t j = 0; j < m; ++j) {
         if (verdicts[j].IsSuccess()) {

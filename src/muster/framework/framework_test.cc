@@ -38,12 +38,17 @@ class RuleFilter : public FilterPlugin {
 class BatchRuleFilter final : public RuleFilter {
  public:
   using RuleFilter::RuleFilter;
-  void FilterNodes(const CycleState&, const PodInfo&, std::span<const NodeInfo* const> nodes,
-                   std::span<Status> statuses) const override {
+  size_t FilterNodes(const CycleState&, const PodInfo&, std::span<const NodeInfo* const> nodes,
+                     std::span<Status> statuses) const override {
+    size_t rejected = 0;
     for (size_t i = 0; i < nodes.size(); ++i) {
       seen.push_back(IndexOf(*nodes[i]));
-      if (Status s = rule_(IndexOf(*nodes[i])); !s.IsSuccess()) statuses[i] = std::move(s);
+      if (Status s = rule_(IndexOf(*nodes[i])); !s.IsSuccess()) {
+        statuses[i] = std::move(s);
+        ++rejected;
+      }
     }
+    return rejected;
   }
   mutable std::vector<int> seen;
 };

@@ -7,12 +7,17 @@
 
 namespace muster::framework {
 
-void FilterPlugin::FilterNodes(const CycleState& state, const PodInfo& pod,
-                               std::span<const NodeInfo* const> nodes,
-                               std::span<Status> statuses) const {
+size_t FilterPlugin::FilterNodes(const CycleState& state, const PodInfo& pod,
+                                 std::span<const NodeInfo* const> nodes,
+                                 std::span<Status> statuses) const {
+  size_t rejected = 0;
   for (size_t i = 0; i < nodes.size(); ++i) {
-    if (Status s = Filter(state, pod, *nodes[i]); !s.IsSuccess()) statuses[i] = std::move(s);
+    if (Status s = Filter(state, pod, *nodes[i]); !s.IsSuccess()) {
+      statuses[i] = std::move(s);
+      ++rejected;
+    }
   }
+  return rejected;
 }
 
 Status FilterOneNode(const FilterPlugin& plugin, const CycleState& state, const PodInfo& pod,

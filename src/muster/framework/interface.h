@@ -106,12 +106,13 @@ class FilterPlugin : public virtual Plugin {
  public:
   virtual Status Filter(const CycleState& state, const PodInfo& pod, const NodeInfo& node) const = 0;
   // Filter over many nodes at once: statuses[i], Success on entry, is set to nodes[i]'s status
-  // where that is not Success. The default calls Filter on each node. The framework filters
-  // thousands of nodes per pod through this; a plugin overrides it to read its cycle state once
-  // and keep the per-node loop tight, and then may implement Filter with FilterOneNode.
-  virtual void FilterNodes(const CycleState& state, const PodInfo& pod,
-                           std::span<const NodeInfo* const> nodes,
-                           std::span<Status> statuses) const;
+  // where that is not Success; returns how many it set. The default calls Filter on each node.
+  // The framework filters thousands of nodes per pod through this; a plugin overrides it to read
+  // its cycle state once and keep the per-node loop tight, and then may implement Filter with
+  // FilterOneNode.
+  virtual size_t FilterNodes(const CycleState& state, const PodInfo& pod,
+                             std::span<const NodeInfo* const> nodes,
+                             std::span<Status> statuses) const;
 };
 
 // For plugins that override FilterNodes: their Filter, as FilterNodes over the one node.

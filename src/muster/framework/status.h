@@ -68,7 +68,9 @@ class Status {
     }
     return *this;
   }
-  ~Status() { Release(); }
+  ~Status() {
+    if (details_ != nullptr) Release();
+  }
 
   static Status OK() { return Status(); }
   static Status Error(std::string message) { return Status(Code::kError, std::move(message)); }

@@ -18,15 +18,19 @@ framework::Status NodeName::Filter(const framework::CycleState& state,
   return framework::FilterOneNode(*this, state, pod, node);
 }
 
-void NodeName::FilterNodes(const framework::CycleState& /*state*/, const framework::PodInfo& pod,
-                           std::span<const framework::NodeInfo* const> nodes,
-                           std::span<framework::Status> statuses) const {
-  if (pod.pod.spec.node_name.empty()) return;  // fits every node
+size_t NodeName::FilterNodes(const framework::CycleState& /*state*/, const framework::PodInfo& pod,
+                             std::span<const framework::NodeInfo* const> nodes,
+                             std::span<framework::Status> statuses) const {
+  if (pod.pod.spec.node_name.empty()) return 0;  // fits every node
   static const framework::Status kNotMatch =
       framework::SharedFailure(framework::Code::kUnschedulableAndUnresolvable, kErrReason, kName);
+  size_t rejected = 0;
   for (size_t i = 0; i < nodes.size(); ++i) {
-    if (!Fits(pod.pod, *nodes[i])) statuses[i] = kNotMatch;
+    if (Fits(pod.pod, *nodes[i])) continue;
+    statuses[i] = kNotMatch;
+    ++rejected;
   }
+  return rejected;
 }
 
 std::vector<framework::ClusterEventWithHint> NodeName::EventsToRegister() const {

@@ -29,9 +29,9 @@ class NodeName final : public framework::FilterPlugin, public framework::Enqueue
   // UnschedulableAndUnresolvable on any other node: preemption cannot change a node's name.
   framework::Status Filter(const framework::CycleState& state, const framework::PodInfo& pod,
                            const framework::NodeInfo& node) const override;
-  void FilterNodes(const framework::CycleState& state, const framework::PodInfo& pod,
-                   std::span<const framework::NodeInfo* const> nodes,
-                   std::span<framework::Status> statuses) const override;
+  size_t FilterNodes(const framework::CycleState& state, const framework::PodInfo& pod,
+                     std::span<const framework::NodeInfo* const> nodes,
+                     std::span<framework::Status> statuses) const override;
 
   // Only a new node can be the named one.
   std::vector<framework::ClusterEventWithHint> EventsToRegister() const override;

@@ -250,18 +250,19 @@ Status Fit::Filter(const framework::CycleState& state, const framework::PodInfo&
   return framework::FilterOneNode(*this, state, pod, node);
 }
 
-void Fit::FilterNodes(const framework::CycleState& state, const framework::PodInfo& /*pod*/,
-                      std::span<const framework::NodeInfo* const> nodes,
-                      std::span<Status> statuses) const {
+size_t Fit::FilterNodes(const framework::CycleState& state, const framework::PodInfo& /*pod*/,
+                        std::span<const framework::NodeInfo* const> nodes,
+                        std::span<Status> statuses) const {
   const auto* s = state.Read<PreFilterState>(kPreFilterStateKey);
   if (s == nullptr) {
     const Status missing = Status::Error(
         fmt::format("error reading \"{}\" from cycleState: not found", kPreFilterStateKey));
     std::fill(statuses.begin(), statuses.end(), missing);
-    return;
+    return statuses.size();
   }
   const std::array<Status, 32>& native_failures = NativeFailures();
   const bool native = s->request.scalar.empty();
+  size_t rejected = 0;
   for (size_t i = 0; i < nodes.size(); ++i) {
     const framework::NodeInfo& node = *nodes[i];
     if (native && FitsNative(s->request, node.summary())) continue;
@@ -277,6 +278,7 @@ void Fit::FilterNodes(const framework::CycleState& state, const framework::PodIn
                if (unresolvable) key |= 0x10;
              });
     if (key == 0 && !scalar) continue;
+    ++rejected;
     if (!scalar) {
       statuses[i] = native_failures[key];
       continue;
@@ -290,6 +292,7 @@ void Fit::FilterNodes(const framework::CycleState& state, const framework::PodIn
     statuses[i] = Status(key & 0x10 ? Code::kUnschedulableAndUnresolvable : Code::kUnschedulable,
                          std::move(reasons));
   }
+  return rejected;
 }
 
 std::vector<ClusterEventWithHint> Fit::EventsToRegister() const {

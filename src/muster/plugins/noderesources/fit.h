@@ -77,9 +77,9 @@ class Fit final : public framework::PreFilterPlugin,
   // request exceeds the node's allocatable outright. An Error when PreFilter did not run.
   framework::Status Filter(const framework::CycleState& state, const framework::PodInfo& pod,
                            const framework::NodeInfo& node) const override;
-  void FilterNodes(const framework::CycleState& state, const framework::PodInfo& pod,
-                   std::span<const framework::NodeInfo* const> nodes,
-                   std::span<framework::Status> statuses) const override;
+  size_t FilterNodes(const framework::CycleState& state, const framework::PodInfo& pod,
+                     std::span<const framework::NodeInfo* const> nodes,
+                     std::span<framework::Status> statuses) const override;
 
   // Pods deleted or scaled down (scheduled ones free room; the pod itself may shrink) and nodes
   // added or changed, each with a queueing hint. The hints call into this plugin: they are valid

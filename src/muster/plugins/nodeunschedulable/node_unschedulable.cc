@@ -40,22 +40,28 @@ Status NodeUnschedulable::Filter(const framework::CycleState& state, const frame
   return framework::FilterOneNode(*this, state, pod, node);
 }
 
-void NodeUnschedulable::FilterNodes(const framework::CycleState& /*state*/,
-                                    const framework::PodInfo& pod,
-                                    std::span<const framework::NodeInfo* const> nodes,
-                                    std::span<Status> statuses) const {
+size_t NodeUnschedulable::FilterNodes(const framework::CycleState& /*state*/,
+                                      const framework::PodInfo& pod,
+                                      std::span<const framework::NodeInfo* const> nodes,
+                                      std::span<Status> statuses) const {
   static const Status kCordoned = framework::SharedFailure(
       framework::Code::kUnschedulableAndUnresolvable, kErrReasonUnschedulable, kName);
   std::optional<bool> tolerates;  // looked up at the first cordoned node
+  size_t rejected = 0;
   for (size_t i = 0; i < nodes.size(); ++i) {
     const framework::NodeInfo& node = *nodes[i];
     if (node.node() == nullptr) {
       statuses[i] = Status::Error("node not found");
+      ++rejected;
     } else if (node.unschedulable()) {
       if (!tolerates) tolerates = ToleratesUnschedulable(pod.pod);
-      if (!*tolerates) statuses[i] = kCordoned;
+      if (!*tolerates) {
+        statuses[i] = kCordoned;
+        ++rejected;
+      }
     }
   }
+  return rejected;
 }
 
 std::vector<framework::ClusterEventWithHint> NodeUnschedulable::EventsToRegister() const {

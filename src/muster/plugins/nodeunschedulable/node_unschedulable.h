@@ -32,9 +32,9 @@ class NodeUnschedulable final : public framework::FilterPlugin,
   // UnschedulableAndUnresolvable: preemption does not uncordon a node.
   framework::Status Filter(const framework::CycleState& state, const framework::PodInfo& pod,
                            const framework::NodeInfo& node) const override;
-  void FilterNodes(const framework::CycleState& state, const framework::PodInfo& pod,
-                   std::span<const framework::NodeInfo* const> nodes,
-                   std::span<framework::Status> statuses) const override;
+  size_t FilterNodes(const framework::CycleState& state, const framework::PodInfo& pod,
+                     std::span<const framework::NodeInfo* const> nodes,
+                     std::span<framework::Status> statuses) const override;
 
   // Nodes added or uncordoned, and the pod gaining the toleration, each with a hint.
   std::vector<framework::ClusterEventWithHint> EventsToRegister() const override;

@@ -53,22 +53,26 @@ Status TaintToleration::Filter(const framework::CycleState& state, const framewo
   return framework::FilterOneNode(*this, state, pod, node);
 }
 
-void TaintToleration::FilterNodes(const framework::CycleState& /*state*/,
-                                  const framework::PodInfo& pod,
-                                  std::span<const framework::NodeInfo* const> nodes,
-                                  std::span<Status> statuses) const {
+size_t TaintToleration::FilterNodes(const framework::CycleState& /*state*/,
+                                    const framework::PodInfo& pod,
+                                    std::span<const framework::NodeInfo* const> nodes,
+                                    std::span<Status> statuses) const {
+  size_t rejected = 0;
   for (size_t i = 0; i < nodes.size(); ++i) {
     const framework::NodeInfo& node = *nodes[i];
     if (node.node() == nullptr) {
       statuses[i] = Status::Error("node not found");
+      ++rejected;
       continue;
     }
     if (node.taints().empty()) continue;
     if (const api::Taint* taint = UntoleratedTaint(node.taints(), pod.pod)) {
       statuses[i] = Status::Unresolvable(fmt::format("node(s) had untolerated taint {{{}: {}}}",
                                                      taint->key.str(), taint->value.str()));
+      ++rejected;
     }
   }
+  return rejected;
 }
 
 Status TaintToleration::PreScore(framework::CycleState& state, const framework::PodInfo& pod,

@@ -37,9 +37,9 @@ class TaintToleration final : public framework::FilterPlugin,
   // the pod does not tolerate: evicting pods does not remove a taint.
   framework::Status Filter(const framework::CycleState& state, const framework::PodInfo& pod,
                            const framework::NodeInfo& node) const override;
-  void FilterNodes(const framework::CycleState& state, const framework::PodInfo& pod,
-                   std::span<const framework::NodeInfo* const> nodes,
-                   std::span<framework::Status> statuses) const override;
+  size_t FilterNodes(const framework::CycleState& state, const framework::PodInfo& pod,
+                     std::span<const framework::NodeInfo* const> nodes,
+                     std::span<framework::Status> statuses) const override;
 
   // Keeps the pod's tolerations that can tolerate a PreferNoSchedule taint (that effect, or any).
   framework::Status PreScore(framework::CycleState& state, const framework::PodInfo& pod,
