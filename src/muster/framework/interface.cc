@@ -10,14 +10,8 @@ namespace muster::framework {
 size_t FilterPlugin::FilterNodes(const CycleState& state, const PodInfo& pod,
                                  std::span<const NodeInfo* const> nodes,
                                  std::span<Status> statuses) const {
-  size_t rejected = 0;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    if (Status s = Filter(state, pod, *nodes[i]); !s.IsSuccess()) {
-      statuses[i] = std::move(s);
-      ++rejected;
-    }
-  }
-  return rejected;
+  return FilterEachNode(nodes, statuses,
+                        [&](const NodeInfo& node) { return Filter(state, pod, node); });
 }
 
 Status FilterOneNode(const FilterPlugin& plugin, const CycleState& state, const PodInfo& pod,

@@ -119,6 +119,21 @@ class FilterPlugin : public virtual Plugin {
 Status FilterOneNode(const FilterPlugin& plugin, const CycleState& state, const PodInfo& pod,
                      const NodeInfo& node);
 
+// The loop of a FilterNodes: statuses[i] = verdict(*nodes[i]) where that is not Success.
+// Returns how many it set.
+template <typename VerdictFn>
+size_t FilterEachNode(std::span<const NodeInfo* const> nodes, std::span<Status> statuses,
+                      VerdictFn&& verdict) {
+  size_t rejected = 0;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    Status s = verdict(*nodes[i]);
+    if (s.IsSuccess()) continue;
+    statuses[i] = std::move(s);
+    ++rejected;
+  }
+  return rejected;
+}
+
 // The per-node statuses of a failed Filter pass; nodes not listed all have `absent`. A flat table:
 // a failed cycle records a status for thousands of nodes, and an allocation per node cost more
 // than the filtering itself.

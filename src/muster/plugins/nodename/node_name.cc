@@ -24,13 +24,9 @@ size_t NodeName::FilterNodes(const framework::CycleState& /*state*/, const frame
   if (pod.pod.spec.node_name.empty()) return 0;  // fits every node
   static const framework::Status kNotMatch =
       framework::SharedFailure(framework::Code::kUnschedulableAndUnresolvable, kErrReason, kName);
-  size_t rejected = 0;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    if (Fits(pod.pod, *nodes[i])) continue;
-    statuses[i] = kNotMatch;
-    ++rejected;
-  }
-  return rejected;
+  return framework::FilterEachNode(nodes, statuses, [&](const framework::NodeInfo& node) {
+    return Fits(pod.pod, node) ? framework::Status::OK() : kNotMatch;
+  });
 }
 
 std::vector<framework::ClusterEventWithHint> NodeName::EventsToRegister() const {

@@ -262,10 +262,8 @@ size_t Fit::FilterNodes(const framework::CycleState& state, const framework::Pod
   }
   const std::array<Status, 32>& native_failures = NativeFailures();
   const bool native = s->request.scalar.empty();
-  size_t rejected = 0;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    const framework::NodeInfo& node = *nodes[i];
-    if (native && FitsNative(s->request, node.summary())) continue;
+  return framework::FilterEachNode(nodes, statuses, [&](const framework::NodeInfo& node) {
+    if (native && FitsNative(s->request, node.summary())) return Status::OK();
     uint32_t key = 0;
     bool scalar = false;
     CheckFit(s->request, node,
@@ -277,22 +275,16 @@ size_t Fit::FilterNodes(const framework::CycleState& state, const framework::Pod
                }
                if (unresolvable) key |= 0x10;
              });
-    if (key == 0 && !scalar) continue;
-    ++rejected;
-    if (!scalar) {
-      statuses[i] = native_failures[key];
-      continue;
-    }
+    if (!scalar) return native_failures[key];  // Success when key is 0
     // Extended resources: reasons built for the occasion.
     std::vector<std::string> reasons;
     CheckFit(s->request, node,
              [&](Shortage kind, api::Symbol name, int64_t, int64_t, int64_t, bool) {
                reasons.push_back(Reason(kind, name));
              });
-    statuses[i] = Status(key & 0x10 ? Code::kUnschedulableAndUnresolvable : Code::kUnschedulable,
-                         std::move(reasons));
-  }
-  return rejected;
+    return Status(key & 0x10 ? Code::kUnschedulableAndUnresolvable : Code::kUnschedulable,
+                  std::move(reasons));
+  });
 }
 
 std::vector<ClusterEventWithHint> Fit::EventsToRegister() const {

@@ -47,21 +47,12 @@ size_t NodeUnschedulable::FilterNodes(const framework::CycleState& /*state*/,
   static const Status kCordoned = framework::SharedFailure(
       framework::Code::kUnschedulableAndUnresolvable, kErrReasonUnschedulable, kName);
   std::optional<bool> tolerates;  // looked up at the first cordoned node
-  size_t rejected = 0;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    const framework::NodeInfo& node = *nodes[i];
-    if (node.node() == nullptr) {
-      statuses[i] = Status::Error("node not found");
-      ++rejected;
-    } else if (node.unschedulable()) {
-      if (!tolerates) tolerates = ToleratesUnschedulable(pod.pod);
-      if (!*tolerates) {
-        statuses[i] = kCordoned;
-        ++rejected;
-      }
-    }
-  }
-  return rejected;
+  return framework::FilterEachNode(nodes, statuses, [&](const framework::NodeInfo& node) {
+    if (node.node() == nullptr) return Status::Error("node not found");
+    if (!node.unschedulable()) return Status::OK();
+    if (!tolerates) tolerates = ToleratesUnschedulable(pod.pod);
+    return *tolerates ? Status::OK() : kCordoned;
+  });
 }
 
 std::vector<framework::ClusterEventWithHint> NodeUnschedulable::EventsToRegister() const {

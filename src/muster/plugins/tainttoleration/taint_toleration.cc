@@ -57,22 +57,14 @@ size_t TaintToleration::FilterNodes(const framework::CycleState& /*state*/,
                                     const framework::PodInfo& pod,
                                     std::span<const framework::NodeInfo* const> nodes,
                                     std::span<Status> statuses) const {
-  size_t rejected = 0;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    const framework::NodeInfo& node = *nodes[i];
-    if (node.node() == nullptr) {
-      statuses[i] = Status::Error("node not found");
-      ++rejected;
-      continue;
-    }
-    if (node.taints().empty()) continue;
-    if (const api::Taint* taint = UntoleratedTaint(node.taints(), pod.pod)) {
-      statuses[i] = Status::Unresolvable(fmt::format("node(s) had untolerated taint {{{}: {}}}",
-                                                     taint->key.str(), taint->value.str()));
-      ++rejected;
-    }
-  }
-  return rejected;
+  return framework::FilterEachNode(nodes, statuses, [&](const framework::NodeInfo& node) {
+    if (node.node() == nullptr) return Status::Error("node not found");
+    const api::Taint* taint =
+        node.taints().empty() ? nullptr : UntoleratedTaint(node.taints(), pod.pod);
+    if (taint == nullptr) return Status::OK();
+    return Status::Unresolvable(fmt::format("node(s) had untolerated taint {{{}: {}}}",
+                                            taint->key.str(), taint->value.str()));
+  });
 }
 
 Status TaintToleration::PreScore(framework::CycleState& state, const framework::PodInfo& pod,
