@@ -199,10 +199,9 @@ void Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
     }
     for (uint64_t run = to_run; run != 0 && m > 0; run &= run - 1) {
       const FilterPlugin& pl = *plugins_.filter[std::countr_zero(run)];
-      if (pl.FilterNodes(state, pod, std::span(passing.data(), m), std::span(verdicts.data(), m)) ==
-          0) {
-        continue;
-      }
+      const size_t rejected =
+          pl.FilterNodes(state, pod, std::span(passing.data(), m), std::span(verdicts.data(), m));
+      if (rejected == 0) continue;
       size_t kept = 0;
       for (size_t j = 0; j < m; ++j) {
         if (verdicts[j].IsSuccess()) {
