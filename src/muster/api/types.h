@@ -244,6 +244,12 @@ struct PodGroup {
   } status;
 };
 
+// The group's namespace and name as one integer (PairId): the key of the scheduler's and
+// Coscheduling's maps of groups, some read on every queue comparison.
+inline uint64_t PodGroupId(const PodGroup& group) {
+  return PairId(group.metadata.namespace_, Symbol(group.metadata.name));
+}
+
 // ---- Scheduling policy objects ----
 
 inline constexpr int32_t kHighestUserDefinablePriority = 1000000000;

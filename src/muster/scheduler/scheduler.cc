@@ -355,15 +355,14 @@ void Scheduler::OnNodeDelete(const api::Node& node) {
 }
 
 void Scheduler::OnPodGroupAdd(const api::PodGroup& group) {
-  pod_groups_[api::PairId(group.metadata.namespace_, api::Symbol(group.metadata.name))] = group;
+  pod_groups_[api::PodGroupId(group)] = group;
   EventObjects objects;
   objects.new_group = &group;
   MoveAll(ClusterEvent{EventResource::kPodGroup, framework::kAdd, "PodGroupAdd"}, objects);
 }
 
 void Scheduler::OnPodGroupUpdate(const api::PodGroup& old_group, const api::PodGroup& new_group) {
-  pod_groups_[api::PairId(new_group.metadata.namespace_, api::Symbol(new_group.metadata.name))] =
-      new_group;
+  pod_groups_[api::PodGroupId(new_group)] = new_group;
   EventObjects objects;
   objects.old_group = &old_group;
   objects.new_group = &new_group;
@@ -372,7 +371,7 @@ void Scheduler::OnPodGroupUpdate(const api::PodGroup& old_group, const api::PodG
 }
 
 void Scheduler::OnPodGroupDelete(const api::PodGroup& group) {
-  pod_groups_.erase(api::PairId(group.metadata.namespace_, api::Symbol(group.metadata.name)));
+  pod_groups_.erase(api::PodGroupId(group));
 }
 
 void Scheduler::OnNamespaceAdd(const api::Namespace& ns) {

@@ -29,12 +29,6 @@ api::Symbol PodGroupSymbol(const api::Pod& pod) {
   return api::Symbol();
 }
 
-// The key of the plugin's maps for the group `name` in `ns`.
-uint64_t GroupId(api::Symbol ns, api::Symbol name) { return api::PairId(ns, name); }
-uint64_t GroupId(const api::PodGroup& group) {
-  return GroupId(group.metadata.namespace_, api::Symbol(group.metadata.name));
-}
-
 }  // namespace
 
 std::string_view PodGroupLabel(const api::Pod& pod) { return PodGroupSymbol(pod).str(); }
@@ -103,7 +97,7 @@ std::vector<const api::Pod*> Coscheduling::GroupPods(api::Symbol ns, api::Symbol
 }
 
 int Coscheduling::CountAssigned(api::Symbol ns, api::Symbol group) {
-  auto reserved = reserved_.find(GroupId(ns, group));
+  auto reserved = reserved_.find(api::PairId(ns, group));
   int count = 0;
   for (const api::Pod* p : GroupPods(ns, group)) {
     if (p->spec.node_name.empty()) continue;
@@ -118,13 +112,15 @@ Status Coscheduling::Reserve(framework::CycleState&, const framework::PodInfo& p
                              api::Symbol) {
   const api::Pod& pod = pod_info.pod;
   const api::Symbol group = PodGroupSymbol(pod);
-  if (!group.empty()) reserved_[GroupId(pod.metadata.namespace_, group)].insert(pod.metadata.name);
+  if (!group.empty()) {
+    reserved_[api::PairId(pod.metadata.namespace_, group)].insert(pod.metadata.name);
+  }
   return Status::OK();
 }
 
 std::optional<api::Time> Coscheduling::GroupTime(const api::Pod& pod) const {
   if (const api::PodGroup* group = GroupOf(pod)) {
-    auto failed = last_failure_.find(GroupId(pod.metadata.namespace_, PodGroupSymbol(pod)));
+    auto failed = last_failure_.find(api::PairId(pod.metadata.namespace_, PodGroupSymbol(pod)));
     if (failed != last_failure_.end()) return failed->second;
     if (group->metadata.creation_timestamp) return *group->metadata.creation_timestamp;
   }
@@ -167,7 +163,7 @@ Status Coscheduling::PreFilter(framework::CycleState&, const framework::PodInfo&
   const api::PodGroup* group = GroupOf(pod);
   // Not in a group, or its PodGroup does not exist (Permit turns the latter away).
   if (group == nullptr) return Status::OK();
-  const uint64_t id = GroupId(*group);
+  const uint64_t id = api::PodGroupId(*group);
   // Failures here are UnschedulableAndUnresolvable: preemption cannot form a group.
   if (Before(backed_off_, id)) {
     return Status::Unresolvable(fmt::format("podGroup {} failed recently", group->metadata.Key()));
@@ -265,7 +261,7 @@ Status Coscheduling::PostFilter(framework::CycleState&, const framework::PodInfo
   const api::Pod& pod = pod_info.pod;
   const api::PodGroup* group = GroupOf(pod);
   if (group == nullptr) return Status::Unschedulable("can not find pod group");
-  const uint64_t id = GroupId(*group);
+  const uint64_t id = api::PodGroupId(*group);
   const api::Symbol name(group->metadata.name);
   const int32_t min_member = group->spec.min_member;
   const int assigned = CountAssigned(pod.metadata.namespace_, name);
@@ -297,7 +293,7 @@ Status Coscheduling::Permit(framework::CycleState&, const framework::PodInfo& po
   if (group == nullptr) return Status::Unschedulable("PodGroup not found");
   // The others assigned (this pod is counted when Reserve recorded it), plus this pod.
   int assigned = CountAssigned(pod.metadata.namespace_, group_name);
-  if (auto it = reserved_.find(GroupId(pod.metadata.namespace_, group_name));
+  if (auto it = reserved_.find(api::PairId(pod.metadata.namespace_, group_name));
       it != reserved_.end() && it->second.contains(pod.metadata.name)) {
     --assigned;
   }
@@ -332,7 +328,7 @@ void Coscheduling::Unreserve(framework::CycleState&, const framework::PodInfo& p
   const api::Pod& pod = pod_info.pod;
   const api::Symbol group_name = PodGroupSymbol(pod);
   if (group_name.empty()) return;
-  const uint64_t id = GroupId(pod.metadata.namespace_, group_name);
+  const uint64_t id = api::PairId(pod.metadata.namespace_, group_name);
   if (auto it = reserved_.find(id); it != reserved_.end()) it->second.erase(pod.metadata.name);
   if (GroupOf(pod) == nullptr) return;
   RejectWaitingSiblings(pod, group_name, "rejection in Unreserve");
@@ -344,7 +340,7 @@ void Coscheduling::PostBind(framework::CycleState&, const framework::PodInfo& po
                             api::Symbol) {
   const api::PodGroup* group = GroupOf(pod_info.pod);
   if (group == nullptr) return;
-  int32_t& scheduled = scheduled_[GroupId(*group)];
+  int32_t& scheduled = scheduled_[api::PodGroupId(*group)];
   scheduled = std::max(scheduled, group->status.scheduled) + 1;
   api::PodGroup::Status status = group->status;
   status.scheduled = scheduled;

@@ -93,7 +93,7 @@ class Coscheduling final : public framework::QueueSortPlugin,
 
   const CoschedulingArgs args_;
   framework::Handle& handle_;
-  // Every map is keyed by the group's api::PairId(namespace, name) (GroupId in the .cc).
+  // Every map is keyed by the group's api::PairId(namespace, name), api::PodGroupId of the group.
   // When the group's backoff ends.
   std::unordered_map<uint64_t, api::Time> backed_off_;
   // Until when the group's minResources check stands.

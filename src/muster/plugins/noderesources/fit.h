@@ -4,7 +4,6 @@
 // nodes without room for the pod's requests and scores the rest by one of three strategies
 // (LeastAllocated, MostAllocated, RequestedToCapacityRatio).
 
-#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
