@@ -203,13 +203,23 @@ void Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
           pl.FilterNodes(state, pod, std::span(passing.data(), m), std::span(verdicts.data(), m));
       if (rejected == 0) continue;
       size_t kept = 0;
+      // A verdict that stamping left as it was already names the plugin, and so does every copy
+      // of it: most rejections in a block are copies of one status, stamped once.
+      const void* stamped = nullptr;
       for (size_t j = 0; j < m; ++j) {
         if (verdicts[j].IsSuccess()) {
           passing[kept] = passing[j];
           at[kept++] = at[j];
           continue;
         }
-        statuses[base + at[j]] = Stamped(pl, std::move(verdicts[j]));
+        Status& out = statuses[base + at[j]];
+        const void* identity = verdicts[j].identity();
+        if (identity != nullptr && identity == stamped) {
+          out = std::move(verdicts[j]);
+        } else {
+          out = Stamped(pl, std::move(verdicts[j]));
+          if (out.identity() == identity) stamped = identity;
+        }
         verdicts[j] = Status();
       }
       m = kept;

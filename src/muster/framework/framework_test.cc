@@ -118,5 +118,44 @@ TEST(RunFilterPlugins, ManyNodesAtOnceDecideAsOneAtATime) {
   EXPECT_EQ(three_plugin->seen, want_seen);
 }
 
+// The framework stamps each rejection with the plugin that made it, whatever name a shared copy
+// came with; a status that already names the plugin passes through shared.
+TEST(RunFilterPlugins, EveryCopyOfASharedStatusNamesThePluginThatReturnedIt) {
+  testing::FakeServices services;
+  Framework fw("test", std::nullopt, services);
+  static const Status kForeign = SharedFailure(Code::kUnschedulable, "even", "SomeoneElse");
+  static const Status kOwn = SharedFailure(Code::kUnschedulable, "odd", "Parity");
+  const Status counted = Status::Unschedulable("counted");  // shared by count, unstamped
+  auto parity = std::make_unique<BatchRuleFilter>("Parity", [&counted](int i) {
+    if (i % 10 == 3) return counted;
+    return i % 2 == 0 ? kForeign : kOwn;
+  });
+  ProfilePlugins plugins;
+  plugins.filter = {parity.get()};
+  std::vector<std::unique_ptr<Plugin>> owned;
+  owned.push_back(std::move(parity));
+  fw.SetPlugins(std::move(plugins), std::move(owned));
+
+  std::vector<std::unique_ptr<NodeInfo>> infos;
+  std::vector<const NodeInfo*> nodes;
+  for (int i = 0; i < 100; ++i) {
+    infos.push_back(std::make_unique<NodeInfo>(
+        std::make_shared<api::Node>(testing::MakeNode().Name(fmt::format("n{}", i)).Obj())));
+    nodes.push_back(infos.back().get());
+  }
+  const PodInfoPtr pod = PodInfo::Make(testing::MakePod().Name("p").Obj());
+  CycleState state;
+  std::vector<Status> got(nodes.size());
+  fw.RunFilterPlugins(state, *pod, nodes, got);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    EXPECT_EQ(got[i].plugin(), "Parity") << i;
+    const char* reason = i % 10 == 3 ? "counted" : i % 2 == 0 ? "even" : "odd";
+    EXPECT_EQ(got[i].reasons(), std::vector<std::string>{reason}) << i;
+  }
+  EXPECT_EQ(got[1].identity(), kOwn.identity());  // already right: not copied
+  EXPECT_EQ(kForeign.plugin(), "SomeoneElse");    // the shared original is untouched
+  EXPECT_TRUE(counted.plugin().empty());
+}
+
 }  // namespace
 }  // namespace muster::framework

@@ -533,22 +533,30 @@ std::vector<framework::NodeInfo*> Scheduler::FindNodesThatFitPod(const framework
     for (size_t i = examined; i < end; ++i) found += feasible[i];
     examined = end;
   }
+  if (failed) {
+    for (size_t i = 0; i < examined; ++i) {
+      if (statuses[i].IsError()) {
+        *error = statuses[i];
+        return {};
+      }
+    }
+  }
+  // The first to_find feasible nodes in order; the nodes up to the last of them were processed.
   std::vector<framework::NodeInfo*> result;
   size_t processed = 0;
-  diagnosis->statuses.Reserve(examined - std::min(examined, found));
-  for (size_t i = 0; i < examined; ++i) {
-    if (statuses[i].IsError()) {
-      *error = statuses[i];
-      return {};
-    }
-    if (result.size() == to_find) break;
-    processed = i + 1;
-    framework::NodeInfo* node = (*nodes)[(next_start_node_index_ + i) % n];
-    if (feasible[i]) {
-      result.push_back(node);
-    } else {
-      diagnosis->AddPluginStatus(statuses[i]);
-      diagnosis->statuses.Set(node->name(), std::move(statuses[i]));
+  for (; processed < examined && result.size() < to_find; ++processed) {
+    if (feasible[processed]) result.push_back(node_at(processed));
+  }
+  // Only a pod that fits nowhere reports why: a pod that fits leaves the rejections unread.
+  if (result.empty()) {
+    diagnosis->statuses.Reserve(examined);
+    const void* added = nullptr;  // copies of one status name the same plugin: added once
+    for (size_t i = 0; i < examined; ++i) {
+      if (statuses[i].identity() == nullptr || statuses[i].identity() != added) {
+        diagnosis->AddPluginStatus(statuses[i]);
+        added = statuses[i].identity();
+      }
+      diagnosis->statuses.Set(node_at(i)->name(), std::move(statuses[i]));
     }
   }
   next_start_node_index_ = (next_start_node_index_ + processed) % all_nodes.size();
