@@ -78,6 +78,30 @@ bool FitsNative(const api::Resource& request, const framework::ResourceSummary& 
          fits(request.ephemeral_storage, node.free_ephemeral_storage);
 }
 
+// Bit i of a shortage key: the i-th kind of Shortage is short. kUnresolvable: the node could not
+// hold the request even empty.
+constexpr uint32_t ShortageBit(Shortage kind) { return 1u << static_cast<uint32_t>(kind); }
+constexpr uint32_t kUnresolvable = 0x10;
+
+// CheckFit's findings as a shortage key (0 when the pod fits), for a request without extended
+// resources: also read from the summary.
+uint32_t NativeShortages(const api::Resource& request, const framework::NodeInfo& node) {
+  const framework::ResourceSummary& r = node.summary();
+  uint32_t key = r.free_pods < 1 ? ShortageBit(Shortage::kPods) : 0;
+  auto check = [&key](Shortage kind, int64_t want, int64_t free, auto&& capacity) {
+    if (want <= 0 || want <= free) return;
+    key |= ShortageBit(kind);
+    if (want > capacity()) key |= kUnresolvable;
+  };
+  check(Shortage::kCpu, request.milli_cpu, r.allocatable_milli_cpu - r.requested_milli_cpu,
+        [&] { return r.allocatable_milli_cpu; });
+  check(Shortage::kMemory, request.memory, r.allocatable_memory - r.requested_memory,
+        [&] { return r.allocatable_memory; });
+  check(Shortage::kEphemeralStorage, request.ephemeral_storage, r.free_ephemeral_storage,
+        [&] { return node.allocatable().ephemeral_storage; });
+  return key;
+}
+
 std::string_view ResourceName(Shortage kind, api::Symbol name) {
   switch (kind) {
     case Shortage::kPods:
@@ -100,7 +124,7 @@ std::string Reason(Shortage kind, api::Symbol name) {
 }
 
 // Filter's failures that involve only pods, cpu, memory and ephemeral storage, built once and
-// pinned: bit i set for the i-th shortage of those four, bit 4 for unresolvable.
+// pinned, by shortage key.
 const std::array<Status, 32>& NativeFailures() {
   static const std::array<Status, 32> failures = [] {
     std::array<Status, 32> all;
@@ -109,11 +133,12 @@ const std::array<Status, 32>& NativeFailures() {
       std::vector<std::string> reasons;
       for (Shortage kind :
            {Shortage::kPods, Shortage::kCpu, Shortage::kMemory, Shortage::kEphemeralStorage}) {
-        if (key & (1u << static_cast<uint32_t>(kind))) {
+        if (key & ShortageBit(kind)) {
           reasons.push_back(Reason(kind, api::Symbol()));
         }
       }
-      const Code code = key & 0x10 ? Code::kUnschedulableAndUnresolvable : Code::kUnschedulable;
+      const Code code =
+          key & kUnresolvable ? Code::kUnschedulableAndUnresolvable : Code::kUnschedulable;
       all[key] = Status::Pinned(code, std::move(reasons), kFitName);
     }
     return all;
@@ -263,7 +288,10 @@ size_t Fit::FilterNodes(const framework::CycleState& state, const framework::Pod
   const std::array<Status, 32>& native_failures = NativeFailures();
   const bool native = s->request.scalar.empty();
   return framework::FilterEachNode(nodes, statuses, [&](const framework::NodeInfo& node) {
-    if (native && FitsNative(s->request, node.summary())) return Status::OK();
+    if (native) {
+      if (FitsNative(s->request, node.summary())) return Status::OK();
+      return native_failures[NativeShortages(s->request, node)];
+    }
     uint32_t key = 0;
     bool scalar = false;
     CheckFit(s->request, node,
@@ -271,9 +299,9 @@ size_t Fit::FilterNodes(const framework::CycleState& state, const framework::Pod
                if (kind == Shortage::kScalar) {
                  scalar = true;
                } else {
-                 key |= 1u << static_cast<uint32_t>(kind);
+                 key |= ShortageBit(kind);
                }
-               if (unresolvable) key |= 0x10;
+               if (unresolvable) key |= kUnresolvable;
              });
     if (!scalar) return native_failures[key];  // Success when key is 0
     // Extended resources: reasons built for the occasion.
@@ -282,7 +310,7 @@ size_t Fit::FilterNodes(const framework::CycleState& state, const framework::Pod
              [&](Shortage kind, api::Symbol name, int64_t, int64_t, int64_t, bool) {
                reasons.push_back(Reason(kind, name));
              });
-    return Status(key & 0x10 ? Code::kUnschedulableAndUnresolvable : Code::kUnschedulable,
+    return Status(key & kUnresolvable ? Code::kUnschedulableAndUnresolvable : Code::kUnschedulable,
                   std::move(reasons));
   });
 }
