@@ -2,6 +2,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <limits>
+#include <map>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -38,6 +40,12 @@ class Snapshot {
   // The names of the nodes changed since change_count() was `since` (with repeats), into
   // *names; false when the snapshot no longer remembers back that far.
   bool ChangedSince(uint64_t since, std::vector<api::Symbol>* names) const;
+  // The lowest priority of any pod on any node (the largest int32 when there are no pods):
+  // below it, no node has a pod that a pod of some priority could preempt.
+  int32_t MinPodPriority() const {
+    return nodes_by_min_priority_.empty() ? std::numeric_limits<int32_t>::max()
+                                          : nodes_by_min_priority_.begin()->first;
+  }
 
  private:
   friend class SnapshotBuilder;
@@ -54,6 +62,9 @@ class Snapshot {
   std::vector<api::Symbol> changes_;
   uint64_t change_base_ = 0;
   void RecordChange(api::Symbol name);
+  // How many nodes have each min_pod_priority().
+  std::map<int32_t, int32_t> nodes_by_min_priority_;
+  void CountMinPriority(const NodeInfo& info, int32_t delta);
 };
 
 // The cache's write access to a Snapshot.
@@ -61,19 +72,8 @@ class SnapshotBuilder {
  public:
   explicit SnapshotBuilder(Snapshot& s) : s_(s) {}
   // Replaces (or inserts) the copy of `info`.
-  void Put(const NodeInfo& info) {
-    auto& slot = s_.infos_[info.name()];
-    if (slot) {
-      *slot = info;
-    } else {
-      slot = std::make_unique<NodeInfo>(info);
-    }
-    s_.RecordChange(info.name());
-  }
-  void Erase(api::Symbol name) {
-    s_.infos_.erase(name);
-    s_.RecordChange(name);
-  }
+  void Put(const NodeInfo& info);
+  void Erase(api::Symbol name);
   // Rebuilds the ordered lists from `order` (names of the nodes present, in order).
   void SetOrder(const std::vector<api::Symbol>& order);
   // Rebuilds only the affinity lists (pods moved, node set unchanged).

@@ -1,5 +1,7 @@
 #include "muster/scheduler/cache.h"
 
+#include <limits>
+
 #include <gtest/gtest.h>
 
 #include "muster/testing/builders.h"
@@ -113,6 +115,33 @@ TEST(CacheTest, NodeOrderInterleavesZones) {
   std::vector<std::string> order;
   for (const framework::NodeInfo* n : snap.List()) order.push_back(n->name().string());
   EXPECT_EQ(order, (std::vector<std::string>{"a1", "b1", "c1", "a2", "b2", "a3"}));
+}
+
+TEST(CacheTest, SnapshotFollowsTheLowestPodPriority) {
+  Cache cache;
+  api::Node n1 = Node("n1");
+  cache.AddNode(n1);
+  cache.AddNode(Node("n2"));
+  framework::Snapshot snap;
+  cache.UpdateSnapshot(snap);
+  EXPECT_EQ(snap.MinPodPriority(), std::numeric_limits<int32_t>::max()) << "no pods";
+  const api::Pod low = MakePod().Name("low").Priority(-5).NodeName("n1").Obj();
+  const api::Pod mid = MakePod().Name("mid").Priority(10).NodeName("n1").Obj();
+  const api::Pod high = MakePod().Name("high").Priority(100).NodeName("n2").Obj();
+  cache.AddPod(mid);
+  cache.AddPod(high);
+  cache.UpdateSnapshot(snap);
+  EXPECT_EQ(snap.MinPodPriority(), 10);
+  cache.AddPod(low);
+  cache.UpdateSnapshot(snap);
+  EXPECT_EQ(snap.MinPodPriority(), -5);
+  cache.RemovePod(low);
+  cache.UpdateSnapshot(snap);
+  EXPECT_EQ(snap.MinPodPriority(), 10) << "back up when the lowest pod leaves";
+  cache.RemovePod(mid);
+  cache.RemoveNode(n1);
+  cache.UpdateSnapshot(snap);
+  EXPECT_EQ(snap.MinPodPriority(), 100) << "a removed node no longer counts";
 }
 
 TEST(CacheTest, RemovedNodeLeavesSnapshotButPodsKeepItsInfo) {

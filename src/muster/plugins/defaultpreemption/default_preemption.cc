@@ -197,7 +197,8 @@ DefaultPreemption::DefaultPreemption(const DefaultPreemptionArgs& args, framewor
       more_important_pod_([this](const api::Pod& a, const api::Pod& b) {
         return MoreImportantPod(a, b, handle_.clock().Now());
       }),
-      no_victims_(Status::Unresolvable(std::string(kNoVictims))) {}
+      no_victims_(Status::Unresolvable(std::string(kNoVictims))),
+      not_helpful_(Status::Unresolvable(std::string(kNotHelpful))) {}
 
 Status DefaultPreemption::PostFilter(framework::CycleState& state, const PodInfo& pod,
                                      const framework::NodeToStatus& statuses,
@@ -219,14 +220,24 @@ Status DefaultPreemption::PostFilter(framework::CycleState& state, const PodInfo
   if (all_nodes.empty()) return wrap(Code::kError, "no nodes available");
   // Only nodes Filter found merely Unschedulable can be helped by evicting pods.
   std::vector<NodeInfo*> potential;
+  std::vector<NodeInfo*> hopeless;
   for (NodeInfo* node : all_nodes) {
-    if (statuses.Get(node->name()).code() == Code::kUnschedulable) potential.push_back(node);
+    const bool might_help = statuses.Get(node->name()).code() == Code::kUnschedulable;
+    (might_help ? potential : hopeless).push_back(node);
   }
 
   std::vector<Candidate> candidates;
   framework::NodeToStatus dry_run_statuses;
+  dry_run_statuses.absent = not_helpful_;
   std::vector<std::string> errors;
-  if (!potential.empty()) {
+  if (potential.empty()) {
+    // Nothing to try.
+  } else if (snapshot.MinPodPriority() >= pod.pod.Priority()) {
+    // No pod anywhere has a lower priority than this one: each node's dry run would find no
+    // victims. The same verdicts, without visiting the nodes.
+    dry_run_statuses.absent = no_victims_;
+    for (const NodeInfo* node : hopeless) dry_run_statuses.Set(node->name(), not_helpful_);
+  } else {
     const std::vector<const api::PodDisruptionBudget*> pdbs = RelevantPDBs(pod.pod, potential);
     const auto n = static_cast<int32_t>(potential.size());
     candidates = DryRunPreemption(state, pod, potential, pdbs, Offset(pod.pod, n),
@@ -234,7 +245,6 @@ Status DefaultPreemption::PostFilter(framework::CycleState& state, const PodInfo
   }
   if (candidates.empty()) {
     if (!errors.empty()) return wrap(Code::kError, AggregateErrors(errors));
-    dry_run_statuses.absent = Status::Unresolvable(std::string(kNotHelpful));
     // Clears a nomination the pod may hold from an earlier preemption that no longer helps.
     *result = framework::PostFilterResult{api::Symbol(), framework::NominatingMode::kOverride};
     return wrap(Code::kUnschedulable,

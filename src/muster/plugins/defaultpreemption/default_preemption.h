@@ -174,8 +174,10 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
   framework::Handle& handle_;
   IsEligiblePodFn is_eligible_pod_;
   MoreImportantPodFn more_important_pod_;
-  // kNoVictims, the verdict on most nodes when preemption cannot help: built once and shared.
+  // kNoVictims and kNotHelpful, the verdicts on the nodes where preemption cannot help: built
+  // once and shared.
   framework::Status no_victims_;
+  framework::Status not_helpful_;
 };
 
 }  // namespace muster::plugins::defaultpreemption

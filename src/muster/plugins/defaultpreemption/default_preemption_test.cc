@@ -302,6 +302,32 @@ INSTANTIATE_TEST_SUITE_P(
             .want_message = "preemption: 0/1 nodes are available: 1 No preemption victims found "
                             "for incoming pod.",
         },
+        // Not upstream's: the two ways to find no victims anywhere give the same verdicts.
+        PostFilterCase{
+            .name = "no pod anywhere has a lower priority",
+            .pod = {.name = "p", .priority = kMidPriority},
+            .pods = {{.name = "p1", .node = "node1", .priority = kMidPriority},
+                     {.name = "p2", .node = "node2", .priority = kHighPriority}},
+            .nodes = {{"node1", kOnePodNode}, {"node2", kOnePodNode}, {"node3", kOnePodNode}},
+            .statuses = Unschedulable({"node1", "node2"}, {"node3"}),
+            .want_node = "",
+            .want_code = Code::kUnschedulable,
+            .want_message = "preemption: 0/3 nodes are available: 1 Preemption is not helpful for "
+                            "scheduling, 2 No preemption victims found for incoming pod.",
+        },
+        PostFilterCase{
+            .name = "the only pod of lower priority is where preemption cannot help",
+            .pod = {.name = "p", .priority = kMidPriority},
+            .pods = {{.name = "p1", .node = "node1", .priority = kMidPriority},
+                     {.name = "p2", .node = "node2", .priority = kHighPriority},
+                     {.name = "p3", .node = "node3", .priority = kLowPriority}},
+            .nodes = {{"node1", kOnePodNode}, {"node2", kOnePodNode}, {"node3", kOnePodNode}},
+            .statuses = Unschedulable({"node1", "node2"}, {"node3"}),
+            .want_node = "",
+            .want_code = Code::kUnschedulable,
+            .want_message = "preemption: 0/3 nodes are available: 1 Preemption is not helpful for "
+                            "scheduling, 2 No preemption victims found for incoming pod.",
+        },
         PostFilterCase{
             .name = "preemption should respect filteredNodesStatuses",
             .pod = {.name = "p", .priority = kHighPriority},
