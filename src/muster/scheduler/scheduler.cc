@@ -492,7 +492,12 @@ std::vector<framework::NodeInfo*> Scheduler::FindNodesThatFitPod(const framework
   size_t examined = 0;
   size_t found = 0;
   const int32_t priority = pod.pod.Priority();
-  auto node_at = [&](size_t i) { return (*nodes)[(next_start_node_index_ + i) % n]; };
+  // The i-th node from the round-robin start (i < n), without a division per node.
+  const size_t start = next_start_node_index_ % n;
+  auto node_at = [&](size_t i) {
+    const size_t at = start + i;
+    return (*nodes)[at < n ? at : at - n];
+  };
   auto filter_nominated = [&](size_t i) {
     const framework::NodeInfo& node = *node_at(i);
     std::vector<framework::PodInfoPtr> nominated;
