@@ -218,12 +218,17 @@ Status DefaultPreemption::PostFilter(framework::CycleState& state, const PodInfo
   const framework::Snapshot& snapshot = handle_.snapshot();
   const std::vector<NodeInfo*>& all_nodes = snapshot.List();
   if (all_nodes.empty()) return wrap(Code::kError, "no nodes available");
-  // Only nodes Filter found merely Unschedulable can be helped by evicting pods.
+  // Only nodes Filter found merely Unschedulable can be helped by evicting pods. A pod turned
+  // away before Filter (by PreFilter) has no such node, and no node need be looked up.
+  auto might_help = [](const Status& s) { return s.code() == Code::kUnschedulable; };
   std::vector<NodeInfo*> potential;
   std::vector<NodeInfo*> hopeless;
-  for (NodeInfo* node : all_nodes) {
-    const bool might_help = statuses.Get(node->name()).code() == Code::kUnschedulable;
-    (might_help ? potential : hopeless).push_back(node);
+  if (might_help(statuses.absent) ||
+      std::any_of(statuses.entries().begin(), statuses.entries().end(),
+                  [&](const auto& entry) { return might_help(entry.second); })) {
+    for (NodeInfo* node : all_nodes) {
+      (might_help(statuses.Get(node->name())) ? potential : hopeless).push_back(node);
+    }
   }
 
   std::vector<Candidate> candidates;
