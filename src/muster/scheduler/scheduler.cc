@@ -182,12 +182,12 @@ int Scheduler::Attempts(const std::string& pod_key) const {
 
 // ---- informer stores ----
 
-void Scheduler::IndexLabels(const api::Pod& pod, bool add) {
-  const std::string key = pod.metadata.Key();
-  for (const auto& [k, v] : pod.metadata.labels) {
-    auto index = std::make_tuple(pod.metadata.namespace_.id(), k.id(), v.id());
+void Scheduler::IndexLabels(const api::Pod& stored, bool add) {
+  const std::string key = stored.metadata.Key();
+  for (const auto& [k, v] : stored.metadata.labels) {
+    auto index = std::make_tuple(stored.metadata.namespace_.id(), k.id(), v.id());
     if (add) {
-      label_index_[index].insert(key);
+      label_index_[index].emplace(key, &stored);
     } else if (auto it = label_index_.find(index); it != label_index_.end()) {
       it->second.erase(key);
       if (it->second.empty()) label_index_.erase(it);
@@ -198,13 +198,15 @@ void Scheduler::IndexLabels(const api::Pod& pod, bool add) {
 void Scheduler::StorePod(const api::Pod& pod) {
   const std::string key = pod.metadata.Key();
   auto it = pods_.find(key);
-  if (it != pods_.end()) {
+  if (it == pods_.end()) {
+    IndexLabels(pods_.emplace(key, pod).first->second, true);
+  } else if (it->second.metadata.labels == pod.metadata.labels) {
+    it->second = pod;  // same labels, same place: the index stands
+  } else {
     IndexLabels(it->second, false);
     it->second = pod;
-  } else {
-    pods_.emplace(key, pod);
+    IndexLabels(it->second, true);
   }
-  IndexLabels(pod, true);
 }
 
 void Scheduler::ForgetStoredPod(const api::Pod& pod) {
@@ -220,7 +222,7 @@ std::vector<const api::Pod*> Scheduler::PodsWithLabel(api::Symbol ns, api::Symbo
   auto it = label_index_.find(std::make_tuple(ns.id(), key.id(), value.id()));
   if (it == label_index_.end()) return out;
   out.reserve(it->second.size());
-  for (const std::string& k : it->second) out.push_back(&pods_.at(k));
+  for (const auto& [name, pod] : it->second) out.push_back(pod);
   return out;
 }
 

@@ -143,7 +143,9 @@ class Scheduler final : public framework::SchedulerServices,
   void AllowWaitingPod(const std::string& uid, const std::string& plugin);
   void StorePod(const api::Pod& pod);
   void ForgetStoredPod(const api::Pod& pod);
-  void IndexLabels(const api::Pod& pod, bool add);
+  // Adds `stored` (an element of pods_, whose address the index keeps) to label_index_, or
+  // removes it.
+  void IndexLabels(const api::Pod& stored, bool add);
   void MoveAll(const framework::ClusterEvent& event, const framework::EventObjects& objects,
                const std::string& exclude_key = "");
 
@@ -173,7 +175,9 @@ class Scheduler final : public framework::SchedulerServices,
 
   // Informer stores.
   std::unordered_map<std::string, api::Pod> pods_;  // every pod by namespace/name
-  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::set<std::string>> label_index_;
+  // (namespace, label key, label value) -> the stored pods with that label, by namespace/name.
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::map<std::string, const api::Pod*>>
+      label_index_;
   // By api::PairId(namespace, name): looked up on every queue comparison under Coscheduling.
   std::unordered_map<uint64_t, api::PodGroup> pod_groups_;
   std::map<std::string, api::PodDisruptionBudget> pdbs_;
