@@ -22,7 +22,8 @@ namespace {
 // Upstream minFeasibleNodesToFind and minFeasibleNodesPercentageToFind.
 constexpr int32_t kMinFeasibleNodesToFind = 100;
 constexpr int32_t kMinFeasibleNodesPercentageToFind = 5;
-// Nodes filtered per parallel round before checking whether enough feasible ones were found.
+// The fewest nodes filtered per parallel round before checking whether enough feasible ones
+// were found.
 constexpr size_t kFilterChunk = 256;
 
 const ClusterEvent kAssignedPodAdd{EventResource::kAssignedPod, framework::kAdd, "AssignedPodAdd"};
@@ -520,7 +521,12 @@ std::vector<framework::NodeInfo*> Scheduler::FindNodesThatFitPod(const framework
     }
   };
   while (examined < n && found < to_find && !failed) {
-    const size_t end = std::min(n, examined + std::max(kFilterChunk, to_find - found));
+    // As many nodes as should yield the rest at the share found feasible so far (twice as many
+    // as so far when none was): on a nearly full cluster, a few rounds rather than one per
+    // kFilterChunk. The nodes chosen do not depend on it, only how many are filtered in vain.
+    const size_t wanted = to_find - found;
+    const size_t expected = found == 0 ? std::max(wanted, examined) : wanted * examined / found;
+    const size_t end = std::min(n, examined + std::max(kFilterChunk, expected));
     statuses.resize(end);
     feasible.resize(end, 0);
     framework::ParallelRanges(examined, end, [&](size_t begin, size_t stop) {
