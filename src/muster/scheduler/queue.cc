@@ -38,16 +38,22 @@ class SchedulingQueue::Heap {
     items_.push_back(e);
     Up(e->heap_index);
   }
+  // Floyd's deletion: the hole left by `e` goes down to a leaf, the earlier child moving up at
+  // each level (one comparison a level, where sifting the last entry down from the hole takes
+  // two), then the last entry fills it and sifts up, rarely far.
   void Remove(Entry* e) {
-    const size_t i = e->heap_index;
-    const size_t last = items_.size() - 1;
-    if (i != last) {
-      Swap(i, last);
-      items_.pop_back();
-      if (!Down(i)) Up(i);
-    } else {
-      items_.pop_back();
+    Entry* last = items_.back();
+    items_.pop_back();
+    if (last == e) return;
+    const size_t n = items_.size();
+    size_t hole = e->heap_index;
+    for (size_t child = 2 * hole + 1; child < n; child = 2 * hole + 1) {
+      if (child + 1 < n && Before(*items_[child + 1], *items_[child])) ++child;
+      Place(hole, items_[child]);
+      hole = child;
     }
+    Place(hole, last);
+    Up(hole);
   }
   void Fix(Entry* e) {
     if (!Down(e->heap_index)) Up(e->heap_index);
@@ -55,12 +61,15 @@ class SchedulingQueue::Heap {
   const std::vector<Entry*>& items() const { return items_; }
 
  private:
-  bool Before(size_t a, size_t b) const {
-    const Entry& x = *items_[a];
-    const Entry& y = *items_[b];
+  bool Before(const Entry& x, const Entry& y) const {
     if (less_(x, y)) return true;
     if (less_(y, x)) return false;
     return x.seq < y.seq;
+  }
+  bool Before(size_t a, size_t b) const { return Before(*items_[a], *items_[b]); }
+  void Place(size_t i, Entry* e) {
+    items_[i] = e;
+    e->heap_index = i;
   }
   void Swap(size_t a, size_t b) {
     std::swap(items_[a], items_[b]);

@@ -1,5 +1,10 @@
 #include "muster/scheduler/queue.h"
 
+#include <algorithm>
+#include <random>
+#include <vector>
+
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "muster/sim/virtual_clock.h"
@@ -93,6 +98,32 @@ TEST_F(QueueTest, PopsByPriorityThenArrival) {
   EXPECT_EQ(PopName(), "high");
   EXPECT_EQ(PopName(), "low");
   EXPECT_EQ(PopName(), "low2");
+  EXPECT_EQ(PopName(), "");
+}
+
+// Many pods, some deleted from the middle of the heap: the rest still pop in order.
+TEST_F(QueueTest, PopsInOrderAfterDeletesFromTheMiddle) {
+  std::mt19937 rng(7);
+  std::vector<std::pair<int32_t, int>> kept;  // (priority, arrival) of the pods not deleted
+  std::vector<api::Pod> deleted;
+  for (int i = 0; i < 300; ++i) {
+    const auto priority = static_cast<int32_t>(rng() % 5);
+    api::Pod pod = MakePod().Name(fmt::format("p{}", i)).Priority(priority).Obj();
+    Add(pod);
+    Advance(std::chrono::milliseconds(1));
+    if (rng() % 3 == 0) {
+      deleted.push_back(pod);
+    } else {
+      kept.emplace_back(priority, i);
+    }
+  }
+  for (const api::Pod& pod : deleted) queue_.Delete(pod);
+  std::sort(kept.begin(), kept.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  for (const auto& [priority, arrival] : kept) {
+    ASSERT_EQ(PopName(), fmt::format("p{}", arrival)) << "priority " << priority;
+  }
   EXPECT_EQ(PopName(), "");
 }
 
