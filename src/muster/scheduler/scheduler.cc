@@ -590,7 +590,7 @@ Status Scheduler::SchedulePod(const framework::Framework& fwk, framework::CycleS
   if (!error.IsSuccess()) return error;
   if (feasible.empty()) {
     diagnosis->fit_error = true;
-    return Status(Code::kUnschedulable, diagnosis->FitErrorMessage());
+    return Status(Code::kUnschedulable);  // the caller words it, after PostFilter
   }
   if (feasible.size() == 1) {
     *host = feasible[0]->name();
@@ -648,11 +648,13 @@ bool Scheduler::ScheduleOneInArena() {
   Status s = SchedulePod(*fwk, *state, pod, &host, &diagnosis);
   if (!s.IsSuccess()) {
     framework::PostFilterResult nomination;
-    if (diagnosis.fit_error && fwk->HasPostFilterPlugins()) {
-      // Preemption (or another PostFilter) may make room for a later cycle; its outcome is
-      // appended to the message, as upstream appends PostFilterMsg.
-      Status pf = fwk->RunPostFilterPlugins(*state, pod, diagnosis.statuses, &nomination);
-      diagnosis.post_filter_msg = pf.Message();
+    if (diagnosis.fit_error) {
+      if (fwk->HasPostFilterPlugins()) {
+        // Preemption (or another PostFilter) may make room for a later cycle; its outcome is
+        // appended to the message, as upstream appends PostFilterMsg.
+        Status pf = fwk->RunPostFilterPlugins(*state, pod, diagnosis.statuses, &nomination);
+        diagnosis.post_filter_msg = pf.Message();
+      }
       s = Status(Code::kUnschedulable, diagnosis.FitErrorMessage());
     }
     HandleSchedulingFailure(std::move(queued), s, &diagnosis, &nomination);
