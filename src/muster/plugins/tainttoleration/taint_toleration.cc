@@ -68,14 +68,21 @@ size_t TaintToleration::FilterNodes(const framework::CycleState& /*state*/,
 }
 
 Status TaintToleration::PreScore(framework::CycleState& state, const framework::PodInfo& pod,
-                                 std::span<framework::NodeInfo* const> /*feasible*/) {
+                                 std::span<framework::NodeInfo* const> feasible) {
   auto s = std::make_unique<PreScoreState>();
   for (const api::Toleration& t : pod.pod.spec.tolerations) {
     // An empty effect tolerates every effect, PreferNoSchedule included.
     if (!t.effect || *t.effect == api::TaintEffect::kPreferNoSchedule) s->tolerations.push_back(t);
   }
   state.Write(kPreScoreStateKey, std::move(s));
-  return Status::OK();
+  // Without a PreferNoSchedule taint on any of the nodes, every node scores the same (0, and 100
+  // once normalized), which cannot change the choice: Skip spares scoring them all.
+  const bool any_preference = std::any_of(feasible.begin(), feasible.end(), [](const auto* node) {
+    return std::any_of(node->taints().begin(), node->taints().end(), [](const api::Taint& t) {
+      return t.effect == api::TaintEffect::kPreferNoSchedule;
+    });
+  });
+  return any_preference ? Status::OK() : Status(framework::Code::kSkip);
 }
 
 Status TaintToleration::Score(const framework::CycleState& state, const framework::PodInfo& pod,

@@ -42,6 +42,7 @@ class TaintToleration final : public framework::FilterPlugin,
                      std::span<framework::Status> statuses) const override;
 
   // Keeps the pod's tolerations that can tolerate a PreferNoSchedule taint (that effect, or any).
+  // Skip when no feasible node has a PreferNoSchedule taint: then all would score alike.
   framework::Status PreScore(framework::CycleState& state, const framework::PodInfo& pod,
                              std::span<framework::NodeInfo* const> feasible) override;
   // The number of the node's PreferNoSchedule taints the pod does not tolerate; an Error when

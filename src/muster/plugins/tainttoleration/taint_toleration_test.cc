@@ -216,9 +216,10 @@ TEST(TaintTolerationScore, PreScoreStateClones) {
   framework::CycleState state;
   const framework::PodInfoPtr pod =
       framework::PodInfo::Make(PodWith({Equal("foo", "bar", kPreferNoSchedule)}));
-  ASSERT_TRUE(plugin.PreScore(state, *pod, {}).IsSuccess());
+  framework::NodeInfo node = InfoOf(NodeWith("n", {{"foo", "bar", kPreferNoSchedule}}));
+  framework::NodeInfo* feasible[] = {&node};
+  ASSERT_TRUE(plugin.PreScore(state, *pod, feasible).IsSuccess());
   const std::unique_ptr<framework::CycleState> copy = state.Clone();
-  const framework::NodeInfo node = InfoOf(NodeWith("n", {{"foo", "bar", kPreferNoSchedule}}));
   int64_t score = -1;
   ASSERT_TRUE(plugin.Score(*copy, *pod, node, &score).IsSuccess());
   EXPECT_EQ(score, 0);
@@ -286,6 +287,35 @@ TEST(TaintTolerationEvents, Registered) {
   EXPECT_EQ(events[1].event.resource, framework::EventResource::kPod);
   EXPECT_EQ(events[1].event.actions, framework::kUpdatePodToleration);
   for (const auto& e : events) EXPECT_TRUE(static_cast<bool>(e.hint));
+}
+
+}  // namespace
+}  // namespace muster::plugins::tainttoleration
+
+namespace muster::plugins::tainttoleration {
+namespace {
+
+// Not upstream's: with no PreferNoSchedule taint among the feasible nodes every node would score
+// 100, so PreScore skips scoring; one such taint anywhere among them, and it scores.
+TEST(TaintTolerationPreScore, SkipsWhenNoNodePrefersAgainstPods) {
+  TaintToleration plugin;
+  const framework::PodInfoPtr pod = framework::PodInfo::Make(PodWith({}));
+  framework::NodeInfo plain = InfoOf(NodeWith("plain", {}));
+  framework::NodeInfo hard = InfoOf(NodeWith("hard", {{"dedicated", "gpu", kNoSchedule}}));
+  framework::NodeInfo soft = InfoOf(NodeWith("soft", {{"spot", "true", kPreferNoSchedule}}));
+  {
+    framework::CycleState state;
+    framework::NodeInfo* feasible[] = {&plain, &hard};
+    EXPECT_TRUE(plugin.PreScore(state, *pod, feasible).IsSkip());
+    int64_t score = -1;
+    ASSERT_TRUE(plugin.Score(state, *pod, plain, &score).IsSuccess()) << "still scores if asked";
+    EXPECT_EQ(score, 0);
+  }
+  {
+    framework::CycleState state;
+    framework::NodeInfo* feasible[] = {&plain, &hard, &soft};
+    EXPECT_TRUE(plugin.PreScore(state, *pod, feasible).IsSuccess());
+  }
 }
 
 }  // namespace
