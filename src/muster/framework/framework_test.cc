@@ -53,6 +53,28 @@ class BatchRuleFilter final : public RuleFilter {
   mutable std::vector<int> seen;
 };
 
+// Gives the framework `filters` as its Filter plugins, in that order.
+void SetFilters(Framework& fw, std::vector<std::unique_ptr<FilterPlugin>> filters) {
+  ProfilePlugins plugins;
+  std::vector<std::unique_ptr<Plugin>> owned;
+  for (std::unique_ptr<FilterPlugin>& f : filters) {
+    plugins.filter.push_back(f.get());
+    owned.push_back(std::move(f));
+  }
+  fw.SetPlugins(std::move(plugins), std::move(owned));
+}
+
+// Nodes "n0", "n1", ... (`count` of them), kept alive by `infos`.
+std::vector<const NodeInfo*> MakeNodes(int count, std::vector<std::unique_ptr<NodeInfo>>* infos) {
+  std::vector<const NodeInfo*> nodes;
+  for (int i = 0; i < count; ++i) {
+    infos->push_back(std::make_unique<NodeInfo>(
+        std::make_shared<api::Node>(testing::MakeNode().Name(fmt::format("n{}", i)).Obj())));
+    nodes.push_back(infos->back().get());
+  }
+  return nodes;
+}
+
 TEST(RunFilterPlugins, ManyNodesAtOnceDecideAsOneAtATime) {
   testing::FakeServices services;
   Framework fw("test", std::nullopt, services);
@@ -71,23 +93,16 @@ TEST(RunFilterPlugins, ManyNodesAtOnceDecideAsOneAtATime) {
     return i % 7 == 0 ? Status(Code::kPending, "multiple of seven") : Status::OK();
   });
   BatchRuleFilter* three_plugin = three.get();
-  ProfilePlugins plugins;
-  plugins.filter = {five.get(), three.get(), skipped.get(), seven.get()};
-  std::vector<std::unique_ptr<Plugin>> owned;
-  owned.push_back(std::move(five));
-  owned.push_back(std::move(three));
-  owned.push_back(std::move(skipped));
-  owned.push_back(std::move(seven));
-  fw.SetPlugins(std::move(plugins), std::move(owned));
+  std::vector<std::unique_ptr<FilterPlugin>> filters;
+  filters.push_back(std::move(five));
+  filters.push_back(std::move(three));
+  filters.push_back(std::move(skipped));
+  filters.push_back(std::move(seven));
+  SetFilters(fw, std::move(filters));
 
   // More nodes than one block (64) holds.
   std::vector<std::unique_ptr<NodeInfo>> infos;
-  std::vector<const NodeInfo*> nodes;
-  for (int i = 0; i < 200; ++i) {
-    infos.push_back(std::make_unique<NodeInfo>(
-        std::make_shared<api::Node>(testing::MakeNode().Name(fmt::format("n{}", i)).Obj())));
-    nodes.push_back(infos.back().get());
-  }
+  const std::vector<const NodeInfo*> nodes = MakeNodes(200, &infos);
   const PodInfoPtr pod = PodInfo::Make(testing::MakePod().Name("p").Obj());
   CycleState state;
   state.skip_filter_at.set(2);  // "Skipped"
@@ -130,19 +145,12 @@ TEST(RunFilterPlugins, EveryCopyOfASharedStatusNamesThePluginThatReturnedIt) {
     if (i % 10 == 3) return counted;
     return i % 2 == 0 ? kForeign : kOwn;
   });
-  ProfilePlugins plugins;
-  plugins.filter = {parity.get()};
-  std::vector<std::unique_ptr<Plugin>> owned;
-  owned.push_back(std::move(parity));
-  fw.SetPlugins(std::move(plugins), std::move(owned));
+  std::vector<std::unique_ptr<FilterPlugin>> filters;
+  filters.push_back(std::move(parity));
+  SetFilters(fw, std::move(filters));
 
   std::vector<std::unique_ptr<NodeInfo>> infos;
-  std::vector<const NodeInfo*> nodes;
-  for (int i = 0; i < 100; ++i) {
-    infos.push_back(std::make_unique<NodeInfo>(
-        std::make_shared<api::Node>(testing::MakeNode().Name(fmt::format("n{}", i)).Obj())));
-    nodes.push_back(infos.back().get());
-  }
+  const std::vector<const NodeInfo*> nodes = MakeNodes(100, &infos);
   const PodInfoPtr pod = PodInfo::Make(testing::MakePod().Name("p").Obj());
   CycleState state;
   std::vector<Status> got(nodes.size());
