@@ -761,11 +761,12 @@ void Scheduler::HandleSchedulingFailure(framework::QueuedPodInfo info, const Sta
   // As upstream's updatePod: the API server hears only of a changed condition or nomination. A
   // pod turned away again with the same message keeps its condition, transition time and all.
   const api::Pod& current = stored->second;
-  const auto old = std::find_if(current.status.conditions.begin(), current.status.conditions.end(),
-                                [&](const api::PodCondition& c) { return c.type == condition.type; });
-  const bool condition_changed = old == current.status.conditions.end() ||
-                                 old->status != condition.status ||
-                                 old->reason != condition.reason || old->message != condition.message;
+  const auto old =
+      std::find_if(current.status.conditions.begin(), current.status.conditions.end(),
+                   [&](const api::PodCondition& c) { return c.type == condition.type; });
+  const bool condition_changed =
+      old == current.status.conditions.end() || old->status != condition.status ||
+      old->reason != condition.reason || old->message != condition.message;
   if (old != current.status.conditions.end() && old->status == condition.status) {
     condition.last_transition_time = old->last_transition_time;
   }
