@@ -505,8 +505,9 @@ void Run::Apply(const CreatePods& op) {
   }
   if (op.skip_wait) return;
 
-  const Wait wait = RunUntilBound(ns, waiting_base_ + waiting_total_);
+  Wait wait = RunUntilBound(ns, waiting_base_ + waiting_total_);
   const int64_t bound = tracker_.BoundIn(ns) - waiting_base_;
+  if (!wait.done && op.settled_bound && bound >= *op.settled_bound) wait.done = true;
   if (op.measured) {
     measuring_ = false;
     // A stalled run is timed to its last binding: the time spent stalling measures nothing.

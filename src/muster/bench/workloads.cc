@@ -233,17 +233,21 @@ std::vector<Op> GangContended(int32_t nodes, int32_t pods) {
     pg.min_members.push_back(kSizes[i % kSizes.size()]);
     total += pg.min_members.back();
   }
-  // Nothing fragments (every pod fits any free slot), so the groups that fit are the ones a
-  // first-fit pass in queue order (group name order) places.
-  int64_t free_slots = kLargeGangPodsPerNode * nodes;
+  // Nothing fragments (every pod fits any free slot). A first-fit pass in queue order (group
+  // name order) predicts the groups that fit; the scheduler re-sorts groups that failed, so it
+  // may place others and stop with fewer free slots than the smallest group.
+  const int64_t slots = kLargeGangPodsPerNode * int64_t{nodes};
+  int64_t free_slots = slots;
   int32_t fit = 0;
   for (int32_t size : pg.min_members) {
     if (size > free_slots) continue;
     free_slots -= size;
     fit += size;
   }
+  const int32_t smallest = *std::min_element(kSizes.begin(), kSizes.end());
   CreatePods op = Pods(total, PodTemplate::kGangMemberLarge, "gang", true);
   op.expect_bound = fit;
+  op.settled_bound = static_cast<int32_t>(std::min<int64_t>(fit, slots - (smallest - 1)));
   return {Nodes(nodes), pg, op};
 }
 

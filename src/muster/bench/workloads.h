@@ -85,6 +85,10 @@ struct CreatePods {
   bool measured = false;   // upstream collectMetrics
   bool skip_wait = false;  // upstream skipWaitToCompletion
   std::optional<int32_t> expect_bound;
+  // When groups do not all fit, the scheduler may place a different set of whole groups than
+  // expect_bound's prediction and fill the cluster a few pods short of it. Once no more can
+  // bind, at least this many bound is done too, not a stall.
+  std::optional<int32_t> settled_bound;
 };
 
 // barrier with stageRequirement Attempted: every pod created so far has been through the queue.
