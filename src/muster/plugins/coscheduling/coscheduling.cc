@@ -163,13 +163,13 @@ Status Coscheduling::PreFilter(framework::CycleState&, const framework::PodInfo&
   const api::PodGroup* group = GroupOf(pod);
   // Not in a group, or its PodGroup does not exist (Permit turns the latter away).
   if (group == nullptr) return Status::OK();
-  const uint64_t id = api::PodGroupId(*group);
+  const api::Symbol name = PodGroupSymbol(pod);  // the group's name: GroupOf found it by it
+  const uint64_t id = api::PairId(pod.metadata.namespace_, name);
   // Failures here are UnschedulableAndUnresolvable: preemption cannot form a group.
   if (Before(backed_off_, id)) {
     return Status::Unresolvable(fmt::format("podGroup {} failed recently", group->metadata.Key()));
   }
-  const std::vector<const api::Pod*> members =
-      GroupPods(pod.metadata.namespace_, api::Symbol(group->metadata.name));
+  const std::vector<const api::Pod*> members = GroupPods(pod.metadata.namespace_, name);
   const int32_t min_member = group->spec.min_member;
   if (static_cast<int32_t>(members.size()) < min_member) {
     return Status::Unresolvable(fmt::format(
@@ -261,8 +261,8 @@ Status Coscheduling::PostFilter(framework::CycleState&, const framework::PodInfo
   const api::Pod& pod = pod_info.pod;
   const api::PodGroup* group = GroupOf(pod);
   if (group == nullptr) return Status::Unschedulable("can not find pod group");
-  const uint64_t id = api::PodGroupId(*group);
-  const api::Symbol name(group->metadata.name);
+  const api::Symbol name = PodGroupSymbol(pod);  // the group's name: GroupOf found it by it
+  const uint64_t id = api::PairId(pod.metadata.namespace_, name);
   const int32_t min_member = group->spec.min_member;
   const int assigned = CountAssigned(pod.metadata.namespace_, name);
   // Enough of the group is placed already: this pod failing does not break the gang.
@@ -340,7 +340,8 @@ void Coscheduling::PostBind(framework::CycleState&, const framework::PodInfo& po
                             api::Symbol) {
   const api::PodGroup* group = GroupOf(pod_info.pod);
   if (group == nullptr) return;
-  int32_t& scheduled = scheduled_[api::PodGroupId(*group)];
+  int32_t& scheduled = scheduled_[api::PairId(pod_info.pod.metadata.namespace_,
+                                              PodGroupSymbol(pod_info.pod))];
   scheduled = std::max(scheduled, group->status.scheduled) + 1;
   api::PodGroup::Status status = group->status;
   status.scheduled = scheduled;
