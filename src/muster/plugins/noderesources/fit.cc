@@ -69,7 +69,9 @@ void CheckFit(const api::Resource& request, const framework::NodeInfo& node, Rep
 }
 
 // CheckFit finding no shortage, for a request without extended resources: read from the node's
-// resource summary alone, one cache line.
+// resource summary alone, one cache line. NativeShortages below == 0, stopping at the first
+// shortage: kept apart because it is the path of every node that passes (computing the key
+// there instead cost 0.7-0.9% more instructions on SchedulingBasic and GangContended).
 bool FitsNative(const api::Resource& request, const framework::ResourceSummary& node) {
   auto fits = [](int64_t want, int64_t free) { return want <= 0 || want <= free; };
   return node.free_pods >= 1 &&
