@@ -563,12 +563,8 @@ std::vector<framework::NodeInfo*> Scheduler::FindNodesThatFitPod(const framework
   // Only a pod that fits nowhere reports why: a pod that fits leaves the rejections unread.
   if (result.empty()) {
     diagnosis->statuses.Reserve(examined);
-    const void* added = nullptr;  // copies of one status name the same plugin: added once
     for (size_t i = 0; i < examined; ++i) {
-      if (statuses[i].identity() == nullptr || statuses[i].identity() != added) {
-        diagnosis->AddPluginStatus(statuses[i]);
-        added = statuses[i].identity();
-      }
+      diagnosis->AddPluginStatus(statuses[i]);
       diagnosis->statuses.Set(node_at(i)->name(), std::move(statuses[i]));
     }
   }
