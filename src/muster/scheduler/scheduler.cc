@@ -1,10 +1,9 @@
 #include "muster/scheduler/scheduler.h"
 
 #include <algorithm>
-#include <atomic>
+#include <thread>
 
 #include <fmt/format.h>
-#include <tbb/info.h>
 
 #include "muster/framework/parallel.h"
 #include "muster/scheduler/events.h"
@@ -25,6 +24,8 @@ constexpr int32_t kMinFeasibleNodesPercentageToFind = 5;
 // The fewest nodes filtered per parallel round before checking whether enough feasible ones
 // were found.
 constexpr size_t kFilterChunk = 256;
+// Nodes filtered together, one plugin after another while they stay in cache.
+constexpr size_t kFilterBlock = 64;
 
 const ClusterEvent kAssignedPodAdd{EventResource::kAssignedPod, framework::kAdd, "AssignedPodAdd"};
 const ClusterEvent kAssignedPodDelete{EventResource::kAssignedPod, framework::kDelete,
@@ -121,8 +122,9 @@ Scheduler::Scheduler(SchedulerOptions options, framework::Clock& clock,
       queue_storage_(std::make_unique<SchedulingQueue>(options.queue, *this, clock)),
       queue_(*queue_storage_),
       rng_(options.seed),
-      // More threads than cores only adds switching (and TBB warns that it cannot have them).
-      arena_(std::clamp(options.parallelism, 1, std::max(1, tbb::info::default_concurrency()))) {}
+      // More threads than cores only adds switching.
+      pool_(std::clamp(options.parallelism, 1,
+                       std::max(1, static_cast<int>(std::thread::hardware_concurrency())))) {}
 
 Scheduler::~Scheduler() {
   for (auto& [uid, w] : waiting_) {
@@ -490,8 +492,7 @@ std::vector<framework::NodeInfo*> Scheduler::FindNodesThatFitPod(const framework
   // feasible nodes are found. Results are taken in node order, so runs are deterministic.
   // Sized as nodes are examined: most cycles look at a small part of a large cluster.
   std::vector<Status> statuses;
-  std::vector<char> feasible;
-  std::atomic<bool> failed{false};
+  bool failed = false;
   size_t examined = 0;
   size_t found = 0;
   const int32_t priority = pod.pod.Priority();
@@ -511,10 +512,9 @@ std::vector<framework::NodeInfo*> Scheduler::FindNodesThatFitPod(const framework
   };
   // Nodes in blocks, each filtered by one plugin after another (RunFilterPlugins on many nodes).
   auto filter_range = [&](size_t begin, size_t stop) {
-    constexpr size_t kBlock = 64;
-    std::array<const framework::NodeInfo*, kBlock> block;
-    for (size_t b = begin; b < stop; b += kBlock) {
-      const size_t len = std::min(kBlock, stop - b);
+    std::array<const framework::NodeInfo*, kFilterBlock> block;
+    for (size_t b = begin; b < stop; b += kFilterBlock) {
+      const size_t len = std::min(kFilterBlock, stop - b);
       for (size_t j = 0; j < len; ++j) block[j] = node_at(b + j);
       fwk.RunFilterPlugins(state, pod, std::span(block.data(), len),
                            std::span(statuses).subspan(b, len));
@@ -528,22 +528,21 @@ std::vector<framework::NodeInfo*> Scheduler::FindNodesThatFitPod(const framework
     const size_t expected = found == 0 ? std::max(wanted, examined) : wanted * examined / found;
     const size_t end = std::min(n, examined + std::max(kFilterChunk, expected));
     statuses.resize(end);
-    feasible.resize(end, 0);
-    framework::ParallelRanges(examined, end, [&](size_t begin, size_t stop) {
-      if (has_nominated) {
-        for (size_t i = begin; i < stop; ++i) filter_nominated(i);
-      } else {
-        filter_range(begin, stop);
-      }
-      for (size_t i = begin; i < stop; ++i) {
-        if (statuses[i].IsSuccess()) {
-          feasible[i] = 1;
-        } else if (statuses[i].IsError()) {
-          failed = true;
-        }
-      }
-    });
-    for (size_t i = examined; i < end; ++i) found += feasible[i];
+    // Chunks of a whole block: threads writing next to each other's statuses share cache lines.
+    framework::ParallelRanges(
+        examined, end,
+        [&](size_t begin, size_t stop) {
+          if (has_nominated) {
+            for (size_t i = begin; i < stop; ++i) filter_nominated(i);
+          } else {
+            filter_range(begin, stop);
+          }
+        },
+        kFilterBlock);
+    for (size_t i = examined; i < end; ++i) {
+      found += statuses[i].IsSuccess();
+      if (statuses[i].IsError()) failed = true;
+    }
     examined = end;
   }
   if (failed) {
@@ -558,7 +557,7 @@ std::vector<framework::NodeInfo*> Scheduler::FindNodesThatFitPod(const framework
   std::vector<framework::NodeInfo*> result;
   size_t processed = 0;
   for (; processed < examined && result.size() < to_find; ++processed) {
-    if (feasible[processed]) result.push_back(node_at(processed));
+    if (statuses[processed].IsSuccess()) result.push_back(node_at(processed));
   }
   // Only a pod that fits nowhere reports why: a pod that fits leaves the rejections unread.
   if (result.empty()) {
@@ -618,12 +617,7 @@ Status Scheduler::SchedulePod(const framework::Framework& fwk, framework::CycleS
 }
 
 bool Scheduler::ScheduleOne() {
-  bool scheduled = false;
-  arena_.execute([&] { scheduled = ScheduleOneInArena(); });
-  return scheduled;
-}
-
-bool Scheduler::ScheduleOneInArena() {
+  framework::LoopPool::Use use(&pool_);
   std::optional<framework::QueuedPodInfo> popped = queue_.Pop();
   if (!popped) return false;
   framework::QueuedPodInfo queued = std::move(*popped);

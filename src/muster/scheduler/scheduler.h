@@ -15,10 +15,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include <tbb/task_arena.h>
 
 #include "muster/api/scheduler_config.h"
 #include "muster/framework/framework.h"
+#include "muster/framework/loop_pool.h"
 #include "muster/scheduler/cache.h"
 #include "muster/scheduler/queue.h"
 
@@ -121,7 +121,6 @@ class Scheduler final : public framework::SchedulerServices,
 
   Scheduler(SchedulerOptions options, framework::Clock& clock, framework::ClusterClient& client);
 
-  bool ScheduleOneInArena();
   framework::Status SchedulePod(const framework::Framework& fwk, framework::CycleState& state,
                                 const framework::PodInfo& pod, api::Symbol* host,
                                 Diagnosis* diagnosis);
@@ -165,9 +164,9 @@ class Scheduler final : public framework::SchedulerServices,
   std::unique_ptr<SchedulingQueue> queue_storage_;
   SchedulingQueue& queue_;
   std::mt19937_64 rng_;
-  // Filter and Score run their parallel loops in this arena: `parallelism` threads at most, and
-  // no more than the machine's cores.
-  tbb::task_arena arena_;
+  // The threads of the cycle's parallel loops (Filter, Score, and the plugins' own): `parallelism`
+  // at most, and no more than the machine's cores.
+  framework::LoopPool pool_;
   size_t next_start_node_index_ = 0;
   SchedulerStats stats_;
   std::unordered_map<std::string, int> attempts_;

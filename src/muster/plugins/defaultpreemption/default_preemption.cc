@@ -7,9 +7,9 @@
 #include <utility>
 
 #include <fmt/format.h>
-#include <tbb/parallel_for.h>
 
 #include "muster/framework/framework.h"
+#include "muster/framework/parallel.h"
 
 namespace muster::plugins::defaultpreemption {
 namespace {
@@ -484,12 +484,12 @@ std::vector<Candidate> DefaultPreemption::DryRunPreemption(
       }
     } else {
       batch.assign(size, Outcome{});
-      tbb::parallel_for(tbb::blocked_range<size_t>(0, size, 4),
-                        [&](const tbb::blocked_range<size_t>& r) {
-                          for (size_t j = r.begin(); j != r.end(); ++j) {
-                            evaluate(start + j, batch[j]);
-                          }
-                        });
+      framework::ParallelRanges(
+          0, size,
+          [&](size_t begin, size_t end) {
+            for (size_t j = begin; j != end; ++j) evaluate(start + j, batch[j]);
+          },
+          /*chunk=*/4);
       for (size_t j = 0; j < size && !done; ++j) done = take(start + j, batch[j]);
     }
     start += size;

@@ -1,0 +1,89 @@
+#pragma once
+
+// The scheduler's threads for its per-node loops (upstream's parallelizer).
+//
+// A scheduling cycle runs a few loops over a few hundred nodes each, every loop tens of
+// microseconds of work with serial work between them. A task scheduler's fork/join costs about
+// as much as such a loop saves: its workers sleep between loops and take microseconds to wake and
+// steal. Here the workers stay awake between loops for a while (kSpin), waiting on one atomic,
+// and take chunks of the loop from one counter; the caller works on the loop too. Workers that
+// find no loop for longer than that sleep until the next one.
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace muster::framework {
+
+class LoopPool {
+ public:
+  // How long an idle worker waits awake for the next loop before it sleeps: a scheduling cycle's
+  // serial work between two loops is shorter.
+  static constexpr std::chrono::microseconds kSpin{200};
+
+  // `threads` run each loop, the caller's included: threads - 1 workers, each awake for `spin`
+  // after a loop.
+  explicit LoopPool(int threads, std::chrono::microseconds spin = kSpin);
+  ~LoopPool();
+  LoopPool(const LoopPool&) = delete;
+  LoopPool& operator=(const LoopPool&) = delete;
+
+  int threads() const { return static_cast<int>(workers_.size()) + 1; }
+
+  // Calls body(ctx, begin, end) on disjoint ranges of at most `chunk` covering [first, last),
+  // on the caller and the workers, and returns when every call has returned. body must not
+  // throw. A loop started from inside another (on any of the pool's threads) runs on its
+  // thread alone.
+  void Run(size_t first, size_t last, size_t chunk, void (*body)(void*, size_t, size_t),
+           void* ctx);
+
+  // The pool that loops started on this thread use, or null (set by Use).
+  static LoopPool* Current();
+
+  // Makes `pool` the current one on this thread for the scope's lifetime.
+  class Use {
+   public:
+    explicit Use(LoopPool* pool);
+    ~Use();
+    Use(const Use&) = delete;
+    Use& operator=(const Use&) = delete;
+
+   private:
+    LoopPool* previous_;
+  };
+
+ private:
+  struct Loop {
+    std::atomic<size_t> next;  // the first index not yet claimed
+    size_t last;
+    size_t chunk;
+    void (*body)(void*, size_t, size_t);
+    void* ctx;
+    std::atomic<size_t> done{0};  // indices whose calls have returned
+  };
+
+  static void RunChunks(Loop& loop) noexcept;
+  // Announces a new loop (or the stop) to the workers, waking those asleep.
+  void Post();
+  void Work();
+
+  // The loop being run, or null. Workers read it only while counted in active_, and Run
+  // returns only once it is null and no worker is counted: a worker never sees a finished loop.
+  std::atomic<Loop*> loop_{nullptr};
+  std::atomic<int> active_{0};
+  std::atomic<uint32_t> posted_{0};  // counts loops started; idle workers wait for it to change
+  // Workers asleep wait on wake_ (not on posted_ itself: GCC 12's atomic wait can miss a notify).
+  std::atomic<int> sleepers_{0};
+  std::mutex sleep_mutex_;
+  std::condition_variable wake_;
+  std::atomic<bool> stop_{false};
+  const std::chrono::microseconds spin_;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace muster::framework
