@@ -53,6 +53,10 @@ Status MemoryCluster::CreatePod(api::Pod pod) {
 Status MemoryCluster::UpdatePod(api::Pod pod) {
   auto it = FindPod(pod.metadata.Key());
   if (it == pods_.end()) return NotFound("pods", pod.metadata.Key());
+  return ReplacePod(it, std::move(pod));
+}
+
+Status MemoryCluster::ReplacePod(PodMap::iterator it, api::Pod pod) {
   auto old = std::make_shared<const api::Pod>(std::move(it->second));
   pod.metadata.resource_version = std::to_string(++revision_);
   it->second = std::move(pod);
@@ -77,6 +81,7 @@ Status MemoryCluster::CreateNode(api::Node node) {
   if (nodes_.contains(key)) return AlreadyExists("nodes", key);
   Stamp(node.metadata);
   nodes_.emplace(key, node);
+  node_names_.insert(api::Symbol(key));
   Notify([node](ClusterObserver& o) { o.OnNodeAdd(node); });
   return Status::OK();
 }
@@ -97,6 +102,7 @@ Status MemoryCluster::DeleteNode(const std::string& name) {
   if (it == nodes_.end()) return NotFound("nodes", name);
   api::Node old = std::move(it->second);
   nodes_.erase(it);
+  node_names_.erase(api::Symbol(name));
   ++revision_;
   Notify([old](ClusterObserver& o) { o.OnNodeDelete(old); });
   return Status::OK();
@@ -166,13 +172,14 @@ const api::PodGroup* MemoryCluster::GetPodGroup(const std::string& key) const {
 }
 
 Status MemoryCluster::Bind(const api::Pod& pod, api::Symbol node) {
-  auto it = FindPod(pod.metadata.Key());
-  if (it == pods_.end()) return NotFound("pods", pod.metadata.Key());
+  const std::string key = pod.metadata.Key();
+  auto it = FindPod(key);
+  if (it == pods_.end()) return NotFound("pods", key);
   if (!it->second.spec.node_name.empty()) {
-    return Status::Error(fmt::format("pod {} is already assigned to node \"{}\"",
-                                     pod.metadata.Key(), it->second.spec.node_name.str()));
+    return Status::Error(fmt::format("pod {} is already assigned to node \"{}\"", key,
+                                     it->second.spec.node_name.str()));
   }
-  if (!nodes_.contains(node.string())) return NotFound("nodes", node.str());
+  if (!node_names_.contains(node)) return NotFound("nodes", node.str());
   api::Pod bound = it->second;
   bound.spec.node_name = node;
   bound.status.nominated_node_name = api::Symbol();
@@ -180,7 +187,7 @@ Status MemoryCluster::Bind(const api::Pod& pod, api::Symbol node) {
                 [](const api::PodCondition& c) { return c.type == "PodScheduled"; });
   bound.status.conditions.push_back(
       api::PodCondition{"PodScheduled", "True", "", "", clock_.Now()});
-  return UpdatePod(std::move(bound));
+  return ReplacePod(it, std::move(bound));
 }
 
 Status MemoryCluster::UpdatePodCondition(const api::Pod& pod, const api::PodCondition& condition,
@@ -197,7 +204,7 @@ Status MemoryCluster::UpdatePodCondition(const api::Pod& pod, const api::PodCond
   }
   if (!replaced) updated.status.conditions.push_back(condition);
   if (nominated_node) updated.status.nominated_node_name = api::Symbol(*nominated_node);
-  return UpdatePod(std::move(updated));
+  return ReplacePod(it, std::move(updated));
 }
 
 Status MemoryCluster::DeletePod(const api::Pod& pod) { return DeletePodByKey(pod.metadata.Key()); }

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "muster/cluster/cluster.h"
@@ -73,6 +74,8 @@ class MemoryCluster final : public Cluster {
   // pods_.find through pod_index_: every bind looks its pod up.
   using PodMap = std::map<std::string, api::Pod>;
   PodMap::iterator FindPod(std::string_view key);
+  // Stores `pod` in place of *it with the next resource version, and tells the observers.
+  framework::Status ReplacePod(PodMap::iterator it, api::Pod pod);
 
   framework::Clock& clock_;
   std::vector<ClusterObserver*> observers_;
@@ -80,6 +83,7 @@ class MemoryCluster final : public Cluster {
   PodMap pods_;
   std::unordered_map<std::string_view, PodMap::iterator> pod_index_;
   std::map<std::string, api::Node> nodes_;
+  std::unordered_set<api::Symbol> node_names_;  // nodes_' keys, for the check of every bind
   std::map<std::string, api::PodGroup> pod_groups_;
   std::map<std::string, api::Namespace> namespaces_;
   std::map<std::string, api::PodDisruptionBudget> pdbs_;

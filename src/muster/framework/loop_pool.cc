@@ -2,6 +2,10 @@
 
 #include <algorithm>
 
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
 namespace muster::framework {
 
 namespace {
@@ -29,6 +33,14 @@ LoopPool::~LoopPool() {
   stop_.store(true);
   Post();
   for (std::thread& t : workers_) t.join();
+}
+
+int LoopPool::AvailableCores() {
+#if defined(__linux__)
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
+#endif
+  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
 }
 
 LoopPool* LoopPool::Current() { return t_current; }

@@ -35,6 +35,10 @@ class LoopPool {
 
   int threads() const { return static_cast<int>(workers_.size()) + 1; }
 
+  // The cores this process may run on (its CPU affinity), at least 1: more threads than that
+  // only add switching, and a spinning worker would take its core from the caller.
+  static int AvailableCores();
+
   // Calls body(ctx, begin, end) on disjoint ranges of at most `chunk` covering [first, last),
   // on the caller and the workers, and returns when every call has returned. body must not
   // throw. A loop started from inside another (on any of the pool's threads) runs on its

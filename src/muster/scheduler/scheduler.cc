@@ -1,7 +1,6 @@
 #include "muster/scheduler/scheduler.h"
 
 #include <algorithm>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -122,9 +121,7 @@ Scheduler::Scheduler(SchedulerOptions options, framework::Clock& clock,
       queue_storage_(std::make_unique<SchedulingQueue>(options.queue, *this, clock)),
       queue_(*queue_storage_),
       rng_(options.seed),
-      // More threads than cores only adds switching.
-      pool_(std::clamp(options.parallelism, 1,
-                       std::max(1, static_cast<int>(std::thread::hardware_concurrency())))) {}
+      pool_(std::clamp(options.parallelism, 1, framework::LoopPool::AvailableCores())) {}
 
 Scheduler::~Scheduler() {
   for (auto& [uid, w] : waiting_) {

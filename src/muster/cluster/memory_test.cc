@@ -1,0 +1,106 @@
+#include "muster/cluster/memory.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "muster/sim/virtual_clock.h"
+#include "muster/testing/builders.h"
+
+namespace muster::cluster {
+namespace {
+
+using testing::MakeNode;
+using testing::MakePod;
+
+// Records pod updates as "old node -> new node" and the new pod's resource version.
+class UpdateRecorder final : public ClusterObserver {
+ public:
+  void OnPodAdd(const api::Pod&) override {}
+  void OnPodUpdate(const api::Pod& old_pod, const api::Pod& new_pod) override {
+    updates.push_back(std::string(old_pod.spec.node_name.str()) + " -> " +
+                      std::string(new_pod.spec.node_name.str()));
+    versions.push_back(new_pod.metadata.resource_version);
+  }
+  void OnPodDelete(const api::Pod&) override {}
+  void OnNodeAdd(const api::Node&) override {}
+  void OnNodeUpdate(const api::Node&, const api::Node&) override {}
+  void OnNodeDelete(const api::Node&) override {}
+  void OnPodGroupAdd(const api::PodGroup&) override {}
+  void OnPodGroupUpdate(const api::PodGroup&, const api::PodGroup&) override {}
+  void OnPodGroupDelete(const api::PodGroup&) override {}
+  void OnNamespaceAdd(const api::Namespace&) override {}
+  void OnPodDisruptionBudgetAdd(const api::PodDisruptionBudget&) override {}
+
+  std::vector<std::string> updates;
+  std::vector<std::string> versions;
+};
+
+class MemoryClusterTest : public ::testing::Test {
+ protected:
+  MemoryClusterTest() {
+    cluster_.AddObserver(&recorder_);
+    EXPECT_TRUE(cluster_.CreateNode(MakeNode().Name("node-a").Obj()).IsSuccess());
+    EXPECT_TRUE(cluster_.CreateNode(MakeNode().Name("node-b").Obj()).IsSuccess());
+    EXPECT_TRUE(cluster_.CreatePod(MakePod().Name("web").Namespace("prod").Obj()).IsSuccess());
+    clock_.RunDue();
+  }
+
+  const api::Pod& Web() const { return *cluster_.GetPod("prod/web"); }
+
+  sim::VirtualClock clock_{api::Time{}};
+  MemoryCluster cluster_{clock_};
+  UpdateRecorder recorder_;
+};
+
+TEST_F(MemoryClusterTest, BindAssignsTheNodeAndTellsObserversOnce) {
+  const std::string version = Web().metadata.resource_version;
+  ASSERT_TRUE(cluster_.Bind(Web(), api::Symbol("node-b")).IsSuccess());
+  EXPECT_EQ(Web().spec.node_name, api::Symbol("node-b"));
+  ASSERT_EQ(Web().status.conditions.size(), 1u);
+  EXPECT_EQ(Web().status.conditions[0].type, "PodScheduled");
+  EXPECT_EQ(Web().status.conditions[0].status, "True");
+  EXPECT_NE(Web().metadata.resource_version, version);
+  EXPECT_TRUE(recorder_.updates.empty()) << "told through the clock, not from inside Bind";
+  clock_.RunDue();
+  EXPECT_EQ(recorder_.updates, std::vector<std::string>{" -> node-b"});
+  EXPECT_EQ(recorder_.versions, std::vector<std::string>{Web().metadata.resource_version});
+}
+
+TEST_F(MemoryClusterTest, BindRefusesAnAssignedPodAnUnknownPodAndAnUnknownNode) {
+  ASSERT_TRUE(cluster_.Bind(Web(), api::Symbol("node-a")).IsSuccess());
+  const api::Pod bound = Web();
+  EXPECT_EQ(cluster_.Bind(bound, api::Symbol("node-b")).Message(),
+            "pod prod/web is already assigned to node \"node-a\"");
+  EXPECT_EQ(cluster_.Bind(MakePod().Name("ghost").Namespace("prod").Obj(), api::Symbol("node-a"))
+                .Message(),
+            "pods \"prod/ghost\" not found");
+  ASSERT_TRUE(cluster_.CreatePod(MakePod().Name("api").Namespace("prod").Obj()).IsSuccess());
+  EXPECT_EQ(cluster_.Bind(*cluster_.GetPod("prod/api"), api::Symbol("node-z")).Message(),
+            "nodes \"node-z\" not found");
+  EXPECT_EQ(Web().spec.node_name, api::Symbol("node-a")) << "a refused bind changes nothing";
+  EXPECT_TRUE(cluster_.GetPod("prod/api")->spec.node_name.empty());
+}
+
+TEST_F(MemoryClusterTest, BindRefusesANodeDeletedSince) {
+  ASSERT_TRUE(cluster_.DeleteNode("node-b").IsSuccess());
+  EXPECT_EQ(cluster_.Bind(Web(), api::Symbol("node-b")).Message(), "nodes \"node-b\" not found");
+  ASSERT_TRUE(cluster_.CreateNode(MakeNode().Name("node-b").Obj()).IsSuccess());
+  EXPECT_TRUE(cluster_.Bind(Web(), api::Symbol("node-b")).IsSuccess()) << "created again";
+}
+
+TEST_F(MemoryClusterTest, UpdatePodConditionReplacesTheConditionOfItsType) {
+  const api::PodCondition unschedulable{"PodScheduled", "False", "Unschedulable", "no room", {}};
+  ASSERT_TRUE(cluster_.UpdatePodCondition(Web(), unschedulable, "node-a").IsSuccess());
+  const api::PodCondition again{"PodScheduled", "False", "Unschedulable", "still none", {}};
+  ASSERT_TRUE(cluster_.UpdatePodCondition(Web(), again, std::nullopt).IsSuccess());
+  ASSERT_EQ(Web().status.conditions.size(), 1u);
+  EXPECT_EQ(Web().status.conditions[0].message, "still none");
+  EXPECT_EQ(Web().status.nominated_node_name, api::Symbol("node-a")) << "kept when not given";
+  clock_.RunDue();
+  EXPECT_EQ(recorder_.updates.size(), 2u);
+}
+
+}  // namespace
+}  // namespace muster::cluster
