@@ -774,11 +774,12 @@ void Scheduler::StartBindingCycle(std::shared_ptr<BindingContext> ctx) {
 void Scheduler::RunBindingCycle(std::shared_ptr<BindingContext> ctx) {
   const framework::Framework& fwk = *ctx->fwk;
   const framework::PodInfo& pod = *ctx->assumed;
+  const std::string key = pod.Key();
   // The pod may have been deleted while it waited.
-  if (!pods_.contains(pod.Key())) {
+  if (!pods_.contains(key)) {
     fwk.RunReservePluginsUnreserve(*ctx->state, pod, ctx->node);
     cache_.ForgetPod(pod.pod);
-    queue_.Done(pod.Key());
+    queue_.Done(key);
     return;
   }
   Status s = fwk.RunPreBindPlugins(*ctx->state, pod, ctx->node);
@@ -792,9 +793,9 @@ void Scheduler::RunBindingCycle(std::shared_ptr<BindingContext> ctx) {
   client_.RecordEvent(framework::EventRecord{
       "Pod", pod.pod.metadata.namespace_.string(), pod.pod.metadata.name, "Normal", "Scheduled",
       "Binding",
-      fmt::format("Successfully assigned {} to {}", pod.Key(), ctx->node.str())});
+      fmt::format("Successfully assigned {} to {}", key, ctx->node.str())});
   fwk.RunPostBindPlugins(*ctx->state, pod, ctx->node);
-  queue_.Done(pod.Key());
+  queue_.Done(key);
 }
 
 void Scheduler::FailBindingCycle(const std::shared_ptr<BindingContext>& ctx, const Status& status) {
