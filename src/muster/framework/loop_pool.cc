@@ -51,12 +51,16 @@ LoopPool::Use::~Use() { t_current = previous_; }
 
 void LoopPool::RunChunks(Loop& loop) noexcept {
   size_t ran = 0;
-  for (;;) {
-    const size_t begin = loop.next.fetch_add(loop.chunk, std::memory_order_relaxed);
-    if (begin >= loop.last) break;
-    const size_t end = std::min(begin + loop.chunk, loop.last);
+  size_t begin = loop.next.load(std::memory_order_relaxed);
+  while (begin < loop.last) {
+    // Guided: a share of what is left, in whole chunks. Large ranges first, few claims; small
+    // ones at the end, so that no thread waits long for another's last range.
+    const size_t share = (loop.last - begin) / loop.split / loop.chunk * loop.chunk;
+    const size_t end = std::min(begin + std::max(loop.chunk, share), loop.last);
+    if (!loop.next.compare_exchange_weak(begin, end, std::memory_order_relaxed)) continue;
     loop.body(loop.ctx, begin, end);
     ran += end - begin;
+    begin = loop.next.load(std::memory_order_relaxed);
   }
   if (ran > 0) loop.done.fetch_add(ran, std::memory_order_release);
 }
@@ -73,14 +77,13 @@ void LoopPool::Post() {
 void LoopPool::Run(size_t first, size_t last, size_t chunk, void (*body)(void*, size_t, size_t),
                    void* ctx) {
   if (first >= last) return;
-  // Eight chunks a thread at the fewest: a claim is a write to a line every thread writes.
-  chunk = std::max<size_t>({chunk, 1, (last - first) / (8 * static_cast<size_t>(threads()))});
+  chunk = std::max<size_t>(chunk, 1);
   if (workers_.empty() || t_in_loop || last - first <= chunk) {
     body(ctx, first, last);
     return;
   }
   t_in_loop = true;
-  Loop loop{{first}, last, chunk, body, ctx};
+  Loop loop{{first}, last, chunk, 2 * static_cast<size_t>(threads()), body, ctx};
   loop_.store(&loop);
   Post();
   RunChunks(loop);

@@ -6,7 +6,7 @@
 // microseconds of work with serial work between them. A task scheduler's fork/join costs about
 // as much as such a loop saves: its workers sleep between loops and take microseconds to wake and
 // steal. Here the workers stay awake between loops for a while (kSpin), waiting on one atomic,
-// and take chunks of the loop from one counter; the caller works on the loop too. Workers that
+// and take ranges of the loop from one counter; the caller works on the loop too. Workers that
 // find no loop for longer than that sleep until the next one.
 
 #include <atomic>
@@ -39,8 +39,9 @@ class LoopPool {
   // only add switching, and a spinning worker would take its core from the caller.
   static int AvailableCores();
 
-  // Calls body(ctx, begin, end) on disjoint ranges of at most `chunk` covering [first, last),
-  // on the caller and the workers, and returns when every call has returned. body must not
+  // Calls body(ctx, begin, end) on disjoint ranges covering [first, last), on the caller and
+  // the workers, and returns when every call has returned. Each range is a whole number of
+  // `chunk`s, but for the last; the first are largest (a share of what is left). body must not
   // throw. A loop started from inside another (on any of the pool's threads) runs on its
   // thread alone.
   void Run(size_t first, size_t last, size_t chunk, void (*body)(void*, size_t, size_t),
@@ -66,6 +67,7 @@ class LoopPool {
     std::atomic<size_t> next;  // the first index not yet claimed
     size_t last;
     size_t chunk;
+    size_t split;  // a claim takes 1/split of what is left
     void (*body)(void*, size_t, size_t);
     void* ctx;
     std::atomic<size_t> done{0};  // indices whose calls have returned
