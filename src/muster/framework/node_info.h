@@ -22,6 +22,9 @@ namespace muster::framework {
 
 // A pod with what the hot path needs precomputed.
 struct PodInfo {
+  // pod.Priority(), first: the queue's sort reads it in every comparison, and the pod's own
+  // field lies ten cache lines in.
+  int32_t priority = 0;
   api::Pod pod;
   api::Resource requests;           // PodRequests: what Fit checks and the node accounts
   api::Resource non_zero_requests;  // PodRequests with defaults, for scoring (cpu and memory)

@@ -129,7 +129,7 @@ std::optional<api::Time> Coscheduling::GroupTime(const api::Pod& pod) const {
 
 bool Coscheduling::Less(const framework::QueuedPodInfo& a,
                         const framework::QueuedPodInfo& b) const {
-  const int32_t pa = a.pod().Priority(), pb = b.pod().Priority();
+  const int32_t pa = a.info->priority, pb = b.info->priority;
   if (pa != pb) return pa > pb;
   // Siblings (one namespace, one group label) have the same group time: looked up once, as heap
   // operations compare siblings all the time.

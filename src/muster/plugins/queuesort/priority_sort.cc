@@ -10,8 +10,8 @@ std::unique_ptr<framework::Plugin> PrioritySort::New(const framework::PluginArgs
 
 bool PrioritySort::Less(const framework::QueuedPodInfo& a,
                         const framework::QueuedPodInfo& b) const {
-  const int32_t pa = a.pod().Priority();
-  const int32_t pb = b.pod().Priority();
+  const int32_t pa = a.info->priority;
+  const int32_t pb = b.info->priority;
   return pa > pb || (pa == pb && a.timestamp < b.timestamp);
 }
 
