@@ -1,5 +1,6 @@
 #include "muster/framework/snapshot.h"
 
+#include <algorithm>
 #include <cstddef>
 
 namespace muster::framework {
@@ -29,27 +30,31 @@ void Snapshot::RecordChange(api::Symbol name) {
   changes_.push_back(name);
 }
 
-void Snapshot::CountMinPriority(const NodeInfo& info, int32_t delta) {
+void Snapshot::Count(const NodeInfo& info, int32_t delta) {
   const auto it = nodes_by_min_priority_.emplace(info.min_pod_priority(), 0).first;
   it->second += delta;
   if (it->second == 0) nodes_by_min_priority_.erase(it);
+  const bool prefers = std::any_of(info.taints().begin(), info.taints().end(), [](const auto& t) {
+    return t.effect == api::TaintEffect::kPreferNoSchedule;
+  });
+  if (prefers) nodes_preferring_no_schedule_ += delta;
 }
 
 void SnapshotBuilder::Put(const NodeInfo& info) {
   std::unique_ptr<NodeInfo>& slot = s_.infos_[info.name()];
   if (slot) {
-    s_.CountMinPriority(*slot, -1);
+    s_.Count(*slot, -1);
     *slot = info;
   } else {
     slot = std::make_unique<NodeInfo>(info);
   }
-  s_.CountMinPriority(*slot, +1);
+  s_.Count(*slot, +1);
   s_.RecordChange(info.name());
 }
 
 void SnapshotBuilder::Erase(api::Symbol name) {
   if (auto it = s_.infos_.find(name); it != s_.infos_.end()) {
-    s_.CountMinPriority(*it->second, -1);
+    s_.Count(*it->second, -1);
     s_.infos_.erase(it);
   }
   s_.RecordChange(name);

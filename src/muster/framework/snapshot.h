@@ -46,6 +46,8 @@ class Snapshot {
     return nodes_by_min_priority_.empty() ? std::numeric_limits<int32_t>::max()
                                           : nodes_by_min_priority_.begin()->first;
   }
+  // How many nodes have a PreferNoSchedule taint: with none, no node's score is lowered by one.
+  int32_t NumNodesPreferringNoSchedule() const { return nodes_preferring_no_schedule_; }
 
  private:
   friend class SnapshotBuilder;
@@ -64,7 +66,9 @@ class Snapshot {
   void RecordChange(api::Symbol name);
   // How many nodes have each min_pod_priority().
   std::map<int32_t, int32_t> nodes_by_min_priority_;
-  void CountMinPriority(const NodeInfo& info, int32_t delta);
+  int32_t nodes_preferring_no_schedule_ = 0;
+  // Counts `info` in (delta +1) or out of (-1) the counts above.
+  void Count(const NodeInfo& info, int32_t delta);
 };
 
 // The cache's write access to a Snapshot.

@@ -144,6 +144,32 @@ TEST(CacheTest, SnapshotFollowsTheLowestPodPriority) {
   EXPECT_EQ(snap.MinPodPriority(), 100) << "a removed node no longer counts";
 }
 
+TEST(CacheTest, SnapshotCountsNodesPreferringNoSchedule) {
+  Cache cache;
+  framework::Snapshot snap;
+  cache.AddNode(Node("plain"));
+  cache.AddNode(MakeNode().Name("hard").Taint("gpu", "", api::TaintEffect::kNoSchedule).Obj());
+  cache.UpdateSnapshot(snap);
+  EXPECT_EQ(snap.NumNodesPreferringNoSchedule(), 0) << "NoSchedule is not a preference";
+  const api::Node soft =
+      MakeNode().Name("soft").Taint("spot", "", api::TaintEffect::kPreferNoSchedule).Obj();
+  cache.AddNode(soft);
+  cache.UpdateSnapshot(snap);
+  EXPECT_EQ(snap.NumNodesPreferringNoSchedule(), 1);
+  cache.AddPod(MakePod().Name("p").NodeName("soft").Obj());
+  cache.UpdateSnapshot(snap);
+  EXPECT_EQ(snap.NumNodesPreferringNoSchedule(), 1) << "a node changed by its pods counts once";
+  cache.UpdateNode(Node("soft"));
+  cache.UpdateSnapshot(snap);
+  EXPECT_EQ(snap.NumNodesPreferringNoSchedule(), 0) << "the taint removed";
+  cache.UpdateNode(soft);
+  cache.UpdateSnapshot(snap);
+  EXPECT_EQ(snap.NumNodesPreferringNoSchedule(), 1);
+  cache.RemoveNode(soft);
+  cache.UpdateSnapshot(snap);
+  EXPECT_EQ(snap.NumNodesPreferringNoSchedule(), 0) << "a removed node no longer counts";
+}
+
 TEST(CacheTest, RemovedNodeLeavesSnapshotButPodsKeepItsInfo) {
   Cache cache;
   api::Node n1 = Node("n1");

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "muster/api/taints.h"
+#include "muster/framework/snapshot.h"
 #include "muster/plugins/helper/normalize_score.h"
 
 namespace muster::plugins::tainttoleration {
@@ -43,9 +44,9 @@ QueueingHint Misdelivered(Status* error, std::string_view what) {
 }  // namespace
 
 std::unique_ptr<framework::Plugin> TaintToleration::New(const framework::PluginArgs& /*args*/,
-                                                        framework::Handle& /*handle*/,
+                                                        framework::Handle& handle,
                                                         std::string* /*error*/) {
-  return std::make_unique<TaintToleration>();
+  return std::make_unique<TaintToleration>(&handle);
 }
 
 Status TaintToleration::Filter(const framework::CycleState& state, const framework::PodInfo& pod,
@@ -76,7 +77,11 @@ Status TaintToleration::PreScore(framework::CycleState& state, const framework::
   }
   state.Write(kPreScoreStateKey, std::move(s));
   // Without a PreferNoSchedule taint on any of the nodes, every node scores the same (0, and 100
-  // once normalized), which cannot change the choice: Skip spares scoring them all.
+  // once normalized), which cannot change the choice: Skip spares scoring them all. The feasible
+  // nodes are the snapshot's: when it counts no such node, none of them has one.
+  if (handle_ != nullptr && handle_->snapshot().NumNodesPreferringNoSchedule() == 0) {
+    return Status(framework::Code::kSkip);
+  }
   const bool any_preference = std::any_of(feasible.begin(), feasible.end(), [](const auto* node) {
     return std::any_of(node->taints().begin(), node->taints().end(), [](const api::Taint& t) {
       return t.effect == api::TaintEffect::kPreferNoSchedule;

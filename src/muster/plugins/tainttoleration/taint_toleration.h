@@ -31,6 +31,10 @@ class TaintToleration final : public framework::FilterPlugin,
   static std::unique_ptr<framework::Plugin> New(const framework::PluginArgs& args,
                                                 framework::Handle& handle, std::string* error);
 
+  // With a handle, PreScore first asks its snapshot whether any node at all has a
+  // PreferNoSchedule taint.
+  explicit TaintToleration(const framework::Handle* handle = nullptr) : handle_(handle) {}
+
   std::string_view Name() const override { return kName; }
 
   // UnschedulableAndUnresolvable naming the first NoSchedule or NoExecute taint (in node order)
@@ -69,6 +73,9 @@ class TaintToleration final : public framework::FilterPlugin,
   // Queue when the updated pod is the rejected pod itself.
   framework::QueueingHint IsSchedulableAfterPodTolerationChange(
       const api::Pod& pod, const framework::EventObjects& event, framework::Status* error) const;
+
+ private:
+  const framework::Handle* handle_;
 };
 
 }  // namespace muster::plugins::tainttoleration

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "muster/testing/builders.h"
+#include "muster/testing/fake_services.h"
 
 // Cases from upstream taint_toleration_test.go (TestTaintTolerationScore,
 // TestTaintTolerationFilter, TestIsSchedulableAfterNodeChange and the pod toleration hint).
@@ -316,6 +317,27 @@ TEST(TaintTolerationPreScore, SkipsWhenNoNodePrefersAgainstPods) {
     framework::NodeInfo* feasible[] = {&plain, &hard, &soft};
     EXPECT_TRUE(plugin.PreScore(state, *pod, feasible).IsSuccess());
   }
+}
+
+// With a handle, PreScore reads the snapshot's count of nodes preferring no schedule before it
+// looks at the feasible nodes; the answers stay the same.
+TEST(TaintTolerationPreScore, SkipsByTheSnapshotCountWithTheSameAnswers) {
+  testing::FakeServices fake;
+  fake.AddNode(NodeWith("plain", {}));
+  fake.AddNode(NodeWith("hard", {{"dedicated", "gpu", kNoSchedule}}));
+  TaintToleration plugin(&fake.handle());
+  const framework::PodInfoPtr pod = framework::PodInfo::Make(PodWith({}));
+  auto prescore = [&](std::vector<std::string_view> names) {
+    std::vector<framework::NodeInfo*> feasible;
+    for (std::string_view n : names) feasible.push_back(fake.snapshot().Get(api::Symbol(n)));
+    framework::CycleState state;
+    return plugin.PreScore(state, *pod, feasible);
+  };
+  ASSERT_EQ(fake.snapshot().NumNodesPreferringNoSchedule(), 0);
+  EXPECT_TRUE(prescore({"plain", "hard"}).IsSkip());
+  fake.AddNode(NodeWith("soft", {{"spot", "true", kPreferNoSchedule}}));
+  EXPECT_TRUE(prescore({"plain", "hard"}).IsSkip()) << "not among the feasible nodes";
+  EXPECT_TRUE(prescore({"plain", "soft"}).IsSuccess());
 }
 
 }  // namespace
