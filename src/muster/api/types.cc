@@ -42,6 +42,13 @@ std::optional<PodPhase> ParsePodPhase(std::string_view s) {
   return ParseName<PodPhase>(kPodPhaseNames, s);
 }
 
+Symbol PodGroupName(const Pod& pod) {
+  static const Symbol label(kPodGroupLabel), legacy(kLegacyPodGroupLabel);
+  if (const Symbol* g = pod.metadata.labels.Get(label)) return *g;
+  if (const Symbol* g = pod.metadata.labels.Get(legacy)) return *g;
+  return Symbol();
+}
+
 std::string_view PodGroupPhaseName(PodGroupPhase p) {
   return kPodGroupPhaseNames[static_cast<size_t>(p)];
 }

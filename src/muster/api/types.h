@@ -219,6 +219,8 @@ struct Node {
 inline constexpr std::string_view kPodGroupLabel = "scheduling.x-k8s.io/pod-group";
 // The label of the older scheduler-plugins API group (scheduling.sigs.k8s.io), as seed 003 uses.
 inline constexpr std::string_view kLegacyPodGroupLabel = "pod-group.scheduling.sigs.k8s.io";
+// The PodGroup a pod names in its labels (the current label first), or empty.
+Symbol PodGroupName(const Pod& pod);
 
 enum class PodGroupPhase { kPending, kPreScheduling, kScheduling, kScheduled, kRunning, kFinished,
                            kFailed };

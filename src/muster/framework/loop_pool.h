@@ -43,7 +43,7 @@ class LoopPool {
   // the workers, and returns when every call has returned. Each range is a whole number of
   // `chunk`s, but for the last; the first are largest (a share of what is left). body must not
   // throw. A loop started from inside another (on any of the pool's threads) runs on its
-  // thread alone.
+  // thread alone. One thread at a time may call Run (the scheduler's loop does).
   void Run(size_t first, size_t last, size_t chunk, void (*body)(void*, size_t, size_t),
            void* ctx);
 

@@ -9,6 +9,7 @@ namespace muster::framework {
 std::shared_ptr<const PodInfo> PodInfo::Make(api::Pod pod) {
   auto info = std::make_shared<PodInfo>();
   info->priority = pod.Priority();
+  info->pod_group = api::PodGroupName(pod);
   info->requests = api::PodRequests(pod);
   info->non_zero_requests = api::PodRequests(pod, /*non_zero=*/true);
   if (pod.spec.affinity) {

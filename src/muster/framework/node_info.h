@@ -22,9 +22,10 @@ namespace muster::framework {
 
 // A pod with what the hot path needs precomputed.
 struct PodInfo {
-  // pod.Priority(), first: the queue's sort reads it in every comparison, and the pod's own
-  // field lies ten cache lines in.
+  // pod.Priority() and api::PodGroupName(pod), first: the queue's sort reads them in every
+  // comparison, and the pod's own fields lie cache lines in (the group behind its labels).
   int32_t priority = 0;
+  api::Symbol pod_group;
   api::Pod pod;
   api::Resource requests;           // PodRequests: what Fit checks and the node accounts
   api::Resource non_zero_requests;  // PodRequests with defaults, for scoring (cpu and memory)

@@ -23,11 +23,7 @@ bool Gated(const api::Pod& pod) { return !pod.spec.scheduling_gates.empty(); }
 namespace {
 
 // The PodGroup name a pod names, as a Symbol (empty when none).
-api::Symbol PodGroupSymbol(const api::Pod& pod) {
-  if (const api::Symbol* g = pod.metadata.labels.Get(kLabel)) return *g;
-  if (const api::Symbol* g = pod.metadata.labels.Get(kLegacyLabel)) return *g;
-  return api::Symbol();
-}
+api::Symbol PodGroupSymbol(const api::Pod& pod) { return api::PodGroupName(pod); }
 
 }  // namespace
 
@@ -118,9 +114,10 @@ Status Coscheduling::Reserve(framework::CycleState&, const framework::PodInfo& p
   return Status::OK();
 }
 
-std::optional<api::Time> Coscheduling::GroupTime(const api::Pod& pod) const {
-  if (const api::PodGroup* group = GroupOf(pod)) {
-    auto failed = last_failure_.find(api::PairId(pod.metadata.namespace_, PodGroupSymbol(pod)));
+std::optional<api::Time> Coscheduling::GroupTime(api::Symbol ns, api::Symbol name) const {
+  if (name.empty()) return std::nullopt;
+  if (const api::PodGroup* group = handle_.lister().GetPodGroup(ns, name)) {
+    auto failed = last_failure_.find(api::PairId(ns, name));
     if (failed != last_failure_.end()) return failed->second;
     if (group->metadata.creation_timestamp) return *group->metadata.creation_timestamp;
   }
@@ -131,13 +128,15 @@ bool Coscheduling::Less(const framework::QueuedPodInfo& a,
                         const framework::QueuedPodInfo& b) const {
   const int32_t pa = a.info->priority, pb = b.info->priority;
   if (pa != pb) return pa > pb;
-  // Siblings (one namespace, one group label) have the same group time: looked up once, as heap
+  // Siblings (one namespace, one group) have the same group time: looked up once, as heap
   // operations compare siblings all the time.
-  const api::Symbol group = PodGroupSymbol(a.pod());
-  const bool siblings = !group.empty() && group == PodGroupSymbol(b.pod()) &&
-                        a.pod().metadata.namespace_ == b.pod().metadata.namespace_;
-  const std::optional<api::Time> ga = GroupTime(a.pod());
-  const std::optional<api::Time> gb = siblings ? ga : GroupTime(b.pod());
+  const api::Symbol group = a.info->pod_group;
+  const api::Symbol ns = a.pod().metadata.namespace_;
+  const bool siblings =
+      !group.empty() && group == b.info->pod_group && ns == b.pod().metadata.namespace_;
+  const std::optional<api::Time> ga = GroupTime(ns, group);
+  const std::optional<api::Time> gb =
+      siblings ? ga : GroupTime(b.pod().metadata.namespace_, b.info->pod_group);
   // A pod outside any (existing) group sorts by its own first attempt.
   const api::Time ta = ga.value_or(a.initial_attempt_timestamp);
   const api::Time tb = gb.value_or(b.initial_attempt_timestamp);

@@ -83,9 +83,9 @@ class Coscheduling final : public framework::QueueSortPlugin,
 
  private:
   const api::PodGroup* GroupOf(const api::Pod& pod) const;
-  // The time a pod in a group sorts by: its group's last failure, else the group's creation;
-  // nullopt when neither applies (the pod then sorts by its own initial attempt).
-  std::optional<api::Time> GroupTime(const api::Pod& pod) const;
+  // The time pods of group `name` in `ns` sort by: its last failure, else its creation; nullopt
+  // when there is no such group (its pods then sort by their own initial attempts).
+  std::optional<api::Time> GroupTime(api::Symbol ns, api::Symbol name) const;
   void RejectWaitingSiblings(const api::Pod& pod, api::Symbol group, const char* message);
   void MarkFailed(uint64_t group);
   // Whether `until` holds a time for `group` that is still ahead.
