@@ -2,8 +2,8 @@
 
 // The scheduler's threads for its per-node loops (upstream's parallelizer).
 //
-// A scheduling cycle runs a few loops over a few hundred nodes each, every loop tens of
-// microseconds of work with serial work between them. A task scheduler's fork/join costs about
+// A scheduling cycle runs a few loops over a few hundred nodes each, every loop about ten
+// microseconds of work, with serial work between them. A task scheduler's fork/join costs about
 // as much as such a loop saves: its workers sleep between loops and take microseconds to wake and
 // steal. Here the workers stay awake between loops for a while (kSpin), waiting on one atomic,
 // and take ranges of the loop from one counter; the caller works on the loop too. Workers that
@@ -83,7 +83,7 @@ class LoopPool {
   std::atomic<Loop*> loop_{nullptr};
   std::atomic<int> active_{0};
   std::atomic<uint32_t> posted_{0};  // counts loops started; idle workers wait for it to change
-  // Workers asleep wait on wake_ (not on posted_ itself: GCC 12's atomic wait can miss a notify).
+  // Workers asleep wait on wake_ for posted_ to change; sleepers_ counts them.
   std::atomic<int> sleepers_{0};
   std::mutex sleep_mutex_;
   std::condition_variable wake_;

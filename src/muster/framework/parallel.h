@@ -1,9 +1,10 @@
 #pragma once
 
 // Per-node loops spread over the current LoopPool (the scheduler's, upstream's parallelizer), in
-// small chunks that the pool's threads take in turn: per-node work varies (a walk over each
-// node's pods), and on measurement fixed coarse chunks lost more on uneven work than they saved
-// on even work. Without a pool (a plugin called outside a scheduler) loops run on the caller.
+// ranges its threads take in turn, large first and down to one chunk at the end: per-node work
+// varies (a walk over each node's pods), and on measurement fixed coarse ranges lost more on
+// uneven work than they saved on even work. Without a pool (a plugin called outside a
+// scheduler) loops run on the caller.
 
 #include <cstddef>
 #include <type_traits>
@@ -15,11 +16,12 @@ namespace muster::framework {
 // Below this many nodes a parallel loop costs more than it saves.
 inline constexpr size_t kParallelThreshold = 64;
 
-// Nodes per chunk taken by one thread.
+// The smallest range a thread takes, in nodes.
 inline constexpr size_t kParallelChunk = 16;
 
-// Calls fn(begin, end) on disjoint ranges of at most `chunk` covering [first, last),
-// concurrently. Below kParallelThreshold items, on the caller in one call.
+// Calls fn(begin, end) on disjoint ranges covering [first, last), concurrently, each a whole
+// number of `chunk`s but for the last (LoopPool::Run). Below kParallelThreshold items, on the
+// caller in one call.
 template <typename Fn>
 void ParallelRanges(size_t first, size_t last, Fn&& fn, size_t chunk = kParallelChunk) {
   const size_t n = last > first ? last - first : 0;

@@ -20,14 +20,7 @@ bool Gated(const api::Pod& pod) { return !pod.spec.scheduling_gates.empty(); }
 
 }  // namespace
 
-namespace {
-
-// The PodGroup name a pod names, as a Symbol (empty when none).
-api::Symbol PodGroupSymbol(const api::Pod& pod) { return api::PodGroupName(pod); }
-
-}  // namespace
-
-std::string_view PodGroupLabel(const api::Pod& pod) { return PodGroupSymbol(pod).str(); }
+std::string_view PodGroupLabel(const api::Pod& pod) { return api::PodGroupName(pod).str(); }
 
 std::optional<CoschedulingArgs> DecodeArgs(const framework::PluginArgs& args, std::string* error) {
   ArgsErrors errors(args.error_prefix);
@@ -75,7 +68,7 @@ std::unique_ptr<framework::Plugin> Coscheduling::New(const framework::PluginArgs
 }
 
 const api::PodGroup* Coscheduling::GroupOf(const api::Pod& pod) const {
-  const api::Symbol group = PodGroupSymbol(pod);
+  const api::Symbol group = api::PodGroupName(pod);
   if (group.empty()) return nullptr;
   return handle_.lister().GetPodGroup(pod.metadata.namespace_, group);
 }
@@ -107,7 +100,7 @@ int Coscheduling::CountAssigned(api::Symbol ns, api::Symbol group) {
 Status Coscheduling::Reserve(framework::CycleState&, const framework::PodInfo& pod_info,
                              api::Symbol) {
   const api::Pod& pod = pod_info.pod;
-  const api::Symbol group = PodGroupSymbol(pod);
+  const api::Symbol group = api::PodGroupName(pod);
   if (!group.empty()) {
     reserved_[api::PairId(pod.metadata.namespace_, group)].insert(pod.metadata.name);
   }
@@ -162,7 +155,7 @@ Status Coscheduling::PreFilter(framework::CycleState&, const framework::PodInfo&
   const api::PodGroup* group = GroupOf(pod);
   // Not in a group, or its PodGroup does not exist (Permit turns the latter away).
   if (group == nullptr) return Status::OK();
-  const api::Symbol name = PodGroupSymbol(pod);  // the group's name: GroupOf found it by it
+  const api::Symbol name = api::PodGroupName(pod);  // the group's name: GroupOf found it by it
   const uint64_t id = api::PairId(pod.metadata.namespace_, name);
   // Failures here are UnschedulableAndUnresolvable: preemption cannot form a group.
   if (Before(backed_off_, id)) {
@@ -247,7 +240,7 @@ void Coscheduling::RejectWaitingSiblings(const api::Pod& pod, api::Symbol group,
                                          const char* message) {
   handle_.waiting_pods().Iterate([&](framework::WaitingPod& w) {
     if (w.pod().metadata.namespace_ == pod.metadata.namespace_ &&
-        PodGroupSymbol(w.pod()) == group) {
+        api::PodGroupName(w.pod()) == group) {
       w.Reject(kName, message);
     }
   });
@@ -260,7 +253,7 @@ Status Coscheduling::PostFilter(framework::CycleState&, const framework::PodInfo
   const api::Pod& pod = pod_info.pod;
   const api::PodGroup* group = GroupOf(pod);
   if (group == nullptr) return Status::Unschedulable("can not find pod group");
-  const api::Symbol name = PodGroupSymbol(pod);  // the group's name: GroupOf found it by it
+  const api::Symbol name = api::PodGroupName(pod);  // the group's name: GroupOf found it by it
   const uint64_t id = api::PairId(pod.metadata.namespace_, name);
   const int32_t min_member = group->spec.min_member;
   const int assigned = CountAssigned(pod.metadata.namespace_, name);
@@ -286,7 +279,7 @@ Status Coscheduling::PostFilter(framework::CycleState&, const framework::PodInfo
 Status Coscheduling::Permit(framework::CycleState&, const framework::PodInfo& pod_info,
                             api::Symbol, api::Duration* timeout) {
   const api::Pod& pod = pod_info.pod;
-  const api::Symbol group_name = PodGroupSymbol(pod);
+  const api::Symbol group_name = api::PodGroupName(pod);
   if (group_name.empty()) return Status::OK();
   const api::PodGroup* group = GroupOf(pod);
   if (group == nullptr) return Status::Unschedulable("PodGroup not found");
@@ -299,7 +292,7 @@ Status Coscheduling::Permit(framework::CycleState&, const framework::PodInfo& po
   if (assigned + 1 >= group->spec.min_member) {
     handle_.waiting_pods().Iterate([&](framework::WaitingPod& w) {
       if (w.pod().metadata.namespace_ == pod.metadata.namespace_ &&
-          PodGroupSymbol(w.pod()) == group_name) {
+          api::PodGroupName(w.pod()) == group_name) {
         w.Allow(kName);
       }
     });
@@ -325,7 +318,7 @@ Status Coscheduling::Permit(framework::CycleState&, const framework::PodInfo& po
 void Coscheduling::Unreserve(framework::CycleState&, const framework::PodInfo& pod_info,
                              api::Symbol) {
   const api::Pod& pod = pod_info.pod;
-  const api::Symbol group_name = PodGroupSymbol(pod);
+  const api::Symbol group_name = api::PodGroupName(pod);
   if (group_name.empty()) return;
   const uint64_t id = api::PairId(pod.metadata.namespace_, group_name);
   if (auto it = reserved_.find(id); it != reserved_.end()) it->second.erase(pod.metadata.name);
@@ -340,7 +333,7 @@ void Coscheduling::PostBind(framework::CycleState&, const framework::PodInfo& po
   const api::PodGroup* group = GroupOf(pod_info.pod);
   if (group == nullptr) return;
   int32_t& scheduled = scheduled_[api::PairId(pod_info.pod.metadata.namespace_,
-                                              PodGroupSymbol(pod_info.pod))];
+                                              api::PodGroupName(pod_info.pod))];
   scheduled = std::max(scheduled, group->status.scheduled) + 1;
   api::PodGroup::Status status = group->status;
   status.scheduled = scheduled;
