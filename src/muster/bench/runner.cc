@@ -119,15 +119,6 @@ class BindTracker final : public cluster::ClusterObserver {
   void OnPodUpdate(const api::Pod& old_pod, const api::Pod& new_pod) override {
     if (old_pod.spec.node_name.empty() && !new_pod.spec.node_name.empty()) Bound(new_pod);
   }
-  void OnPodDelete(const api::Pod&) override {}
-  void OnNodeAdd(const api::Node&) override {}
-  void OnNodeUpdate(const api::Node&, const api::Node&) override {}
-  void OnNodeDelete(const api::Node&) override {}
-  void OnPodGroupAdd(const api::PodGroup&) override {}
-  void OnPodGroupUpdate(const api::PodGroup&, const api::PodGroup&) override {}
-  void OnPodGroupDelete(const api::PodGroup&) override {}
-  void OnNamespaceAdd(const api::Namespace&) override {}
-  void OnPodDisruptionBudgetAdd(const api::PodDisruptionBudget&) override {}
 
  private:
   struct Group {

@@ -9,20 +9,23 @@
 
 namespace muster::cluster {
 
+// An observer overrides the events it watches; the others do nothing (client-go's handler
+// funcs, where a nil func skips its event).
 class ClusterObserver {
  public:
   virtual ~ClusterObserver() = default;
-  virtual void OnPodAdd(const api::Pod& pod) = 0;
-  virtual void OnPodUpdate(const api::Pod& old_pod, const api::Pod& new_pod) = 0;
-  virtual void OnPodDelete(const api::Pod& pod) = 0;
-  virtual void OnNodeAdd(const api::Node& node) = 0;
-  virtual void OnNodeUpdate(const api::Node& old_node, const api::Node& new_node) = 0;
-  virtual void OnNodeDelete(const api::Node& node) = 0;
-  virtual void OnPodGroupAdd(const api::PodGroup& group) = 0;
-  virtual void OnPodGroupUpdate(const api::PodGroup& old_group, const api::PodGroup& new_group) = 0;
-  virtual void OnPodGroupDelete(const api::PodGroup& group) = 0;
-  virtual void OnNamespaceAdd(const api::Namespace& ns) = 0;
-  virtual void OnPodDisruptionBudgetAdd(const api::PodDisruptionBudget& pdb) = 0;
+  virtual void OnPodAdd(const api::Pod& /*pod*/) {}
+  virtual void OnPodUpdate(const api::Pod& /*old_pod*/, const api::Pod& /*new_pod*/) {}
+  virtual void OnPodDelete(const api::Pod& /*pod*/) {}
+  virtual void OnNodeAdd(const api::Node& /*node*/) {}
+  virtual void OnNodeUpdate(const api::Node& /*old_node*/, const api::Node& /*new_node*/) {}
+  virtual void OnNodeDelete(const api::Node& /*node*/) {}
+  virtual void OnPodGroupAdd(const api::PodGroup& /*group*/) {}
+  virtual void OnPodGroupUpdate(const api::PodGroup& /*old_group*/,
+                                const api::PodGroup& /*new_group*/) {}
+  virtual void OnPodGroupDelete(const api::PodGroup& /*group*/) {}
+  virtual void OnNamespaceAdd(const api::Namespace& /*ns*/) {}
+  virtual void OnPodDisruptionBudgetAdd(const api::PodDisruptionBudget& /*pdb*/) {}
 };
 
 // A cluster: the scheduler's writes (ClusterClient) plus a stream of object events.

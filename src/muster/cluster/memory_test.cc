@@ -17,21 +17,11 @@ using testing::MakePod;
 // Records pod updates as "old node -> new node" and the new pod's resource version.
 class UpdateRecorder final : public ClusterObserver {
  public:
-  void OnPodAdd(const api::Pod&) override {}
   void OnPodUpdate(const api::Pod& old_pod, const api::Pod& new_pod) override {
     updates.push_back(std::string(old_pod.spec.node_name.str()) + " -> " +
                       std::string(new_pod.spec.node_name.str()));
     versions.push_back(new_pod.metadata.resource_version);
   }
-  void OnPodDelete(const api::Pod&) override {}
-  void OnNodeAdd(const api::Node&) override {}
-  void OnNodeUpdate(const api::Node&, const api::Node&) override {}
-  void OnNodeDelete(const api::Node&) override {}
-  void OnPodGroupAdd(const api::PodGroup&) override {}
-  void OnPodGroupUpdate(const api::PodGroup&, const api::PodGroup&) override {}
-  void OnPodGroupDelete(const api::PodGroup&) override {}
-  void OnNamespaceAdd(const api::Namespace&) override {}
-  void OnPodDisruptionBudgetAdd(const api::PodDisruptionBudget&) override {}
 
   std::vector<std::string> updates;
   std::vector<std::string> versions;

@@ -31,16 +31,10 @@ class PodGroupController final : public cluster::ClusterObserver {
   void OnPodAdd(const api::Pod& pod) override { Touch(pod); }
   void OnPodUpdate(const api::Pod&, const api::Pod& pod) override { Touch(pod); }
   void OnPodDelete(const api::Pod& pod) override { Touch(pod); }
-  void OnNodeAdd(const api::Node&) override {}
-  void OnNodeUpdate(const api::Node&, const api::Node&) override {}
-  void OnNodeDelete(const api::Node&) override {}
   void OnPodGroupAdd(const api::PodGroup& group) override { Enqueue(group.metadata.Key()); }
   void OnPodGroupUpdate(const api::PodGroup&, const api::PodGroup& group) override {
     Enqueue(group.metadata.Key());
   }
-  void OnPodGroupDelete(const api::PodGroup&) override {}
-  void OnNamespaceAdd(const api::Namespace&) override {}
-  void OnPodDisruptionBudgetAdd(const api::PodDisruptionBudget&) override {}
 
  private:
   void Touch(const api::Pod& pod);

@@ -76,8 +76,6 @@ class Simulation final : public cluster::ClusterObserver {
   void OnPodGroupAdd(const api::PodGroup&) override { Changed(); }
   void OnPodGroupUpdate(const api::PodGroup&, const api::PodGroup&) override { Changed(); }
   void OnPodGroupDelete(const api::PodGroup&) override { Changed(); }
-  void OnNamespaceAdd(const api::Namespace&) override {}
-  void OnPodDisruptionBudgetAdd(const api::PodDisruptionBudget&) override {}
 
  private:
   struct Workload;
