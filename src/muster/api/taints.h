@@ -68,6 +68,14 @@ inline bool BlocksScheduling(const Taint& taint) {
   return taint.effect == TaintEffect::kNoSchedule || taint.effect == TaintEffect::kNoExecute;
 }
 
+// Whether any of `taints` has the PreferNoSchedule effect: one that lowers a node's score.
+inline bool AnyPrefersNoSchedule(std::span<const Taint> taints) {
+  for (const Taint& t : taints) {
+    if (t.effect == TaintEffect::kPreferNoSchedule) return true;
+  }
+  return false;
+}
+
 // The first taint, in node order, that `include` keeps and no toleration tolerates; nullptr when
 // there is none. The pointer points into `taints`. `include` is any cheap predicate (a function,
 // a lambda): it is called inline, never wrapped in std::function.

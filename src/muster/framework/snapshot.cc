@@ -1,7 +1,8 @@
 #include "muster/framework/snapshot.h"
 
-#include <algorithm>
 #include <cstddef>
+
+#include "muster/api/taints.h"
 
 namespace muster::framework {
 
@@ -34,10 +35,7 @@ void Snapshot::Count(const NodeInfo& info, int32_t delta) {
   const auto it = nodes_by_min_priority_.emplace(info.min_pod_priority(), 0).first;
   it->second += delta;
   if (it->second == 0) nodes_by_min_priority_.erase(it);
-  const bool prefers = std::any_of(info.taints().begin(), info.taints().end(), [](const auto& t) {
-    return t.effect == api::TaintEffect::kPreferNoSchedule;
-  });
-  if (prefers) nodes_preferring_no_schedule_ += delta;
+  if (api::AnyPrefersNoSchedule(info.taints())) nodes_preferring_no_schedule_ += delta;
 }
 
 void SnapshotBuilder::Put(const NodeInfo& info) {

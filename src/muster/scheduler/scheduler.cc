@@ -492,7 +492,7 @@ std::vector<framework::NodeInfo*> Scheduler::FindNodesThatFitPod(const framework
   bool failed = false;
   size_t examined = 0;
   size_t found = 0;
-  const int32_t priority = pod.pod.Priority();
+  const int32_t priority = pod.priority;
   // The i-th node from the round-robin start (i < n), without a division per node.
   const size_t start = next_start_node_index_ % n;
   auto node_at = [&](size_t i) {
@@ -503,7 +503,7 @@ std::vector<framework::NodeInfo*> Scheduler::FindNodesThatFitPod(const framework
     const framework::NodeInfo& node = *node_at(i);
     std::vector<framework::PodInfoPtr> nominated;
     for (auto& p : queue_.NominatedPodsForNode(node.name())) {
-      if (p->pod.Priority() >= priority && p->Key() != pod.Key()) nominated.push_back(p);
+      if (p->priority >= priority && p->Key() != pod.Key()) nominated.push_back(p);
     }
     statuses[i] = fwk.RunFilterPluginsWithNominatedPods(state, pod, node, nominated);
   };

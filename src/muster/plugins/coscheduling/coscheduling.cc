@@ -67,10 +67,9 @@ std::unique_ptr<framework::Plugin> Coscheduling::New(const framework::PluginArgs
   return std::make_unique<Coscheduling>(*decoded, handle);
 }
 
-const api::PodGroup* Coscheduling::GroupOf(const api::Pod& pod) const {
-  const api::Symbol group = api::PodGroupName(pod);
-  if (group.empty()) return nullptr;
-  return handle_.lister().GetPodGroup(pod.metadata.namespace_, group);
+const api::PodGroup* Coscheduling::GroupOf(const framework::PodInfo& pod) const {
+  if (pod.pod_group.empty()) return nullptr;
+  return handle_.lister().GetPodGroup(pod.pod.metadata.namespace_, pod.pod_group);
 }
 
 std::vector<const api::Pod*> Coscheduling::GroupPods(api::Symbol ns, api::Symbol group) const {
@@ -100,17 +99,16 @@ int Coscheduling::CountAssigned(api::Symbol ns, api::Symbol group) {
 Status Coscheduling::Reserve(framework::CycleState&, const framework::PodInfo& pod_info,
                              api::Symbol) {
   const api::Pod& pod = pod_info.pod;
-  const api::Symbol group = api::PodGroupName(pod);
+  const api::Symbol group = pod_info.pod_group;
   if (!group.empty()) {
     reserved_[api::PairId(pod.metadata.namespace_, group)].insert(pod.metadata.name);
   }
   return Status::OK();
 }
 
-std::optional<api::Time> Coscheduling::GroupTime(api::Symbol ns, api::Symbol name) const {
-  if (name.empty()) return std::nullopt;
-  if (const api::PodGroup* group = handle_.lister().GetPodGroup(ns, name)) {
-    auto failed = last_failure_.find(api::PairId(ns, name));
+std::optional<api::Time> Coscheduling::GroupTime(const framework::PodInfo& pod) const {
+  if (const api::PodGroup* group = GroupOf(pod)) {
+    auto failed = last_failure_.find(api::PairId(pod.pod.metadata.namespace_, pod.pod_group));
     if (failed != last_failure_.end()) return failed->second;
     if (group->metadata.creation_timestamp) return *group->metadata.creation_timestamp;
   }
@@ -124,12 +122,10 @@ bool Coscheduling::Less(const framework::QueuedPodInfo& a,
   // Siblings (one namespace, one group) have the same group time: looked up once, as heap
   // operations compare siblings all the time.
   const api::Symbol group = a.info->pod_group;
-  const api::Symbol ns = a.pod().metadata.namespace_;
-  const bool siblings =
-      !group.empty() && group == b.info->pod_group && ns == b.pod().metadata.namespace_;
-  const std::optional<api::Time> ga = GroupTime(ns, group);
-  const std::optional<api::Time> gb =
-      siblings ? ga : GroupTime(b.pod().metadata.namespace_, b.info->pod_group);
+  const bool siblings = !group.empty() && group == b.info->pod_group &&
+                        a.pod().metadata.namespace_ == b.pod().metadata.namespace_;
+  const std::optional<api::Time> ga = GroupTime(*a.info);
+  const std::optional<api::Time> gb = siblings ? ga : GroupTime(*b.info);
   // A pod outside any (existing) group sorts by its own first attempt.
   const api::Time ta = ga.value_or(a.initial_attempt_timestamp);
   const api::Time tb = gb.value_or(b.initial_attempt_timestamp);
@@ -152,10 +148,10 @@ Status Coscheduling::PreFilter(framework::CycleState&, const framework::PodInfo&
                                std::span<framework::NodeInfo* const> nodes,
                                framework::PreFilterResult*) {
   const api::Pod& pod = pod_info.pod;
-  const api::PodGroup* group = GroupOf(pod);
+  const api::PodGroup* group = GroupOf(pod_info);
   // Not in a group, or its PodGroup does not exist (Permit turns the latter away).
   if (group == nullptr) return Status::OK();
-  const api::Symbol name = api::PodGroupName(pod);  // the group's name: GroupOf found it by it
+  const api::Symbol name = pod_info.pod_group;
   const uint64_t id = api::PairId(pod.metadata.namespace_, name);
   // Failures here are UnschedulableAndUnresolvable: preemption cannot form a group.
   if (Before(backed_off_, id)) {
@@ -251,9 +247,9 @@ void Coscheduling::MarkFailed(uint64_t group) { last_failure_[group] = handle_.c
 Status Coscheduling::PostFilter(framework::CycleState&, const framework::PodInfo& pod_info,
                                 const framework::NodeToStatus&, framework::PostFilterResult*) {
   const api::Pod& pod = pod_info.pod;
-  const api::PodGroup* group = GroupOf(pod);
+  const api::PodGroup* group = GroupOf(pod_info);
   if (group == nullptr) return Status::Unschedulable("can not find pod group");
-  const api::Symbol name = api::PodGroupName(pod);  // the group's name: GroupOf found it by it
+  const api::Symbol name = pod_info.pod_group;
   const uint64_t id = api::PairId(pod.metadata.namespace_, name);
   const int32_t min_member = group->spec.min_member;
   const int assigned = CountAssigned(pod.metadata.namespace_, name);
@@ -279,9 +275,9 @@ Status Coscheduling::PostFilter(framework::CycleState&, const framework::PodInfo
 Status Coscheduling::Permit(framework::CycleState&, const framework::PodInfo& pod_info,
                             api::Symbol, api::Duration* timeout) {
   const api::Pod& pod = pod_info.pod;
-  const api::Symbol group_name = api::PodGroupName(pod);
+  const api::Symbol group_name = pod_info.pod_group;
   if (group_name.empty()) return Status::OK();
-  const api::PodGroup* group = GroupOf(pod);
+  const api::PodGroup* group = GroupOf(pod_info);
   if (group == nullptr) return Status::Unschedulable("PodGroup not found");
   // The others assigned (this pod is counted when Reserve recorded it), plus this pod.
   int assigned = CountAssigned(pod.metadata.namespace_, group_name);
@@ -318,11 +314,11 @@ Status Coscheduling::Permit(framework::CycleState&, const framework::PodInfo& po
 void Coscheduling::Unreserve(framework::CycleState&, const framework::PodInfo& pod_info,
                              api::Symbol) {
   const api::Pod& pod = pod_info.pod;
-  const api::Symbol group_name = api::PodGroupName(pod);
+  const api::Symbol group_name = pod_info.pod_group;
   if (group_name.empty()) return;
   const uint64_t id = api::PairId(pod.metadata.namespace_, group_name);
   if (auto it = reserved_.find(id); it != reserved_.end()) it->second.erase(pod.metadata.name);
-  if (GroupOf(pod) == nullptr) return;
+  if (GroupOf(pod_info) == nullptr) return;
   RejectWaitingSiblings(pod, group_name, "rejection in Unreserve");
   permitted_.erase(id);
   MarkFailed(id);
@@ -330,10 +326,10 @@ void Coscheduling::Unreserve(framework::CycleState&, const framework::PodInfo& p
 
 void Coscheduling::PostBind(framework::CycleState&, const framework::PodInfo& pod_info,
                             api::Symbol) {
-  const api::PodGroup* group = GroupOf(pod_info.pod);
+  const api::PodGroup* group = GroupOf(pod_info);
   if (group == nullptr) return;
-  int32_t& scheduled = scheduled_[api::PairId(pod_info.pod.metadata.namespace_,
-                                              api::PodGroupName(pod_info.pod))];
+  int32_t& scheduled =
+      scheduled_[api::PairId(pod_info.pod.metadata.namespace_, pod_info.pod_group)];
   scheduled = std::max(scheduled, group->status.scheduled) + 1;
   api::PodGroup::Status status = group->status;
   status.scheduled = scheduled;

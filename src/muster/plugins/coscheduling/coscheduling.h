@@ -82,10 +82,11 @@ class Coscheduling final : public framework::QueueSortPlugin,
   int CountAssigned(api::Symbol ns, api::Symbol group);
 
  private:
-  const api::PodGroup* GroupOf(const api::Pod& pod) const;
-  // The time pods of group `name` in `ns` sort by: its last failure, else its creation; nullopt
-  // when there is no such group (its pods then sort by their own initial attempts).
-  std::optional<api::Time> GroupTime(api::Symbol ns, api::Symbol name) const;
+  // The PodGroup the pod names, or nullptr (it names none, or no such group exists).
+  const api::PodGroup* GroupOf(const framework::PodInfo& pod) const;
+  // The time the pod's group sorts by: its last failure, else its creation; nullopt when the
+  // pod has no group (it then sorts by its own initial attempt).
+  std::optional<api::Time> GroupTime(const framework::PodInfo& pod) const;
   void RejectWaitingSiblings(const api::Pod& pod, api::Symbol group, const char* message);
   void MarkFailed(uint64_t group);
   // Whether `until` holds a time for `group` that is still ahead.

@@ -83,9 +83,7 @@ Status TaintToleration::PreScore(framework::CycleState& state, const framework::
     return Status(framework::Code::kSkip);
   }
   const bool any_preference = std::any_of(feasible.begin(), feasible.end(), [](const auto* node) {
-    return std::any_of(node->taints().begin(), node->taints().end(), [](const api::Taint& t) {
-      return t.effect == api::TaintEffect::kPreferNoSchedule;
-    });
+    return api::AnyPrefersNoSchedule(node->taints());
   });
   return any_preference ? Status::OK() : Status(framework::Code::kSkip);
 }
