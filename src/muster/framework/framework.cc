@@ -294,19 +294,44 @@ Status Framework::RunScorePlugins(const CycleState& state, const PodInfo& pod,
     if (!state.skip_score_at[i]) active.push_back(&plugins_.score[i]);
   }
   if (active.empty()) return Status::OK();
-  // One block per plugin: plugin p's score of nodes[i] is flat[p * n + i].
+  // A plugin that normalizes needs every node's score before any is final: its scores are kept
+  // whole, in `flat` (the k-th such plugin's score of nodes[i] is flat[k * n + i]), and weighed
+  // after the loop. The others' are checked and weighed in the loop, a block of nodes at a time.
   const size_t n = nodes.size();
-  std::vector<NodeScore> flat(active.size() * n);
+  std::vector<size_t> flat_at(active.size(), SIZE_MAX);
+  size_t normalizing = 0;
+  for (size_t p = 0; p < active.size(); ++p) {
+    if (active[p]->first->HasNormalizeScore()) flat_at[p] = normalizing++ * n;
+  }
+  std::vector<NodeScore> flat(normalizing * n);
   std::atomic<bool> failed{false};
   std::vector<Status> errors(active.size());
-  // Each range of nodes goes through every plugin in turn while its nodes are still in cache.
+  std::vector<std::atomic<bool>> out_of_range(active.size());
+  // Each block of nodes goes through every plugin in turn while its nodes are still in cache.
   ParallelRanges(0, n, [&](size_t begin, size_t end) {
-    for (size_t p = 0; p < active.size(); ++p) {
-      Status s = active[p]->first->ScoreNodes(state, pod, nodes.subspan(begin, end - begin),
-                                              std::span(flat).subspan(p * n + begin, end - begin));
-      if (!s.IsSuccess()) {
-        if (!failed.exchange(true)) errors[p] = s;
-        return;
+    constexpr size_t kBlock = 64;
+    std::array<NodeScore, kBlock> block;
+    for (size_t b = begin; b < end; b += kBlock) {
+      const size_t len = std::min(kBlock, end - b);
+      for (size_t p = 0; p < active.size(); ++p) {
+        const auto& [plugin, weight] = *active[p];
+        const std::span<NodeScore> scores = flat_at[p] == SIZE_MAX
+                                                ? std::span(block.data(), len)
+                                                : std::span(flat).subspan(flat_at[p] + b, len);
+        Status s = plugin->ScoreNodes(state, pod, nodes.subspan(b, len), scores);
+        if (!s.IsSuccess()) {
+          if (!failed.exchange(true)) errors[p] = s;
+          return;
+        }
+        if (flat_at[p] != SIZE_MAX) continue;
+        for (size_t j = 0; j < len; ++j) {
+          const int64_t score = scores[j].score;
+          if (score < kMinNodeScore || score > kMaxNodeScore) {
+            out_of_range[p].store(true, std::memory_order_relaxed);
+            break;
+          }
+          (*totals)[b + j] += score * weight;
+        }
       }
     }
   });
@@ -315,22 +340,34 @@ Status Framework::RunScorePlugins(const CycleState& state, const PodInfo& pod,
       if (!errors[p].IsSuccess()) return AsError("Score", active[p]->first->Name(), errors[p]);
     }
   }
+  // In plugin order, as if each plugin were normalized and weighed in turn: the first invalid
+  // score is the one reported.
   for (size_t p = 0; p < active.size(); ++p) {
-    const ScorePlugin* pl = active[p]->first;
-    const std::span<NodeScore> scores(flat.data() + p * n, n);
-    if (pl->HasNormalizeScore()) {
-      Status s = pl->NormalizeScore(state, pod, scores);
-      if (!s.IsSuccess()) return AsError("NormalizeScore", pl->Name(), s);
+    const auto& [plugin, weight] = *active[p];
+    std::span<NodeScore> scores;
+    std::vector<NodeScore> rescored;
+    if (flat_at[p] != SIZE_MAX) {
+      scores = std::span(flat).subspan(flat_at[p], n);
+      Status s = plugin->NormalizeScore(state, pod, scores);
+      if (!s.IsSuccess()) return AsError("NormalizeScore", plugin->Name(), s);
+    } else if (out_of_range[p]) {
+      // Scored again, in node order, to name the first invalid score (scores are the same each
+      // time: the cycle's state does not change while it scores).
+      rescored.resize(n);
+      scores = rescored;
+      Status s = plugin->ScoreNodes(state, pod, nodes, scores);
+      if (!s.IsSuccess()) return AsError("Score", plugin->Name(), s);
+    } else {
+      continue;  // weighed in the loop
     }
-    const int64_t weight = active[p]->second;
     for (size_t i = 0; i < n; ++i) {
       const int64_t score = scores[i].score;
       if (score < kMinNodeScore || score > kMaxNodeScore) {
         return Status::Error(fmt::format(
                                  "plugin \"{}\" returns an invalid score {}, it should in the range "
                                  "of [{}, {}] after normalizing",
-                                 pl->Name(), score, kMinNodeScore, kMaxNodeScore))
-            .WithPlugin(pl->Name());
+                                 plugin->Name(), score, kMinNodeScore, kMaxNodeScore))
+            .WithPlugin(plugin->Name());
       }
       (*totals)[i] += score * weight;
     }

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "muster/framework/loop_pool.h"
 #include "muster/testing/builders.h"
 #include "muster/testing/fake_services.h"
 
@@ -163,6 +164,104 @@ TEST(RunFilterPlugins, EveryCopyOfASharedStatusNamesThePluginThatReturnedIt) {
   EXPECT_EQ(got[1].identity(), kOwn.identity());  // already right: not copied
   EXPECT_EQ(kForeign.plugin(), "SomeoneElse");    // the shared original is untouched
   EXPECT_TRUE(counted.plugin().empty());
+}
+
+// A Score plugin that scores a node by its number; with `normalize`, NormalizeScore maps every
+// score through it.
+class RuleScore final : public ScorePlugin {
+ public:
+  RuleScore(std::string name, std::function<int64_t(int)> rule,
+            std::function<int64_t(int64_t)> normalize = nullptr)
+      : name_(std::move(name)), rule_(std::move(rule)), normalize_(std::move(normalize)) {}
+  std::string_view Name() const override { return name_; }
+  Status Score(const CycleState&, const PodInfo&, const NodeInfo& node,
+               int64_t* score) const override {
+    *score = rule_(IndexOf(node));
+    return Status::OK();
+  }
+  bool HasNormalizeScore() const override { return normalize_ != nullptr; }
+  Status NormalizeScore(const CycleState&, const PodInfo&,
+                        std::span<NodeScore> scores) const override {
+    for (NodeScore& s : scores) s.score = normalize_(s.score);
+    return Status::OK();
+  }
+
+ private:
+  std::string name_;
+  std::function<int64_t(int)> rule_;
+  std::function<int64_t(int64_t)> normalize_;
+};
+
+// Runs the Score plugins `scorers` (with weights) over 300 nodes on two threads.
+Status ScoreWith(std::vector<std::pair<std::unique_ptr<ScorePlugin>, int32_t>> scorers,
+                 std::vector<int64_t>* totals) {
+  testing::FakeServices services;
+  Framework fw("test", std::nullopt, services);
+  ProfilePlugins plugins;
+  std::vector<std::unique_ptr<Plugin>> owned;
+  for (auto& [plugin, weight] : scorers) {
+    plugins.score.emplace_back(plugin.get(), weight);
+    owned.push_back(std::move(plugin));
+  }
+  fw.SetPlugins(std::move(plugins), std::move(owned));
+  std::vector<std::unique_ptr<NodeInfo>> infos;
+  const std::vector<const NodeInfo*> listed = MakeNodes(300, &infos);
+  std::vector<NodeInfo*> nodes;
+  for (const NodeInfo* n : listed) nodes.push_back(const_cast<NodeInfo*>(n));
+  const PodInfoPtr pod = PodInfo::Make(testing::MakePod().Name("p").Obj());
+  CycleState state;
+  LoopPool pool(2);
+  LoopPool::Use use(&pool);
+  return fw.RunScorePlugins(state, *pod, nodes, totals);
+}
+
+TEST(RunScorePlugins, TotalsAreTheWeightedSumsAfterNormalizing) {
+  std::vector<std::pair<std::unique_ptr<ScorePlugin>, int32_t>> scorers;
+  scorers.emplace_back(std::make_unique<RuleScore>("Mod", [](int i) { return i % 101; }), 2);
+  // Raw scores up to 299, normalized into [0, 100] as upstream's DefaultNormalizeScore would.
+  scorers.emplace_back(std::make_unique<RuleScore>("Raw", [](int i) { return i; },
+                                                   [](int64_t s) { return s * 100 / 299; }),
+                       3);
+  scorers.emplace_back(std::make_unique<RuleScore>("Flat", [](int) { return 7; }), 1);
+  std::vector<int64_t> totals;
+  ASSERT_TRUE(ScoreWith(std::move(scorers), &totals).IsSuccess());
+  ASSERT_EQ(totals.size(), 300u);
+  for (int i = 0; i < 300; ++i) {
+    EXPECT_EQ(totals[static_cast<size_t>(i)], 2 * (i % 101) + 3 * (i * 100 / 299) + 7) << i;
+  }
+}
+
+// Upstream checks each plugin's scores in turn: the first plugin with a score outside [0, 100]
+// is reported, with that plugin's first such score in node order.
+TEST(RunScorePlugins, TheFirstInvalidScoreIsReportedInPluginThenNodeOrder) {
+  auto too_high_from = [](int from) {
+    return [from](int i) -> int64_t { return i < from ? 50 : 100 + i; };
+  };
+  {
+    std::vector<std::pair<std::unique_ptr<ScorePlugin>, int32_t>> scorers;
+    scorers.emplace_back(std::make_unique<RuleScore>("Fine", [](int) { return 1; }), 1);
+    scorers.emplace_back(std::make_unique<RuleScore>("High", too_high_from(250)), 1);
+    scorers.emplace_back(std::make_unique<RuleScore>("Higher", too_high_from(10)), 1);
+    std::vector<int64_t> totals;
+    const Status s = ScoreWith(std::move(scorers), &totals);
+    EXPECT_EQ(ToString(s),
+              "Error: plugin \"High\" returns an invalid score 350, it should in the range of "
+              "[0, 100] after normalizing (High)");
+  }
+  {
+    // A normalizing plugin before them that leaves a score out of range is reported first.
+    std::vector<std::pair<std::unique_ptr<ScorePlugin>, int32_t>> scorers;
+    scorers.emplace_back(
+        std::make_unique<RuleScore>("Normalized", [](int i) { return i; },
+                                    [](int64_t s) { return s == 200 ? -1 : 0; }),
+        1);
+    scorers.emplace_back(std::make_unique<RuleScore>("High", too_high_from(5)), 1);
+    std::vector<int64_t> totals;
+    const Status s = ScoreWith(std::move(scorers), &totals);
+    EXPECT_EQ(ToString(s),
+              "Error: plugin \"Normalized\" returns an invalid score -1, it should in the range "
+              "of [0, 100] after normalizing (Normalized)");
+  }
 }
 
 }  // namespace

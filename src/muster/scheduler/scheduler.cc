@@ -1,6 +1,8 @@
 #include "muster/scheduler/scheduler.h"
 
 #include <algorithm>
+#include <bit>
+#include <span>
 
 #include <fmt/format.h>
 
@@ -487,8 +489,17 @@ std::vector<framework::NodeInfo*> Scheduler::FindNodesThatFitPod(const framework
 
   // Filter from the round-robin start, a chunk at a time (each chunk in parallel), until enough
   // feasible nodes are found. Results are taken in node order, so runs are deterministic.
-  // Sized as nodes are examined: most cycles look at a small part of a large cluster.
-  std::vector<Status> statuses;
+  // The statuses are the scheduler's, kept from cycle to cycle (each range resets its own), and
+  // each block of nodes reports which passed in a bit mask: the thread that filtered a block
+  // also reads its verdicts, and the caller's work per round is per block, not per node.
+  if (filter_statuses_.size() < n) filter_statuses_.resize(n);
+  const std::span<Status> statuses(filter_statuses_.data(), n);
+  struct Block {
+    size_t begin;
+    uint64_t passed;  // bit j: node begin + j passed every filter
+    bool error;
+  };
+  std::vector<Block> blocks;
   bool failed = false;
   size_t examined = 0;
   size_t found = 0;
@@ -507,16 +518,6 @@ std::vector<framework::NodeInfo*> Scheduler::FindNodesThatFitPod(const framework
     }
     statuses[i] = fwk.RunFilterPluginsWithNominatedPods(state, pod, node, nominated);
   };
-  // Nodes in blocks, each filtered by one plugin after another (RunFilterPlugins on many nodes).
-  auto filter_range = [&](size_t begin, size_t stop) {
-    std::array<const framework::NodeInfo*, kFilterBlock> block;
-    for (size_t b = begin; b < stop; b += kFilterBlock) {
-      const size_t len = std::min(kFilterBlock, stop - b);
-      for (size_t j = 0; j < len; ++j) block[j] = node_at(b + j);
-      fwk.RunFilterPlugins(state, pod, std::span(block.data(), len),
-                           std::span(statuses).subspan(b, len));
-    }
-  };
   while (examined < n && found < to_find && !failed) {
     // As many nodes as should yield the rest at the share found feasible so far (twice as many
     // as so far when none was): on a nearly full cluster, a few rounds rather than one per
@@ -524,21 +525,38 @@ std::vector<framework::NodeInfo*> Scheduler::FindNodesThatFitPod(const framework
     const size_t wanted = to_find - found;
     const size_t expected = found == 0 ? std::max(wanted, examined) : wanted * examined / found;
     const size_t end = std::min(n, examined + std::max(kFilterChunk, expected));
-    statuses.resize(end);
-    // Chunks of a whole block: threads writing next to each other's statuses share cache lines.
+    const size_t first_block = blocks.size();
+    blocks.resize(first_block + (end - examined + kFilterBlock - 1) / kFilterBlock);
+    // Ranges of whole blocks (ParallelRanges' chunks), each block filtered by one plugin after
+    // another (RunFilterPlugins on many nodes).
     framework::ParallelRanges(
         examined, end,
         [&](size_t begin, size_t stop) {
-          if (has_nominated) {
-            for (size_t i = begin; i < stop; ++i) filter_nominated(i);
-          } else {
-            filter_range(begin, stop);
+          std::array<const framework::NodeInfo*, kFilterBlock> nodes_in_block;
+          for (size_t b = begin; b < stop; b += kFilterBlock) {
+            const size_t len = std::min(kFilterBlock, stop - b);
+            const std::span<Status> out = statuses.subspan(b, len);
+            if (has_nominated) {
+              for (size_t j = 0; j < len; ++j) filter_nominated(b + j);
+            } else {
+              // RunFilterPlugins writes only the failures.
+              std::fill(out.begin(), out.end(), Status());
+              for (size_t j = 0; j < len; ++j) nodes_in_block[j] = node_at(b + j);
+              fwk.RunFilterPlugins(state, pod, std::span(nodes_in_block.data(), len), out);
+            }
+            uint64_t passed = 0;
+            bool error = false;
+            for (size_t j = 0; j < len; ++j) {
+              passed |= uint64_t{out[j].IsSuccess()} << j;
+              error |= out[j].IsError();
+            }
+            blocks[first_block + (b - examined) / kFilterBlock] = Block{b, passed, error};
           }
         },
         kFilterBlock);
-    for (size_t i = examined; i < end; ++i) {
-      found += statuses[i].IsSuccess();
-      if (statuses[i].IsError()) failed = true;
+    for (size_t k = first_block; k < blocks.size(); ++k) {
+      found += static_cast<size_t>(std::popcount(blocks[k].passed));
+      failed |= blocks[k].error;
     }
     examined = end;
   }
@@ -552,9 +570,18 @@ std::vector<framework::NodeInfo*> Scheduler::FindNodesThatFitPod(const framework
   }
   // The first to_find feasible nodes in order; the nodes up to the last of them were processed.
   std::vector<framework::NodeInfo*> result;
-  size_t processed = 0;
-  for (; processed < examined && result.size() < to_find; ++processed) {
-    if (statuses[processed].IsSuccess()) result.push_back(node_at(processed));
+  result.reserve(std::min(found, to_find));
+  size_t processed = examined;
+  for (const Block& block : blocks) {
+    for (uint64_t passed = block.passed; passed != 0; passed &= passed - 1) {
+      const size_t i = block.begin + static_cast<size_t>(std::countr_zero(passed));
+      result.push_back(node_at(i));
+      if (result.size() == to_find) {
+        processed = i + 1;
+        break;
+      }
+    }
+    if (result.size() == to_find) break;
   }
   // Only a pod that fits nowhere reports why: a pod that fits leaves the rejections unread.
   if (result.empty()) {

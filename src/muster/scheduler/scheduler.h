@@ -168,6 +168,8 @@ class Scheduler final : public framework::SchedulerServices,
   // at most, and no more than the machine's cores.
   framework::LoopPool pool_;
   size_t next_start_node_index_ = 0;
+  // Filter's verdicts, one per node, reused from cycle to cycle.
+  std::vector<framework::Status> filter_statuses_;
   SchedulerStats stats_;
   std::unordered_map<std::string, int> attempts_;
   std::string last_attempted_;
