@@ -87,7 +87,8 @@ Status Cache::ForgetPod(const api::Pod& pod) {
   return Status::OK();
 }
 
-Status Cache::AddPod(const api::Pod& pod) {
+Status Cache::AddPod(framework::PodInfoPtr info) {
+  const api::Pod& pod = info->pod;
   const std::string key = pod.metadata.Key();
   auto it = pod_states_.find(key);
   if (it != pod_states_.end()) {
@@ -96,23 +97,21 @@ Status Cache::AddPod(const api::Pod& pod) {
     RemovePodFromNode(*it->second.info, it->second.node);
     pod_states_.erase(it);
   }
-  framework::PodInfoPtr info = framework::PodInfo::Make(pod);
-  AddPodToNode(info, pod.spec.node_name);
-  pod_states_.emplace(key, PodState{std::move(info), pod.spec.node_name, false, false});
+  const api::Symbol node = pod.spec.node_name;
+  AddPodToNode(info, node);
+  pod_states_.emplace(key, PodState{std::move(info), node, false, false});
   return Status::OK();
 }
 
-Status Cache::UpdatePod(const api::Pod& old_pod, const api::Pod& new_pod) {
+Status Cache::UpdatePod(const api::Pod& old_pod, framework::PodInfoPtr new_info) {
   const std::string key = old_pod.metadata.Key();
   auto it = pod_states_.find(key);
-  if (it == pod_states_.end()) return AddPod(new_pod);
-  if (it->second.assumed) {
-    // An update before the add: treat it as the confirmation.
-    return AddPod(new_pod);
+  if (it != pod_states_.end() && !it->second.assumed) {
+    RemovePodFromNode(*it->second.info, it->second.node);
+    pod_states_.erase(it);
   }
-  RemovePodFromNode(*it->second.info, it->second.node);
-  pod_states_.erase(it);
-  return AddPod(new_pod);
+  // Not cached yet, or assumed (an update before the add: the confirmation), or re-added.
+  return AddPod(std::move(new_info));
 }
 
 Status Cache::RemovePod(const api::Pod& pod) {

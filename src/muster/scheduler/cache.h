@@ -46,9 +46,14 @@ class Cache {
   framework::Status AssumePod(framework::PodInfoPtr pod);
   framework::Status FinishBinding(const api::Pod& pod);
   framework::Status ForgetPod(const api::Pod& pod);
-  // A pod bound to a node, as the informer reports it.
-  framework::Status AddPod(const api::Pod& pod);
-  framework::Status UpdatePod(const api::Pod& old_pod, const api::Pod& new_pod);
+  // A pod bound to a node, as the informer reports it. The cache keeps `info` itself: the
+  // scheduler's store shares it.
+  framework::Status AddPod(framework::PodInfoPtr info);
+  framework::Status AddPod(const api::Pod& pod) { return AddPod(framework::PodInfo::Make(pod)); }
+  framework::Status UpdatePod(const api::Pod& old_pod, framework::PodInfoPtr new_info);
+  framework::Status UpdatePod(const api::Pod& old_pod, const api::Pod& new_pod) {
+    return UpdatePod(old_pod, framework::PodInfo::Make(new_pod));
+  }
   framework::Status RemovePod(const api::Pod& pod);
   bool IsAssumedPod(const api::Pod& pod) const;
   // The cached copy of a pod by namespace/name (assumed or added), or nullptr.

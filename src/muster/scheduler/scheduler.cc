@@ -184,10 +184,11 @@ int Scheduler::Attempts(const std::string& pod_key) const {
 
 // ---- informer stores ----
 
-void Scheduler::IndexLabels(const api::Pod& stored, bool add) {
-  const std::string key = stored.metadata.Key();
-  for (const auto& [k, v] : stored.metadata.labels) {
-    auto index = std::make_tuple(stored.metadata.namespace_.id(), k.id(), v.id());
+void Scheduler::IndexLabels(const framework::PodInfoPtr& stored, bool add) {
+  const api::ObjectMeta& meta = stored->pod.metadata;
+  const std::string key = meta.Key();
+  for (const auto& [k, v] : meta.labels) {
+    auto index = std::make_tuple(meta.namespace_.id(), k.id(), v.id());
     if (add) {
       label_index_[index].emplace(key, &stored);
     } else if (auto it = label_index_.find(index); it != label_index_.end()) {
@@ -197,18 +198,21 @@ void Scheduler::IndexLabels(const api::Pod& stored, bool add) {
   }
 }
 
-void Scheduler::StorePod(const api::Pod& pod) {
+const framework::PodInfoPtr& Scheduler::StorePod(const api::Pod& pod) {
+  framework::PodInfoPtr info = framework::PodInfo::Make(pod);
   const std::string key = pod.metadata.Key();
   auto it = pods_.find(key);
   if (it == pods_.end()) {
-    IndexLabels(pods_.emplace(key, pod).first->second, true);
-  } else if (it->second.metadata.labels == pod.metadata.labels) {
-    it->second = pod;  // same labels, same place: the index stands
+    it = pods_.emplace(key, std::move(info)).first;
+    IndexLabels(it->second, true);
+  } else if (it->second->pod.metadata.labels == pod.metadata.labels) {
+    it->second = std::move(info);  // same labels, same slot: the index stands
   } else {
     IndexLabels(it->second, false);
-    it->second = pod;
+    it->second = std::move(info);
     IndexLabels(it->second, true);
   }
+  return it->second;
 }
 
 void Scheduler::ForgetStoredPod(const api::Pod& pod) {
@@ -224,7 +228,7 @@ std::vector<const api::Pod*> Scheduler::PodsWithLabel(api::Symbol ns, api::Symbo
   auto it = label_index_.find(std::make_tuple(ns.id(), key.id(), value.id()));
   if (it == label_index_.end()) return out;
   out.reserve(it->second.size());
-  for (const auto& [name, pod] : it->second) out.push_back(pod);
+  for (const auto& [name, stored] : it->second) out.push_back(&(*stored)->pod);
   return out;
 }
 
@@ -255,23 +259,23 @@ void Scheduler::MoveAll(const ClusterEvent& event, const EventObjects& objects,
 // ---- informer events ----
 
 void Scheduler::OnPodAdd(const api::Pod& pod) {
-  StorePod(pod);
+  const framework::PodInfoPtr& info = StorePod(pod);
   EventObjects objects;
   objects.new_pod = &pod;
   if (Assigned(pod)) {
     if (pod.IsTerminal()) return;
-    cache_.AddPod(pod);
+    cache_.AddPod(info);
     queue_.DeleteNominatedPodIfExists(pod);
     MoveAll(kAssignedPodAdd, objects);
     return;
   }
   if (!Responsible(pod) || pod.IsTerminal()) return;
-  queue_.Add(framework::PodInfo::Make(pod));
+  queue_.Add(info);
   MoveAll(kUnscheduledPodAdd, objects, pod.metadata.Key());
 }
 
 void Scheduler::OnPodUpdate(const api::Pod& old_pod, const api::Pod& new_pod) {
-  StorePod(new_pod);
+  const framework::PodInfoPtr& info = StorePod(new_pod);
   EventObjects objects;
   objects.old_pod = &old_pod;
   objects.new_pod = &new_pod;
@@ -284,7 +288,7 @@ void Scheduler::OnPodUpdate(const api::Pod& old_pod, const api::Pod& new_pod) {
         cache_.RemovePod(new_pod);
         return;
       }
-      cache_.AddPod(new_pod);
+      cache_.AddPod(info);
       MoveAll(kAssignedPodAdd, objects);
       return;
     }
@@ -296,7 +300,7 @@ void Scheduler::OnPodUpdate(const api::Pod& old_pod, const api::Pod& new_pod) {
       }
       return;
     }
-    cache_.UpdatePod(old_pod, new_pod);
+    cache_.UpdatePod(old_pod, info);
     const uint32_t actions = PodUpdateActions(old_pod, new_pod);
     MoveAll(ClusterEvent{EventResource::kAssignedPod, actions, "AssignedPodUpdate"}, objects);
     return;
@@ -315,7 +319,7 @@ void Scheduler::OnPodUpdate(const api::Pod& old_pod, const api::Pod& new_pod) {
   // an event for the pod, as upstream's isPodUpdated ignores status.
   const bool status_only = PodUpdateActions(old_pod, new_pod) == framework::kUpdatePodOther &&
                            old_pod.metadata.annotations == new_pod.metadata.annotations;
-  queue_.Update(old_pod, framework::PodInfo::Make(new_pod), status_only);
+  queue_.Update(old_pod, info, status_only);
 }
 
 void Scheduler::OnPodDelete(const api::Pod& pod) {
@@ -751,14 +755,14 @@ void Scheduler::HandleSchedulingFailure(framework::QueuedPodInfo info, const Sta
   const api::Pod pod = info.pod();
   // The pod may have been deleted or bound meanwhile: then there is nothing to requeue.
   auto stored = pods_.find(pod.metadata.Key());
-  if (stored == pods_.end() || Assigned(stored->second)) return;
+  if (stored == pods_.end() || Assigned(stored->second->pod)) return;
   queue_.AddUnschedulableIfNotPresent(std::move(info));
 
   std::optional<std::string> nominated;
   if (nomination != nullptr && nomination->mode == framework::NominatingMode::kOverride) {
     nominated = nomination->nominated_node_name.string();
     if (!nomination->nominated_node_name.empty()) {
-      queue_.AddNominatedPod(framework::PodInfo::Make(stored->second),
+      queue_.AddNominatedPod(stored->second,
                              nomination->nominated_node_name);
     }
   }
@@ -774,7 +778,7 @@ void Scheduler::HandleSchedulingFailure(framework::QueuedPodInfo info, const Sta
   condition.last_transition_time = clock_.Now();
   // As upstream's updatePod: the API server hears only of a changed condition or nomination. A
   // pod turned away again with the same message keeps its condition, transition time and all.
-  const api::Pod& current = stored->second;
+  const api::Pod& current = stored->second->pod;
   const auto old =
       std::find_if(current.status.conditions.begin(), current.status.conditions.end(),
                    [&](const api::PodCondition& c) { return c.type == condition.type; });

@@ -140,11 +140,13 @@ class Scheduler final : public framework::SchedulerServices,
   void RejectWaitingPod(const std::string& uid, const std::string& plugin,
                         const std::string& message);
   void AllowWaitingPod(const std::string& uid, const std::string& plugin);
-  void StorePod(const api::Pod& pod);
+  // Stores the pod as the informer reports it, returning its PodInfo, which the queue and the
+  // cache share.
+  const framework::PodInfoPtr& StorePod(const api::Pod& pod);
   void ForgetStoredPod(const api::Pod& pod);
   // Adds `stored` (an element of pods_, whose address the index keeps) to label_index_, or
   // removes it.
-  void IndexLabels(const api::Pod& stored, bool add);
+  void IndexLabels(const framework::PodInfoPtr& stored, bool add);
   void MoveAll(const framework::ClusterEvent& event, const framework::EventObjects& objects,
                const std::string& exclude_key = "");
 
@@ -175,9 +177,11 @@ class Scheduler final : public framework::SchedulerServices,
   std::string last_attempted_;
 
   // Informer stores.
-  std::unordered_map<std::string, api::Pod> pods_;  // every pod by namespace/name
-  // (namespace, label key, label value) -> the stored pods with that label, by namespace/name.
-  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::map<std::string, const api::Pod*>>
+  std::unordered_map<std::string, framework::PodInfoPtr> pods_;  // every pod by namespace/name
+  // (namespace, label key, label value) -> the stored pods with that label, by namespace/name:
+  // their slots in pods_, which stay put as a pod is updated.
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t>,
+           std::map<std::string, const framework::PodInfoPtr*>>
       label_index_;
   // By api::PairId(namespace, name): looked up on every queue comparison under Coscheduling.
   std::unordered_map<uint64_t, api::PodGroup> pod_groups_;
