@@ -218,19 +218,37 @@ Status MemoryCluster::UpdatePodGroupStatus(const api::PodGroup& group,
   return UpdatePodGroup(updated);
 }
 
-void MemoryCluster::RecordEvent(const framework::EventRecord& event) {
+namespace {
+
+// Events are aggregated by these fields, as Kubernetes' event correlator does (not by action).
+bool SameAggregate(const framework::EventRecord& a, const framework::EventRecord& b) {
+  return a.kind == b.kind && a.namespace_ == b.namespace_ && a.name == b.name &&
+         a.type == b.type && a.reason == b.reason && a.message == b.message;
+}
+
+uint64_t AggregateHash(const framework::EventRecord& e) {
+  uint64_t h = 0;
+  for (const std::string* field : {&e.kind, &e.namespace_, &e.name, &e.type, &e.reason,
+                                   &e.message}) {
+    h = (h ^ std::hash<std::string>{}(*field)) * 0x9E3779B97F4A7C15ULL;
+  }
+  return h;
+}
+
+}  // namespace
+
+void MemoryCluster::RecordEvent(framework::EventRecord event) {
   // Repeats of an event (same object, type, reason and message) are counted on the first.
-  const std::string key = fmt::format("{}\x1f{}/{}\x1f{}\x1f{}\x1f{}", event.kind,
-                                      event.namespace_, event.name, event.type, event.reason,
-                                      event.message);
-  auto [it, inserted] = event_index_.emplace(key, events_.size());
-  if (!inserted) {
+  const uint64_t hash = AggregateHash(event);
+  for (auto [it, end] = event_index_.equal_range(hash); it != end; ++it) {
     StoredEvent& e = events_[it->second];
+    if (!SameAggregate(e.record, event)) continue;
     ++e.count;
     e.last_time = clock_.Now();
     return;
   }
-  events_.push_back(StoredEvent{clock_.Now(), clock_.Now(), 1, event});
+  event_index_.emplace(hash, events_.size());
+  events_.push_back(StoredEvent{clock_.Now(), clock_.Now(), 1, std::move(event)});
 }
 
 }  // namespace muster::cluster

@@ -66,7 +66,7 @@ class MemoryCluster final : public Cluster {
   framework::Status DeletePod(const api::Pod& pod) override;
   framework::Status UpdatePodGroupStatus(const api::PodGroup& group,
                                          const api::PodGroup::Status& status) override;
-  void RecordEvent(const framework::EventRecord& event) override;
+  void RecordEvent(framework::EventRecord event) override;
 
  private:
   void Stamp(api::ObjectMeta& meta);
@@ -88,8 +88,9 @@ class MemoryCluster final : public Cluster {
   std::map<std::string, api::Namespace> namespaces_;
   std::map<std::string, api::PodDisruptionBudget> pdbs_;
   std::vector<StoredEvent> events_;
-  // (object, type, reason, message) -> index in events_, for aggregation.
-  std::unordered_map<std::string, size_t> event_index_;
+  // A hash of (object, type, reason, message) -> the indices in events_ of the events with it,
+  // for aggregation.
+  std::unordered_multimap<uint64_t, size_t> event_index_;
   uint64_t revision_ = 0;
   uint64_t next_uid_ = 1;
 };

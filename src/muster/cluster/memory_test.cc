@@ -92,5 +92,31 @@ TEST_F(MemoryClusterTest, UpdatePodConditionReplacesTheConditionOfItsType) {
   EXPECT_EQ(recorder_.updates.size(), 2u);
 }
 
+// As Kubernetes' event correlator: a repeat of an event (same object, type, reason and message,
+// whatever its action) counts on the first; any other difference is an event of its own.
+TEST_F(MemoryClusterTest, RepeatedEventsAreCountedOnTheFirst) {
+  auto event = [](std::string name, std::string reason, std::string message) {
+    return framework::EventRecord{"Pod", "prod", std::move(name), "Warning", std::move(reason),
+                                  "Scheduling", std::move(message)};
+  };
+  cluster_.RecordEvent(event("web", "FailedScheduling", "0/2 nodes are available"));
+  clock_.AdvanceTo(clock_.Now() + std::chrono::seconds(5));
+  framework::EventRecord repeat = event("web", "FailedScheduling", "0/2 nodes are available");
+  repeat.action = "Retrying";
+  cluster_.RecordEvent(repeat);
+  cluster_.RecordEvent(event("web", "FailedScheduling", "0/3 nodes are available"));
+  cluster_.RecordEvent(event("api", "FailedScheduling", "0/2 nodes are available"));
+  cluster_.RecordEvent(event("web", "Preempted", "0/2 nodes are available"));
+  const std::vector<StoredEvent>& events = cluster_.events();
+  ASSERT_EQ(events.size(), 4u);
+  EXPECT_EQ(events[0].count, 2);
+  EXPECT_EQ(events[0].last_time - events[0].time, std::chrono::seconds(5));
+  EXPECT_EQ(events[0].record.action, "Scheduling") << "the first keeps its own fields";
+  for (size_t i = 1; i < events.size(); ++i) EXPECT_EQ(events[i].count, 1) << i;
+  EXPECT_EQ(events[1].record.message, "0/3 nodes are available");
+  EXPECT_EQ(events[2].record.name, "api");
+  EXPECT_EQ(events[3].record.reason, "Preempted");
+}
+
 }  // namespace
 }  // namespace muster::cluster

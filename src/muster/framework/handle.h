@@ -68,7 +68,7 @@ class ClusterClient {
   virtual Status DeletePod(const api::Pod& pod) = 0;
   virtual Status UpdatePodGroupStatus(const api::PodGroup& group,
                                       const api::PodGroup::Status& status) = 0;
-  virtual void RecordEvent(const EventRecord& event) = 0;
+  virtual void RecordEvent(EventRecord event) = 0;
 };
 
 // Read access to the objects the scheduler's informers hold. Pointers stay valid until the

@@ -151,7 +151,7 @@ class FakeServices final : public SchedulerServices,
   Status UpdatePodGroupStatus(const api::PodGroup&, const api::PodGroup::Status&) override {
     return Status::OK();
   }
-  void RecordEvent(const EventRecord&) override {}
+  void RecordEvent(EventRecord) override {}
 
   std::vector<const api::Pod*> PodsWithLabel(api::Symbol, api::Symbol, api::Symbol) const override {
     return {};

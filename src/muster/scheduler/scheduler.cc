@@ -681,13 +681,14 @@ bool Scheduler::ScheduleOne() {
   }
 
   // Assume: the pod counts on its node from now on, before the binding is confirmed.
-  api::Pod assumed_pod = pod.pod;
-  assumed_pod.spec.node_name = host;
+  // What PodInfo derives from the pod does not depend on its node: copied, not derived again.
+  auto assumed = std::make_shared<framework::PodInfo>(pod);
+  assumed->pod.spec.node_name = host;
   auto ctx = std::make_shared<BindingContext>();
   ctx->fwk = fwk;
   ctx->state = std::move(state);
   ctx->queued = std::move(queued);
-  ctx->assumed = framework::PodInfo::Make(std::move(assumed_pod));
+  ctx->assumed = std::move(assumed);
   ctx->node = host;
   if (Status a = cache_.AssumePod(ctx->assumed); !a.IsSuccess()) {
     HandleSchedulingFailure(std::move(ctx->queued), a, nullptr, nullptr);
@@ -752,7 +753,8 @@ void Scheduler::HandleSchedulingFailure(framework::QueuedPodInfo info, const Sta
       }
     }
   }
-  const api::Pod pod = info.pod();
+  const framework::PodInfoPtr attempted = info.info;  // info moves to the queue below
+  const api::Pod& pod = attempted->pod;
   // The pod may have been deleted or bound meanwhile: then there is nothing to requeue.
   auto stored = pods_.find(pod.metadata.Key());
   if (stored == pods_.end() || Assigned(stored->second->pod)) return;

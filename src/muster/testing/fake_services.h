@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "muster/framework/framework.h"
@@ -75,7 +76,7 @@ class FakeServices final : public framework::SchedulerServices,
   framework::Status DeletePod(const api::Pod& pod) override;
   framework::Status UpdatePodGroupStatus(const api::PodGroup& group,
                                          const api::PodGroup::Status& status) override;
-  void RecordEvent(const framework::EventRecord& event) override { events.push_back(event); }
+  void RecordEvent(framework::EventRecord event) override { events.push_back(std::move(event)); }
 
   // ---- ObjectLister ----
   std::vector<const api::Pod*> PodsWithLabel(api::Symbol ns, api::Symbol key,

@@ -31,7 +31,7 @@ class RecordingClient final : public framework::ClusterClient {
   Status UpdatePodGroupStatus(const api::PodGroup&, const api::PodGroup::Status&) override {
     return Status::OK();
   }
-  void RecordEvent(const framework::EventRecord&) override {}
+  void RecordEvent(framework::EventRecord) override {}
 
   Status result;
   std::vector<std::pair<std::string, std::string>> bindings;

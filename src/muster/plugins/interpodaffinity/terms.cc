@@ -24,7 +24,11 @@ std::string Aggregate(const std::vector<std::string>& messages) {
     if (std::find(unique.begin(), unique.end(), m) == unique.end()) unique.push_back(m);
   }
   if (unique.size() == 1) return unique[0];
-  return "[" + Join(unique, ", ") + "]";
+  // Appended rather than "[" + ... + "]", which sets off GCC 12's false -Wrestrict warning.
+  std::string out = "[";
+  out += Join(unique, ", ");
+  out += ']';
+  return out;
 }
 
 // Go's %#v of the []string a requirement was built with (nil when it had no values).
