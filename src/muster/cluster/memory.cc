@@ -42,9 +42,8 @@ Status MemoryCluster::CreatePod(api::Pod pod) {
   std::string key = pod.metadata.Key();
   if (pod_index_.contains(key)) return AlreadyExists("pods", key);
   Stamp(pod.metadata);
-  // Observers get one shared copy: a pod is tens of allocations to copy.
-  auto added = std::make_shared<const api::Pod>(pod);
-  auto it = pods_.emplace(std::move(key), std::move(pod)).first;
+  auto added = std::make_shared<const api::Pod>(std::move(pod));
+  auto it = pods_.emplace(std::move(key), added).first;
   pod_index_.emplace(it->first, it);
   Notify([added](ClusterObserver& o) { o.OnPodAdd(*added); });
   return Status::OK();
@@ -57,10 +56,10 @@ Status MemoryCluster::UpdatePod(api::Pod pod) {
 }
 
 Status MemoryCluster::ReplacePod(PodMap::iterator it, api::Pod pod) {
-  auto old = std::make_shared<const api::Pod>(std::move(it->second));
   pod.metadata.resource_version = std::to_string(++revision_);
-  it->second = std::move(pod);
-  auto updated = std::make_shared<const api::Pod>(it->second);
+  std::shared_ptr<const api::Pod> old = std::move(it->second);
+  auto updated = std::make_shared<const api::Pod>(std::move(pod));
+  it->second = updated;
   Notify([old, updated](ClusterObserver& o) { o.OnPodUpdate(*old, *updated); });
   return Status::OK();
 }
@@ -68,7 +67,7 @@ Status MemoryCluster::ReplacePod(PodMap::iterator it, api::Pod pod) {
 Status MemoryCluster::DeletePodByKey(const std::string& key) {
   auto it = FindPod(key);
   if (it == pods_.end()) return NotFound("pods", key);
-  auto old = std::make_shared<const api::Pod>(std::move(it->second));
+  std::shared_ptr<const api::Pod> old = std::move(it->second);
   pod_index_.erase(it->first);
   pods_.erase(it);
   ++revision_;
@@ -158,7 +157,7 @@ Status MemoryCluster::CreatePodDisruptionBudget(api::PodDisruptionBudget pdb) {
 
 const api::Pod* MemoryCluster::GetPod(const std::string& key) const {
   auto it = pod_index_.find(key);
-  return it == pod_index_.end() ? nullptr : &it->second->second;
+  return it == pod_index_.end() ? nullptr : it->second->second.get();
 }
 
 const api::Node* MemoryCluster::GetNode(const std::string& name) const {
@@ -175,12 +174,12 @@ Status MemoryCluster::Bind(const api::Pod& pod, api::Symbol node) {
   const std::string key = pod.metadata.Key();
   auto it = FindPod(key);
   if (it == pods_.end()) return NotFound("pods", key);
-  if (!it->second.spec.node_name.empty()) {
+  if (!it->second->spec.node_name.empty()) {
     return Status::Error(fmt::format("pod {} is already assigned to node \"{}\"", key,
-                                     it->second.spec.node_name.str()));
+                                     it->second->spec.node_name.str()));
   }
   if (!node_names_.contains(node)) return NotFound("nodes", node.str());
-  api::Pod bound = it->second;
+  api::Pod bound = *it->second;
   bound.spec.node_name = node;
   bound.status.nominated_node_name = api::Symbol();
   std::erase_if(bound.status.conditions,
@@ -194,7 +193,7 @@ Status MemoryCluster::UpdatePodCondition(const api::Pod& pod, const api::PodCond
                                          const std::optional<std::string>& nominated_node) {
   auto it = FindPod(pod.metadata.Key());
   if (it == pods_.end()) return NotFound("pods", pod.metadata.Key());
-  api::Pod updated = it->second;
+  api::Pod updated = *it->second;
   bool replaced = false;
   for (api::PodCondition& c : updated.status.conditions) {
     if (c.type == condition.type) {

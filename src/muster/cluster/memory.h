@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -52,7 +53,10 @@ class MemoryCluster final : public Cluster {
   const api::Pod* GetPod(const std::string& key) const;
   const api::Node* GetNode(const std::string& name) const;
   const api::PodGroup* GetPodGroup(const std::string& key) const;
-  const std::map<std::string, api::Pod>& pods() const { return pods_; }
+  // Pods by namespace/name. Each is immutable once stored: a change stores a new one, and the
+  // observers are told with the stored objects themselves.
+  using PodMap = std::map<std::string, std::shared_ptr<const api::Pod>>;
+  const PodMap& pods() const { return pods_; }
   const std::map<std::string, api::Node>& nodes() const { return nodes_; }
   const std::map<std::string, api::PodGroup>& pod_groups() const { return pod_groups_; }
   const std::vector<StoredEvent>& events() const { return events_; }
@@ -72,7 +76,6 @@ class MemoryCluster final : public Cluster {
   void Stamp(api::ObjectMeta& meta);
   void Notify(std::function<void(ClusterObserver&)> fn);
   // pods_.find through pod_index_: every bind looks its pod up.
-  using PodMap = std::map<std::string, api::Pod>;
   PodMap::iterator FindPod(std::string_view key);
   // Stores `pod` in place of *it with the next resource version, and tells the observers.
   framework::Status ReplacePod(PodMap::iterator it, api::Pod pod);

@@ -74,9 +74,9 @@ void PodGroupController::Reconcile(const std::string& group_key) {
   if (group == nullptr) return;
   std::vector<const api::Pod*> pods;
   for (const auto& [key, pod] : cluster_.pods()) {
-    if (pod.metadata.namespace_ == group->metadata.namespace_ &&
-        plugins::coscheduling::PodGroupLabel(pod) == group->metadata.name) {
-      pods.push_back(&pod);
+    if (pod->metadata.namespace_ == group->metadata.namespace_ &&
+        plugins::coscheduling::PodGroupLabel(*pod) == group->metadata.name) {
+      pods.push_back(pod.get());
     }
   }
   const api::PodGroup::Status next = Compute(*group, pods);

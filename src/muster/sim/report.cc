@@ -131,7 +131,8 @@ nlohmann::ordered_json BuildResult(const Simulation& sim) {
   json pods = json::array();
   int running = 0, pending = 0, succeeded = 0, failed = 0, gated = 0;
   std::map<std::string, std::pair<api::Resource, int>> per_node;
-  for (const auto& [key, pod] : c.pods()) {
+  for (const auto& [key, stored] : c.pods()) {
+    const api::Pod& pod = *stored;
     const std::string status = PodStatusText(sim, pod);
     json p;
     p["namespace"] = pod.metadata.namespace_.string();
@@ -231,13 +232,14 @@ nlohmann::ordered_json BuildResult(const Simulation& sim) {
 void PrintTable(const Simulation& sim, bool wide, std::ostream& out) {
   const cluster::MemoryCluster& c = sim.cluster();
   bool namespaces = false;
-  for (const auto& [key, pod] : c.pods()) namespaces |= pod.metadata.namespace_.str() != "default";
+  for (const auto& [key, pod] : c.pods()) namespaces |= pod->metadata.namespace_.str() != "default";
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> header = {"NAME", "READY", "STATUS", "RESTARTS", "AGE", "NODE"};
   if (namespaces) header.insert(header.begin(), "NAMESPACE");
   if (wide) header.insert(header.end(), {"NOMINATED NODE", "PODGROUP", "ATTEMPTS", "MESSAGE"});
   rows.push_back(header);
-  for (const auto& [key, pod] : c.pods()) {
+  for (const auto& [key, stored] : c.pods()) {
+    const api::Pod& pod = *stored;
     const size_t containers = pod.spec.containers.size();
     const size_t ready = pod.status.phase == api::PodPhase::kRunning ? containers : 0;
     std::vector<std::string> row = {
