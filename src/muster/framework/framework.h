@@ -72,8 +72,8 @@ class Framework final : public Handle {
   // ---- extension points ----
   // First non-success wins (the pod is gated).
   Status RunPreEnqueuePlugins(const api::Pod& pod) const;
-  bool QueueSortLess(const QueuedPodInfo& a, const QueuedPodInfo& b) const {
-    return plugins_.queue_sort->Less(a, b);
+  int QueueSortCompare(const QueuedPodInfo& a, const QueuedPodInfo& b) const {
+    return plugins_.queue_sort->Compare(a, b);
   }
   // Runs PreFilter plugins in order; Skip marks the plugin's Filter skipped; a rejection stops
   // and names the plugin in *rejector; results are intersected into *result.

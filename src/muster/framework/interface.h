@@ -66,6 +66,13 @@ class PreEnqueuePlugin : public virtual Plugin {
 class QueueSortPlugin : public virtual Plugin {
  public:
   virtual bool Less(const QueuedPodInfo& a, const QueuedPodInfo& b) const = 0;
+  // Less as one three-way comparison: negative when a sorts before b, positive when b sorts
+  // before a, 0 when neither. The queue orders through it, once per pair where Less would be
+  // asked both ways; a plugin whose Less looks things up overrides it to look them up once.
+  virtual int Compare(const QueuedPodInfo& a, const QueuedPodInfo& b) const {
+    if (Less(a, b)) return -1;
+    return Less(b, a) ? 1 : 0;
+  }
 };
 
 // Which cluster events may make a pod this plugin rejected schedulable.

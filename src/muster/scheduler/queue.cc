@@ -26,8 +26,9 @@ struct SchedulingQueue::Entry {
 // slightly stale order until the entry is next touched, as upstream's heap does.
 class SchedulingQueue::Heap {
  public:
-  using Less = std::function<bool(const Entry&, const Entry&)>;
-  explicit Heap(Less less) : less_(std::move(less)) {}
+  // Three-way, as QueueSortPlugin::Compare.
+  using Compare = std::function<int(const Entry&, const Entry&)>;
+  explicit Heap(Compare compare) : compare_(std::move(compare)) {}
 
   size_t size() const { return items_.size(); }
   bool empty() const { return items_.empty(); }
@@ -62,9 +63,8 @@ class SchedulingQueue::Heap {
 
  private:
   bool Before(const Entry& x, const Entry& y) const {
-    if (less_(x, y)) return true;
-    if (less_(y, x)) return false;
-    return x.seq < y.seq;
+    const int c = compare_(x, y);
+    return c != 0 ? c < 0 : x.seq < y.seq;
   }
   bool Before(size_t a, size_t b) const { return Before(*items_[a], *items_[b]); }
   void Place(size_t i, Entry* e) {
@@ -99,7 +99,7 @@ class SchedulingQueue::Heap {
     return i != start;
   }
 
-  Less less_;
+  Compare compare_;
   std::vector<Entry*> items_;
 };
 
@@ -127,9 +127,11 @@ SchedulingQueue::SchedulingQueue(QueueOptions options, const QueueProfiles& prof
                                  framework::Clock& clock)
     : options_(options), profiles_(profiles), clock_(clock) {
   active_ = std::make_unique<Heap>(
-      [this](const Entry& a, const Entry& b) { return profiles_.Less(a.info, b.info); });
-  backoff_ = std::make_unique<Heap>(
-      [this](const Entry& a, const Entry& b) { return BackoffExpiry(a) < BackoffExpiry(b); });
+      [this](const Entry& a, const Entry& b) { return profiles_.Compare(a.info, b.info); });
+  backoff_ = std::make_unique<Heap>([this](const Entry& a, const Entry& b) {
+    const api::Time ta = BackoffExpiry(a), tb = BackoffExpiry(b);
+    return ta < tb ? -1 : tb < ta ? 1 : 0;
+  });
 }
 
 SchedulingQueue::~SchedulingQueue() = default;

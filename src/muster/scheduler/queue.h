@@ -41,8 +41,9 @@ struct QueueOptions {
 class QueueProfiles {
  public:
   virtual ~QueueProfiles() = default;
-  // The queue order (the same QueueSort in every profile).
-  virtual bool Less(const framework::QueuedPodInfo& a, const framework::QueuedPodInfo& b) const = 0;
+  // The queue order (the same QueueSort in every profile), as QueueSortPlugin::Compare.
+  virtual int Compare(const framework::QueuedPodInfo& a,
+                      const framework::QueuedPodInfo& b) const = 0;
   virtual framework::Status PreEnqueue(const api::Pod& pod) const = 0;
   // Whether `plugin` registered, in any profile, for an event matching `event`.
   virtual bool Interested(const std::string& plugin, const framework::ClusterEvent& event) const = 0;

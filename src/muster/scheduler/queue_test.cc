@@ -24,9 +24,11 @@ using testing::MakePod;
 // with a hint that queues only for nodes labelled big=true.
 class FakeProfiles : public QueueProfiles {
  public:
-  bool Less(const QueuedPodInfo& a, const QueuedPodInfo& b) const override {
-    if (a.pod().Priority() != b.pod().Priority()) return a.pod().Priority() > b.pod().Priority();
-    return a.timestamp < b.timestamp;
+  int Compare(const QueuedPodInfo& a, const QueuedPodInfo& b) const override {
+    if (a.pod().Priority() != b.pod().Priority()) {
+      return a.pod().Priority() > b.pod().Priority() ? -1 : 1;
+    }
+    return a.timestamp < b.timestamp ? -1 : b.timestamp < a.timestamp ? 1 : 0;
   }
   framework::Status PreEnqueue(const api::Pod& pod) const override {
     if (pod.spec.scheduling_gates.empty()) return framework::Status::OK();

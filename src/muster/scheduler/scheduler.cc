@@ -392,8 +392,8 @@ void Scheduler::OnPodDisruptionBudgetAdd(const api::PodDisruptionBudget& pdb) {
 
 // ---- queue hooks ----
 
-bool Scheduler::Less(const framework::QueuedPodInfo& a, const framework::QueuedPodInfo& b) const {
-  return profiles_.front()->QueueSortLess(a, b);
+int Scheduler::Compare(const framework::QueuedPodInfo& a, const framework::QueuedPodInfo& b) const {
+  return profiles_.front()->QueueSortCompare(a, b);
 }
 
 Status Scheduler::PreEnqueue(const api::Pod& pod) const {

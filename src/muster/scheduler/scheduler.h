@@ -95,7 +95,7 @@ class Scheduler final : public framework::SchedulerServices,
   int parallelism() const override { return options_.parallelism; }
 
   // ---- QueueProfiles ----
-  bool Less(const framework::QueuedPodInfo& a, const framework::QueuedPodInfo& b) const override;
+  int Compare(const framework::QueuedPodInfo& a, const framework::QueuedPodInfo& b) const override;
   framework::Status PreEnqueue(const api::Pod& pod) const override;
   bool Interested(const std::string& plugin, const framework::ClusterEvent& event) const override;
   void ForEachHint(const api::Pod& pod, const std::string& plugin,

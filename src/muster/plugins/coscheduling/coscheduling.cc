@@ -117,8 +117,13 @@ std::optional<api::Time> Coscheduling::GroupTime(const framework::PodInfo& pod) 
 
 bool Coscheduling::Less(const framework::QueuedPodInfo& a,
                         const framework::QueuedPodInfo& b) const {
+  return Compare(a, b) < 0;
+}
+
+int Coscheduling::Compare(const framework::QueuedPodInfo& a,
+                          const framework::QueuedPodInfo& b) const {
   const int32_t pa = a.info->priority, pb = b.info->priority;
-  if (pa != pb) return pa > pb;
+  if (pa != pb) return pa > pb ? -1 : 1;
   // Siblings (one namespace, one group) have the same group time: looked up once, as heap
   // operations compare siblings all the time.
   const api::Symbol group = a.info->pod_group;
@@ -129,13 +134,13 @@ bool Coscheduling::Less(const framework::QueuedPodInfo& a,
   // A pod outside any (existing) group sorts by its own first attempt.
   const api::Time ta = ga.value_or(a.initial_attempt_timestamp);
   const api::Time tb = gb.value_or(b.initial_attempt_timestamp);
-  if (ta != tb) return ta < tb;
+  if (ta != tb) return ta < tb ? -1 : 1;
   // Upstream compares the "namespace/name" keys; within one namespace the names decide alone,
   // without building the keys.
   const api::ObjectMeta& ma = a.pod().metadata;
   const api::ObjectMeta& mb = b.pod().metadata;
-  if (ma.namespace_ == mb.namespace_) return ma.name < mb.name;
-  return ma.Key() < mb.Key();
+  if (ma.namespace_ == mb.namespace_) return ma.name.compare(mb.name);
+  return ma.Key().compare(mb.Key());
 }
 
 bool Coscheduling::Before(const std::unordered_map<uint64_t, api::Time>& until,

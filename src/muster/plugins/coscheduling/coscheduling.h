@@ -57,6 +57,7 @@ class Coscheduling final : public framework::QueueSortPlugin,
   std::string_view Name() const override { return kName; }
 
   bool Less(const framework::QueuedPodInfo& a, const framework::QueuedPodInfo& b) const override;
+  int Compare(const framework::QueuedPodInfo& a, const framework::QueuedPodInfo& b) const override;
   framework::Status PreFilter(framework::CycleState& state, const framework::PodInfo& pod,
                               std::span<framework::NodeInfo* const> nodes,
                               framework::PreFilterResult* result) override;

@@ -115,6 +115,16 @@ TEST_F(CoschedulingTest, LessOrdersByPriorityThenGroupTimeThenName) {
   const auto lone = queued(MakePod().Name("lone").Obj(), t0 + std::chrono::seconds(1));
   EXPECT_TRUE(cs.Less(old_z, lone));
   EXPECT_TRUE(cs.Less(lone, new_a));
+  // Compare, which the queue uses, says the same in one call: its sign is Less both ways.
+  const std::vector<const framework::QueuedPodInfo*> all = {&old_z, &new_a, &high, &old_a, &lone};
+  for (const auto* x : all) {
+    for (const auto* y : all) {
+      const int c = cs.Compare(*x, *y);
+      EXPECT_EQ(c < 0, cs.Less(*x, *y)) << x->pod().metadata.name << " " << y->pod().metadata.name;
+      EXPECT_EQ(c > 0, cs.Less(*y, *x)) << x->pod().metadata.name << " " << y->pod().metadata.name;
+    }
+  }
+  EXPECT_EQ(cs.Compare(old_a, old_a), 0);
 }
 
 TEST_F(CoschedulingTest, PreFilterNeedsEnoughSiblings) {

@@ -10,9 +10,16 @@ std::unique_ptr<framework::Plugin> PrioritySort::New(const framework::PluginArgs
 
 bool PrioritySort::Less(const framework::QueuedPodInfo& a,
                         const framework::QueuedPodInfo& b) const {
+  return Compare(a, b) < 0;
+}
+
+// Higher priority first, then the earlier timestamp.
+int PrioritySort::Compare(const framework::QueuedPodInfo& a,
+                          const framework::QueuedPodInfo& b) const {
   const int32_t pa = a.info->priority;
   const int32_t pb = b.info->priority;
-  return pa > pb || (pa == pb && a.timestamp < b.timestamp);
+  if (pa != pb) return pa > pb ? -1 : 1;
+  return a.timestamp < b.timestamp ? -1 : b.timestamp < a.timestamp ? 1 : 0;
 }
 
 }  // namespace muster::plugins::queuesort

@@ -24,6 +24,7 @@ class PrioritySort final : public framework::QueueSortPlugin {
 
   // Higher priority first; among equals, the one queued earlier.
   bool Less(const framework::QueuedPodInfo& a, const framework::QueuedPodInfo& b) const override;
+  int Compare(const framework::QueuedPodInfo& a, const framework::QueuedPodInfo& b) const override;
 };
 
 }  // namespace muster::plugins::queuesort

@@ -28,6 +28,11 @@ TEST(PrioritySortLess, UpstreamCases) {
       << "equal priority. p1 is added to schedulingQ earlier than p2";
   EXPECT_FALSE(sort.Less(Queued(high, t2), Queued(high, t1)))
       << "equal priority. p2 is added to schedulingQ earlier than p1";
+  // Compare, the queue's one call per pair, agrees.
+  EXPECT_GT(sort.Compare(Queued(low), Queued(high)), 0);
+  EXPECT_LT(sort.Compare(Queued(high, t1), Queued(high, t2)), 0);
+  EXPECT_GT(sort.Compare(Queued(high, t2), Queued(high, t1)), 0);
+  EXPECT_EQ(sort.Compare(Queued(high, t1), Queued(high, t1)), 0);
 }
 
 TEST(PrioritySortLess, UnsetPriorityIsZero) {
