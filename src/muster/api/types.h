@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -180,6 +181,10 @@ struct Pod {
     return status.phase == PodPhase::kSucceeded || status.phase == PodPhase::kFailed;
   }
 };
+
+// A pod as the cluster holds it: immutable once stored, shared by whoever reads it (the
+// informers' objects, the scheduler's PodInfos).
+using PodPtr = std::shared_ptr<const Pod>;
 
 struct PodTemplateSpec {
   ObjectMeta metadata;

@@ -113,11 +113,11 @@ class BindTracker final : public cluster::ClusterObserver {
     }
     touched_.clear();
   }
-  void OnPodAdd(const api::Pod& pod) override {
-    if (!pod.spec.node_name.empty()) Bound(pod);
+  void OnPodAdd(const api::PodPtr& pod) override {
+    if (!pod->spec.node_name.empty()) Bound(*pod);
   }
-  void OnPodUpdate(const api::Pod& old_pod, const api::Pod& new_pod) override {
-    if (old_pod.spec.node_name.empty() && !new_pod.spec.node_name.empty()) Bound(new_pod);
+  void OnPodUpdate(const api::PodPtr& old_pod, const api::PodPtr& new_pod) override {
+    if (old_pod->spec.node_name.empty() && !new_pod->spec.node_name.empty()) Bound(*new_pod);
   }
 
  private:

@@ -10,13 +10,14 @@
 namespace muster::cluster {
 
 // An observer overrides the events it watches; the others do nothing (client-go's handler
-// funcs, where a nil func skips its event).
+// funcs, where a nil func skips its event). Pods come as the cluster's own shared objects, as an
+// informer's cache hands them out, so that an observer may keep one without copying it.
 class ClusterObserver {
  public:
   virtual ~ClusterObserver() = default;
-  virtual void OnPodAdd(const api::Pod& /*pod*/) {}
-  virtual void OnPodUpdate(const api::Pod& /*old_pod*/, const api::Pod& /*new_pod*/) {}
-  virtual void OnPodDelete(const api::Pod& /*pod*/) {}
+  virtual void OnPodAdd(const api::PodPtr& /*pod*/) {}
+  virtual void OnPodUpdate(const api::PodPtr& /*old_pod*/, const api::PodPtr& /*new_pod*/) {}
+  virtual void OnPodDelete(const api::PodPtr& /*pod*/) {}
   virtual void OnNodeAdd(const api::Node& /*node*/) {}
   virtual void OnNodeUpdate(const api::Node& /*old_node*/, const api::Node& /*new_node*/) {}
   virtual void OnNodeDelete(const api::Node& /*node*/) {}

@@ -45,7 +45,7 @@ Status MemoryCluster::CreatePod(api::Pod pod) {
   auto added = std::make_shared<const api::Pod>(std::move(pod));
   auto it = pods_.emplace(std::move(key), added).first;
   pod_index_.emplace(it->first, it);
-  Notify([added](ClusterObserver& o) { o.OnPodAdd(*added); });
+  Notify([added](ClusterObserver& o) { o.OnPodAdd(added); });
   return Status::OK();
 }
 
@@ -60,7 +60,7 @@ Status MemoryCluster::ReplacePod(PodMap::iterator it, api::Pod pod) {
   std::shared_ptr<const api::Pod> old = std::move(it->second);
   auto updated = std::make_shared<const api::Pod>(std::move(pod));
   it->second = updated;
-  Notify([old, updated](ClusterObserver& o) { o.OnPodUpdate(*old, *updated); });
+  Notify([old, updated](ClusterObserver& o) { o.OnPodUpdate(old, updated); });
   return Status::OK();
 }
 
@@ -71,7 +71,7 @@ Status MemoryCluster::DeletePodByKey(const std::string& key) {
   pod_index_.erase(it->first);
   pods_.erase(it);
   ++revision_;
-  Notify([old](ClusterObserver& o) { o.OnPodDelete(*old); });
+  Notify([old](ClusterObserver& o) { o.OnPodDelete(old); });
   return Status::OK();
 }
 

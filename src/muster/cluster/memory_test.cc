@@ -17,10 +17,10 @@ using testing::MakePod;
 // Records pod updates as "old node -> new node" and the new pod's resource version.
 class UpdateRecorder final : public ClusterObserver {
  public:
-  void OnPodUpdate(const api::Pod& old_pod, const api::Pod& new_pod) override {
-    updates.push_back(std::string(old_pod.spec.node_name.str()) + " -> " +
-                      std::string(new_pod.spec.node_name.str()));
-    versions.push_back(new_pod.metadata.resource_version);
+  void OnPodUpdate(const api::PodPtr& old_pod, const api::PodPtr& new_pod) override {
+    updates.push_back(std::string(old_pod->spec.node_name.str()) + " -> " +
+                      std::string(new_pod->spec.node_name.str()));
+    versions.push_back(new_pod->metadata.resource_version);
   }
 
   std::vector<std::string> updates;

@@ -9,9 +9,9 @@ namespace muster::cluster {
 class SchedulerObserver final : public ClusterObserver {
  public:
   explicit SchedulerObserver(scheduler::Scheduler& s) : s_(s) {}
-  void OnPodAdd(const api::Pod& pod) override { s_.OnPodAdd(pod); }
-  void OnPodUpdate(const api::Pod& o, const api::Pod& n) override { s_.OnPodUpdate(o, n); }
-  void OnPodDelete(const api::Pod& pod) override { s_.OnPodDelete(pod); }
+  void OnPodAdd(const api::PodPtr& pod) override { s_.OnPodAdd(pod); }
+  void OnPodUpdate(const api::PodPtr& o, const api::PodPtr& n) override { s_.OnPodUpdate(o, n); }
+  void OnPodDelete(const api::PodPtr& pod) override { s_.OnPodDelete(pod); }
   void OnNodeAdd(const api::Node& node) override { s_.OnNodeAdd(node); }
   void OnNodeUpdate(const api::Node& o, const api::Node& n) override { s_.OnNodeUpdate(o, n); }
   void OnNodeDelete(const api::Node& node) override { s_.OnNodeDelete(node); }

@@ -6,8 +6,10 @@
 
 namespace muster::framework {
 
-std::shared_ptr<const PodInfo> PodInfo::Make(api::Pod pod) {
-  auto info = std::make_shared<PodInfo>();
+std::shared_ptr<const PodInfo> PodInfo::Make(api::PodPtr object) {
+  const api::Pod& pod = *object;
+  PodFacts facts;
+  PodFacts* info = &facts;
   info->priority = pod.Priority();
   info->pod_group = api::PodGroupName(pod);
   info->requests = api::PodRequests(pod);
@@ -40,8 +42,13 @@ std::shared_ptr<const PodInfo> PodInfo::Make(api::Pod pod) {
       for (const api::WeightedPodAffinityTerm& w : terms->preferred) add_key(w.term.topology_key);
     }
   }
-  info->pod = std::move(pod);
-  return info;
+  return std::make_shared<const PodInfo>(std::move(facts), std::move(object));
+}
+
+std::shared_ptr<const PodInfo> PodInfo::OnNode(const PodInfo& info, api::Symbol node) {
+  auto pod = std::make_shared<api::Pod>(info.pod);
+  pod->spec.node_name = node;
+  return std::make_shared<const PodInfo>(info, std::move(pod));
 }
 
 void HostPortInfo::Remove(const HostPort& p) {

@@ -20,13 +20,12 @@
 
 namespace muster::framework {
 
-// A pod with what the hot path needs precomputed.
-struct PodInfo {
+// What PodInfo derives from its pod, once, for the hot path.
+struct PodFacts {
   // pod.Priority() and api::PodGroupName(pod), first: the queue's sort reads them in every
   // comparison, and the pod's own fields lie cache lines in (the group behind its labels).
   int32_t priority = 0;
   api::Symbol pod_group;
-  api::Pod pod;
   api::Resource requests;           // PodRequests: what Fit checks and the node accounts
   api::Resource non_zero_requests;  // PodRequests with defaults, for scoring (cpu and memory)
   bool has_affinity = false;            // required or preferred pod affinity/anti-affinity
@@ -40,8 +39,26 @@ struct PodInfo {
   bool preferred_anti_affinity_parses = true;
   // The distinct topology keys of all its pod affinity and anti-affinity terms.
   std::vector<api::Symbol> affinity_term_keys;
+};
 
-  static std::shared_ptr<const PodInfo> Make(api::Pod pod);
+// A pod with what the hot path needs precomputed. The pod itself is the shared, immutable
+// object the cluster holds (or one made for it): a PodInfo does not copy it.
+struct PodInfo : PodFacts {
+  PodInfo(PodFacts facts, api::PodPtr object)
+      : PodFacts(std::move(facts)), object(std::move(object)), pod(*this->object) {}
+  PodInfo(const PodInfo& other) : PodInfo(other, other.object) {}
+  PodInfo& operator=(const PodInfo&) = delete;
+
+  api::PodPtr object;
+  const api::Pod& pod;  // *object
+
+  static std::shared_ptr<const PodInfo> Make(api::PodPtr pod);
+  static std::shared_ptr<const PodInfo> Make(api::Pod pod) {
+    return Make(std::make_shared<const api::Pod>(std::move(pod)));
+  }
+  // The same pod on `node` (an assumed pod): what PodInfo derives does not depend on the node,
+  // so it is copied, not derived again.
+  static std::shared_ptr<const PodInfo> OnNode(const PodInfo& info, api::Symbol node);
 
   std::string Key() const { return pod.metadata.Key(); }
 };

@@ -198,8 +198,9 @@ void Scheduler::IndexLabels(const framework::PodInfoPtr& stored, bool add) {
   }
 }
 
-const framework::PodInfoPtr& Scheduler::StorePod(const api::Pod& pod) {
-  framework::PodInfoPtr info = framework::PodInfo::Make(pod);
+const framework::PodInfoPtr& Scheduler::StorePod(const api::PodPtr& object) {
+  framework::PodInfoPtr info = framework::PodInfo::Make(object);
+  const api::Pod& pod = *object;
   const std::string key = pod.metadata.Key();
   auto it = pods_.find(key);
   if (it == pods_.end()) {
@@ -258,8 +259,9 @@ void Scheduler::MoveAll(const ClusterEvent& event, const EventObjects& objects,
 
 // ---- informer events ----
 
-void Scheduler::OnPodAdd(const api::Pod& pod) {
-  const framework::PodInfoPtr& info = StorePod(pod);
+void Scheduler::OnPodAdd(const api::PodPtr& added) {
+  const framework::PodInfoPtr& info = StorePod(added);
+  const api::Pod& pod = *added;
   EventObjects objects;
   objects.new_pod = &pod;
   if (Assigned(pod)) {
@@ -274,8 +276,10 @@ void Scheduler::OnPodAdd(const api::Pod& pod) {
   MoveAll(kUnscheduledPodAdd, objects, pod.metadata.Key());
 }
 
-void Scheduler::OnPodUpdate(const api::Pod& old_pod, const api::Pod& new_pod) {
-  const framework::PodInfoPtr& info = StorePod(new_pod);
+void Scheduler::OnPodUpdate(const api::PodPtr& old_ptr, const api::PodPtr& new_ptr) {
+  const framework::PodInfoPtr& info = StorePod(new_ptr);
+  const api::Pod& old_pod = *old_ptr;
+  const api::Pod& new_pod = *new_ptr;
   EventObjects objects;
   objects.old_pod = &old_pod;
   objects.new_pod = &new_pod;
@@ -322,7 +326,8 @@ void Scheduler::OnPodUpdate(const api::Pod& old_pod, const api::Pod& new_pod) {
   queue_.Update(old_pod, info, status_only);
 }
 
-void Scheduler::OnPodDelete(const api::Pod& pod) {
+void Scheduler::OnPodDelete(const api::PodPtr& deleted) {
+  const api::Pod& pod = *deleted;
   ForgetStoredPod(pod);
   EventObjects objects;
   objects.old_pod = &pod;
@@ -681,9 +686,7 @@ bool Scheduler::ScheduleOne() {
   }
 
   // Assume: the pod counts on its node from now on, before the binding is confirmed.
-  // What PodInfo derives from the pod does not depend on its node: copied, not derived again.
-  auto assumed = std::make_shared<framework::PodInfo>(pod);
-  assumed->pod.spec.node_name = host;
+  framework::PodInfoPtr assumed = framework::PodInfo::OnNode(pod, host);
   auto ctx = std::make_shared<BindingContext>();
   ctx->fwk = fwk;
   ctx->state = std::move(state);

@@ -55,9 +55,9 @@ class Scheduler final : public framework::SchedulerServices,
   ~Scheduler() override;
 
   // ---- informer events ----
-  void OnPodAdd(const api::Pod& pod);
-  void OnPodUpdate(const api::Pod& old_pod, const api::Pod& new_pod);
-  void OnPodDelete(const api::Pod& pod);
+  void OnPodAdd(const api::PodPtr& pod);
+  void OnPodUpdate(const api::PodPtr& old_pod, const api::PodPtr& new_pod);
+  void OnPodDelete(const api::PodPtr& pod);
   void OnNodeAdd(const api::Node& node);
   void OnNodeUpdate(const api::Node& old_node, const api::Node& new_node);
   void OnNodeDelete(const api::Node& node);
@@ -142,7 +142,7 @@ class Scheduler final : public framework::SchedulerServices,
   void AllowWaitingPod(const std::string& uid, const std::string& plugin);
   // Stores the pod as the informer reports it, returning its PodInfo, which the queue and the
   // cache share.
-  const framework::PodInfoPtr& StorePod(const api::Pod& pod);
+  const framework::PodInfoPtr& StorePod(const api::PodPtr& pod);
   void ForgetStoredPod(const api::Pod& pod);
   // Adds `stored` (an element of pods_, whose address the index keeps) to label_index_, or
   // removes it.

@@ -28,9 +28,9 @@ class PodGroupController final : public cluster::ClusterObserver {
   static api::PodGroup::Status Compute(const api::PodGroup& group,
                                        const std::vector<const api::Pod*>& pods);
 
-  void OnPodAdd(const api::Pod& pod) override { Touch(pod); }
-  void OnPodUpdate(const api::Pod&, const api::Pod& pod) override { Touch(pod); }
-  void OnPodDelete(const api::Pod& pod) override { Touch(pod); }
+  void OnPodAdd(const api::PodPtr& pod) override { Touch(*pod); }
+  void OnPodUpdate(const api::PodPtr&, const api::PodPtr& pod) override { Touch(*pod); }
+  void OnPodDelete(const api::PodPtr& pod) override { Touch(*pod); }
   void OnPodGroupAdd(const api::PodGroup& group) override { Enqueue(group.metadata.Key()); }
   void OnPodGroupUpdate(const api::PodGroup&, const api::PodGroup& group) override {
     Enqueue(group.metadata.Key());

@@ -263,15 +263,17 @@ bool Simulation::IsGated(const api::Pod& pod) const {
   return !pod.spec.scheduling_gates.empty() && pod.spec.node_name.empty();
 }
 
-void Simulation::OnPodAdd(const api::Pod& pod) {
+void Simulation::OnPodAdd(const api::PodPtr& pod) {
   Changed();
-  if (!pod.spec.node_name.empty() && pod.status.phase == api::PodPhase::kPending) {
+  if (!pod->spec.node_name.empty() && pod->status.phase == api::PodPhase::kPending) {
     // Created already bound (spec.nodeName): the kubelet starts it.
-    OnPodUpdate(api::Pod{}, pod);
+    OnPodUpdate(std::make_shared<const api::Pod>(), pod);
   }
 }
 
-void Simulation::OnPodUpdate(const api::Pod& old_pod, const api::Pod& new_pod) {
+void Simulation::OnPodUpdate(const api::PodPtr& old_ptr, const api::PodPtr& new_ptr) {
+  const api::Pod& old_pod = *old_ptr;
+  const api::Pod& new_pod = *new_ptr;
   const bool bound = old_pod.spec.node_name.empty() && !new_pod.spec.node_name.empty();
   const bool phase_changed = old_pod.status.phase != new_pod.status.phase;
   if (bound || phase_changed ||
@@ -329,7 +331,8 @@ void Simulation::OnPodUpdate(const api::Pod& old_pod, const api::Pod& new_pod) {
   }
 }
 
-void Simulation::OnPodDelete(const api::Pod& pod) {
+void Simulation::OnPodDelete(const api::PodPtr& deleted) {
+  const api::Pod& pod = *deleted;
   Changed();
   const api::OwnerReference* owner = pod.metadata.ControllerRef();
   if (owner == nullptr) return;

@@ -67,9 +67,9 @@ class Simulation final : public cluster::ClusterObserver {
   bool IsGated(const api::Pod& pod) const;
 
   // ---- ClusterObserver: the kubelet and the controllers ----
-  void OnPodAdd(const api::Pod& pod) override;
-  void OnPodUpdate(const api::Pod& old_pod, const api::Pod& new_pod) override;
-  void OnPodDelete(const api::Pod& pod) override;
+  void OnPodAdd(const api::PodPtr& pod) override;
+  void OnPodUpdate(const api::PodPtr& old_pod, const api::PodPtr& new_pod) override;
+  void OnPodDelete(const api::PodPtr& pod) override;
   void OnNodeAdd(const api::Node&) override { Changed(); }
   void OnNodeUpdate(const api::Node&, const api::Node&) override { Changed(); }
   void OnNodeDelete(const api::Node&) override { Changed(); }
