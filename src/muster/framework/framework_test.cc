@@ -192,9 +192,11 @@ class RuleScore final : public ScorePlugin {
   std::function<int64_t(int64_t)> normalize_;
 };
 
-// Runs the Score plugins `scorers` (with weights) over 300 nodes on two threads.
-Status ScoreWith(std::vector<std::pair<std::unique_ptr<ScorePlugin>, int32_t>> scorers,
-                 std::vector<int64_t>* totals) {
+// Score plugins with their weights.
+using Scorers = std::vector<std::pair<std::unique_ptr<ScorePlugin>, int32_t>>;
+
+// Runs the Score plugins `scorers` over 300 nodes on two threads.
+Status ScoreWith(Scorers scorers, std::vector<int64_t>* totals) {
   testing::FakeServices services;
   Framework fw("test", std::nullopt, services);
   ProfilePlugins plugins;
@@ -216,7 +218,7 @@ Status ScoreWith(std::vector<std::pair<std::unique_ptr<ScorePlugin>, int32_t>> s
 }
 
 TEST(RunScorePlugins, TotalsAreTheWeightedSumsAfterNormalizing) {
-  std::vector<std::pair<std::unique_ptr<ScorePlugin>, int32_t>> scorers;
+  Scorers scorers;
   scorers.emplace_back(std::make_unique<RuleScore>("Mod", [](int i) { return i % 101; }), 2);
   // Raw scores up to 299, normalized into [0, 100] as upstream's DefaultNormalizeScore would.
   scorers.emplace_back(std::make_unique<RuleScore>("Raw", [](int i) { return i; },
@@ -237,31 +239,28 @@ TEST(RunScorePlugins, TheFirstInvalidScoreIsReportedInPluginThenNodeOrder) {
   auto too_high_from = [](int from) {
     return [from](int i) -> int64_t { return i < from ? 50 : 100 + i; };
   };
-  {
-    std::vector<std::pair<std::unique_ptr<ScorePlugin>, int32_t>> scorers;
-    scorers.emplace_back(std::make_unique<RuleScore>("Fine", [](int) { return 1; }), 1);
-    scorers.emplace_back(std::make_unique<RuleScore>("High", too_high_from(250)), 1);
-    scorers.emplace_back(std::make_unique<RuleScore>("Higher", too_high_from(10)), 1);
+  auto error_of = [](Scorers scorers) {
     std::vector<int64_t> totals;
-    const Status s = ScoreWith(std::move(scorers), &totals);
-    EXPECT_EQ(ToString(s),
-              "Error: plugin \"High\" returns an invalid score 350, it should in the range of "
-              "[0, 100] after normalizing (High)");
-  }
-  {
-    // A normalizing plugin before them that leaves a score out of range is reported first.
-    std::vector<std::pair<std::unique_ptr<ScorePlugin>, int32_t>> scorers;
-    scorers.emplace_back(
-        std::make_unique<RuleScore>("Normalized", [](int i) { return i; },
-                                    [](int64_t s) { return s == 200 ? -1 : 0; }),
-        1);
-    scorers.emplace_back(std::make_unique<RuleScore>("High", too_high_from(5)), 1);
-    std::vector<int64_t> totals;
-    const Status s = ScoreWith(std::move(scorers), &totals);
-    EXPECT_EQ(ToString(s),
-              "Error: plugin \"Normalized\" returns an invalid score -1, it should in the range "
-              "of [0, 100] after normalizing (Normalized)");
-  }
+    return ToString(ScoreWith(std::move(scorers), &totals));
+  };
+  Scorers plain;
+  plain.emplace_back(std::make_unique<RuleScore>("Fine", [](int) { return 1; }), 1);
+  plain.emplace_back(std::make_unique<RuleScore>("High", too_high_from(250)), 1);
+  plain.emplace_back(std::make_unique<RuleScore>("Higher", too_high_from(10)), 1);
+  EXPECT_EQ(error_of(std::move(plain)),
+            "Error: plugin \"High\" returns an invalid score 350, it should in the range of "
+            "[0, 100] after normalizing (High)");
+
+  // A normalizing plugin before them that leaves a score out of range is reported first.
+  Scorers normalized_first;
+  normalized_first.emplace_back(
+      std::make_unique<RuleScore>("Normalized", [](int i) { return i; },
+                                  [](int64_t s) { return s == 200 ? -1 : 0; }),
+      1);
+  normalized_first.emplace_back(std::make_unique<RuleScore>("High", too_high_from(5)), 1);
+  EXPECT_EQ(error_of(std::move(normalized_first)),
+            "Error: plugin \"Normalized\" returns an invalid score -1, it should in the range "
+            "of [0, 100] after normalizing (Normalized)");
 }
 
 }  // namespace

@@ -9,30 +9,29 @@ namespace muster::framework {
 std::shared_ptr<const PodInfo> PodInfo::Make(api::PodPtr object) {
   const api::Pod& pod = *object;
   PodFacts facts;
-  PodFacts* info = &facts;
-  info->priority = pod.Priority();
-  info->pod_group = api::PodGroupName(pod);
-  info->requests = api::PodRequests(pod);
-  info->non_zero_requests = api::PodRequests(pod, /*non_zero=*/true);
+  facts.priority = pod.Priority();
+  facts.pod_group = api::PodGroupName(pod);
+  facts.requests = api::PodRequests(pod);
+  facts.non_zero_requests = api::PodRequests(pod, /*non_zero=*/true);
   if (pod.spec.affinity) {
     const auto& a = *pod.spec.affinity;
     const bool affinity = a.pod_affinity && (!a.pod_affinity->required.empty() ||
                                              !a.pod_affinity->preferred.empty());
     const bool anti = a.pod_anti_affinity && (!a.pod_anti_affinity->required.empty() ||
                                               !a.pod_anti_affinity->preferred.empty());
-    info->has_affinity = affinity || anti;
-    info->has_required_anti_affinity =
+    facts.has_affinity = affinity || anti;
+    facts.has_required_anti_affinity =
         a.pod_anti_affinity && !a.pod_anti_affinity->required.empty();
     if (a.pod_affinity) {
-      info->required_affinity_parses = api::TermsParse(a.pod_affinity->required);
-      info->preferred_affinity_parses = api::TermsParse(a.pod_affinity->preferred);
+      facts.required_affinity_parses = api::TermsParse(a.pod_affinity->required);
+      facts.preferred_affinity_parses = api::TermsParse(a.pod_affinity->preferred);
     }
     if (a.pod_anti_affinity) {
-      info->required_anti_affinity_parses = api::TermsParse(a.pod_anti_affinity->required);
-      info->preferred_anti_affinity_parses = api::TermsParse(a.pod_anti_affinity->preferred);
+      facts.required_anti_affinity_parses = api::TermsParse(a.pod_anti_affinity->required);
+      facts.preferred_anti_affinity_parses = api::TermsParse(a.pod_anti_affinity->preferred);
     }
     auto add_key = [&](api::Symbol key) {
-      std::vector<api::Symbol>& keys = info->affinity_term_keys;
+      std::vector<api::Symbol>& keys = facts.affinity_term_keys;
       if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
     };
     for (const auto* terms : {a.pod_affinity ? &*a.pod_affinity : nullptr,
