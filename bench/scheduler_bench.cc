@@ -126,8 +126,8 @@ BENCHMARK(BM_Score)->DenseRange(0, 5)->Unit(benchmark::kMicrosecond);
 // The scheduler's queue ordered by PrioritySort; no pod is gated and no event requeues any.
 class PriorityOrder final : public scheduler::QueueProfiles {
  public:
-  bool Less(const framework::QueuedPodInfo& a, const framework::QueuedPodInfo& b) const override {
-    return sort_.Less(a, b);
+  int Compare(const framework::QueuedPodInfo& a, const framework::QueuedPodInfo& b) const override {
+    return sort_.Compare(a, b);
   }
   framework::Status PreEnqueue(const api::Pod&) const override { return framework::Status::OK(); }
   bool Interested(const std::string&, const framework::ClusterEvent&) const override {
