@@ -21,8 +21,12 @@ std::vector<int> CountCalls(LoopPool& pool, size_t first, size_t last, size_t ch
   const size_t n = last - first;
   auto body = [&](size_t begin, size_t end) {
     EXPECT_LT(begin, end);
-    if (end != last) EXPECT_EQ((end - begin) % chunk, 0u) << begin << ".." << end;
-    if (pool.threads() > 1 && n > chunk) EXPECT_LE(end - begin, std::max(chunk, n / 2));
+    if (end != last) {
+      EXPECT_EQ((end - begin) % chunk, 0u) << begin << ".." << end;
+    }
+    if (pool.threads() > 1 && n > chunk) {
+      EXPECT_LE(end - begin, std::max(chunk, n / 2));
+    }
     for (size_t i = begin; i < end; ++i) calls[i].fetch_add(1);
   };
   pool.Run(
