@@ -57,7 +57,7 @@ Status MemoryCluster::UpdatePod(api::Pod pod) {
 
 Status MemoryCluster::ReplacePod(PodMap::iterator it, api::Pod pod) {
   pod.metadata.resource_version = std::to_string(++revision_);
-  std::shared_ptr<const api::Pod> old = std::move(it->second);
+  api::PodPtr old = std::move(it->second);
   auto updated = std::make_shared<const api::Pod>(std::move(pod));
   it->second = updated;
   Notify([old, updated](ClusterObserver& o) { o.OnPodUpdate(old, updated); });
@@ -67,7 +67,7 @@ Status MemoryCluster::ReplacePod(PodMap::iterator it, api::Pod pod) {
 Status MemoryCluster::DeletePodByKey(const std::string& key) {
   auto it = FindPod(key);
   if (it == pods_.end()) return NotFound("pods", key);
-  std::shared_ptr<const api::Pod> old = std::move(it->second);
+  api::PodPtr old = std::move(it->second);
   pod_index_.erase(it->first);
   pods_.erase(it);
   ++revision_;

@@ -55,7 +55,7 @@ class MemoryCluster final : public Cluster {
   const api::PodGroup* GetPodGroup(const std::string& key) const;
   // Pods by namespace/name. Each is immutable once stored: a change stores a new one, and the
   // observers are told with the stored objects themselves.
-  using PodMap = std::map<std::string, std::shared_ptr<const api::Pod>>;
+  using PodMap = std::map<std::string, api::PodPtr>;
   const PodMap& pods() const { return pods_; }
   const std::map<std::string, api::Node>& nodes() const { return nodes_; }
   const std::map<std::string, api::PodGroup>& pod_groups() const { return pod_groups_; }
