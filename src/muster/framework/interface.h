@@ -63,6 +63,12 @@ class PreEnqueuePlugin : public virtual Plugin {
 };
 
 // Orders the activeQ. Exactly one per profile, and all profiles must agree.
+// -1 when a < b, 1 when b < a, 0 when neither: a step of a three-way Compare.
+template <typename T>
+int ThreeWay(const T& a, const T& b) {
+  return a < b ? -1 : b < a ? 1 : 0;
+}
+
 class QueueSortPlugin : public virtual Plugin {
  public:
   virtual bool Less(const QueuedPodInfo& a, const QueuedPodInfo& b) const = 0;

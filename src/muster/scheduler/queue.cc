@@ -129,8 +129,7 @@ SchedulingQueue::SchedulingQueue(QueueOptions options, const QueueProfiles& prof
   active_ = std::make_unique<Heap>(
       [this](const Entry& a, const Entry& b) { return profiles_.Compare(a.info, b.info); });
   backoff_ = std::make_unique<Heap>([this](const Entry& a, const Entry& b) {
-    const api::Time ta = BackoffExpiry(a), tb = BackoffExpiry(b);
-    return ta < tb ? -1 : tb < ta ? 1 : 0;
+    return framework::ThreeWay(BackoffExpiry(a), BackoffExpiry(b));
   });
 }
 

@@ -25,10 +25,10 @@ using testing::MakePod;
 class FakeProfiles : public QueueProfiles {
  public:
   int Compare(const QueuedPodInfo& a, const QueuedPodInfo& b) const override {
-    if (a.pod().Priority() != b.pod().Priority()) {
-      return a.pod().Priority() > b.pod().Priority() ? -1 : 1;
+    if (const int c = framework::ThreeWay(b.pod().Priority(), a.pod().Priority()); c != 0) {
+      return c;
     }
-    return a.timestamp < b.timestamp ? -1 : b.timestamp < a.timestamp ? 1 : 0;
+    return framework::ThreeWay(a.timestamp, b.timestamp);
   }
   framework::Status PreEnqueue(const api::Pod& pod) const override {
     if (pod.spec.scheduling_gates.empty()) return framework::Status::OK();

@@ -123,7 +123,7 @@ bool Coscheduling::Less(const framework::QueuedPodInfo& a,
 int Coscheduling::Compare(const framework::QueuedPodInfo& a,
                           const framework::QueuedPodInfo& b) const {
   const int32_t pa = a.info->priority, pb = b.info->priority;
-  if (pa != pb) return pa > pb ? -1 : 1;
+  if (const int c = framework::ThreeWay(pb, pa); c != 0) return c;
   // Siblings (one namespace, one group) have the same group time: looked up once, as heap
   // operations compare siblings all the time.
   const api::Symbol group = a.info->pod_group;
@@ -134,7 +134,7 @@ int Coscheduling::Compare(const framework::QueuedPodInfo& a,
   // A pod outside any (existing) group sorts by its own first attempt.
   const api::Time ta = ga.value_or(a.initial_attempt_timestamp);
   const api::Time tb = gb.value_or(b.initial_attempt_timestamp);
-  if (ta != tb) return ta < tb ? -1 : 1;
+  if (const int c = framework::ThreeWay(ta, tb); c != 0) return c;
   // Upstream compares the "namespace/name" keys; within one namespace the names decide alone,
   // without building the keys.
   const api::ObjectMeta& ma = a.pod().metadata;

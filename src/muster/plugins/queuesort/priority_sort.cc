@@ -18,8 +18,8 @@ int PrioritySort::Compare(const framework::QueuedPodInfo& a,
                           const framework::QueuedPodInfo& b) const {
   const int32_t pa = a.info->priority;
   const int32_t pb = b.info->priority;
-  if (pa != pb) return pa > pb ? -1 : 1;
-  return a.timestamp < b.timestamp ? -1 : b.timestamp < a.timestamp ? 1 : 0;
+  if (const int c = framework::ThreeWay(pb, pa); c != 0) return c;
+  return framework::ThreeWay(a.timestamp, b.timestamp);
 }
 
 }  // namespace muster::plugins::queuesort
