@@ -82,6 +82,7 @@ int RunSimulate(const SimulateFlags& flags, std::istream& in, std::ostream& out,
       plugins::InTreeRegistry(), plugins::DefaultPlugins(), &errors);
   if (simulation == nullptr) return BadInput(errors, err);
   simulation->Run();
+  for (const std::string& w : simulation->warnings()) err << "warning: " << w << "\n";
 
   if (flags.output == "json") {
     sim::PrintJson(*simulation, out);

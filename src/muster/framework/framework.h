@@ -30,6 +30,7 @@ class SchedulerServices {
   virtual void ActivatePods(std::span<const std::string> pod_keys) = 0;
   virtual std::vector<PodInfoPtr> NominatedPodsForNode(api::Symbol node) const = 0;
   virtual int parallelism() const = 0;
+  virtual api::Duration pod_initial_backoff() const { return std::chrono::seconds(1); }
 };
 
 // The plugins of one profile per extension point, in run order.
@@ -133,6 +134,7 @@ class Framework final : public Handle {
   }
   const Framework& framework() const override { return *this; }
   int parallelism() const override { return services_.parallelism(); }
+  api::Duration pod_initial_backoff() const override { return services_.pod_initial_backoff(); }
 
  private:
   std::string scheduler_name_;

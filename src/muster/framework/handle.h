@@ -100,6 +100,8 @@ class Handle {
   // The profile this plugin belongs to (for preemption's what-if Filter runs).
   virtual const Framework& framework() const = 0;
   virtual int parallelism() const = 0;
+  // The scheduler's podInitialBackoffSeconds: how long a pod that failed waits before its retry.
+  virtual api::Duration pod_initial_backoff() const { return std::chrono::seconds(1); }
 };
 
 }  // namespace muster::framework

@@ -16,6 +16,8 @@ struct SchedulingQueue::Entry {
   bool in_flight = false;
   bool force_activate = false;  // activated while in flight
   uint64_t popped_at_event = 0;
+  // change_seq_ when last popped; a pod never popped has seen no state at all.
+  uint64_t popped_at_change = UINT64_MAX;
   uint64_t seq = 0;
   size_t heap_index = 0;
 };
@@ -276,7 +278,6 @@ void SchedulingQueue::Update(const api::Pod& old_pod, framework::PodInfoPtr new_
     objects.new_pod = &new_pod->pod;
     const Strategy strategy = WorthRequeuing(*e, event, objects);
     if (strategy != Strategy::kSkip) {
-      ++event_moves_;
       Requeue(e, strategy);
       if (e->where != Where::kUnschedulable) return;
     }
@@ -302,6 +303,7 @@ std::optional<QueuedPodInfo> SchedulingQueue::Pop() {
   e->in_flight = true;
   e->force_activate = false;
   e->popped_at_event = event_sequence_;
+  e->popped_at_change = change_seq_;
   in_flight_since_.insert(e->popped_at_event);
   return e->info;
 }
@@ -339,14 +341,12 @@ void SchedulingQueue::AddUnschedulableIfNotPresent(QueuedPodInfo info) {
     strategy = Strategy::kAfterBackoff;  // an error, not a rejection: retry after backoff
   } else if (e->force_activate) {
     strategy = Strategy::kAfterBackoff;
-    ++event_moves_;
   } else {
     for (const RecordedEvent& r : in_flight_events_) {
       if (r.seq <= e->popped_at_event) continue;
       strategy = std::max(strategy, WorthRequeuing(*e, r.event, r.View()));
       if (strategy == Strategy::kImmediately) break;
     }
-    if (strategy != Strategy::kSkip) ++event_moves_;
   }
   Requeue(e, strategy);
 }
@@ -432,7 +432,6 @@ void SchedulingQueue::MoveAllToActiveOrBackoffQueue(const ClusterEvent& event,
   for (Entry* e : candidates) {
     const Strategy strategy = WorthRequeuing(*e, event, objects);
     if (strategy != Strategy::kSkip) {
-      ++event_moves_;
       Requeue(e, strategy);
     }
   }
@@ -447,7 +446,6 @@ void SchedulingQueue::Activate(const std::vector<std::string>& pod_keys) {
       continue;
     }
     if (*e->where == Where::kUnschedulable || *e->where == Where::kBackoff) {
-      ++event_moves_;
       MoveToActive(e);
     }
   }
@@ -495,10 +493,20 @@ void SchedulingQueue::FlushUnschedulableLeftover() {
     }
   }
   for (Entry* e : stale) {
-    ++event_moves_;
     Requeue(e, Strategy::kAfterBackoff);
   }
   if (!unschedulable_.empty()) ScheduleFlush();
+}
+
+bool SchedulingQueue::Settled() const {
+  if (!active_->empty() || !in_flight_since_.empty()) return false;
+  for (const Entry* e : backoff_->items()) {
+    if (e->popped_at_change != change_seq_) return false;
+  }
+  for (const auto& [key, e] : unschedulable_) {
+    if (!e->info.gated && e->popped_at_change != change_seq_) return false;
+  }
+  return true;
 }
 
 std::vector<const QueuedPodInfo*> SchedulingQueue::PendingPods() const {

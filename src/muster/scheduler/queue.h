@@ -84,9 +84,15 @@ class SchedulingQueue {
   // Moves these pods (namespace/name) to activeQ from wherever they wait.
   void Activate(const std::vector<std::string>& pod_keys);
 
-  // How many times an event (or an activation) has moved a pod towards a retry: changes inside
-  // the scheduler that a pod's earlier attempt could not have seen.
-  uint64_t event_moves() const { return event_moves_; }
+  // The cluster changed (an object was added, deleted, or changed in more than its status): a
+  // pod attempted before this may get another answer now.
+  void ClusterChanged() { ++change_seq_; }
+  // Whether the queue has nothing new to try: no pod in activeQ or in flight, and every other
+  // pod either attempted since the cluster last changed (a retry would repeat the same answer)
+  // or gated (only an update, itself a change, can release it). A pod parked unschedulable
+  // before the last change still needs its retry, whether an event or the periodic flush brings
+  // it: its rejection may have been one that time undoes (a group backing off).
+  bool Settled() const;
   size_t NumActive() const;
   size_t NumBackoff() const;
   size_t NumUnschedulable() const { return unschedulable_.size(); }
@@ -139,7 +145,7 @@ class SchedulingQueue {
   void IndexUnschedulable(Entry* e, bool add);
   uint64_t sequence_ = 0;                         // insertion order, the final tie-break
   uint64_t event_sequence_ = 0;
-  uint64_t event_moves_ = 0;
+  uint64_t change_seq_ = 0;
   std::deque<RecordedEvent> in_flight_events_;
   // popped_at_event of each pod in flight: the oldest bounds the events still worth keeping.
   std::multiset<uint64_t> in_flight_since_;

@@ -212,6 +212,38 @@ TEST_F(QueueTest, ActivateMovesWaitingPods) {
   EXPECT_EQ(queue_.Location("default/p"), SchedulingQueue::Where::kActive);
 }
 
+TEST_F(QueueTest, SettledOnceEveryPodWasTriedSinceTheClusterLastChanged) {
+  Add(MakePod().Name("p").Obj());
+  EXPECT_FALSE(queue_.Settled()) << "a pod never tried";
+  auto p = queue_.Pop();
+  EXPECT_FALSE(queue_.Settled()) << "a pod in flight";
+  p->unschedulable_plugins = {"Fit"};
+  queue_.AddUnschedulableIfNotPresent(*p);
+  queue_.Done(p->info->Key());
+  EXPECT_TRUE(queue_.Settled()) << "tried since the last change: a retry repeats the answer";
+
+  Add(MakePod().Name("error").Obj());
+  Fail("error", "");  // an error: backs off
+  EXPECT_TRUE(queue_.Settled());
+  queue_.ClusterChanged();
+  EXPECT_FALSE(queue_.Settled()) << "neither pod was tried since the change";
+  Advance(std::chrono::seconds(1));
+  Fail("error", "");
+  EXPECT_FALSE(queue_.Settled()) << "p, parked, still needs its retry";
+  NodeAdded(/*big=*/false);  // an event Fit's hint skips: p stays parked
+  EXPECT_EQ(queue_.Location("default/p"), SchedulingQueue::Where::kUnschedulable);
+  Advance(std::chrono::minutes(5) + std::chrono::seconds(30));  // the flush brings p back
+  Fail("p", "Fit");
+  EXPECT_FALSE(queue_.Settled()) << "error is back from its backoff, active";
+  Advance(std::chrono::seconds(2));
+  Fail("error", "");
+  EXPECT_TRUE(queue_.Settled());
+
+  Add(MakePod().Name("gated").SchedulingGate("example.com/later").Obj());
+  EXPECT_TRUE(queue_.IsGated("default/gated"));
+  EXPECT_TRUE(queue_.Settled()) << "a gated pod waits for its update, itself a change";
+}
+
 TEST_F(QueueTest, DeleteRemovesFromEveryQueue) {
   api::Pod a = MakePod().Name("a").Obj();
   api::Pod b = MakePod().Name("b").Obj();

@@ -260,6 +260,7 @@ void Scheduler::MoveAll(const ClusterEvent& event, const EventObjects& objects,
 // ---- informer events ----
 
 void Scheduler::OnPodAdd(const api::PodPtr& added) {
+  queue_.ClusterChanged();
   const framework::PodInfoPtr& info = StorePod(added);
   const api::Pod& pod = *added;
   EventObjects objects;
@@ -284,6 +285,14 @@ void Scheduler::OnPodUpdate(const api::PodPtr& old_ptr, const api::PodPtr& new_p
   objects.old_pod = &old_pod;
   objects.new_pod = &new_pod;
   const std::string key = new_pod.metadata.Key();
+  // A change of status only is not an event for a pending pod (the scheduler's own PodScheduled
+  // condition, a nomination), as upstream's isPodUpdated ignores status, nor a change that could
+  // help one when the pod runs on (the kubelet's Running): a pod that finishes is one.
+  const bool status_only = Assigned(old_pod) == Assigned(new_pod) &&
+                           new_pod.IsTerminal() == old_pod.IsTerminal() &&
+                           PodUpdateActions(old_pod, new_pod) == framework::kUpdatePodOther &&
+                           old_pod.metadata.annotations == new_pod.metadata.annotations;
+  if (!status_only) queue_.ClusterChanged();
   if (Assigned(new_pod)) {
     if (!Assigned(old_pod)) {
       // Bound: it leaves the queue and joins the cache (confirming an assumed pod).
@@ -319,14 +328,11 @@ void Scheduler::OnPodUpdate(const api::PodPtr& old_ptr, const api::PodPtr& new_p
   if (!old_pod.status.nominated_node_name.empty() && new_pod.status.nominated_node_name.empty()) {
     queue_.DeleteNominatedPodIfExists(new_pod);
   }
-  // A change of status only (the scheduler's own PodScheduled condition, a nomination) is not
-  // an event for the pod, as upstream's isPodUpdated ignores status.
-  const bool status_only = PodUpdateActions(old_pod, new_pod) == framework::kUpdatePodOther &&
-                           old_pod.metadata.annotations == new_pod.metadata.annotations;
   queue_.Update(old_pod, info, status_only);
 }
 
 void Scheduler::OnPodDelete(const api::PodPtr& deleted) {
+  queue_.ClusterChanged();
   const api::Pod& pod = *deleted;
   ForgetStoredPod(pod);
   EventObjects objects;
@@ -344,6 +350,7 @@ void Scheduler::OnPodDelete(const api::PodPtr& deleted) {
 }
 
 void Scheduler::OnNodeAdd(const api::Node& node) {
+  queue_.ClusterChanged();
   cache_.AddNode(node);
   EventObjects objects;
   objects.new_node = &node;
@@ -351,6 +358,7 @@ void Scheduler::OnNodeAdd(const api::Node& node) {
 }
 
 void Scheduler::OnNodeUpdate(const api::Node& old_node, const api::Node& new_node) {
+  queue_.ClusterChanged();
   cache_.UpdateNode(new_node);
   const uint32_t actions = NodeUpdateActions(old_node, new_node);
   if (actions == 0) return;
@@ -361,6 +369,7 @@ void Scheduler::OnNodeUpdate(const api::Node& old_node, const api::Node& new_nod
 }
 
 void Scheduler::OnNodeDelete(const api::Node& node) {
+  queue_.ClusterChanged();
   cache_.RemoveNode(node);
   EventObjects objects;
   objects.old_node = &node;
@@ -368,6 +377,7 @@ void Scheduler::OnNodeDelete(const api::Node& node) {
 }
 
 void Scheduler::OnPodGroupAdd(const api::PodGroup& group) {
+  queue_.ClusterChanged();
   pod_groups_[api::PodGroupId(group)] = group;
   EventObjects objects;
   objects.new_group = &group;
@@ -375,6 +385,7 @@ void Scheduler::OnPodGroupAdd(const api::PodGroup& group) {
 }
 
 void Scheduler::OnPodGroupUpdate(const api::PodGroup& old_group, const api::PodGroup& new_group) {
+  queue_.ClusterChanged();
   pod_groups_[api::PodGroupId(new_group)] = new_group;
   EventObjects objects;
   objects.old_group = &old_group;
@@ -384,14 +395,17 @@ void Scheduler::OnPodGroupUpdate(const api::PodGroup& old_group, const api::PodG
 }
 
 void Scheduler::OnPodGroupDelete(const api::PodGroup& group) {
+  queue_.ClusterChanged();
   pod_groups_.erase(api::PodGroupId(group));
 }
 
 void Scheduler::OnNamespaceAdd(const api::Namespace& ns) {
+  queue_.ClusterChanged();
   namespaces_[api::Symbol(ns.metadata.name)] = ns;
 }
 
 void Scheduler::OnPodDisruptionBudgetAdd(const api::PodDisruptionBudget& pdb) {
+  queue_.ClusterChanged();
   pdbs_[pdb.metadata.Key()] = pdb;
 }
 

@@ -72,6 +72,11 @@ class Scheduler final : public framework::SchedulerServices,
   bool HasActivePods() const { return queue_.NumActive() > 0; }
   // The pod the last ScheduleOne attempted (namespace/name).
   const std::string& last_attempted() const { return last_attempted_; }
+  // Whether another cycle could change anything before the cluster changes: false while a pod
+  // is active, waiting at Permit or binding, or backing off without having been tried since the
+  // cluster last changed. Pods parked unschedulable wait for an event; a time-driven front end
+  // (the simulation) stops once this holds and it has nothing left to do itself.
+  bool Settled() const { return queue_.Settled(); }
   size_t NumWaitingPods() const { return waiting_.size(); }
 
   const SchedulingQueue& queue() const { return queue_; }
@@ -93,6 +98,7 @@ class Scheduler final : public framework::SchedulerServices,
     return queue_.NominatedPodsForNode(node);
   }
   int parallelism() const override { return options_.parallelism; }
+  api::Duration pod_initial_backoff() const override { return options_.queue.initial_backoff; }
 
   // ---- QueueProfiles ----
   int Compare(const framework::QueuedPodInfo& a, const framework::QueuedPodInfo& b) const override;

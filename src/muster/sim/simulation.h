@@ -33,6 +33,9 @@ inline constexpr std::string_view kDeleteAfter = "muster.dev/delete-after";
 inline constexpr std::string_view kRunFor = "muster.dev/run-for";
 inline constexpr std::string_view kUngateAfter = "muster.dev/ungate-after";
 
+// The safeguard in Run: attempts per pod at one instant with no cluster change.
+inline constexpr size_t kMaxAttemptsPerPodAtInstant = 100;
+
 struct SimulationOptions {
   std::optional<api::Duration> until;
   uint64_t seed = 0;
@@ -65,6 +68,8 @@ class Simulation final : public cluster::ClusterObserver {
   // Per pod (namespace/name).
   const std::map<std::string, PodRecord>& records() const { return records_; }
   bool IsGated(const api::Pod& pod) const;
+  // What the user should hear of the run itself (printed on stderr).
+  const std::vector<std::string>& warnings() const { return warnings_; }
 
   // ---- ClusterObserver: the kubelet and the controllers ----
   void OnPodAdd(const api::PodPtr& pod) override;
@@ -88,13 +93,9 @@ class Simulation final : public cluster::ClusterObserver {
   void CreatePodFor(Workload& w, int ordinal);
   std::string RandomSuffix(std::mt19937_64& rng, size_t length) const;
   void Changed() { ++change_seq_; }
-  // The cluster's changes plus the scheduler's own event-driven requeues: what a pod's attempt
-  // saw.
-  uint64_t StateSeq() const { return change_seq_ + scheduler_->queue().event_moves(); }
-  // Nothing more can happen: no simulation action is due, and every pending pod has been tried
-  // since the cluster last changed. `stalled`: scheduling at this instant is going round in
-  // circles (see Run), so the pods still active and waiting count as tried.
-  bool Settled(bool stalled) const;
+  // Nothing more can happen: no simulation action is due, and the scheduler has nothing new to
+  // try until the cluster changes (every pending pod tried since its last change, or parked).
+  bool Settled() const;
 
   SimulationOptions options_;
   api::Manifests manifests_;
@@ -110,10 +111,7 @@ class Simulation final : public cluster::ClusterObserver {
   // Sim-driven timers still to fire (creations, deletions, run-for, ungating).
   size_t pending_actions_ = 0;
   uint64_t change_seq_ = 0;
-  // Attempts since the cluster last changed (for the retry budget in Settled).
-  uint64_t budget_seq_ = 0;
-  uint64_t attempts_since_change_ = 0;
-  std::map<std::string, uint64_t> attempted_at_change_;
+  std::vector<std::string> warnings_;
 };
 
 }  // namespace muster::sim

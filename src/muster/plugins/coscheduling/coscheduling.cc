@@ -107,11 +107,7 @@ Status Coscheduling::Reserve(framework::CycleState&, const framework::PodInfo& p
 }
 
 std::optional<api::Time> Coscheduling::GroupTime(const framework::PodInfo& pod) const {
-  if (const api::PodGroup* group = GroupOf(pod)) {
-    auto failed = last_failure_.find(api::PairId(pod.pod.metadata.namespace_, pod.pod_group));
-    if (failed != last_failure_.end()) return failed->second;
-    if (group->metadata.creation_timestamp) return *group->metadata.creation_timestamp;
-  }
+  if (const api::PodGroup* group = GroupOf(pod)) return group->metadata.creation_timestamp;
   return std::nullopt;
 }
 
@@ -237,17 +233,32 @@ Status Coscheduling::PreFilter(framework::CycleState&, const framework::PodInfo&
   return Status::OK();
 }
 
-void Coscheduling::RejectWaitingSiblings(const api::Pod& pod, api::Symbol group,
-                                         const char* message) {
+int Coscheduling::RejectWaitingSiblings(const api::Pod& pod, api::Symbol group,
+                                        const char* message) {
+  int rejected = 0;
   handle_.waiting_pods().Iterate([&](framework::WaitingPod& w) {
     if (w.pod().metadata.namespace_ == pod.metadata.namespace_ &&
         api::PodGroupName(w.pod()) == group) {
       w.Reject(kName, message);
+      ++rejected;
     }
   });
+  return rejected;
 }
 
-void Coscheduling::MarkFailed(uint64_t group) { last_failure_[group] = handle_.clock().Now(); }
+void Coscheduling::BackOff(const api::Pod& pod, const api::PodGroup& group, bool released) {
+  const uint64_t id = api::PodGroupId(group);
+  if (Before(backed_off_, id)) return;
+  if (args_.pod_group_backoff_seconds == 0 && !released) return;
+  if (static_cast<int32_t>(GroupPods(pod.metadata.namespace_, api::Symbol(group.metadata.name))
+                               .size()) < group.spec.min_member) {
+    return;
+  }
+  const api::Duration backoff = args_.pod_group_backoff_seconds > 0
+                                    ? std::chrono::seconds(args_.pod_group_backoff_seconds)
+                                    : handle_.pod_initial_backoff();
+  backed_off_[id] = handle_.clock().Now() + backoff;
+}
 
 Status Coscheduling::PostFilter(framework::CycleState&, const framework::PodInfo& pod_info,
                                 const framework::NodeToStatus&, framework::PostFilterResult*) {
@@ -265,13 +276,9 @@ Status Coscheduling::PostFilter(framework::CycleState&, const framework::PodInfo
     return Status(framework::Code::kUnschedulable);
   }
   // The group cannot form now: release every sibling waiting at Permit.
-  RejectWaitingSiblings(pod, name, "optimistic rejection in PostFilter");
-  if (args_.pod_group_backoff_seconds > 0 &&
-      static_cast<int32_t>(GroupPods(pod.metadata.namespace_, name).size()) >= min_member) {
-    backed_off_[id] = handle_.clock().Now() + std::chrono::seconds(args_.pod_group_backoff_seconds);
-  }
+  const int released = RejectWaitingSiblings(pod, name, "optimistic rejection in PostFilter");
+  BackOff(pod, *group, released > 0);
   permitted_.erase(id);
-  MarkFailed(id);
   return Status::Unschedulable(
       fmt::format("PodGroup {} gets rejected due to Pod {} is unschedulable even after PostFilter",
                   group->metadata.Key(), pod.metadata.name));
@@ -323,10 +330,11 @@ void Coscheduling::Unreserve(framework::CycleState&, const framework::PodInfo& p
   if (group_name.empty()) return;
   const uint64_t id = api::PairId(pod.metadata.namespace_, group_name);
   if (auto it = reserved_.find(id); it != reserved_.end()) it->second.erase(pod.metadata.name);
-  if (GroupOf(pod_info) == nullptr) return;
+  const api::PodGroup* group = GroupOf(pod_info);
+  if (group == nullptr) return;
   RejectWaitingSiblings(pod, group_name, "rejection in Unreserve");
+  BackOff(pod, *group, /*released=*/true);  // this pod's own reservation, at least
   permitted_.erase(id);
-  MarkFailed(id);
 }
 
 void Coscheduling::PostBind(framework::CycleState&, const framework::PodInfo& pod_info,

@@ -4,15 +4,23 @@
 // of a PodGroup. Pods join a group with the label scheduling.x-k8s.io/pod-group (or the older
 // pod-group.scheduling.sigs.k8s.io of scheduling.sigs.k8s.io PodGroups), naming a PodGroup in
 // their namespace. The group's pods are placed together or not at all:
-//   QueueSort  keeps a group's pods together in the queue (priority, then the group's time, then
-//              namespace/name);
-//   PreFilter  turns pods away early when the group cannot form (backed off, too few pods, too
+//   QueueSort  keeps a group's pods together in the queue (priority, then the group's creation
+//              time, then namespace/name), so that a group keeps its place across retries;
+//   PreFilter  turns pods away early when the group cannot form (backing off, too few pods, too
 //              few ungated pods, minResources beyond the cluster's free capacity);
 //   PostFilter rejects the whole group when one of its pods does not fit and the group is not
 //              nearly complete;
 //   Permit     holds each pod until minMember of the group are assigned, then lets them all bind;
 //   Unreserve  rejects the waiting siblings when one pod fails or times out;
 //   PostBind   counts scheduled pods in the PodGroup's status.
+//
+// One difference from upstream, when podGroupBackoffSeconds is 0 (upstream: no group backoff,
+// pods retry at once): a rejection that released members holding room (PostFilter rejecting
+// waiting siblings, Unreserve) backs the group off for the pod initial backoff all the same.
+// Without it the next member to reach Permit re-activates the rejected ones at once, and a group
+// that cannot fit keeps the head of the queue for ever, starving every group sorted after it.
+// With podGroupBackoffSeconds set, the backoff is upstream's. Either way, a pod turned away
+// because its group is backing off does not restart the backoff.
 
 #include <memory>
 #include <optional>
@@ -85,11 +93,15 @@ class Coscheduling final : public framework::QueueSortPlugin,
  private:
   // The PodGroup the pod names, or nullptr (it names none, or no such group exists).
   const api::PodGroup* GroupOf(const framework::PodInfo& pod) const;
-  // The time the pod's group sorts by: its last failure, else its creation; nullopt when the
-  // pod has no group (it then sorts by its own initial attempt).
+  // The time the pod's group sorts by, its creation; nullopt when the pod has no group (it then
+  // sorts by its own initial attempt).
   std::optional<api::Time> GroupTime(const framework::PodInfo& pod) const;
-  void RejectWaitingSiblings(const api::Pod& pod, api::Symbol group, const char* message);
-  void MarkFailed(uint64_t group);
+  // Rejects the group's pods waiting at Permit; returns how many there were.
+  int RejectWaitingSiblings(const api::Pod& pod, api::Symbol group, const char* message);
+  // The group was rejected as a whole, `released` whether that freed room its members held: it
+  // backs off (see the file comment) unless it is backing off already or has fewer pods than
+  // minMember (PreFilter turns those away anyway).
+  void BackOff(const api::Pod& pod, const api::PodGroup& group, bool released);
   // Whether `until` holds a time for `group` that is still ahead.
   bool Before(const std::unordered_map<uint64_t, api::Time>& until, uint64_t group) const;
 
@@ -100,8 +112,6 @@ class Coscheduling final : public framework::QueueSortPlugin,
   std::unordered_map<uint64_t, api::Time> backed_off_;
   // Until when the group's minResources check stands.
   std::unordered_map<uint64_t, api::Time> permitted_;
-  // When the group last failed (it then sorts by that time): read on every queue comparison.
-  std::unordered_map<uint64_t, api::Time> last_failure_;
   // Pods bound so far (PostBind's own count: the lister may lag its writes).
   std::unordered_map<uint64_t, int32_t> scheduled_;
   // Names of the group's pods reserved on a node and not unreserved (a name is dropped once the

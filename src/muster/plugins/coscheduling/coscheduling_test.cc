@@ -62,6 +62,18 @@ class CoschedulingTest : public ::testing::Test {
     return plugin_->Permit(state, *framework::PodInfo::Make(pod), api::Symbol("n1"), timeout);
   }
 
+  // PodGroup g (minMember 3) with pending members a, b and c.
+  void AddGroupOfThree() {
+    fake_.AddPodGroup(Group("g", 3));
+    for (const char* name : {"a", "b", "c"}) fake_.AddPod(Member(name, "g"));
+  }
+  static CoschedulingArgs GroupBackoff(int64_t seconds) {
+    CoschedulingArgs args;
+    args.pod_group_backoff_seconds = seconds;
+    return args;
+  }
+  void Advance(api::Duration d) { fake_.virtual_clock().AdvanceTo(fake_.virtual_clock().Now() + d); }
+
   testing::FakeServices fake_;
   std::unique_ptr<Coscheduling> plugin_;
 };
@@ -300,17 +312,84 @@ TEST_F(CoschedulingTest, PostFilterSparesAGroupWithinTheRejectPercentage) {
 }
 
 TEST_F(CoschedulingTest, PostFilterBacksTheGroupOff) {
-  fake_.AddPodGroup(Group("g", 3));
-  for (const char* name : {"a", "b", "c"}) fake_.AddPod(Member(name, "g"));
-  CoschedulingArgs args;
-  args.pod_group_backoff_seconds = 10;
-  Plugin(args);
+  AddGroupOfThree();
+  Plugin(GroupBackoff(10));
   PostFilter(Member("a", "g"));
   framework::Status s = PreFilter(Member("b", "g"));
   EXPECT_EQ(s.code(), framework::Code::kUnschedulableAndUnresolvable);
   EXPECT_EQ(s.Message(), "podGroup default/g failed recently");
-  fake_.virtual_clock().AdvanceTo(fake_.virtual_clock().Now() + std::chrono::seconds(10));
+  Advance(std::chrono::seconds(10));
   EXPECT_TRUE(PreFilter(Member("b", "g")).IsSuccess()) << "the backoff has passed";
+}
+
+TEST_F(CoschedulingTest, ARejectionThatReleasesRoomBacksOffForThePodBackoffByDefault) {
+  AddGroupOfThree();
+  Plugin();  // podGroupBackoffSeconds 0
+  PostFilter(Member("a", "g"));
+  EXPECT_TRUE(PreFilter(Member("b", "g")).IsSuccess())
+      << "nothing was waiting: the pods retry at once, as upstream's";
+  fake_.AddWaitingPod(Member("c", "g", "n1"), api::Symbol("n1"), {"Coscheduling"});
+  PostFilter(Member("a", "g"));  // releases c: now the group backs off, for 1s
+  EXPECT_EQ(PreFilter(Member("b", "g")).Message(), "podGroup default/g failed recently");
+  Advance(std::chrono::milliseconds(999));
+  EXPECT_FALSE(PreFilter(Member("b", "g")).IsSuccess());
+  Advance(std::chrono::milliseconds(1));
+  EXPECT_TRUE(PreFilter(Member("b", "g")).IsSuccess());
+}
+
+TEST_F(CoschedulingTest, APodTurnedAwayWhileTheGroupBacksOffDoesNotRestartTheBackoff) {
+  AddGroupOfThree();
+  Plugin(GroupBackoff(10));
+  PostFilter(Member("a", "g"));
+  Advance(std::chrono::seconds(9));
+  ASSERT_FALSE(PreFilter(Member("b", "g")).IsSuccess());
+  PostFilter(Member("b", "g"));  // b's cycle ends in PostFilter too
+  Advance(std::chrono::seconds(1));
+  EXPECT_TRUE(PreFilter(Member("c", "g")).IsSuccess()) << "10s after the rejection, not 19s";
+}
+
+TEST_F(CoschedulingTest, AGroupWithTooFewPodsDoesNotBackOff) {
+  // PreFilter turns its pods away as "cannot find enough sibling pods" already.
+  fake_.AddPodGroup(Group("g", 3));
+  for (const char* name : {"a", "b"}) fake_.AddPod(Member(name, "g"));
+  Plugin();
+  PostFilter(Member("a", "g"));
+  EXPECT_THAT(PreFilter(Member("b", "g")).Message(), HasSubstr("cannot find enough sibling pods"));
+}
+
+TEST_F(CoschedulingTest, UnreserveBacksTheGroupOff) {
+  fake_.AddPodGroup(Group("g", 2));
+  for (const char* name : {"a", "b"}) fake_.AddPod(Member(name, "g"));
+  Plugin();
+  framework::CycleState state;
+  plugin_->Unreserve(state, *framework::PodInfo::Make(Member("a", "g", "n1")), api::Symbol("n1"));
+  EXPECT_EQ(PreFilter(Member("b", "g")).Message(), "podGroup default/g failed recently");
+}
+
+TEST_F(CoschedulingTest, AFailingGroupKeepsItsPlaceInTheQueue) {
+  // Upstream's order: a group's place is its priority and creation time, not when it last
+  // failed. Rejected, b still sorts before c; its backoff, not its place, lets c through.
+  const api::Time t0 = testing::TestEpoch();
+  fake_.AddPodGroup(Group("b", 2, t0));
+  fake_.AddPodGroup(Group("c", 2, t0));
+  fake_.AddPodGroup(Group("later", 2, t0 + std::chrono::seconds(1)));
+  for (const char* name : {"b-0", "b-1"}) fake_.AddPod(Member(name, "b"));
+  Coscheduling& cs = Plugin();
+  auto queued = [](const api::Pod& pod) {
+    framework::QueuedPodInfo q;
+    q.info = framework::PodInfo::Make(pod);
+    return q;
+  };
+  const auto b1 = queued(Member("b-1", "b"));
+  const auto c0 = queued(Member("c-0", "c"));
+  const auto later = queued(Member("a", "later"));
+  ASSERT_LT(cs.Compare(b1, c0), 0);
+  PostFilter(Member("b-0", "b"));
+  Advance(std::chrono::seconds(30));
+  PostFilter(Member("b-1", "b"));
+  EXPECT_LT(cs.Compare(b1, c0), 0) << "b keeps its place after failing";
+  EXPECT_LT(cs.Compare(b1, later), 0) << "and stays ahead of a group created after it";
+  EXPECT_GT(cs.Compare(later, c0), 0);
 }
 
 TEST_F(CoschedulingTest, UnreserveRejectsWaitingSiblings) {
