@@ -17,7 +17,7 @@
 #include "muster/plugins/registry.h"
 #include "muster/scheduler/cache.h"
 #include "muster/scheduler/queue.h"
-#include "muster/sim/virtual_clock.h"
+#include "muster/framework/virtual_clock.h"
 #include "muster/testing/fake_services.h"
 
 namespace muster::bench {
@@ -142,7 +142,7 @@ class PriorityOrder final : public scheduler::QueueProfiles {
 
 // One Add and one Pop (+ Done) with `range(0)` pods already queued.
 void BM_QueuePushPop(benchmark::State& state) {
-  sim::VirtualClock clock(api::Time{});
+  framework::VirtualClock clock(api::Time{});
   PriorityOrder order;
   scheduler::SchedulingQueue queue(scheduler::QueueOptions{}, order, clock);
   const api::Pod prototype = MakePod(PodTemplate::kDefault, "", "namespace-1");

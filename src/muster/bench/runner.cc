@@ -18,11 +18,9 @@
 #include <nlohmann/json.hpp>
 
 #include "muster/cluster/memory.h"
-#include "muster/cluster/scheduler_observer.h"
+#include "muster/framework/virtual_clock.h"
+#include "muster/host/host.h"
 #include "muster/plugins/coscheduling/coscheduling.h"
-#include "muster/plugins/registry.h"
-#include "muster/scheduler/scheduler.h"
-#include "muster/sim/virtual_clock.h"
 
 namespace muster::bench {
 namespace {
@@ -174,20 +172,18 @@ class Run {
   api::Duration WallElapsed() const {
     return std::chrono::duration_cast<api::Duration>(Steady::now() - start_);
   }
-  // Delivers what is due, then runs one scheduling cycle. False when no pod was ready.
-  bool Step();
   struct Wait {
     bool done = false;              // false: stalled
     Steady::time_point last_bound;  // when the last of the pods was bound
     uint64_t attempts_since = 0;    // scheduling attempts after that
   };
-  // Steps until `target` pods of `ns` are bound; when idle, jumps to the next timer.
+  class Turns;
+  class UntilBound;
+  class UntilQuiet;
+  // Schedules until `target` pods of `ns` are bound; when idle, jumps to the next timer.
   Wait RunUntilBound(Symbol ns, int64_t target);
-  // Steps until nothing is ready to schedule.
-  void RunQuiet() {
-    while (Step()) {
-    }
-  }
+  // Schedules until nothing is ready to schedule.
+  void RunQuiet();
   void Report(Steady::time_point now);
   // Repeats `tick` every `interval` while it returns true.
   void Every(api::Duration interval, std::function<bool()> tick);
@@ -200,10 +196,10 @@ class Run {
   const Workload& workload_;
   const RunOptions& options_;
   // Declared before what uses it: the scheduler cancels its timers when destroyed.
-  sim::VirtualClock clock_;
+  framework::VirtualClock clock_;
   cluster::MemoryCluster cluster_;
-  std::unique_ptr<scheduler::Scheduler> scheduler_;
-  std::unique_ptr<cluster::SchedulerObserver> adapter_;
+  std::unique_ptr<host::Host> host_;
+  scheduler::Scheduler* scheduler_ = nullptr;
   BindTracker tracker_;
   std::mt19937_64 rng_;
   Steady::time_point start_;
@@ -234,16 +230,16 @@ bool Run::Setup() {
   std::vector<std::string> errors;
   const api::SchedulerConfiguration config =
       CoschedulingConfig(workload_.profile == Profile::kCoschedulingWithBackoff);
-  scheduler_ = scheduler::Scheduler::Create(
-      workload_.profile == Profile::kDefault ? nullptr : &config, plugins::InTreeRegistry(),
-      plugins::DefaultPlugins(), clock_, cluster_, options_.seed, &errors);
-  if (scheduler_ == nullptr) {
+  // The host subscribes the scheduler first: its informers see each change before the tracker
+  // counts it.
+  host_ = host::Host::Create(cluster_, clock_,
+                             workload_.profile == Profile::kDefault ? nullptr : &config,
+                             options_.seed, &errors);
+  if (host_ == nullptr) {
     for (std::string& e : errors) result_.errors.push_back("scheduler: " + std::move(e));
     return false;
   }
-  adapter_ = std::make_unique<cluster::SchedulerObserver>(*scheduler_);
-  // The scheduler's informers see each change before the tracker counts it.
-  cluster_.AddObserver(adapter_.get());
+  scheduler_ = &host_->scheduler();
   cluster_.AddObserver(&tracker_);
   return true;
 }
@@ -297,72 +293,114 @@ void Run::Apply(const Op& op) {
   std::visit([this](const auto& o) { Apply(o); }, op);
 }
 
-bool Run::Step() {
-  Sync();
-  clock_.RunDue();
-  if (gangs_) tracker_.CheckGangs(result_.errors);
-  if (!scheduler_->HasActivePods()) return false;
-  const uint64_t attempts = scheduler_->stats().attempts;
-  const Steady::time_point begin = Steady::now();
-  scheduler_->ScheduleOne();
-  const Steady::time_point end = Steady::now();
-  if (measuring_ && scheduler_->stats().attempts != attempts &&
-      scheduler_->last_attempted().starts_with(measured_prefix_)) {
-    latencies_ns_.push_back(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(end - begin).count());
+// What every bench run does each turn: the virtual clock follows the wall clock, gangs are
+// checked, the measured pods' attempts are timed, progress is reported.
+class Run::Turns : public host::RunPolicy {
+ public:
+  explicit Turns(Run& run) : run_(run) {}
+  void BeforeTurn() override { run_.Sync(); }
+  bool Done() override {
+    if (run_.gangs_) run_.tracker_.CheckGangs(run_.result_.errors);
+    return false;
   }
-  if (options_.progress && end - last_report_ >= kProgressEvery) Report(end);
-  return true;
+  void Attempted(std::string_view pod_key, std::chrono::nanoseconds took) override {
+    if (run_.measuring_ && pod_key.starts_with(run_.measured_prefix_)) {
+      run_.latencies_ns_.push_back(took.count());
+    }
+    if (run_.options_.progress) {
+      const Steady::time_point now = Steady::now();
+      if (now - run_.last_report_ >= kProgressEvery) run_.Report(now);
+    }
+  }
+
+ protected:
+  Run& run_;
+};
+
+// Until nothing is ready to schedule.
+class Run::UntilQuiet final : public Turns {
+ public:
+  using Turns::Turns;
+  bool Idle() override { return false; }
+};
+
+void Run::RunQuiet() {
+  UntilQuiet quiet(*this);
+  host_->Run(quiet);
+}
+
+// Until `target` pods of `ns` are bound, or the wait stalls: none of them bound while the
+// scheduler idles through kMaxWait of skipped time, or while it works for kMaxBusyStall.
+class Run::UntilBound final : public Turns {
+ public:
+  UntilBound(Run& run, Symbol ns, int64_t target)
+      : Turns(run), ns_(ns), target_(target), bound_(run.tracker_.BoundIn(ns)) {
+    wait_.last_bound = Steady::now();
+    attempts_at_bound_ = run.scheduler_->stats().attempts;
+  }
+
+  bool Done() override {
+    Turns::Done();
+    if (const int64_t now_bound = run_.tracker_.BoundIn(ns_); now_bound != bound_) {
+      bound_ = now_bound;
+      wait_.last_bound = Steady::now();
+      attempts_at_bound_ = run_.scheduler_->stats().attempts;
+      waited_ = {};
+    }
+    if (bound_ >= target_) {
+      wait_.done = true;
+      return true;
+    }
+    // Checked now and then: reading the clock every turn would cost more than the check.
+    if (++turns_ % 256 == 0 && Steady::now() - wait_.last_bound > kMaxBusyStall) {
+      return Stalled();
+    }
+    return false;
+  }
+  bool Idle() override {
+    // Nothing to schedule: the next thing that can happen is a timer (a backoff expiring, a
+    // background operation). Jump to it rather than sleep.
+    const std::optional<api::Time> next = run_.clock_.NextTimer();
+    if (!next) return !Stalled();
+    const api::Duration gap = *next - run_.clock_.Now();
+    if (gap > api::Duration::zero()) {
+      waited_ += gap;
+      run_.skipped_ += gap;
+      if (run_.measuring_) run_.result_.waited += gap;
+      if (waited_ > kMaxWait) return !Stalled();
+    }
+    if (run_.options_.progress && Steady::now() - run_.last_report_ >= kProgressEvery) {
+      run_.Report(Steady::now());
+    }
+    return true;
+  }
+  const Wait& wait() const { return wait_; }
+
+ private:
+  bool Stalled() {
+    wait_.attempts_since = run_.scheduler_->stats().attempts - attempts_at_bound_;
+    return true;
+  }
+
+  const Symbol ns_;
+  const int64_t target_;
+  int64_t bound_;
+  uint64_t attempts_at_bound_ = 0;
+  api::Duration waited_{};
+  uint64_t turns_ = 0;
+  Wait wait_;
+};
+
+Run::Wait Run::RunUntilBound(Symbol ns, int64_t target) {
+  UntilBound until(*this, ns, target);
+  host_->Run(until);
+  return until.wait();
 }
 
 void Run::Report(Steady::time_point now) {
   last_report_ = now;
   options_.progress(Progress{workload_.name, phase_, tracker_.BoundIn(waiting_ns_) - waiting_base_,
                              waiting_total_, std::chrono::duration<double>(now - start_).count()});
-}
-
-Run::Wait Run::RunUntilBound(Symbol ns, int64_t target) {
-  Wait wait;
-  int64_t bound = tracker_.BoundIn(ns);
-  wait.last_bound = Steady::now();
-  uint64_t attempts_at_bound = scheduler_->stats().attempts;
-  auto stalled = [&] {
-    wait.attempts_since = scheduler_->stats().attempts - attempts_at_bound;
-    return wait;
-  };
-  api::Duration waited{};
-  for (uint64_t steps = 1; bound < target; ++steps) {
-    if (Step()) {
-      // Checked now and then: reading the clock every step would cost more than the check.
-      if (steps % 256 == 0 && tracker_.BoundIn(ns) == bound &&
-          Steady::now() - wait.last_bound > kMaxBusyStall) {
-        return stalled();
-      }
-    } else if (tracker_.BoundIn(ns) == bound) {
-      // Nothing to schedule: the next thing that can happen is a timer (a backoff expiring, a
-      // background operation). Jump to it rather than sleep.
-      const std::optional<api::Time> next = clock_.NextTimer();
-      if (!next) return stalled();
-      const api::Duration gap = *next - clock_.Now();
-      if (gap > api::Duration::zero()) {
-        waited += gap;
-        skipped_ += gap;
-        if (measuring_) result_.waited += gap;
-        if (waited > kMaxWait) return stalled();
-      }
-      if (options_.progress && Steady::now() - last_report_ >= kProgressEvery) {
-        Report(Steady::now());
-      }
-    }
-    if (const int64_t now_bound = tracker_.BoundIn(ns); now_bound != bound) {
-      bound = now_bound;
-      wait.last_bound = Steady::now();
-      attempts_at_bound = scheduler_->stats().attempts;
-      waited = {};
-    }
-  }
-  wait.done = true;
-  return wait;
 }
 
 void Run::Every(api::Duration interval, std::function<bool()> tick) {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "muster/sim/virtual_clock.h"
+#include "muster/framework/virtual_clock.h"
 #include "muster/testing/builders.h"
 
 namespace muster::cluster {
@@ -39,7 +39,7 @@ class MemoryClusterTest : public ::testing::Test {
 
   const api::Pod& Web() const { return *cluster_.GetPod("prod/web"); }
 
-  sim::VirtualClock clock_{api::Time{}};
+  framework::VirtualClock clock_{api::Time{}};
   MemoryCluster cluster_{clock_};
   UpdateRecorder recorder_;
 };

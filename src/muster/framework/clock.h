@@ -1,7 +1,9 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 
 #include "muster/api/time.h"
 
@@ -23,6 +25,17 @@ class Clock {
   virtual TimerId AddTimer(api::Time at, std::function<void()> fn, bool keeps_alive = true) = 0;
   // A timer that has not fired yet does not fire. Unknown or fired ids are ignored.
   virtual void CancelTimer(TimerId id) = 0;
+};
+
+// A clock whose timers its owner fires on the scheduler's own thread, between scheduling cycles
+// (the host's loop): the virtual clock of simulate and bench, and a real clock.
+class LoopClock : public Clock {
+ public:
+  // Fires every timer due by Now(), in time order, including those they add for now. Returns
+  // how many fired.
+  virtual size_t RunDue() = 0;
+  // When the next timer is due, if any.
+  virtual std::optional<api::Time> NextTimer() const = 0;
 };
 
 }  // namespace muster::framework

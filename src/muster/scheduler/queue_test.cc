@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "muster/sim/virtual_clock.h"
+#include "muster/framework/virtual_clock.h"
 #include "muster/testing/builders.h"
 #include "muster/testing/fake_clock.h"
 
@@ -87,7 +87,7 @@ class QueueTest : public ::testing::Test {
   }
 
   FakeProfiles profiles_;
-  sim::VirtualClock clock_;
+  framework::VirtualClock clock_;
   SchedulingQueue queue_;
 };
 

@@ -4,7 +4,6 @@
 
 #include <fmt/format.h>
 
-#include "muster/cluster/scheduler_observer.h"
 #include "muster/scheduler/events.h"
 
 namespace muster::sim {
@@ -66,13 +65,12 @@ std::unique_ptr<Simulation> Simulation::Create(api::Manifests manifests,
                                                const api::Plugins& default_plugins,
                                                std::vector<std::string>* errors) {
   std::unique_ptr<Simulation> sim(new Simulation(std::move(manifests), options));
-  sim->scheduler_ = scheduler::Scheduler::Create(config, registry, default_plugins, sim->clock_,
-                                                 sim->cluster_, options.seed, errors);
-  if (sim->scheduler_ == nullptr) return nullptr;
+  // The host subscribes the scheduler first: its informers see each change before the
+  // controllers react to it.
+  sim->host_ = host::Host::Create(sim->cluster_, sim->clock_, config, options.seed, registry,
+                                  default_plugins, errors);
+  if (sim->host_ == nullptr) return nullptr;
   sim->priorities_ = std::make_unique<api::PriorityResolver>(sim->manifests_.priority_classes);
-  sim->adapter_ = std::make_unique<cluster::SchedulerObserver>(*sim->scheduler_);
-  // The scheduler's informers see each change before the controllers react to it.
-  sim->cluster_.AddObserver(sim->adapter_.get());
   sim->cluster_.AddObserver(sim.get());
   Simulation* raw = sim.get();
   sim->pod_groups_ = std::make_unique<PodGroupController>(
@@ -352,48 +350,59 @@ void Simulation::OnPodDelete(const api::PodPtr& deleted) {
   CreateWorkloadPods(w);
 }
 
-bool Simulation::Settled() const { return pending_actions_ == 0 && scheduler_->Settled(); }
+// The simulation's stop rule: the run ends when no creation, deletion, ungating or run-for is
+// due and the scheduler has settled (see Scheduler::Settled), or at --until. Time jumps from
+// timer to timer.
+class Simulation::Policy final : public host::RunPolicy {
+ public:
+  explicit Policy(Simulation& sim)
+      : sim_(sim),
+        limit_(sim.options_.until ? std::optional(kSimulationEpoch + *sim.options_.until)
+                                  : std::nullopt) {}
+
+  bool Done() override {
+    if (sim_.clock_.Now() != instant_ || sim_.change_seq_ != instant_seq_) {
+      instant_ = sim_.clock_.Now();
+      instant_seq_ = sim_.change_seq_;
+      attempts_at_instant_ = 0;
+    }
+    if (attempts_at_instant_ > kMaxAttemptsPerPodAtInstant * (sim_.cluster_.pods().size() + 1)) {
+      // A safeguard, not the stop rule: scheduling going round in circles at one instant with
+      // no cluster change would never let time move. Backoffs make that impossible; should it
+      // happen anyway, the run says so and ends rather than hang.
+      sim_.warnings_.push_back(fmt::format(
+          "scheduling repeated {} times at {} without a cluster change; the run ends there "
+          "(please report this with the manifests)",
+          attempts_at_instant_, api::FormatDuration(sim_.Elapsed())));
+      return true;
+    }
+    return sim_.pending_actions_ == 0 && sim_.host_->scheduler().Settled();
+  }
+  void Attempted(std::string_view, std::chrono::nanoseconds) override { ++attempts_at_instant_; }
+  bool Idle() override {
+    const std::optional<api::Time> next = sim_.clock_.NextTimer();
+    if (!next) return false;
+    if (limit_ && *next > *limit_) {
+      sim_.clock_.AdvanceTo(*limit_);
+      return false;
+    }
+    sim_.clock_.AdvanceToNext();
+    return true;
+  }
+
+ private:
+  Simulation& sim_;
+  const std::optional<api::Time> limit_;
+  api::Time instant_{};
+  uint64_t instant_seq_ = UINT64_MAX;
+  size_t attempts_at_instant_ = 0;
+};
 
 void Simulation::Run() {
   ScheduleCreations();
-  const bool has_limit = options_.until.has_value();
-  const api::Time limit = kSimulationEpoch + options_.until.value_or(api::Duration::zero());
-  // A safeguard, not the stop rule: scheduling that goes round in circles at one instant with no
-  // cluster change would never let time move. The queue's backoffs make that impossible; should
-  // it happen anyway, the run says so and moves on rather than hang.
-  api::Time instant = clock_.Now();
-  uint64_t instant_seq = change_seq_;
-  size_t attempts_at_instant = 0;
-  bool stalled = false;
-  while (true) {
-    clock_.RunDue();
-    if (clock_.Now() != instant || change_seq_ != instant_seq) {
-      instant = clock_.Now();
-      instant_seq = change_seq_;
-      attempts_at_instant = 0;
-      stalled = false;
-    }
-    if (!stalled && scheduler_->HasActivePods()) {
-      if (++attempts_at_instant <= kMaxAttemptsPerPodAtInstant * (cluster_.pods().size() + 1)) {
-        scheduler_->ScheduleOne();
-        continue;
-      }
-      stalled = true;
-      warnings_.push_back(fmt::format(
-          "scheduling repeated {} times at {} without a cluster change; moved on to the next "
-          "event (please report this with the manifests)",
-          attempts_at_instant - 1, api::FormatDuration(Elapsed())));
-    }
-    if (!stalled && Settled()) break;
-    const std::optional<api::Time> next = clock_.NextTimer();
-    if (!next) break;
-    if (has_limit && *next > limit) {
-      clock_.AdvanceTo(limit);
-      break;
-    }
-    clock_.AdvanceToNext();
-  }
-  for (auto& [key, record] : records_) record.attempts = scheduler_->Attempts(key);
+  Policy policy(*this);
+  host_->Run(policy);
+  for (auto& [key, record] : records_) record.attempts = host_->scheduler().Attempts(key);
 }
 
 }  // namespace muster::sim

@@ -17,9 +17,10 @@
 #include "muster/api/priority.h"
 #include "muster/cluster/memory.h"
 #include "muster/framework/registry.h"
+#include "muster/framework/virtual_clock.h"
+#include "muster/host/host.h"
 #include "muster/scheduler/scheduler.h"
 #include "muster/sim/podgroup_controller.h"
-#include "muster/sim/virtual_clock.h"
 
 namespace muster::sim {
 
@@ -64,7 +65,7 @@ class Simulation final : public cluster::ClusterObserver {
 
   api::Duration Elapsed() const { return clock_.Now() - kSimulationEpoch; }
   const cluster::MemoryCluster& cluster() const { return cluster_; }
-  const scheduler::Scheduler& scheduler() const { return *scheduler_; }
+  const scheduler::Scheduler& scheduler() const { return host_->scheduler(); }
   // Per pod (namespace/name).
   const std::map<std::string, PodRecord>& records() const { return records_; }
   bool IsGated(const api::Pod& pod) const;
@@ -84,6 +85,7 @@ class Simulation final : public cluster::ClusterObserver {
 
  private:
   struct Workload;
+  class Policy;
 
   Simulation(api::Manifests manifests, SimulationOptions options);
   void ScheduleCreations();
@@ -93,16 +95,11 @@ class Simulation final : public cluster::ClusterObserver {
   void CreatePodFor(Workload& w, int ordinal);
   std::string RandomSuffix(std::mt19937_64& rng, size_t length) const;
   void Changed() { ++change_seq_; }
-  // Nothing more can happen: no simulation action is due, and the scheduler has nothing new to
-  // try until the cluster changes (every pending pod tried since its last change, or parked).
-  bool Settled() const;
-
   SimulationOptions options_;
   api::Manifests manifests_;
-  VirtualClock clock_;
+  framework::VirtualClock clock_;
   cluster::MemoryCluster cluster_;
-  std::unique_ptr<scheduler::Scheduler> scheduler_;
-  std::unique_ptr<cluster::ClusterObserver> adapter_;
+  std::unique_ptr<host::Host> host_;
   std::unique_ptr<PodGroupController> pod_groups_;
   std::unique_ptr<api::PriorityResolver> priorities_;
   std::vector<std::unique_ptr<Workload>> workloads_;

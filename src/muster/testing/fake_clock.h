@@ -1,6 +1,6 @@
 #pragma once
 
-#include "muster/sim/virtual_clock.h"
+#include "muster/framework/virtual_clock.h"
 
 namespace muster::testing {
 

@@ -18,7 +18,7 @@
 
 #include "muster/framework/framework.h"
 #include "muster/scheduler/cache.h"
-#include "muster/sim/virtual_clock.h"
+#include "muster/framework/virtual_clock.h"
 #include "muster/testing/fake_clock.h"
 
 namespace muster::testing {
@@ -31,7 +31,7 @@ class FakeServices final : public framework::SchedulerServices,
   FakeServices();
 
   framework::Framework& handle() { return *framework_; }
-  sim::VirtualClock& virtual_clock() { return clock_; }
+  framework::VirtualClock& virtual_clock() { return clock_; }
 
   // Cluster state: nodes and bound pods go into the snapshot; every pod is listed.
   void AddNode(const api::Node& node);
@@ -107,7 +107,7 @@ class FakeServices final : public framework::SchedulerServices,
   framework::WaitingPod* Get(std::string_view uid) override;
 
  private:
-  sim::VirtualClock clock_;
+  framework::VirtualClock clock_;
   scheduler::Cache cache_;
   framework::Snapshot snapshot_;
   std::unique_ptr<framework::Framework> framework_;

@@ -1,8 +1,8 @@
-#include "muster/sim/virtual_clock.h"
+#include "muster/framework/virtual_clock.h"
 
-namespace muster::sim {
+namespace muster::framework {
 
-framework::Clock::TimerId VirtualClock::AddTimer(api::Time at, std::function<void()> fn,
+Clock::TimerId VirtualClock::AddTimer(api::Time at, std::function<void()> fn,
                                                  bool keeps_alive) {
   if (at < now_) at = now_;
   const TimerId id = next_id_++;
@@ -54,4 +54,4 @@ std::optional<api::Time> VirtualClock::NextTimer() const {
   return timers_.begin()->first.first;
 }
 
-}  // namespace muster::sim
+}  // namespace muster::framework

@@ -7,11 +7,12 @@
 
 #include "muster/framework/clock.h"
 
-namespace muster::sim {
+namespace muster::framework {
 
-// The simulator's clock: time stands still until the event loop advances it to the next timer.
-// Timers due at the same time fire in the order they were added, so runs are deterministic.
-class VirtualClock final : public framework::Clock {
+// A clock on which time stands still until its owner advances it (to the next timer, or to
+// follow the wall clock, as bench does). Timers due at the same time fire in the order they were
+// added, so runs are deterministic.
+class VirtualClock final : public LoopClock {
  public:
   explicit VirtualClock(api::Time start) : now_(start) {}
 
@@ -20,7 +21,7 @@ class VirtualClock final : public framework::Clock {
   void CancelTimer(TimerId id) override;
 
   // Fires every timer due now (including ones they add for now). Returns how many fired.
-  size_t RunDue();
+  size_t RunDue() override;
   // Moves time to the next timer (when it is later than now); false when none is pending.
   bool AdvanceToNext();
   // Like AdvanceToNext, but never past `limit`; false when no timer is due by then.
@@ -31,7 +32,7 @@ class VirtualClock final : public framework::Clock {
   // Timers that keep a simulation going (not housekeeping).
   size_t PendingKeepAlive() const { return keep_alive_; }
   size_t Pending() const { return timers_.size(); }
-  std::optional<api::Time> NextTimer() const;
+  std::optional<api::Time> NextTimer() const override;
 
  private:
   struct Timer {
@@ -46,4 +47,4 @@ class VirtualClock final : public framework::Clock {
   size_t keep_alive_ = 0;
 };
 
-}  // namespace muster::sim
+}  // namespace muster::framework

@@ -1,7 +1,8 @@
-#include "muster/scheduler/scheduler.h"
+#include "muster/host/host.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <set>
@@ -11,16 +12,76 @@
 #include <fmt/format.h>
 
 #include "muster/cluster/memory.h"
-#include "muster/cluster/scheduler_observer.h"
-#include "muster/plugins/registry.h"
-#include "muster/sim/virtual_clock.h"
+#include "muster/framework/virtual_clock.h"
 #include "muster/testing/builders.h"
 
-namespace muster::scheduler {
+namespace muster::host {
 namespace {
 
 using testing::MakeNode;
 using testing::MakePod;
+
+// Schedules until no pod is ready, jumping from timer to timer while none is, and counts what
+// the host reports.
+class UntilSettled final : public RunPolicy {
+ public:
+  UntilSettled(framework::VirtualClock& clock, const Host& host) : clock_(clock), host_(host) {}
+  bool Done() override { return host_.scheduler().Settled(); }
+  void Attempted(std::string_view pod_key, std::chrono::nanoseconds took) override {
+    attempted.emplace_back(pod_key);
+    EXPECT_GE(took.count(), 0);
+  }
+  bool Idle() override { return clock_.AdvanceToNext(); }
+
+  std::vector<std::string> attempted;
+
+ private:
+  framework::VirtualClock& clock_;
+  const Host& host_;
+};
+
+TEST(Host, SchedulesTheClustersPodsUntilTheSchedulerSettles) {
+  framework::VirtualClock clock{api::Time{}};
+  cluster::MemoryCluster cluster{clock};
+  std::vector<std::string> errors;
+  std::unique_ptr<Host> host = Host::Create(cluster, clock, nullptr, /*seed=*/1, &errors);
+  ASSERT_NE(host, nullptr) << errors.front();
+  ASSERT_TRUE(cluster.CreateNode(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Obj())
+                  .IsSuccess());
+  for (const char* name : {"a", "b", "c"}) {
+    ASSERT_TRUE(cluster.CreatePod(MakePod().Name(name).Req({{"cpu", "1"}}).Obj()).IsSuccess());
+  }
+  UntilSettled policy(clock, *host);
+  host->Run(policy);
+  // Two fit; the third is tried, and tried again once the cluster has changed (the others'
+  // bindings came after its first attempt), then the scheduler has settled.
+  EXPECT_EQ(cluster.GetPod("default/a")->spec.node_name.str(), "n1");
+  EXPECT_EQ(cluster.GetPod("default/b")->spec.node_name.str(), "n1");
+  EXPECT_TRUE(cluster.GetPod("default/c")->spec.node_name.empty());
+  EXPECT_GE(std::count(policy.attempted.begin(), policy.attempted.end(), "default/c"), 1);
+  EXPECT_EQ(std::count(policy.attempted.begin(), policy.attempted.end(), "default/a"), 1);
+  EXPECT_TRUE(host->scheduler().Settled());
+}
+
+TEST(Host, ABadConfigurationBuildsNoHost) {
+  framework::VirtualClock clock{api::Time{}};
+  cluster::MemoryCluster cluster{clock};
+  api::SchedulerConfiguration config;
+  api::SchedulerProfile profile;
+  profile.plugins.emplace().filter.enabled.push_back({"NoSuchPlugin", std::nullopt});
+  config.profiles.push_back(profile);
+  std::vector<std::string> errors;
+  EXPECT_EQ(Host::Create(cluster, clock, &config, 0, &errors), nullptr);
+  ASSERT_FALSE(errors.empty());
+  EXPECT_NE(errors.front().find("NoSuchPlugin"), std::string::npos) << errors.front();
+}
+
+// Schedules until no pod is ready.
+class UntilQuiet final : public RunPolicy {
+ public:
+  bool Done() override { return false; }
+  bool Idle() override { return false; }
+};
 
 // The default profile over a MemoryCluster of `count` nodes "n000", "n001", ... (no zones, so
 // the scheduler lists them in that order), of which those `feasible` rejects are cordoned.
@@ -28,11 +89,8 @@ class SchedulerOverNodes {
  public:
   SchedulerOverNodes(int count, const std::function<bool(int)>& feasible) {
     std::vector<std::string> errors;
-    scheduler_ = Scheduler::Create(nullptr, plugins::InTreeRegistry(), plugins::DefaultPlugins(),
-                                   clock_, cluster_, /*seed=*/1, &errors);
+    host_ = Host::Create(cluster_, clock_, nullptr, /*seed=*/1, &errors);
     EXPECT_TRUE(errors.empty());
-    observer_ = std::make_unique<cluster::SchedulerObserver>(*scheduler_);
-    cluster_.AddObserver(observer_.get());
     for (int i = 0; i < count; ++i) {
       EXPECT_TRUE(cluster_
                       .CreateNode(MakeNode()
@@ -48,18 +106,17 @@ class SchedulerOverNodes {
   // Schedules one pod to its end; returns the node's number, or -1.
   int Place(const std::string& name) {
     EXPECT_TRUE(cluster_.CreatePod(MakePod().Name(name).Req({{"cpu", "100m"}}).Obj()).IsSuccess());
-    clock_.RunDue();
-    while (scheduler_->ScheduleOne()) clock_.RunDue();
+    UntilQuiet quiet;
+    host_->Run(quiet);
     const api::Pod* pod = cluster_.GetPod("default/" + name);
     if (pod == nullptr || pod->spec.node_name.empty()) return -1;
     return std::stoi(std::string(pod->spec.node_name.str().substr(1)));
   }
 
  private:
-  sim::VirtualClock clock_{api::Time{}};
+  framework::VirtualClock clock_{api::Time{}};
   cluster::MemoryCluster cluster_{clock_};
-  std::unique_ptr<Scheduler> scheduler_;
-  std::unique_ptr<cluster::SchedulerObserver> observer_;
+  std::unique_ptr<Host> host_;
 };
 
 // Upstream's findNodesThatFitPod on a large cluster: from where the last cycle stopped, the
@@ -111,4 +168,4 @@ TEST(FindNodesThatFitPod, NoFeasibleNodeLeavesThePodPending) {
 }
 
 }  // namespace
-}  // namespace muster::scheduler
+}  // namespace muster::host
