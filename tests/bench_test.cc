@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "muster/bench/runner.h"
+#include "muster/report/bench.h"
 #include "muster/bench/workloads.h"
 #include "muster/cli/bench.h"
 
@@ -160,7 +161,7 @@ TEST(BenchOutputTest, JsonFollowsTheContract) {
   std::vector<Result> results = {RunWorkload(*FindWorkload("SchedulingBasic"), Small()),
                                  RunWorkload(*FindWorkload("GangBasic"), Small())};
   std::ostringstream out;
-  PrintJson(results, out);
+  report::PrintJson(results, out);
   const nlohmann::json doc = nlohmann::json::parse(out.str());
   ASSERT_TRUE(doc.contains("results"));
   ASSERT_EQ(doc["results"].size(), 2u);

@@ -14,9 +14,7 @@
 
 #include <cstdint>
 #include <functional>
-#include <iosfwd>
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,10 +65,5 @@ struct Result {
 
 // Runs `workload` and returns what it measured; never throws for a failed run (see errors).
 Result RunWorkload(const Workload& workload, const RunOptions& options);
-
-// `-o table`: one row per result, with upstream's threshold and muster's target beside it.
-void PrintTable(std::span<const Result> results, std::ostream& out);
-// `-o json`: DESIGN.md's bench contract, {"results": [...]}.
-void PrintJson(std::span<const Result> results, std::ostream& out);
 
 }  // namespace muster::bench

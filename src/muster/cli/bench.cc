@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "muster/bench/runner.h"
+#include "muster/report/bench.h"
 #include "muster/bench/workloads.h"
 #include "muster/cli/validate.h"
 
@@ -82,9 +83,9 @@ int RunBench(const BenchFlags& flags, std::ostream& out, std::ostream& err) {
     }
   }
   if (flags.output == "json") {
-    bench::PrintJson(results, out);
+    report::PrintJson(results, out);
   } else {
-    bench::PrintTable(results, out);
+    report::PrintTable(results, out);
   }
   return failed ? kExitRuntimeError : kExitOk;
 }

@@ -8,7 +8,7 @@
 #include "muster/cli/demo.h"
 #include "muster/cli/validate.h"
 #include "muster/plugins/registry.h"
-#include "muster/sim/report.h"
+#include "muster/report/simulation.h"
 #include "muster/sim/simulation.h"
 
 namespace muster::cli {
@@ -85,11 +85,11 @@ int RunSimulate(const SimulateFlags& flags, std::istream& in, std::ostream& out,
   for (const std::string& w : simulation->warnings()) err << "warning: " << w << "\n";
 
   if (flags.output == "json") {
-    sim::PrintJson(*simulation, out);
+    report::PrintJson(*simulation, out);
   } else if (flags.output == "yaml") {
-    sim::PrintYaml(*simulation, out);
+    report::PrintYaml(*simulation, out);
   } else {
-    sim::PrintTable(*simulation, flags.output == "wide", out);
+    report::PrintTable(*simulation, flags.output == "wide", out);
   }
   return kExitOk;
 }

@@ -1,4 +1,4 @@
-#include "muster/sim/report.h"
+#include "muster/report/simulation.h"
 
 #include <algorithm>
 #include <ostream>
@@ -8,7 +8,7 @@
 
 #include "muster/api/pod_resources.h"
 
-namespace muster::sim {
+namespace muster::report {
 namespace {
 
 using json = nlohmann::ordered_json;
@@ -33,9 +33,9 @@ json ResourcesJson(const api::ResourceList& list) {
   return out;
 }
 
-api::Duration Age(const Simulation& sim, const api::ObjectMeta& meta) {
+api::Duration Age(const sim::Simulation& sim, const api::ObjectMeta& meta) {
   if (!meta.creation_timestamp) return api::Duration::zero();
-  return (kSimulationEpoch + sim.Elapsed()) - *meta.creation_timestamp;
+  return (sim::kSimulationEpoch + sim.Elapsed()) - *meta.creation_timestamp;
 }
 
 // Pads columns as kubectl's tabwriter does (three spaces between columns).
@@ -116,12 +116,12 @@ std::string HumanDuration(api::Duration d) {
   return fmt::format("{}y", hours / 24 / 365);
 }
 
-std::string PodStatusText(const Simulation& sim, const api::Pod& pod) {
+std::string PodStatusText(const sim::Simulation& sim, const api::Pod& pod) {
   if (pod.status.phase == api::PodPhase::kPending && sim.IsGated(pod)) return "SchedulingGated";
   return std::string(api::PodPhaseName(pod.status.phase));
 }
 
-nlohmann::ordered_json BuildResult(const Simulation& sim) {
+nlohmann::ordered_json BuildResult(const sim::Simulation& sim) {
   const cluster::MemoryCluster& c = sim.cluster();
   json result;
   result["apiVersion"] = "muster.dev/v1alpha1";
@@ -204,7 +204,7 @@ nlohmann::ordered_json BuildResult(const Simulation& sim) {
   json events = json::array();
   for (const cluster::StoredEvent& e : c.events()) {
     json ev;
-    ev["time"] = api::FormatDuration(e.time - kSimulationEpoch);
+    ev["time"] = api::FormatDuration(e.time - sim::kSimulationEpoch);
     ev["type"] = e.record.type;
     ev["reason"] = e.record.reason;
     ev["object"] = e.record.namespace_.empty() ? e.record.name
@@ -212,7 +212,7 @@ nlohmann::ordered_json BuildResult(const Simulation& sim) {
     ev["message"] = e.record.message;
     if (e.count > 1) {
       ev["count"] = e.count;
-      ev["lastTime"] = api::FormatDuration(e.last_time - kSimulationEpoch);
+      ev["lastTime"] = api::FormatDuration(e.last_time - sim::kSimulationEpoch);
     }
     events.push_back(std::move(ev));
   }
@@ -229,7 +229,7 @@ nlohmann::ordered_json BuildResult(const Simulation& sim) {
   return result;
 }
 
-void PrintTable(const Simulation& sim, bool wide, std::ostream& out) {
+void PrintTable(const sim::Simulation& sim, bool wide, std::ostream& out) {
   const cluster::MemoryCluster& c = sim.cluster();
   bool namespaces = false;
   for (const auto& [key, pod] : c.pods()) namespaces |= pod->metadata.namespace_.str() != "default";
@@ -288,14 +288,14 @@ void PrintTable(const Simulation& sim, bool wide, std::ostream& out) {
   PrintColumns(rows, out);
 }
 
-void PrintJson(const Simulation& sim, std::ostream& out) {
+void PrintJson(const sim::Simulation& sim, std::ostream& out) {
   out << BuildResult(sim).dump(2) << "\n";
 }
 
-void PrintYaml(const Simulation& sim, std::ostream& out) {
+void PrintYaml(const sim::Simulation& sim, std::ostream& out) {
   YAML::Emitter e;
   EmitYaml(e, BuildResult(sim));
   out << e.c_str() << "\n";
 }
 
-}  // namespace muster::sim
+}  // namespace muster::report
