@@ -10,7 +10,7 @@
 #include "muster/api/pod_resources.h"
 #include "muster/api/quantity.h"
 #include "muster/api/taints.h"
-#include "muster/testing/builders.h"
+#include "muster/api/testing/builders.h"
 
 namespace muster::api {
 namespace {

@@ -18,7 +18,7 @@
 #include "muster/scheduler/cache.h"
 #include "muster/scheduler/queue.h"
 #include "muster/framework/virtual_clock.h"
-#include "muster/testing/fake_services.h"
+#include "muster/framework/testing/fake_services.h"
 
 namespace muster::bench {
 namespace {

@@ -127,15 +127,14 @@ class BindTracker final : public cluster::ClusterObserver {
   void Bound(const api::Pod& pod) {
     ++bound_[pod.metadata.namespace_.id()];
     if (groups_.empty()) return;
-    const Symbol* group = pod.metadata.labels.Get(group_label_);
-    if (group == nullptr) return;
-    auto it = groups_.find({pod.metadata.namespace_.id(), group->id()});
+    const Symbol group = api::PodGroupName(pod);
+    if (group.empty()) return;
+    auto it = groups_.find({pod.metadata.namespace_.id(), group.id()});
     if (it == groups_.end()) return;
     ++it->second.bound;
     touched_.push_back(&it->second);
   }
 
-  const Symbol group_label_{api::kPodGroupLabel};
   std::unordered_map<uint32_t, int64_t> bound_;
   std::map<std::pair<uint32_t, uint32_t>, Group> groups_;
   std::vector<Group*> touched_;

@@ -25,8 +25,8 @@ std::string PodFacts(const api::Pod& pod) {
   std::string facts = fmt::format("requests {} priority {}",
                                   FormatResources(api::PodRequests(pod).ToList()), pod.Priority());
   if (!pod.spec.node_name.empty()) facts += fmt::format(" node {}", pod.spec.node_name.str());
-  if (const api::Symbol* group = pod.metadata.labels.Get(api::Symbol(api::kPodGroupLabel))) {
-    facts += fmt::format(" podGroup {}", group->str());
+  if (const api::Symbol group = api::PodGroupName(pod); !group.empty()) {
+    facts += fmt::format(" podGroup {}", group.str());
   }
   if (!pod.spec.scheduling_gates.empty()) {
     facts += fmt::format(" gates {}", pod.spec.scheduling_gates.size());

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "muster/framework/virtual_clock.h"
-#include "muster/testing/builders.h"
+#include "muster/api/testing/builders.h"
 
 namespace muster::cluster {
 namespace {

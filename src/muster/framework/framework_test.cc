@@ -11,8 +11,8 @@
 #include <gtest/gtest.h>
 
 #include "muster/framework/loop_pool.h"
-#include "muster/testing/builders.h"
-#include "muster/testing/fake_services.h"
+#include "muster/api/testing/builders.h"
+#include "muster/framework/testing/fake_services.h"
 
 namespace muster::framework {
 namespace {

@@ -13,7 +13,7 @@
 
 #include "muster/cluster/memory.h"
 #include "muster/framework/virtual_clock.h"
-#include "muster/testing/builders.h"
+#include "muster/api/testing/builders.h"
 
 namespace muster::host {
 namespace {

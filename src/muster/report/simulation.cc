@@ -20,12 +20,7 @@ const api::PodCondition* ScheduledCondition(const api::Pod& pod) {
   return nullptr;
 }
 
-std::string PodGroupOf(const api::Pod& pod) {
-  for (std::string_view label : {api::kPodGroupLabel, api::kLegacyPodGroupLabel}) {
-    if (const api::Symbol* g = pod.metadata.labels.Get(api::Symbol(label))) return g->string();
-  }
-  return "";
-}
+std::string PodGroupOf(const api::Pod& pod) { return api::PodGroupName(pod).string(); }
 
 json ResourcesJson(const api::ResourceList& list) {
   json out = json::object();

@@ -29,13 +29,13 @@
 //
 // Not thread-safe: the scheduler calls it from its one scheduling thread.
 
-#include <map>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "muster/api/types.h"
 #include "muster/framework/node_info.h"
+#include "muster/framework/node_store.h"
 #include "muster/framework/snapshot.h"
 #include "muster/framework/status.h"
 
@@ -66,7 +66,7 @@ class Cache {
   // Brings `snapshot` up to date, copying only the node infos changed since its last update.
   void UpdateSnapshot(framework::Snapshot& snapshot);
 
-  size_t NodeCount() const { return node_order_.size(); }
+  size_t NodeCount() const { return nodes_.NodeCount(); }
   size_t PodCount() const { return pod_states_.size(); }
 
  private:
@@ -77,28 +77,8 @@ class Cache {
     bool binding_finished = false;
   };
 
-  framework::NodeInfo& NodeInfoFor(api::Symbol node);
-  void AddPodToNode(const framework::PodInfoPtr& info, api::Symbol node);
-  void RemovePodFromNode(const framework::PodInfo& pod, api::Symbol node);
-  void Touch(api::Symbol node);
-  void RebuildOrder();
-  // Keeps image_nodes_ in step with a node's images (`add` false: the node's images go away).
-  void TrackImages(const api::Node& node, bool add);
-  std::vector<framework::ImageState> ImageStatesOf(const api::Node& node) const;
-
-  std::unordered_map<api::Symbol, framework::NodeInfo> nodes_;
+  framework::NodeStore nodes_;
   std::unordered_map<std::string, PodState> pod_states_;
-  // Node names grouped by zone (insertion order), for upstream's zone-interleaved node order.
-  std::vector<std::pair<std::string, std::vector<api::Symbol>>> zones_;
-  std::vector<api::Symbol> node_order_;
-  uint64_t generation_ = 0;
-  std::vector<api::Symbol> dirty_;
-  bool order_changed_ = true;
-  // Image name -> its size and the nodes that have it, for ImageLocality's spread.
-  std::map<std::string, std::pair<int64_t, std::vector<api::Symbol>>> image_nodes_;
 };
-
-// The zone of a node as upstream's GetZoneKey: region and zone labels joined; "" without them.
-std::string ZoneKey(const api::Node& node);
 
 }  // namespace muster::scheduler

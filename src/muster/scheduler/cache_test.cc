@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "muster/testing/builders.h"
+#include "muster/api/testing/builders.h"
 
 namespace muster::scheduler {
 namespace {

@@ -8,8 +8,8 @@
 #include <gtest/gtest.h>
 
 #include "muster/framework/virtual_clock.h"
-#include "muster/testing/builders.h"
-#include "muster/testing/fake_clock.h"
+#include "muster/api/testing/builders.h"
+#include "muster/framework/testing/fake_clock.h"
 
 namespace muster::scheduler {
 namespace {

@@ -4,7 +4,6 @@
 
 #include <fmt/format.h>
 
-#include "muster/plugins/coscheduling/coscheduling.h"
 
 namespace muster::sim {
 
@@ -57,7 +56,7 @@ api::PodGroup::Status PodGroupController::Compute(const api::PodGroup& group,
 }
 
 void PodGroupController::Touch(const api::Pod& pod) {
-  const std::string_view group = plugins::coscheduling::PodGroupLabel(pod);
+  const std::string_view group = api::PodGroupName(pod).str();
   if (!group.empty()) Enqueue(fmt::format("{}/{}", pod.metadata.namespace_.str(), group));
 }
 
@@ -75,7 +74,7 @@ void PodGroupController::Reconcile(const std::string& group_key) {
   std::vector<const api::Pod*> pods;
   for (const auto& [key, pod] : cluster_.pods()) {
     if (pod->metadata.namespace_ == group->metadata.namespace_ &&
-        plugins::coscheduling::PodGroupLabel(*pod) == group->metadata.name) {
+        api::PodGroupName(*pod).str() == group->metadata.name) {
       pods.push_back(pod.get());
     }
   }

@@ -20,8 +20,6 @@ bool Gated(const api::Pod& pod) { return !pod.spec.scheduling_gates.empty(); }
 
 }  // namespace
 
-std::string_view PodGroupLabel(const api::Pod& pod) { return api::PodGroupName(pod).str(); }
-
 std::optional<CoschedulingArgs> DecodeArgs(const framework::PluginArgs& args, std::string* error) {
   ArgsErrors errors(args.error_prefix);
   ArgsObject root(errors, args.args, "",
@@ -192,7 +190,7 @@ Status Coscheduling::PreFilter(framework::CycleState&, const framework::PodInfo&
     for (const auto& [name, value] : used.scalar) free.AddScalar(name, -value);
     for (const framework::PodInfoPtr& p : node->pods()) {
       if (p->pod.metadata.namespace_ == pod.metadata.namespace_ &&
-          PodGroupLabel(p->pod) == group->metadata.name) {
+          p->pod_group.str() == group->metadata.name) {
         free.milli_cpu += p->requests.milli_cpu;
         free.memory += p->requests.memory;
         free.ephemeral_storage += p->requests.ephemeral_storage;

@@ -45,9 +45,6 @@ struct CoschedulingArgs {
 // Decodes and validates the args (upstream's messages); nullopt with *error on bad args.
 std::optional<CoschedulingArgs> DecodeArgs(const framework::PluginArgs& args, std::string* error);
 
-// The PodGroup name a pod names, or "" (the current label first, then the older one).
-std::string_view PodGroupLabel(const api::Pod& pod);
-
 class Coscheduling final : public framework::QueueSortPlugin,
                            public framework::PreFilterPlugin,
                            public framework::PostFilterPlugin,

@@ -3,8 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "muster/testing/builders.h"
-#include "muster/testing/fake_services.h"
+#include "muster/api/testing/builders.h"
+#include "muster/framework/testing/fake_services.h"
 
 namespace muster::plugins::coscheduling {
 namespace {
@@ -413,12 +413,6 @@ TEST_F(CoschedulingTest, PostBindCountsScheduledPods) {
   plugin_->PostBind(state, *framework::PodInfo::Make(Member("b", "g", "n2")), api::Symbol("n2"));
   EXPECT_EQ(fake_.group_status_updates[1].second.scheduled, 2);
   EXPECT_EQ(fake_.group_status_updates[1].second.phase, api::PodGroupPhase::kScheduled);
-}
-
-TEST(PodGroupLabelTest, CurrentAndOlderLabels) {
-  EXPECT_EQ(PodGroupLabel(MakePod().Name("a").Label("scheduling.x-k8s.io/pod-group", "x").Obj()), "x");
-  EXPECT_EQ(PodGroupLabel(MakePod().Name("b").Label("pod-group.scheduling.sigs.k8s.io", "y").Obj()), "y");
-  EXPECT_EQ(PodGroupLabel(MakePod().Name("c").Obj()), "");
 }
 
 }  // namespace

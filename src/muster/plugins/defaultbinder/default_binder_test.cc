@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "muster/testing/builders.h"
+#include "muster/api/testing/builders.h"
 
 // Cases from upstream default_binder_test.go (TestDefaultBinder): a successful binding, and a
 // client error surfacing as an Error status.

@@ -16,8 +16,8 @@
 
 #include "muster/framework/framework.h"
 #include "muster/plugins/noderesources/fit.h"
-#include "muster/testing/builders.h"
-#include "muster/testing/fake_services.h"
+#include "muster/api/testing/builders.h"
+#include "muster/framework/testing/fake_services.h"
 
 // Cases and expectations from upstream default_preemption_test.go (TestPostFilter,
 // TestDryRunPreemption, TestSelectBestCandidate, TestCustomSelection, TestCustomOrdering,

@@ -7,8 +7,8 @@
 
 #include <gtest/gtest.h>
 
-#include "muster/testing/builders.h"
-#include "muster/testing/fake_services.h"
+#include "muster/api/testing/builders.h"
+#include "muster/framework/testing/fake_services.h"
 
 // Cases from upstream image_locality_test.go (TestImageLocalityPriority, TestNormalizedImageName).
 // Image states come from the real cache, through FakeServices, as upstream's come from its

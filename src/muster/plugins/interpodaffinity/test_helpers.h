@@ -14,8 +14,8 @@
 
 #include "muster/api/types.h"
 #include "muster/plugins/interpodaffinity/inter_pod_affinity.h"
-#include "muster/testing/builders.h"
-#include "muster/testing/fake_services.h"
+#include "muster/api/testing/builders.h"
+#include "muster/framework/testing/fake_services.h"
 
 namespace muster::plugins::interpodaffinity::test {
 

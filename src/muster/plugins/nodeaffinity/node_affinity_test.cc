@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "muster/testing/builders.h"
+#include "muster/api/testing/builders.h"
 
 // Cases from upstream node_affinity_test.go (TestNodeAffinity, TestNodeAffinityPriority,
 // Test_isSchedulableAfterNodeChange).

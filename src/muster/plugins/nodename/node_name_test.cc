@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "muster/testing/builders.h"
+#include "muster/api/testing/builders.h"
 
 // Cases from upstream node_name_test.go (TestNodeName).
 

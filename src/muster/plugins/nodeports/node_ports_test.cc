@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "muster/testing/builders.h"
+#include "muster/api/testing/builders.h"
 
 // Cases from upstream node_ports_test.go (TestNodePorts, TestPreFilterDisabled,
 // Test_isSchedulableAfterPodDeleted) and util's TestGetHostPorts (sidecar ports count).

@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "muster/testing/builders.h"
+#include "muster/api/testing/builders.h"
 
 // Cases and numbers from upstream balanced_allocation_test.go
 // (TestNodeResourcesBalancedAllocation), without the DRA ones.

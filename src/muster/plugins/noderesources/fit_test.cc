@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "muster/api/pod_resources.h"
-#include "muster/testing/builders.h"
+#include "muster/api/testing/builders.h"
 
 // Cases and numbers from upstream fit_test.go (TestEnoughRequests, TestNotEnoughRequests,
 // TestStorageRequests, TestRestartableInitContainers, TestFitScore, TestEventsToRegister,

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "muster/testing/builders.h"
+#include "muster/api/testing/builders.h"
 
 // Cases from upstream node_unschedulable_test.go (TestNodeUnschedulable,
 // TestIsSchedulableAfterNodeChange, TestIsSchedulableAfterPodTolerationChange).

@@ -12,8 +12,8 @@
 #include "muster/framework/snapshot.h"
 #include "muster/plugins/podtopologyspread/pod_topology_spread.h"
 #include "muster/plugins/podtopologyspread/test_util.h"
-#include "muster/testing/builders.h"
-#include "muster/testing/fake_services.h"
+#include "muster/api/testing/builders.h"
+#include "muster/framework/testing/fake_services.h"
 
 namespace muster::plugins::podtopologyspread {
 namespace {

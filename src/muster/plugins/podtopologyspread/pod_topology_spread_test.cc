@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "muster/plugins/podtopologyspread/test_util.h"
-#include "muster/testing/fake_services.h"
+#include "muster/framework/testing/fake_services.h"
 
 // Cases from upstream plugin_test.go (Test_isSchedulableAfterNodeChange,
 // Test_isSchedulableAfterPodChange), plus the registrations of EventsToRegister and the factory.

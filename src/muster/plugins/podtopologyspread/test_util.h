@@ -23,8 +23,8 @@
 #include "muster/framework/cycle_state.h"
 #include "muster/framework/status.h"
 #include "muster/plugins/podtopologyspread/pod_topology_spread.h"
-#include "muster/testing/builders.h"
-#include "muster/testing/fake_services.h"
+#include "muster/api/testing/builders.h"
+#include "muster/framework/testing/fake_services.h"
 
 namespace muster::plugins::podtopologyspread::testutil {
 

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "muster/testing/builders.h"
+#include "muster/api/testing/builders.h"
 
 // Cases from upstream priority_sort_test.go (TestLess).
 

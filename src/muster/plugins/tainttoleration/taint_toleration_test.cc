@@ -7,8 +7,8 @@
 
 #include <gtest/gtest.h>
 
-#include "muster/testing/builders.h"
-#include "muster/testing/fake_services.h"
+#include "muster/api/testing/builders.h"
+#include "muster/framework/testing/fake_services.h"
 
 // Cases from upstream taint_toleration_test.go (TestTaintTolerationScore,
 // TestTaintTolerationFilter, TestIsSchedulableAfterNodeChange and the pod toleration hint).

@@ -8,8 +8,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include "muster/framework/framework.h"
-#include "muster/testing/builders.h"
-#include "muster/testing/fake_services.h"
+#include "muster/api/testing/builders.h"
+#include "muster/framework/testing/fake_services.h"
 
 // The volume plugins do nothing for muster's pods (see volumes.h); these tests pin that down and
 // check that a profile places each at upstream's extension points: multiPoint expands a plugin to

@@ -1,7 +1,7 @@
 #pragma once
 
-// Scheduler services for plugin tests: a snapshot built through the real cache from nodes and
-// pods, a virtual clock, a client that records what plugins write, object listers, waiting pods
+// Scheduler services for plugin tests: a snapshot built from nodes and bound pods (through the
+// NodeStore the scheduler's cache uses), a virtual clock, a client that records what plugins write, object listers, waiting pods
 // and nominated pods the test sets, and a Framework (the plugins' Handle) that tests may fill
 // with plugins.
 //
@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "muster/framework/framework.h"
-#include "muster/scheduler/cache.h"
+#include "muster/framework/node_store.h"
 #include "muster/framework/virtual_clock.h"
-#include "muster/testing/fake_clock.h"
+#include "muster/framework/testing/fake_clock.h"
 
 namespace muster::testing {
 
@@ -36,7 +36,7 @@ class FakeServices final : public framework::SchedulerServices,
   // Cluster state: nodes and bound pods go into the snapshot; every pod is listed.
   void AddNode(const api::Node& node);
   void AddPod(const api::Pod& pod);  // bound when spec.nodeName is set
-  // The cache's verdict (an error when the pod is not bound there).
+  // Removes the pod (from its node, when bound); an error when the fake has no such pod.
   framework::Status RemovePod(const api::Pod& pod);
   void UpdateNode(const api::Node& node);
   void RemoveNode(const api::Node& node);
@@ -46,8 +46,8 @@ class FakeServices final : public framework::SchedulerServices,
   void Nominate(const api::Pod& pod, api::Symbol node) {
     nominated_.emplace_back(framework::PodInfo::Make(pod), node);
   }
-  // Rebuilds the snapshot from the cache (AddNode/AddPod do it already).
-  void Refresh() { cache_.UpdateSnapshot(snapshot_); }
+  // Brings the snapshot up to date (AddNode/AddPod do it already).
+  void Refresh() { nodes_.UpdateSnapshot(snapshot_); }
 
   // What plugins wrote.
   std::vector<std::pair<std::string, std::string>> bindings;  // pod key, node
@@ -108,7 +108,8 @@ class FakeServices final : public framework::SchedulerServices,
 
  private:
   framework::VirtualClock clock_;
-  scheduler::Cache cache_;
+  framework::NodeStore nodes_;
+  std::map<std::string, framework::PodInfoPtr> bound_;  // by namespace/name
   framework::Snapshot snapshot_;
   std::unique_ptr<framework::Framework> framework_;
   std::map<std::string, api::Pod> pods_;

@@ -1,4 +1,4 @@
-#include "muster/testing/builders.h"
+#include "muster/api/testing/builders.h"
 
 #include <cstdio>
 #include <cstdlib>

@@ -1,4 +1,4 @@
-#include "muster/testing/fake_services.h"
+#include "muster/framework/testing/fake_services.h"
 
 #include <fmt/format.h>
 
@@ -9,33 +9,39 @@ FakeServices::FakeServices()
       framework_(std::make_unique<framework::Framework>("default-scheduler", std::nullopt, *this)) {}
 
 void FakeServices::AddNode(const api::Node& node) {
-  cache_.AddNode(node);
+  nodes_.AddNode(node);
   Refresh();
 }
 
 void FakeServices::AddPod(const api::Pod& pod) {
+  RemovePod(pod);  // a pod added again replaces itself
   pods_[pod.metadata.Key()] = pod;
   if (!pod.spec.node_name.empty()) {
-    cache_.AddPod(pod);
+    framework::PodInfoPtr info = framework::PodInfo::Make(pod);
+    nodes_.AddPod(info, pod.spec.node_name);
+    bound_[pod.metadata.Key()] = std::move(info);
     Refresh();
   }
 }
 
 framework::Status FakeServices::RemovePod(const api::Pod& pod) {
-  pods_.erase(pod.metadata.Key());
-  if (pod.spec.node_name.empty()) return framework::Status::OK();
-  framework::Status s = cache_.RemovePod(pod);
+  const std::string key = pod.metadata.Key();
+  if (pods_.erase(key) == 0) return framework::Status::Error(fmt::format("no pod {}", key));
+  auto it = bound_.find(key);
+  if (it == bound_.end()) return framework::Status::OK();
+  nodes_.RemovePod(*it->second, it->second->pod.spec.node_name);
+  bound_.erase(it);
   Refresh();
-  return s;
+  return framework::Status::OK();
 }
 
 void FakeServices::UpdateNode(const api::Node& node) {
-  cache_.UpdateNode(node);
+  nodes_.UpdateNode(node);
   Refresh();
 }
 
 void FakeServices::RemoveNode(const api::Node& node) {
-  cache_.RemoveNode(node);
+  nodes_.RemoveNode(node);
   Refresh();
 }
 

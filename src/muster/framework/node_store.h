@@ -1,0 +1,61 @@
+#pragma once
+
+// The nodes of a cluster and the pods placed on them, kept as NodeInfos, and the snapshot they
+// bring up to date: the node half of upstream's scheduler cache (its node tree, which lists
+// nodes with zones interleaved, and its image states). The scheduler's cache adds assumed pods
+// on top of it; plugin tests build their snapshots with it alone.
+//
+// Not thread-safe.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "muster/api/types.h"
+#include "muster/framework/node_info.h"
+#include "muster/framework/snapshot.h"
+
+namespace muster::framework {
+
+class NodeStore {
+ public:
+  void AddNode(const api::Node& node);
+  void UpdateNode(const api::Node& node);
+  // A node removed while pods are still on it lingers, without its Node, until they go.
+  void RemoveNode(const api::Node& node);
+  // `info` counts on `node` (a NodeInfo is made for a node not seen yet).
+  void AddPod(const PodInfoPtr& info, api::Symbol node);
+  // Removes the entry that is `pod` itself (the pointer AddPod was given).
+  void RemovePod(const PodInfo& pod, api::Symbol node);
+
+  // Brings `snapshot` up to date, copying only the node infos changed since its last update.
+  void UpdateSnapshot(Snapshot& snapshot);
+  // Nodes in the scheduling order (as of the last UpdateSnapshot).
+  size_t NodeCount() const { return node_order_.size(); }
+
+ private:
+  // Marks the node changed: the next UpdateSnapshot copies it.
+  void Touch(api::Symbol node);
+  void RebuildOrder();
+  // Keeps image_nodes_ in step with a node's images (`add` false: the node's images go away).
+  void TrackImages(const api::Node& node, bool add);
+  std::vector<ImageState> ImageStatesOf(const api::Node& node) const;
+
+  std::unordered_map<api::Symbol, NodeInfo> nodes_;
+  // Node names grouped by zone (insertion order), for upstream's zone-interleaved node order.
+  std::vector<std::pair<std::string, std::vector<api::Symbol>>> zones_;
+  std::vector<api::Symbol> node_order_;
+  uint64_t generation_ = 0;
+  std::vector<api::Symbol> dirty_;
+  bool order_changed_ = true;
+  // Image name -> its size and the nodes that have it, for ImageLocality's spread.
+  std::map<std::string, std::pair<int64_t, std::vector<api::Symbol>>> image_nodes_;
+};
+
+// The zone of a node as upstream's GetZoneKey: region and zone labels joined; "" without them.
+std::string ZoneKey(const api::Node& node);
+
+}  // namespace muster::framework
