@@ -1,26 +1,28 @@
 #pragma once
 
-// The scheduler (upstream pkg/scheduler Scheduler): informer handlers feeding the cache and the
-// queue, and scheduleOne, the scheduling cycle followed by the binding cycle. One instance serves
-// every profile. Driven from one thread: the cluster layer calls the On* handlers and
-// ScheduleOne; timers (backoff, Permit timeouts) arrive through the Clock on the same thread.
+// The scheduler (upstream pkg/scheduler Scheduler): informer handlers feeding the object store,
+// the cache and the queue (scheduler.cc), and scheduleOne, the scheduling cycle followed by the
+// binding cycle (schedule_one.cc). One instance serves every profile. Driven from one thread:
+// the host calls the On* handlers and ScheduleOne; timers (backoff, Permit timeouts) arrive
+// through the Clock on the same thread.
 
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <random>
-#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
-
 
 #include "muster/api/scheduler_config.h"
 #include "muster/framework/framework.h"
 #include "muster/framework/loop_pool.h"
 #include "muster/scheduler/cache.h"
+#include "muster/scheduler/object_store.h"
+#include "muster/scheduler/profiles.h"
 #include "muster/scheduler/queue.h"
+#include "muster/scheduler/waiting_pods.h"
 
 namespace muster::scheduler {
 
@@ -39,10 +41,7 @@ struct SchedulerStats {
   uint64_t errors = 0;
 };
 
-class Scheduler final : public framework::SchedulerServices,
-                        public QueueProfiles,
-                        public framework::WaitingPods,
-                        public framework::ObjectLister {
+class Scheduler final : public framework::SchedulerServices {
  public:
   // Builds the profiles of `config` (nullptr: the default profile) from `registry`. Returns
   // nullptr with *errors filled when the configuration is invalid.
@@ -54,7 +53,7 @@ class Scheduler final : public framework::SchedulerServices,
                                            std::vector<std::string>* errors);
   ~Scheduler() override;
 
-  // ---- informer events ----
+  // ---- informer events (scheduler.cc) ----
   void OnPodAdd(const api::PodPtr& pod);
   void OnPodUpdate(const api::PodPtr& old_pod, const api::PodPtr& new_pod);
   void OnPodDelete(const api::PodPtr& pod);
@@ -67,7 +66,7 @@ class Scheduler final : public framework::SchedulerServices,
   void OnNamespaceAdd(const api::Namespace& ns);
   void OnPodDisruptionBudgetAdd(const api::PodDisruptionBudget& pdb);
 
-  // Runs one scheduling cycle when activeQ has a pod; false when it had none.
+  // Runs one scheduling cycle when activeQ has a pod; false when it had none (schedule_one.cc).
   bool ScheduleOne();
   bool HasActivePods() const { return queue_.NumActive() > 0; }
   // The pod the last ScheduleOne attempted (namespace/name).
@@ -84,15 +83,15 @@ class Scheduler final : public framework::SchedulerServices,
   // Scheduling attempts of a pod so far (namespace/name).
   int Attempts(const std::string& pod_key) const;
   // Whether `pod` is one this scheduler's profiles schedule.
-  bool Responsible(const api::Pod& pod) const;
-  const framework::Framework* ProfileFor(const api::Pod& pod) const;
+  bool Responsible(const api::Pod& pod) const { return profiles_.For(pod) != nullptr; }
+  const framework::Framework* ProfileFor(const api::Pod& pod) const { return profiles_.For(pod); }
 
   // ---- SchedulerServices ----
   const framework::Snapshot& snapshot() const override { return snapshot_; }
   framework::Clock& clock() override { return clock_; }
-  framework::WaitingPods& waiting_pods() override { return *this; }
+  framework::WaitingPods& waiting_pods() override { return waiting_; }
   framework::ClusterClient& client() override { return client_; }
-  const framework::ObjectLister& lister() const override { return *this; }
+  const framework::ObjectLister& lister() const override { return store_; }
   void ActivatePods(std::span<const std::string> pod_keys) override;
   std::vector<framework::PodInfoPtr> NominatedPodsForNode(api::Symbol node) const override {
     return queue_.NominatedPodsForNode(node);
@@ -100,33 +99,13 @@ class Scheduler final : public framework::SchedulerServices,
   int parallelism() const override { return options_.parallelism; }
   api::Duration pod_initial_backoff() const override { return options_.queue.initial_backoff; }
 
-  // ---- QueueProfiles ----
-  int Compare(const framework::QueuedPodInfo& a, const framework::QueuedPodInfo& b) const override;
-  framework::Status PreEnqueue(const api::Pod& pod) const override;
-  bool Interested(const std::string& plugin, const framework::ClusterEvent& event) const override;
-  void ForEachHint(const api::Pod& pod, const std::string& plugin,
-                   const framework::ClusterEvent& event,
-                   const std::function<void(const framework::QueueingHintFn&)>& fn) const override;
-
-  // ---- WaitingPods ----
-  void Iterate(const std::function<void(framework::WaitingPod&)>& fn) override;
-  framework::WaitingPod* Get(std::string_view uid) override;
-
-  // ---- ObjectLister ----
-  std::vector<const api::Pod*> PodsWithLabel(api::Symbol ns, api::Symbol key,
-                                             api::Symbol value) const override;
-  const api::PodGroup* GetPodGroup(api::Symbol ns, api::Symbol name) const override;
-  std::vector<const api::PodDisruptionBudget*> PodDisruptionBudgets(
-      api::Symbol ns) const override;
-  const api::Namespace* GetNamespace(api::Symbol name) const override;
-
  private:
-  class WaitingPodImpl;
   struct Diagnosis;
   struct BindingContext;
 
   Scheduler(SchedulerOptions options, framework::Clock& clock, framework::ClusterClient& client);
 
+  // ---- the scheduling and binding cycles (schedule_one.cc) ----
   framework::Status SchedulePod(const framework::Framework& fwk, framework::CycleState& state,
                                 const framework::PodInfo& pod, api::Symbol* host,
                                 Diagnosis* diagnosis);
@@ -135,42 +114,37 @@ class Scheduler final : public framework::SchedulerServices,
                                                         const framework::PodInfo& pod,
                                                         Diagnosis* diagnosis,
                                                         framework::Status* error);
+  // Filters `nodes` from the round-robin start until `to_find` fit; see schedule_one.cc.
+  std::vector<framework::NodeInfo*> FilterNodes(const framework::Framework& fwk,
+                                                framework::CycleState& state,
+                                                const framework::PodInfo& pod,
+                                                const std::vector<framework::NodeInfo*>& nodes,
+                                                size_t to_find, Diagnosis* diagnosis,
+                                                framework::Status* error);
   int32_t NumFeasibleNodesToFind(const framework::Framework& fwk, int32_t num_nodes) const;
+  // A pod that was not placed goes back to the queue with `status`, and the cluster hears why
+  // (FailedScheduling event, PodScheduled condition, nomination).
   void HandleSchedulingFailure(framework::QueuedPodInfo info, const framework::Status& status,
                                const Diagnosis* diagnosis,
                                const framework::PostFilterResult* nomination);
+  // The one way out for an assumed pod that does not bind: its reservations undone, its room
+  // in the cache given back, the pod requeued with `status`. With `room_freed`, pods that wait
+  // for room hear of it (failures once the binding cycle has started, as upstream's).
+  void Unassume(const BindingContext& ctx, const framework::Status& status, bool room_freed);
   void StartBindingCycle(std::shared_ptr<BindingContext> ctx);
   void RunBindingCycle(std::shared_ptr<BindingContext> ctx);
-  void FailBindingCycle(const std::shared_ptr<BindingContext>& ctx,
-                        const framework::Status& status);
-  void RejectWaitingPod(const std::string& uid, const std::string& plugin,
-                        const std::string& message);
-  void AllowWaitingPod(const std::string& uid, const std::string& plugin);
-  // Stores the pod as the informer reports it, returning its PodInfo, which the queue and the
-  // cache share.
-  const framework::PodInfoPtr& StorePod(const api::PodPtr& pod);
-  void ForgetStoredPod(const api::Pod& pod);
-  // Adds `stored` (an element of pods_, whose address the index keeps) to label_index_, or
-  // removes it.
-  void IndexLabels(const framework::PodInfoPtr& stored, bool add);
   void MoveAll(const framework::ClusterEvent& event, const framework::EventObjects& objects,
                const std::string& exclude_key = "");
 
   SchedulerOptions options_;
   framework::Clock& clock_;
   framework::ClusterClient& client_;
-  std::vector<std::unique_ptr<framework::Framework>> profiles_;
-  std::map<std::string, framework::Framework*, std::less<>> profile_by_name_;
-  // Per profile: plugin name -> events it registered.
-  std::map<const framework::Framework*,
-           std::map<std::string, std::vector<framework::ClusterEventWithHint>, std::less<>>>
-      hints_;
-  // Plugin name -> every event it registered, across profiles (for the queue's event filter).
-  std::map<std::string, std::vector<framework::ClusterEvent>, std::less<>> registered_events_;
+  Profiles profiles_;
+  ObjectStore store_;
   Cache cache_;
   framework::Snapshot snapshot_;
-  std::unique_ptr<SchedulingQueue> queue_storage_;
-  SchedulingQueue& queue_;
+  SchedulingQueue queue_;
+  WaitingPodsMap waiting_;
   std::mt19937_64 rng_;
   // The threads of the cycle's parallel loops (Filter, Score, and the plugins' own): `parallelism`
   // at most, and no more than the machine's cores.
@@ -181,22 +155,6 @@ class Scheduler final : public framework::SchedulerServices,
   SchedulerStats stats_;
   std::unordered_map<std::string, int> attempts_;
   std::string last_attempted_;
-
-  // Informer stores.
-  std::unordered_map<std::string, framework::PodInfoPtr> pods_;  // every pod by namespace/name
-  // (namespace, label key, label value) -> the stored pods with that label, by namespace/name:
-  // their slots in pods_, which stay put as a pod is updated.
-  std::map<std::tuple<uint32_t, uint32_t, uint32_t>,
-           std::map<std::string, const framework::PodInfoPtr*>>
-      label_index_;
-  // By api::PairId(namespace, name): looked up on every queue comparison under Coscheduling.
-  std::unordered_map<uint64_t, api::PodGroup> pod_groups_;
-  std::map<std::string, api::PodDisruptionBudget> pdbs_;
-  std::map<api::Symbol, api::Namespace> namespaces_;
-
-  // Pods at Permit, by uid, in the order they started waiting.
-  std::map<std::string, std::unique_ptr<WaitingPodImpl>> waiting_;
-  std::vector<std::string> waiting_order_;
 };
 
 }  // namespace muster::scheduler

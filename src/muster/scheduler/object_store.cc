@@ -1,0 +1,94 @@
+#include "muster/scheduler/object_store.h"
+
+namespace muster::scheduler {
+
+void ObjectStore::IndexLabels(const framework::PodInfoPtr& stored, bool add) {
+  const api::ObjectMeta& meta = stored->pod.metadata;
+  const std::string key = meta.Key();
+  for (const auto& [k, v] : meta.labels) {
+    auto index = std::make_tuple(meta.namespace_.id(), k.id(), v.id());
+    if (add) {
+      label_index_[index].emplace(key, &stored);
+    } else if (auto it = label_index_.find(index); it != label_index_.end()) {
+      it->second.erase(key);
+      if (it->second.empty()) label_index_.erase(it);
+    }
+  }
+}
+
+const framework::PodInfoPtr& ObjectStore::StorePod(const api::PodPtr& object) {
+  framework::PodInfoPtr info = framework::PodInfo::Make(object);
+  const api::Pod& pod = *object;
+  const std::string key = pod.metadata.Key();
+  auto it = pods_.find(key);
+  if (it == pods_.end()) {
+    it = pods_.emplace(key, std::move(info)).first;
+    IndexLabels(it->second, true);
+  } else if (it->second->pod.metadata.labels == pod.metadata.labels) {
+    it->second = std::move(info);  // same labels, same slot: the index stands
+  } else {
+    IndexLabels(it->second, false);
+    it->second = std::move(info);
+    IndexLabels(it->second, true);
+  }
+  return it->second;
+}
+
+void ObjectStore::ForgetPod(const api::Pod& pod) {
+  auto it = pods_.find(pod.metadata.Key());
+  if (it == pods_.end()) return;
+  IndexLabels(it->second, false);
+  pods_.erase(it);
+}
+
+std::vector<const api::Pod*> ObjectStore::PodsWithLabel(api::Symbol ns, api::Symbol key,
+                                                      api::Symbol value) const {
+  std::vector<const api::Pod*> out;
+  auto it = label_index_.find(std::make_tuple(ns.id(), key.id(), value.id()));
+  if (it == label_index_.end()) return out;
+  out.reserve(it->second.size());
+  for (const auto& [name, stored] : it->second) out.push_back(&(*stored)->pod);
+  return out;
+}
+
+const api::PodGroup* ObjectStore::GetPodGroup(api::Symbol ns, api::Symbol name) const {
+  auto it = pod_groups_.find(api::PairId(ns, name));
+  return it == pod_groups_.end() ? nullptr : &it->second;
+}
+
+std::vector<const api::PodDisruptionBudget*> ObjectStore::PodDisruptionBudgets(
+    api::Symbol ns) const {
+  std::vector<const api::PodDisruptionBudget*> out;
+  for (const auto& [key, pdb] : pdbs_) {
+    if (pdb.metadata.namespace_ == ns) out.push_back(&pdb);
+  }
+  return out;
+}
+
+const api::Namespace* ObjectStore::GetNamespace(api::Symbol name) const {
+  auto it = namespaces_.find(name);
+  return it == namespaces_.end() ? nullptr : &it->second;
+}
+
+const framework::PodInfoPtr* ObjectStore::FindPod(const std::string& key) const {
+  auto it = pods_.find(key);
+  return it == pods_.end() ? nullptr : &it->second;
+}
+
+void ObjectStore::SetPodGroup(const api::PodGroup& group) {
+  pod_groups_[api::PodGroupId(group)] = group;
+}
+
+void ObjectStore::ErasePodGroup(const api::PodGroup& group) {
+  pod_groups_.erase(api::PodGroupId(group));
+}
+
+void ObjectStore::SetPodDisruptionBudget(const api::PodDisruptionBudget& pdb) {
+  pdbs_[pdb.metadata.Key()] = pdb;
+}
+
+void ObjectStore::SetNamespace(const api::Namespace& ns) {
+  namespaces_[api::Symbol(ns.metadata.name)] = ns;
+}
+
+}  // namespace muster::scheduler

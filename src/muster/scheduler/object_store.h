@@ -1,0 +1,58 @@
+#pragma once
+
+// The scheduler's informer stores (upstream's listers): every pod it has heard of, by
+// namespace/name and indexed by label, and the PodGroups, PodDisruptionBudgets and Namespaces.
+// Plugins read them through framework::ObjectLister; the informer handlers write them.
+//
+// A stored pod is a PodInfo that the queue and the cache share; its slot in the store stays put
+// while the pod is updated, which is what the label index points at.
+
+#include <map>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "muster/framework/handle.h"
+#include "muster/framework/node_info.h"
+
+namespace muster::scheduler {
+
+class ObjectStore final : public framework::ObjectLister {
+ public:
+  // Stores the pod as the informer reports it, returning its PodInfo.
+  const framework::PodInfoPtr& StorePod(const api::PodPtr& pod);
+  void ForgetPod(const api::Pod& pod);
+  // The stored pod by namespace/name, or nullptr.
+  const framework::PodInfoPtr* FindPod(const std::string& key) const;
+
+  void SetPodGroup(const api::PodGroup& group);
+  void ErasePodGroup(const api::PodGroup& group);
+  void SetPodDisruptionBudget(const api::PodDisruptionBudget& pdb);
+  void SetNamespace(const api::Namespace& ns);
+
+  // ---- ObjectLister ----
+  std::vector<const api::Pod*> PodsWithLabel(api::Symbol ns, api::Symbol key,
+                                             api::Symbol value) const override;
+  const api::PodGroup* GetPodGroup(api::Symbol ns, api::Symbol name) const override;
+  std::vector<const api::PodDisruptionBudget*> PodDisruptionBudgets(
+      api::Symbol ns) const override;
+  const api::Namespace* GetNamespace(api::Symbol name) const override;
+
+ private:
+  // Adds `stored` (an element of pods_, whose address the index keeps) to label_index_, or
+  // removes it.
+  void IndexLabels(const framework::PodInfoPtr& stored, bool add);
+
+  std::unordered_map<std::string, framework::PodInfoPtr> pods_;
+  // (namespace, label key, label value) -> the stored pods with that label, by namespace/name.
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t>,
+           std::map<std::string, const framework::PodInfoPtr*>>
+      label_index_;
+  // By api::PairId(namespace, name): looked up on every queue comparison under Coscheduling.
+  std::unordered_map<uint64_t, api::PodGroup> pod_groups_;
+  std::map<std::string, api::PodDisruptionBudget> pdbs_;
+  std::map<api::Symbol, api::Namespace> namespaces_;
+};
+
+}  // namespace muster::scheduler

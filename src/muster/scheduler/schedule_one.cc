@@ -1,0 +1,496 @@
+#include "muster/scheduler/scheduler.h"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <set>
+#include <span>
+
+#include <fmt/format.h>
+
+#include "muster/framework/parallel.h"
+#include "muster/scheduler/events.h"
+
+// The scheduling cycle (upstream schedule_one.go): pop a pod, find the nodes that fit it, score
+// them, assume it on the best, reserve and permit; then the binding cycle, on its own event. A
+// pod that fails before Assume goes back to the queue with its diagnosis; one that fails after
+// leaves through Unassume.
+
+namespace muster::scheduler {
+
+using framework::ClusterEvent;
+using framework::Code;
+using framework::EventObjects;
+using framework::Status;
+
+namespace {
+
+// Upstream minFeasibleNodesToFind and minFeasibleNodesPercentageToFind.
+constexpr int32_t kMinFeasibleNodesToFind = 100;
+constexpr int32_t kMinFeasibleNodesPercentageToFind = 5;
+// The fewest nodes filtered per parallel round before checking whether enough feasible ones
+// were found.
+constexpr size_t kFilterChunk = 256;
+// Nodes filtered together, one plugin after another while they stay in cache.
+constexpr size_t kFilterBlock = 64;
+
+}  // namespace
+
+// What Filter found: each rejected node's status, and which plugins rejected.
+struct Scheduler::Diagnosis {
+  framework::NodeToStatus statuses;
+  std::set<std::string> unschedulable_plugins;
+  std::set<std::string> pending_plugins;
+  std::string pre_filter_msg;
+  std::string post_filter_msg;
+  int32_t num_all_nodes = 0;
+  bool fit_error = false;  // the pod fits no node (as opposed to an error)
+
+  void AddPluginStatus(const Status& s) {
+    const std::string& plugin = s.plugin();
+    if (plugin.empty()) return;
+    if (s.code() == Code::kPending) {
+      pending_plugins.insert(plugin);
+    } else if (s.IsRejected() && plugin != last_unschedulable) {
+      // Rejected nodes mostly name the plugin the one before did: a compare instead of a
+      // lookup in the set for each of thousands of nodes.
+      unschedulable_plugins.insert(plugin);
+      last_unschedulable = plugin;
+    }
+  }
+  std::string last_unschedulable;
+
+  // Upstream FitError.Error(): "0/3 nodes are available: 1 node(s) had ..., 2 Insufficient cpu."
+  std::string FitErrorMessage() const {
+    std::string msg = fmt::format("0/{} nodes are available:", num_all_nodes);
+    if (!pre_filter_msg.empty()) {
+      msg += fmt::format(" {}.", pre_filter_msg);
+    } else {
+      const std::vector<std::string> parts = statuses.ReasonCounts(num_all_nodes);
+      if (!parts.empty()) msg += fmt::format(" {}.", fmt::join(parts, ", "));
+    }
+    if (!post_filter_msg.empty()) msg += fmt::format(" {}", post_filter_msg);
+    return msg;
+  }
+};
+
+// A pod between Assume and the end of its binding cycle.
+struct Scheduler::BindingContext {
+  const framework::Framework* fwk = nullptr;
+  std::unique_ptr<framework::CycleState> state;
+  framework::QueuedPodInfo queued;
+  framework::PodInfoPtr assumed;  // the pod with spec.nodeName set
+  api::Symbol node;
+};
+
+int32_t Scheduler::NumFeasibleNodesToFind(const framework::Framework& fwk,
+                                          int32_t num_nodes) const {
+  if (num_nodes < kMinFeasibleNodesToFind) return num_nodes;
+  int32_t percentage = fwk.percentage_of_nodes_to_score().value_or(
+      options_.percentage_of_nodes_to_score.value_or(0));
+  if (percentage == 0) {
+    percentage = std::max(50 - num_nodes / 125, kMinFeasibleNodesPercentageToFind);
+  }
+  const int32_t n = static_cast<int32_t>(int64_t{num_nodes} * percentage / 100);
+  return std::max(n, kMinFeasibleNodesToFind);
+}
+
+std::vector<framework::NodeInfo*> Scheduler::FindNodesThatFitPod(const framework::Framework& fwk,
+                                                                 framework::CycleState& state,
+                                                                 const framework::PodInfo& pod,
+                                                                 Diagnosis* diagnosis,
+                                                                 Status* error) {
+  framework::PreFilterResult pre_result;
+  std::string rejector;
+  Status s = fwk.RunPreFilterPlugins(state, pod, &pre_result, &rejector);
+  if (!s.IsSuccess()) {
+    if (!s.IsRejected()) {
+      *error = s;
+      return {};
+    }
+    diagnosis->statuses.absent = s;
+    diagnosis->pre_filter_msg = s.Message();
+    if (s.plugin().empty()) s.WithPlugin(rejector);
+    diagnosis->AddPluginStatus(s);
+    return {};
+  }
+
+  // A pod nominated by an earlier preemption tries its nominated node first.
+  if (const api::Symbol nominated = pod.pod.status.nominated_node_name; !nominated.empty()) {
+    if (framework::NodeInfo* node = snapshot_.Get(nominated)) {
+      Status ns = fwk.RunFilterPluginsWithNominatedPods(state, pod, *node,
+                                                        queue_.NominatedPodsForNode(nominated));
+      if (ns.IsSuccess()) return {node};
+      if (ns.IsError()) {
+        *error = ns;
+        return {};
+      }
+    }
+  }
+
+  std::vector<framework::NodeInfo*> candidates;
+  const std::vector<framework::NodeInfo*>* nodes = &snapshot_.List();
+  if (!pre_result.AllNodes()) {
+    for (api::Symbol name : *pre_result.node_names) {
+      if (framework::NodeInfo* info = snapshot_.Get(name)) candidates.push_back(info);
+    }
+    nodes = &candidates;
+    diagnosis->statuses.absent = Status::Unresolvable(
+        fmt::format("node(s) didn't satisfy plugin(s) [{}]", rejector));
+  }
+  if (nodes->empty()) return {};
+  const auto to_find =
+      static_cast<size_t>(NumFeasibleNodesToFind(fwk, static_cast<int32_t>(nodes->size())));
+  return FilterNodes(fwk, state, pod, *nodes, to_find, diagnosis, error);
+}
+
+// Filters from the round-robin start, a chunk at a time (each chunk in parallel), until `to_find`
+// feasible nodes are found, and returns the first `to_find` feasible ones in node order; the
+// next cycle starts after the last node that decided them. Results are taken in node order, so
+// runs are deterministic whatever the threads' timing. Only a pod that fits nowhere gets its
+// diagnosis: a pod that fits leaves the rejections unread.
+std::vector<framework::NodeInfo*> Scheduler::FilterNodes(
+    const framework::Framework& fwk, framework::CycleState& state, const framework::PodInfo& pod,
+    const std::vector<framework::NodeInfo*>& nodes, size_t to_find, Diagnosis* diagnosis,
+    Status* error) {
+  const size_t n = nodes.size();
+  const bool has_nominated = queue_.HasNominatedPods();
+
+  // The statuses are the scheduler's, kept from cycle to cycle (each range resets its own), and
+  // each block of nodes reports which passed in a bit mask: the thread that filtered a block
+  // also reads its verdicts, and the caller's work per round is per block, not per node.
+  if (filter_statuses_.size() < n) filter_statuses_.resize(n);
+  const std::span<Status> statuses(filter_statuses_.data(), n);
+  struct Block {
+    size_t begin;
+    uint64_t passed;  // bit j: node begin + j passed every filter
+    bool error;
+  };
+  std::vector<Block> blocks;
+  bool failed = false;
+  size_t examined = 0;
+  size_t found = 0;
+  const int32_t priority = pod.priority;
+  // The i-th node from the round-robin start (i < n), without a division per node.
+  const size_t start = next_start_node_index_ % n;
+  auto node_at = [&](size_t i) {
+    const size_t at = start + i;
+    return nodes[at < n ? at : at - n];
+  };
+  auto filter_nominated = [&](size_t i) {
+    const framework::NodeInfo& node = *node_at(i);
+    std::vector<framework::PodInfoPtr> nominated;
+    for (auto& p : queue_.NominatedPodsForNode(node.name())) {
+      if (p->priority >= priority && p->Key() != pod.Key()) nominated.push_back(p);
+    }
+    statuses[i] = fwk.RunFilterPluginsWithNominatedPods(state, pod, node, nominated);
+  };
+  while (examined < n && found < to_find && !failed) {
+    // As many nodes as should yield the rest at the share found feasible so far (twice as many
+    // as so far when none was): on a nearly full cluster, a few rounds rather than one per
+    // kFilterChunk. The nodes chosen do not depend on it, only how many are filtered in vain.
+    const size_t wanted = to_find - found;
+    const size_t expected = found == 0 ? std::max(wanted, examined) : wanted * examined / found;
+    const size_t end = std::min(n, examined + std::max(kFilterChunk, expected));
+    const size_t first_block = blocks.size();
+    blocks.resize(first_block + (end - examined + kFilterBlock - 1) / kFilterBlock);
+    // Ranges of whole blocks (ParallelRanges' chunks), each block filtered by one plugin after
+    // another (RunFilterPlugins on many nodes).
+    framework::ParallelRanges(
+        examined, end,
+        [&](size_t begin, size_t stop) {
+          std::array<const framework::NodeInfo*, kFilterBlock> nodes_in_block;
+          for (size_t b = begin; b < stop; b += kFilterBlock) {
+            const size_t len = std::min(kFilterBlock, stop - b);
+            const std::span<Status> out = statuses.subspan(b, len);
+            if (has_nominated) {
+              for (size_t j = 0; j < len; ++j) filter_nominated(b + j);
+            } else {
+              // RunFilterPlugins writes only the failures.
+              std::fill(out.begin(), out.end(), Status());
+              for (size_t j = 0; j < len; ++j) nodes_in_block[j] = node_at(b + j);
+              fwk.RunFilterPlugins(state, pod, std::span(nodes_in_block.data(), len), out);
+            }
+            uint64_t passed = 0;
+            bool error = false;
+            for (size_t j = 0; j < len; ++j) {
+              passed |= uint64_t{out[j].IsSuccess()} << j;
+              error |= out[j].IsError();
+            }
+            blocks[first_block + (b - examined) / kFilterBlock] = Block{b, passed, error};
+          }
+        },
+        kFilterBlock);
+    for (size_t k = first_block; k < blocks.size(); ++k) {
+      found += static_cast<size_t>(std::popcount(blocks[k].passed));
+      failed |= blocks[k].error;
+    }
+    examined = end;
+  }
+  if (failed) {
+    for (size_t i = 0; i < examined; ++i) {
+      if (statuses[i].IsError()) {
+        *error = statuses[i];
+        return {};
+      }
+    }
+  }
+  // The first to_find feasible nodes in order; the nodes up to the last of them were processed.
+  std::vector<framework::NodeInfo*> result;
+  result.reserve(std::min(found, to_find));
+  size_t processed = examined;
+  for (const Block& block : blocks) {
+    for (uint64_t passed = block.passed; passed != 0; passed &= passed - 1) {
+      const size_t i = block.begin + static_cast<size_t>(std::countr_zero(passed));
+      result.push_back(node_at(i));
+      if (result.size() == to_find) {
+        processed = i + 1;
+        break;
+      }
+    }
+    if (result.size() == to_find) break;
+  }
+  // Only a pod that fits nowhere reports why: a pod that fits leaves the rejections unread.
+  if (result.empty()) {
+    diagnosis->statuses.Reserve(examined);
+    for (size_t i = 0; i < examined; ++i) {
+      diagnosis->AddPluginStatus(statuses[i]);
+      diagnosis->statuses.Set(node_at(i)->name(), std::move(statuses[i]));
+    }
+  }
+  next_start_node_index_ = (next_start_node_index_ + processed) % snapshot_.NumNodes();
+  return result;
+}
+
+Status Scheduler::SchedulePod(const framework::Framework& fwk, framework::CycleState& state,
+                              const framework::PodInfo& pod, api::Symbol* host,
+                              Diagnosis* diagnosis) {
+  cache_.UpdateSnapshot(snapshot_);
+  diagnosis->num_all_nodes = static_cast<int32_t>(snapshot_.NumNodes());
+  if (snapshot_.NumNodes() == 0) {
+    // Upstream's ErrNoNodesAvailable: an error (retried after backoff), not a fit failure.
+    return Status::Error("no nodes available to schedule pods");
+  }
+  Status error;
+  std::vector<framework::NodeInfo*> feasible = FindNodesThatFitPod(fwk, state, pod, diagnosis, &error);
+  if (!error.IsSuccess()) return error;
+  if (feasible.empty()) {
+    diagnosis->fit_error = true;
+    return Status(Code::kUnschedulable);  // the caller words it, after PostFilter
+  }
+  if (feasible.size() == 1) {
+    *host = feasible[0]->name();
+    return Status::OK();
+  }
+  std::vector<int64_t> totals;
+  if (fwk.HasScorePlugins()) {
+    Status s = fwk.RunPreScorePlugins(state, pod, feasible);
+    if (!s.IsSuccess()) return s;
+    s = fwk.RunScorePlugins(state, pod, feasible, &totals);
+    if (!s.IsSuccess()) return s;
+  } else {
+    totals.assign(feasible.size(), 1);
+  }
+  // The highest score wins; ties are broken uniformly at random with the seeded generator, as
+  // upstream's selectHost. Upstream draws once per tie (reservoir sampling); one draw among the
+  // counted ties picks with the same odds, and most nodes tie on a lightly loaded cluster.
+  const int64_t top = *std::max_element(totals.begin(), totals.end());
+  const auto ties = std::count(totals.begin(), totals.end(), top);
+  auto pick = std::uniform_int_distribution<std::ptrdiff_t>(0, ties - 1)(rng_);  // the pick-th tie
+  size_t best = 0;
+  for (;; ++best) {
+    if (totals[best] != top) continue;
+    if (pick == 0) break;
+    --pick;
+  }
+  *host = feasible[best]->name();
+  return Status::OK();
+}
+
+bool Scheduler::ScheduleOne() {
+  framework::LoopPool::Use use(&pool_);
+  std::optional<framework::QueuedPodInfo> popped = queue_.Pop();
+  if (!popped) return false;
+  framework::QueuedPodInfo queued = std::move(*popped);
+  const framework::PodInfo& pod = *queued.info;
+  const std::string key = pod.Key();
+  const framework::Framework* fwk = ProfileFor(pod.pod);
+  if (fwk == nullptr || cache_.IsAssumedPod(pod.pod)) {
+    queue_.Done(key);
+    return true;
+  }
+  ++stats_.attempts;
+  ++attempts_[key];
+  last_attempted_ = key;
+
+  auto state = std::make_unique<framework::CycleState>();
+  Diagnosis diagnosis;
+  api::Symbol host;
+  Status s = SchedulePod(*fwk, *state, pod, &host, &diagnosis);
+  if (!s.IsSuccess()) {
+    framework::PostFilterResult nomination;
+    if (diagnosis.fit_error) {
+      if (fwk->HasPostFilterPlugins()) {
+        // Preemption (or another PostFilter) may make room for a later cycle; its outcome is
+        // appended to the message, as upstream appends PostFilterMsg.
+        Status pf = fwk->RunPostFilterPlugins(*state, pod, diagnosis.statuses, &nomination);
+        diagnosis.post_filter_msg = pf.Message();
+      }
+      s = Status(Code::kUnschedulable, diagnosis.FitErrorMessage());
+    }
+    HandleSchedulingFailure(std::move(queued), s, &diagnosis, &nomination);
+    queue_.Done(key);
+    return true;
+  }
+
+  // Assume: the pod counts on its node from now on, before the binding is confirmed.
+  framework::PodInfoPtr assumed = framework::PodInfo::OnNode(pod, host);
+  auto ctx = std::make_shared<BindingContext>();
+  ctx->fwk = fwk;
+  ctx->state = std::move(state);
+  ctx->queued = std::move(queued);
+  ctx->assumed = std::move(assumed);
+  ctx->node = host;
+  if (Status a = cache_.AssumePod(ctx->assumed); !a.IsSuccess()) {
+    HandleSchedulingFailure(std::move(ctx->queued), a, nullptr, nullptr);
+    queue_.Done(key);
+    return true;
+  }
+  if (Status r = fwk->RunReservePluginsReserve(*ctx->state, *ctx->assumed, host); !r.IsSuccess()) {
+    Unassume(*ctx, r, /*room_freed=*/false);
+    return true;
+  }
+  std::vector<std::pair<std::string, api::Duration>> waiting;
+  Status p = fwk->RunPermitPlugins(*ctx->state, *ctx->assumed, host, &waiting);
+  if (!p.IsSuccess() && !p.IsWait()) {
+    Unassume(*ctx, p, /*room_freed=*/false);
+    return true;
+  }
+  if (p.IsWait()) {
+    waiting_.Add(
+        ctx->assumed, host, waiting, [this, ctx] { StartBindingCycle(ctx); },
+        [this, ctx](const Status& rejected) { Unassume(*ctx, rejected, /*room_freed=*/true); });
+    return true;
+  }
+  StartBindingCycle(std::move(ctx));
+  return true;
+}
+
+void Scheduler::HandleSchedulingFailure(framework::QueuedPodInfo info, const Status& status,
+                                        const Diagnosis* diagnosis,
+                                        const framework::PostFilterResult* nomination) {
+  const bool error = !status.IsRejected();
+  info.unschedulable_plugins.clear();
+  info.pending_plugins.clear();
+  if (error) {
+    ++stats_.errors;
+  } else {
+    ++stats_.unschedulable;
+    if (diagnosis != nullptr) {
+      info.unschedulable_plugins.assign(diagnosis->unschedulable_plugins.begin(),
+                                        diagnosis->unschedulable_plugins.end());
+      info.pending_plugins.assign(diagnosis->pending_plugins.begin(),
+                                  diagnosis->pending_plugins.end());
+    } else if (!status.plugin().empty()) {
+      if (status.code() == Code::kPending) {
+        info.pending_plugins.push_back(status.plugin());
+      } else {
+        info.unschedulable_plugins.push_back(status.plugin());
+      }
+    }
+  }
+  const framework::PodInfoPtr attempted = info.info;  // info moves to the queue below
+  const api::Pod& pod = attempted->pod;
+  // The pod may have been deleted or bound meanwhile: then there is nothing to requeue.
+  const framework::PodInfoPtr* stored = store_.FindPod(pod.metadata.Key());
+  if (stored == nullptr || !(*stored)->pod.spec.node_name.empty()) return;
+  queue_.AddUnschedulableIfNotPresent(std::move(info));
+
+  std::optional<std::string> nominated;
+  if (nomination != nullptr && nomination->mode == framework::NominatingMode::kOverride) {
+    nominated = nomination->nominated_node_name.string();
+    if (!nomination->nominated_node_name.empty()) {
+      queue_.AddNominatedPod(*stored, nomination->nominated_node_name);
+    }
+  }
+  const std::string message = status.Message();
+  client_.RecordEvent(framework::EventRecord{"Pod", pod.metadata.namespace_.string(),
+                                             pod.metadata.name, "Warning", "FailedScheduling",
+                                             "Scheduling", message});
+  api::PodCondition condition;
+  condition.type = "PodScheduled";
+  condition.status = "False";
+  condition.reason = error ? "SchedulerError" : "Unschedulable";
+  condition.message = message;
+  condition.last_transition_time = clock_.Now();
+  // As upstream's updatePod: the API server hears only of a changed condition or nomination. A
+  // pod turned away again with the same message keeps its condition, transition time and all.
+  const api::Pod& current = (*stored)->pod;
+  const auto old =
+      std::find_if(current.status.conditions.begin(), current.status.conditions.end(),
+                   [&](const api::PodCondition& c) { return c.type == condition.type; });
+  const bool condition_changed =
+      old == current.status.conditions.end() || old->status != condition.status ||
+      old->reason != condition.reason || old->message != condition.message;
+  if (old != current.status.conditions.end() && old->status == condition.status) {
+    condition.last_transition_time = old->last_transition_time;
+  }
+  const bool nomination_changed =
+      nominated && *nominated != current.status.nominated_node_name.str();
+  if (condition_changed || nomination_changed) {
+    client_.UpdatePodCondition(current, condition, nominated);
+  }
+}
+
+// ---- binding cycle ----
+
+void Scheduler::StartBindingCycle(std::shared_ptr<BindingContext> ctx) {
+  // Binding runs as its own event, after the scheduling cycle, as upstream runs it concurrently.
+  clock_.AddTimer(clock_.Now(), [this, ctx] { RunBindingCycle(ctx); });
+}
+
+void Scheduler::RunBindingCycle(std::shared_ptr<BindingContext> ctx) {
+  const framework::Framework& fwk = *ctx->fwk;
+  const framework::PodInfo& pod = *ctx->assumed;
+  const std::string key = pod.Key();
+  // The pod may have been deleted while it waited.
+  if (store_.FindPod(key) == nullptr) {
+    fwk.RunReservePluginsUnreserve(*ctx->state, pod, ctx->node);
+    cache_.ForgetPod(pod.pod);
+    queue_.Done(key);
+    return;
+  }
+  Status s = fwk.RunPreBindPlugins(*ctx->state, pod, ctx->node);
+  if (s.IsSuccess()) s = fwk.RunBindPlugins(*ctx->state, pod, ctx->node);
+  if (!s.IsSuccess()) {
+    Unassume(*ctx, s.IsSkip() ? Status::Error("no bind plugin bound the pod") : s,
+             /*room_freed=*/true);
+    return;
+  }
+  cache_.FinishBinding(pod.pod);
+  ++stats_.scheduled;
+  client_.RecordEvent(framework::EventRecord{
+      "Pod", pod.pod.metadata.namespace_.string(), pod.pod.metadata.name, "Normal", "Scheduled",
+      "Binding",
+      fmt::format("Successfully assigned {} to {}", key, ctx->node.str())});
+  fwk.RunPostBindPlugins(*ctx->state, pod, ctx->node);
+  queue_.Done(key);
+}
+
+void Scheduler::Unassume(const BindingContext& ctx, const Status& status, bool room_freed) {
+  const framework::PodInfo& pod = *ctx.assumed;
+  ctx.fwk->RunReservePluginsUnreserve(*ctx.state, pod, ctx.node);
+  cache_.ForgetPod(pod.pod);
+  const std::string key = pod.Key();
+  HandleSchedulingFailure(ctx.queued, status, nullptr, nullptr);
+  if (room_freed) {
+    // The node's room is free again: other pods may fit now (not this one, when it was
+    // rejected: it would only be turned away again).
+    EventObjects objects;
+    objects.old_pod = &pod.pod;
+    MoveAll(kAssignedPodDelete, objects, status.IsRejected() ? key : "");
+  }
+  queue_.Done(key);
+}
+
+}  // namespace muster::scheduler
