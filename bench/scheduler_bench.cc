@@ -12,7 +12,7 @@
 #include <fmt/format.h>
 
 #include "muster/bench/workloads.h"
-#include "muster/framework/framework.h"
+#include "muster/framework/profile.h"
 #include "muster/plugins/queuesort/priority_sort.h"
 #include "muster/plugins/registry.h"
 #include "muster/scheduler/cache.h"

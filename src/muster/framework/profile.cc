@@ -26,7 +26,7 @@
 #include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
-#include "muster/framework/framework.h"
+#include "muster/framework/profile.h"
 
 namespace muster::framework {
 namespace {

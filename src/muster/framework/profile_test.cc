@@ -12,7 +12,7 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
-#include "muster/framework/framework.h"
+#include "muster/framework/profile.h"
 
 namespace muster::framework {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "muster/scheduler/events.h"
+#include "muster/scheduler/informer_events.h"
 
 namespace muster::scheduler {
 

@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "muster/framework/parallel.h"
-#include "muster/scheduler/events.h"
+#include "muster/scheduler/informer_events.h"
 
 // The scheduling cycle (upstream schedule_one.go): pop a pod, find the nodes that fit it, score
 // them, assume it on the best, reserve and permit; then the binding cycle, on its own event. A

@@ -4,7 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "muster/scheduler/events.h"
+#include "muster/framework/profile.h"
+#include "muster/scheduler/informer_events.h"
 
 namespace muster::scheduler {
 

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "muster/scheduler/events.h"
+#include "muster/scheduler/informer_events.h"
 
 namespace muster::sim {
 namespace {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "muster/plugins/podtopologyspread/pod_topology_spread.h"
-#include "muster/plugins/podtopologyspread/test_util.h"
+#include "muster/plugins/podtopologyspread/test_helpers.h"
 
 // Cases from upstream filtering_test.go: TestPreFilterState, TestPreFilterStateAddPod,
 // TestPreFilterStateRemovePod, TestSingleConstraint, TestMultipleConstraints and

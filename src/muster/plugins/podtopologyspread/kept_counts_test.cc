@@ -11,7 +11,7 @@
 #include "muster/framework/cycle_state.h"
 #include "muster/framework/snapshot.h"
 #include "muster/plugins/podtopologyspread/pod_topology_spread.h"
-#include "muster/plugins/podtopologyspread/test_util.h"
+#include "muster/plugins/podtopologyspread/test_helpers.h"
 #include "muster/api/testing/builders.h"
 #include "muster/framework/testing/fake_services.h"
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "muster/plugins/podtopologyspread/test_util.h"
+#include "muster/plugins/podtopologyspread/test_helpers.h"
 #include "muster/framework/testing/fake_services.h"
 
 // Cases from upstream plugin_test.go (Test_isSchedulableAfterNodeChange,

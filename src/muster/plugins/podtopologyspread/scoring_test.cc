@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "muster/plugins/podtopologyspread/pod_topology_spread.h"
-#include "muster/plugins/podtopologyspread/test_util.h"
+#include "muster/plugins/podtopologyspread/test_helpers.h"
 
 // Cases from upstream scoring_test.go: TestPreScoreSkip, TestPreScoreStateEmptyNodes and
 // TestPodTopologySpreadScore, with upstream's exact normalized scores. NodeInclusionPolicy and

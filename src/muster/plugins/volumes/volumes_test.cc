@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
-#include "muster/framework/framework.h"
+#include "muster/framework/profile.h"
 #include "muster/api/testing/builders.h"
 #include "muster/framework/testing/fake_services.h"
 

@@ -1,4 +1,4 @@
-#include "muster/scheduler/events.h"
+#include "muster/scheduler/informer_events.h"
 
 #include "muster/api/pod_resources.h"
 
