@@ -335,22 +335,6 @@ void Coscheduling::Unreserve(framework::CycleState&, const framework::PodInfo& p
   permitted_.erase(id);
 }
 
-void Coscheduling::PostBind(framework::CycleState&, const framework::PodInfo& pod_info,
-                            api::Symbol) {
-  const api::PodGroup* group = GroupOf(pod_info);
-  if (group == nullptr) return;
-  int32_t& scheduled =
-      scheduled_[api::PairId(pod_info.pod.metadata.namespace_, pod_info.pod_group)];
-  scheduled = std::max(scheduled, group->status.scheduled) + 1;
-  api::PodGroup::Status status = group->status;
-  status.scheduled = scheduled;
-  // Seed 003: Scheduled once minMember are bound, Scheduling before that.
-  status.phase = scheduled >= group->spec.min_member ? api::PodGroupPhase::kScheduled
-                                                     : api::PodGroupPhase::kScheduling;
-  if (!status.schedule_start_time) status.schedule_start_time = handle_.clock().Now();
-  handle_.client().UpdatePodGroupStatus(*group, status);
-}
-
 std::vector<framework::ClusterEventWithHint> Coscheduling::EventsToRegister() const {
   return {
       {framework::ClusterEvent{framework::EventResource::kPod, framework::kAdd, "PodAdd"}, nullptr},

@@ -12,7 +12,10 @@
 //              nearly complete;
 //   Permit     holds each pod until minMember of the group are assigned, then lets them all bind;
 //   Unreserve  rejects the waiting siblings when one pod fails or times out;
-//   PostBind   counts scheduled pods in the PodGroup's status.
+//   PostBind   nothing: the PodGroup status controller counts bound pods and sets the phase,
+//              as upstream's controller does in its later versions (the plugin wrote the
+//              status too before); kept so that configurations naming Coscheduling at postBind
+//              stay valid.
 //
 // One difference from upstream, when podGroupBackoffSeconds is 0 (upstream: no group backoff,
 // pods retry at once): a rejection that released members holding room (PostFilter rejecting
@@ -76,8 +79,7 @@ class Coscheduling final : public framework::QueueSortPlugin,
                  api::Symbol node) override;
   framework::Status Permit(framework::CycleState& state, const framework::PodInfo& pod,
                            api::Symbol node, api::Duration* timeout) override;
-  void PostBind(framework::CycleState& state, const framework::PodInfo& pod,
-                api::Symbol node) override;
+  void PostBind(framework::CycleState&, const framework::PodInfo&, api::Symbol) override {}
   std::vector<framework::ClusterEventWithHint> EventsToRegister() const override;
 
   // Pods with the group's label in `ns` (terminal pods excluded), assigned or not.
@@ -109,8 +111,6 @@ class Coscheduling final : public framework::QueueSortPlugin,
   std::unordered_map<uint64_t, api::Time> backed_off_;
   // Until when the group's minResources check stands.
   std::unordered_map<uint64_t, api::Time> permitted_;
-  // Pods bound so far (PostBind's own count: the lister may lag its writes).
-  std::unordered_map<uint64_t, int32_t> scheduled_;
   // Names of the group's pods reserved on a node and not unreserved (a name is dropped once the
   // lister shows the pod bound).
   std::unordered_map<uint64_t, std::unordered_set<std::string>> reserved_;
