@@ -5,7 +5,7 @@
 // the same events to a ClusterObserver, the scheduler's informer handlers.
 
 #include "muster/api/types.h"
-#include "muster/framework/handle.h"
+#include "muster/framework/client.h"
 
 namespace muster::cluster {
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "muster/api/types.h"
+#include "muster/framework/client.h"
 #include "muster/framework/clock.h"
 #include "muster/framework/snapshot.h"
 #include "muster/framework/status.h"
@@ -40,35 +41,6 @@ class WaitingPods {
   virtual void Iterate(const std::function<void(WaitingPod&)>& fn) = 0;
   // nullptr when the pod (by uid) is not waiting.
   virtual WaitingPod* Get(std::string_view uid) = 0;
-};
-
-// A Kubernetes Event the scheduler posts (Scheduled, FailedScheduling, Preempted...).
-struct EventRecord {
-  std::string kind = "Pod";
-  std::string namespace_;
-  std::string name;
-  std::string type;  // Normal, Warning
-  std::string reason;
-  std::string action;
-  std::string message;
-};
-
-// The scheduler's writes to the cluster (the `cluster` layer implements it for memory and a real
-// API server). A failed write returns an Error status and changes nothing.
-class ClusterClient {
- public:
-  virtual ~ClusterClient() = default;
-  // POST pods/binding.
-  virtual Status Bind(const api::Pod& pod, api::Symbol node) = 0;
-  // Sets the PodScheduled condition (status "False", reason, message) and, when
-  // `nominated_node` is set, status.nominatedNodeName ("" clears it).
-  virtual Status UpdatePodCondition(const api::Pod& pod, const api::PodCondition& condition,
-                                    const std::optional<std::string>& nominated_node) = 0;
-  // Deletes a pod (preemption victims).
-  virtual Status DeletePod(const api::Pod& pod) = 0;
-  virtual Status UpdatePodGroupStatus(const api::PodGroup& group,
-                                      const api::PodGroup::Status& status) = 0;
-  virtual void RecordEvent(EventRecord event) = 0;
 };
 
 // Read access to the objects the scheduler's informers hold. Pointers stay valid until the
