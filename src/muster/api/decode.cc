@@ -5,10 +5,12 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <type_traits>
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "muster/api/kinds.h"
 #include "muster/api/manifests.h"
 #include "muster/api/priority.h"
 
@@ -308,6 +310,12 @@ ObjectMeta ReadMeta(Decoder& d, const YAML::Node& n, const std::string& path, bo
   meta.creation_timestamp = ReadTime(d, m.Get("creationTimestamp"), m.Path("creationTimestamp"));
   meta.deletion_timestamp = ReadTime(d, m.Get("deletionTimestamp"), m.Path("deletionTimestamp"));
   return meta;
+}
+
+// An object's own metadata, namespaced or not as Kinds() says of its kind T.
+template <typename T>
+ObjectMeta ReadObjectMeta(Decoder& d, Map& m) {
+  return ReadMeta(d, m.Get("metadata"), "metadata", KindOf<T>().namespaced, true);
 }
 
 // ---- selectors ----
@@ -714,7 +722,7 @@ PodSpec ReadPodSpec(Decoder& d, const YAML::Node& n, const std::string& path) {
 
 Pod ReadPod(Decoder& d, Map& m) {
   Pod pod;
-  pod.metadata = ReadMeta(d, m.Get("metadata"), "metadata", true, true);
+  pod.metadata = ReadObjectMeta<Pod>(d, m);
   pod.spec = ReadPodSpec(d, m.Get("spec"), "spec");
   Map s(d, m.Get("status"), "status");
   if (auto phase = ReadString(d, s.Get("phase"), s.Path("phase"))) {
@@ -744,7 +752,7 @@ Pod ReadPod(Decoder& d, Map& m) {
 
 Node ReadNode(Decoder& d, Map& m) {
   Node node;
-  node.metadata = ReadMeta(d, m.Get("metadata"), "metadata", false, true);
+  node.metadata = ReadObjectMeta<Node>(d, m);
   {
     Map s(d, m.Get("spec"), "spec");
     node.spec.unschedulable =
@@ -795,7 +803,7 @@ Node ReadNode(Decoder& d, Map& m) {
 PodGroup ReadPodGroup(Decoder& d, Map& m, const std::string& api_version) {
   PodGroup pg;
   pg.api_version = api_version;
-  pg.metadata = ReadMeta(d, m.Get("metadata"), "metadata", true, true);
+  pg.metadata = ReadObjectMeta<PodGroup>(d, m);
   {
     Map s(d, m.Get("spec"), "spec");
     if (auto mm = ReadInt(d, s.Get("minMember"), s.Path("minMember"))) {
@@ -840,7 +848,7 @@ PodGroup ReadPodGroup(Decoder& d, Map& m, const std::string& api_version) {
 
 PriorityClass ReadPriorityClass(Decoder& d, Map& m) {
   PriorityClass pc;
-  pc.metadata = ReadMeta(d, m.Get("metadata"), "metadata", false, true);
+  pc.metadata = ReadObjectMeta<PriorityClass>(d, m);
   if (!Present(m.Get("value"))) d.Error("value", "Required value");
   pc.value = static_cast<int32_t>(ReadInt(d, m.Get("value"), "value").value_or(0));
   pc.global_default = ReadBool(d, m.Get("globalDefault"), "globalDefault").value_or(false);
@@ -913,7 +921,7 @@ int32_t ReadReplicas(Decoder& d, Map& spec, std::string_view field, int32_t fall
 template <typename Workload>
 Workload ReadReplicatedWorkload(Decoder& d, Map& m) {
   Workload w;
-  w.metadata = ReadMeta(d, m.Get("metadata"), "metadata", true, true);
+  w.metadata = ReadObjectMeta<Workload>(d, m);
   Map s(d, m.Get("spec"), "spec");
   w.replicas = ReadReplicas(d, s, "replicas", 1);
   if (!Present(s.Get("selector"))) d.Error(s.Path("selector"), "Required value");
@@ -945,7 +953,7 @@ Workload ReadReplicatedWorkload(Decoder& d, Map& m) {
 
 Job ReadJob(Decoder& d, Map& m) {
   Job job;
-  job.metadata = ReadMeta(d, m.Get("metadata"), "metadata", true, true);
+  job.metadata = ReadObjectMeta<Job>(d, m);
   Map s(d, m.Get("spec"), "spec");
   job.parallelism = ReadReplicas(d, s, "parallelism", 1);
   if (Present(s.Get("completions"))) job.completions = ReadReplicas(d, s, "completions", 1);
@@ -986,7 +994,7 @@ IntOrString ReadIntOrString(Decoder& d, const YAML::Node& n, const std::string& 
 
 PodDisruptionBudget ReadPDB(Decoder& d, Map& m) {
   PodDisruptionBudget pdb;
-  pdb.metadata = ReadMeta(d, m.Get("metadata"), "metadata", true, true);
+  pdb.metadata = ReadObjectMeta<PodDisruptionBudget>(d, m);
   Map s(d, m.Get("spec"), "spec");
   if (YAML::Node n = s.Get("minAvailable"); Present(n)) {
     pdb.min_available = ReadIntOrString(d, n, s.Path("minAvailable"));
@@ -1022,7 +1030,7 @@ ObjectReference ReadObjectReference(Decoder& d, const YAML::Node& n, const std::
 
 Binding ReadBinding(Decoder& d, Map& m) {
   Binding b;
-  b.metadata = ReadMeta(d, m.Get("metadata"), "metadata", true, true);
+  b.metadata = ReadObjectMeta<Binding>(d, m);
   b.target = ReadObjectReference(d, m.Get("target"), "target");
   if (b.target.name.empty()) d.Error("target.name", "Required value");
   return b;
@@ -1030,7 +1038,7 @@ Binding ReadBinding(Decoder& d, Map& m) {
 
 Event ReadEvent(Decoder& d, Map& m, bool events_api) {
   Event e;
-  e.metadata = ReadMeta(d, m.Get("metadata"), "metadata", true, true);
+  e.metadata = ReadObjectMeta<Event>(d, m);
   e.involved_object = ReadObjectReference(d, m.Get(events_api ? "regarding" : "involvedObject"),
                                           events_api ? "regarding" : "involvedObject");
   e.type = ReadString(d, m.Get("type"), "type").value_or("");
@@ -1053,7 +1061,7 @@ Event ReadEvent(Decoder& d, Map& m, bool events_api) {
 
 Lease ReadLease(Decoder& d, Map& m) {
   Lease l;
-  l.metadata = ReadMeta(d, m.Get("metadata"), "metadata", true, true);
+  l.metadata = ReadObjectMeta<Lease>(d, m);
   Map s(d, m.Get("spec"), "spec");
   l.holder_identity = ReadString(d, s.Get("holderIdentity"), s.Path("holderIdentity")).value_or("");
   if (auto v = ReadInt(d, s.Get("leaseDurationSeconds"), s.Path("leaseDurationSeconds"), 1)) {
@@ -1241,31 +1249,49 @@ SchedulerConfiguration ReadSchedulerConfig(Decoder& d, Map& m, const std::string
 
 // ---- documents ----
 
-struct KindInfo {
-  std::string_view kind;
-  std::vector<std::string_view> api_versions;
-};
+// How each kind's document is read, chosen by the kind's type. A kind in Kinds() without an
+// overload here fails to compile in DecodeObject.
+template <typename T>
+using As = std::type_identity<T>;
 
-const std::vector<KindInfo>& KnownKinds() {
-  static const std::vector<KindInfo> kinds = {
-      {"Pod", {"v1"}},
-      {"Node", {"v1"}},
-      {"Namespace", {"v1"}},
-      {"Binding", {"v1"}},
-      {"Event", {"v1", "events.k8s.io/v1"}},
-      {"PodGroup", {"scheduling.x-k8s.io/v1alpha1", "scheduling.sigs.k8s.io/v1alpha1"}},
-      {"PriorityClass", {"scheduling.k8s.io/v1"}},
-      {"ReplicaSet", {"apps/v1"}},
-      {"Deployment", {"apps/v1"}},
-      {"StatefulSet", {"apps/v1"}},
-      {"Job", {"batch/v1"}},
-      {"PodDisruptionBudget", {"policy/v1"}},
-      {"Lease", {"coordination.k8s.io/v1"}},
-      {"KubeSchedulerConfiguration",
-       {"kubescheduler.config.k8s.io/v1", "kubescheduler.config.k8s.io/v1beta3",
-        "kubescheduler.config.k8s.io/v1beta2"}},
-  };
-  return kinds;
+Pod Read(Decoder& d, Map& m, const std::string&, As<Pod>) { return ReadPod(d, m); }
+Node Read(Decoder& d, Map& m, const std::string&, As<Node>) { return ReadNode(d, m); }
+Namespace Read(Decoder& d, Map& m, const std::string&, As<Namespace>) {
+  Namespace ns;
+  ns.metadata = ReadObjectMeta<Namespace>(d, m);
+  if (!ns.metadata.name.empty()) {
+    ReportInvalid(d, "metadata.name", ns.metadata.name, Dns1123LabelErrors(ns.metadata.name));
+  }
+  return ns;
+}
+Binding Read(Decoder& d, Map& m, const std::string&, As<Binding>) { return ReadBinding(d, m); }
+Event Read(Decoder& d, Map& m, const std::string& api_version, As<Event>) {
+  return ReadEvent(d, m, api_version == "events.k8s.io/v1");
+}
+PodGroup Read(Decoder& d, Map& m, const std::string& api_version, As<PodGroup>) {
+  return ReadPodGroup(d, m, api_version);
+}
+PriorityClass Read(Decoder& d, Map& m, const std::string&, As<PriorityClass>) {
+  return ReadPriorityClass(d, m);
+}
+ReplicaSet Read(Decoder& d, Map& m, const std::string&, As<ReplicaSet>) {
+  return ReadReplicatedWorkload<ReplicaSet>(d, m);
+}
+Deployment Read(Decoder& d, Map& m, const std::string&, As<Deployment>) {
+  m.Get("strategy");
+  return ReadReplicatedWorkload<Deployment>(d, m);
+}
+StatefulSet Read(Decoder& d, Map& m, const std::string&, As<StatefulSet>) {
+  return ReadReplicatedWorkload<StatefulSet>(d, m);
+}
+Job Read(Decoder& d, Map& m, const std::string&, As<Job>) { return ReadJob(d, m); }
+PodDisruptionBudget Read(Decoder& d, Map& m, const std::string&, As<PodDisruptionBudget>) {
+  return ReadPDB(d, m);
+}
+Lease Read(Decoder& d, Map& m, const std::string&, As<Lease>) { return ReadLease(d, m); }
+SchedulerConfiguration Read(Decoder& d, Map& m, const std::string& api_version,
+                            As<SchedulerConfiguration>) {
+  return ReadSchedulerConfig(d, m, api_version);
 }
 
 void DecodeObject(const YAML::Node& doc, const Source& source, LoadResult& result,
@@ -1287,11 +1313,43 @@ void DecodeList(const YAML::Node& doc, const Source& source, LoadResult& result,
   }
 }
 
+// Decodes `doc`, whose kind is `kind`, and keeps it in the manifests.
 template <typename T>
-void Keep(LoadResult& result, std::vector<T>& into, T&& value, std::string_view kind,
-          const Source& source) {
-  into.push_back(std::forward<T>(value));
-  result.manifests.order.push_back(ObjectEntry{std::string(kind), into.size() - 1, source});
+void DecodeKind(const Kind<T>& kind, const YAML::Node& doc, const std::string& api_version,
+                const Source& source, LoadResult& result) {
+  Decoder d(result, source, std::string(kind.name));
+  if (doc["metadata"] && doc["metadata"].IsMap() && doc["metadata"]["name"] &&
+      doc["metadata"]["name"].IsScalar()) {
+    // Name the object in errors found before its metadata is read.
+    std::string key = doc["metadata"]["name"].Scalar();
+    if (doc["metadata"]["namespace"] && doc["metadata"]["namespace"].IsScalar()) {
+      key = doc["metadata"]["namespace"].Scalar() + "/" + key;
+    } else if (kind.namespaced) {
+      key = std::string(kDefaultNamespace) + "/" + key;
+    }
+    d.SetObjectName(key);
+  }
+  if (api_version.empty()) {
+    d.Error("apiVersion", "Required value");
+    return;
+  }
+  if (std::find(kind.api_versions.begin(), kind.api_versions.end(), api_version) ==
+      kind.api_versions.end()) {
+    std::string expected;
+    for (std::string_view v : kind.api_versions) {
+      expected += (expected.empty() ? "" : ", ") + std::string(v);
+    }
+    d.Error("apiVersion",
+            fmt::format("no kind \"{}\" is registered for version \"{}\" (expected {})", kind.name,
+                        api_version, expected));
+    return;
+  }
+  Map m(d, doc, "", kind.strict);
+  m.Get("apiVersion");
+  m.Get("kind");
+  std::vector<T>& objects = result.manifests.*kind.objects;
+  objects.push_back(Read(d, m, api_version, As<T>{}));
+  result.manifests.order.push_back(ObjectEntry{kind.name, objects.size() - 1, source});
 }
 
 void DecodeObject(const YAML::Node& doc, const Source& source, LoadResult& result,
@@ -1315,81 +1373,9 @@ void DecodeObject(const YAML::Node& doc, const Source& source, LoadResult& resul
     DecodeList(doc, source, result, skipped);
     return;
   }
-  const KindInfo* info = nullptr;
-  for (const KindInfo& k : KnownKinds()) {
-    if (k.kind == kind) info = &k;
-  }
-  if (info == nullptr) {
-    ++skipped[kind];
-    return;
-  }
-  Decoder d(result, source, kind);
-  if (doc["metadata"] && doc["metadata"].IsMap() && doc["metadata"]["name"] &&
-      doc["metadata"]["name"].IsScalar()) {
-    // Name the object in errors found before its metadata is read.
-    std::string key = doc["metadata"]["name"].Scalar();
-    if (doc["metadata"]["namespace"] && doc["metadata"]["namespace"].IsScalar()) {
-      key = doc["metadata"]["namespace"].Scalar() + "/" + key;
-    } else if (kind != "Node" && kind != "PriorityClass" && kind != "Namespace" &&
-               kind != "KubeSchedulerConfiguration") {
-      key = std::string(kDefaultNamespace) + "/" + key;
-    }
-    d.SetObjectName(key);
-  }
-  if (api_version.empty()) {
-    d.Error("apiVersion", "Required value");
-    return;
-  }
-  if (std::find(info->api_versions.begin(), info->api_versions.end(), api_version) ==
-      info->api_versions.end()) {
-    std::string expected;
-    for (std::string_view v : info->api_versions) {
-      expected += (expected.empty() ? "" : ", ") + std::string(v);
-    }
-    d.Error("apiVersion", fmt::format("no kind \"{}\" is registered for version \"{}\" (expected {})",
-                                      kind, api_version, expected));
-    return;
-  }
-  const bool strict = kind == "KubeSchedulerConfiguration";
-  Map m(d, doc, "", strict);
-  m.Get("apiVersion");
-  m.Get("kind");
-  Manifests& out = result.manifests;
-  if (kind == "Pod") {
-    Keep(result, out.pods, ReadPod(d, m), kind, source);
-  } else if (kind == "Node") {
-    Keep(result, out.nodes, ReadNode(d, m), kind, source);
-  } else if (kind == "Namespace") {
-    Namespace ns;
-    ns.metadata = ReadMeta(d, m.Get("metadata"), "metadata", false, true);
-    if (!ns.metadata.name.empty()) {
-      ReportInvalid(d, "metadata.name", ns.metadata.name, Dns1123LabelErrors(ns.metadata.name));
-    }
-    Keep(result, out.namespaces, std::move(ns), kind, source);
-  } else if (kind == "Binding") {
-    Keep(result, out.bindings, ReadBinding(d, m), kind, source);
-  } else if (kind == "Event") {
-    Keep(result, out.events, ReadEvent(d, m, api_version == "events.k8s.io/v1"), kind, source);
-  } else if (kind == "PodGroup") {
-    Keep(result, out.pod_groups, ReadPodGroup(d, m, api_version), kind, source);
-  } else if (kind == "PriorityClass") {
-    Keep(result, out.priority_classes, ReadPriorityClass(d, m), kind, source);
-  } else if (kind == "ReplicaSet") {
-    Keep(result, out.replica_sets, ReadReplicatedWorkload<ReplicaSet>(d, m), kind, source);
-  } else if (kind == "Deployment") {
-    m.Get("strategy");
-    Keep(result, out.deployments, ReadReplicatedWorkload<Deployment>(d, m), kind, source);
-  } else if (kind == "StatefulSet") {
-    Keep(result, out.stateful_sets, ReadReplicatedWorkload<StatefulSet>(d, m), kind, source);
-  } else if (kind == "Job") {
-    Keep(result, out.jobs, ReadJob(d, m), kind, source);
-  } else if (kind == "PodDisruptionBudget") {
-    Keep(result, out.pod_disruption_budgets, ReadPDB(d, m), kind, source);
-  } else if (kind == "Lease") {
-    Keep(result, out.leases, ReadLease(d, m), kind, source);
-  } else if (kind == "KubeSchedulerConfiguration") {
-    Keep(result, out.scheduler_configs, ReadSchedulerConfig(d, m, api_version), kind, source);
-  }
+  const bool known = ForKindNamed(
+      kind, [&](const auto& row) { DecodeKind(row, doc, api_version, source, result); });
+  if (!known) ++skipped[kind];
 }
 
 std::string ReadFile(const std::filesystem::path& path, std::string* error) {
@@ -1441,25 +1427,12 @@ void FinishLoad(LoadResult& result) {
   Manifests& m = result.manifests;
   // Duplicates: the API server would refuse the second create with AlreadyExists.
   std::map<std::string, const Source*> seen;
-  auto key_of = [&](const ObjectEntry& e) -> std::string {
-    auto meta = [&]() -> const ObjectMeta* {
-      if (e.kind == "Pod") return &m.pods[e.index].metadata;
-      if (e.kind == "Node") return &m.nodes[e.index].metadata;
-      if (e.kind == "PodGroup") return &m.pod_groups[e.index].metadata;
-      if (e.kind == "PriorityClass") return &m.priority_classes[e.index].metadata;
-      if (e.kind == "Namespace") return &m.namespaces[e.index].metadata;
-      if (e.kind == "ReplicaSet") return &m.replica_sets[e.index].metadata;
-      if (e.kind == "Deployment") return &m.deployments[e.index].metadata;
-      if (e.kind == "Job") return &m.jobs[e.index].metadata;
-      if (e.kind == "StatefulSet") return &m.stateful_sets[e.index].metadata;
-      if (e.kind == "PodDisruptionBudget") return &m.pod_disruption_budgets[e.index].metadata;
-      if (e.kind == "Binding") return &m.bindings[e.index].metadata;
-      if (e.kind == "Event") return &m.events[e.index].metadata;
-      if (e.kind == "Lease") return &m.leases[e.index].metadata;
-      return nullptr;
-    }();
-    if (meta == nullptr || meta->name.empty()) return "";
-    return e.kind + " " + meta->Key();
+  auto key_of = [&](const ObjectEntry& e) {
+    return Visit(m, e, [&]<typename T>(const T& object) -> std::string {
+      const auto metadata = KindOf<T>().metadata;
+      if (metadata == nullptr || (object.*metadata).name.empty()) return "";
+      return fmt::format("{} {}", e.kind, (object.*metadata).Key());
+    });
   };
   for (const ObjectEntry& e : m.order) {
     const std::string key = key_of(e);
@@ -1503,18 +1476,12 @@ void FinishLoad(LoadResult& result) {
     }
   };
   for (const ObjectEntry& e : m.order) {
-    if (e.kind == "ReplicaSet") {
-      check_template(m.replica_sets[e.index].template_, e.kind, m.replica_sets[e.index].metadata,
-                     e.source);
-    } else if (e.kind == "Deployment") {
-      check_template(m.deployments[e.index].template_, e.kind, m.deployments[e.index].metadata,
-                     e.source);
-    } else if (e.kind == "Job") {
-      check_template(m.jobs[e.index].template_, e.kind, m.jobs[e.index].metadata, e.source);
-    } else if (e.kind == "StatefulSet") {
-      check_template(m.stateful_sets[e.index].template_, e.kind,
-                     m.stateful_sets[e.index].metadata, e.source);
-    }
+    Visit(m, e, [&]<typename T>(const T& object) {
+      const Kind<T>& kind = KindOf<T>();
+      if (kind.pod_template != nullptr) {
+        check_template(object.*kind.pod_template, e.kind, object.*kind.metadata, e.source);
+      }
+    });
   }
 }
 

@@ -3,6 +3,7 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "muster/api/scheduler_config.h"
@@ -20,10 +21,11 @@ struct Source {
   std::string ToString() const;
 };
 
-// One decoded object, in input order, for listings.
+// One decoded object, in input order, for listings. api::Visit (kinds.h) hands over the object
+// itself, as its own type.
 struct ObjectEntry {
-  std::string kind;
-  size_t index = 0;  // into the vector of that kind in Manifests
+  std::string_view kind;  // the name of its kind in api::Kinds(), which outlives it
+  size_t index = 0;       // into the vector of that kind in Manifests
   Source source;
 };
 

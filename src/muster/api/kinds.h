@@ -1,0 +1,160 @@
+#pragma once
+
+// The kinds muster models, each described once in Kinds(): its name, the apiVersions accepted for
+// it, where Manifests keeps it, how its metadata and pod template are reached. Decoding reads this
+// table instead of naming kinds. The layers above act on a decoded object through Visit, whose
+// visitor must handle every kind in the table, so adding a kind here makes the compiler point at
+// each place that still has to say what to do with it.
+
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+#include "muster/api/manifests.h"
+
+namespace muster::api {
+
+// What the api layer knows of one kind; T is the type a decoded object of the kind is held in.
+template <typename T>
+struct Kind {
+  std::string_view name;
+  // Accepted apiVersions, in the order an error message lists them.
+  std::vector<std::string_view> api_versions;
+  std::vector<T> Manifests::*objects = nullptr;
+  // The metadata duplicates are found by; null for a kind without metadata, which is never a
+  // duplicate.
+  ObjectMeta T::*metadata = nullptr;
+  // Whether a name without a namespace means the object lives in the default namespace.
+  bool namespaced = true;
+  // The template a workload controller makes its pods from; null for a kind that makes no pods.
+  // Its priorityClassName is admitted at load time, as the pods' would be when they are created.
+  PodTemplateSpec T::*pod_template = nullptr;
+  // Whether an unknown field is an error rather than ignored: kube-scheduler decodes its
+  // configuration strictly, the API server its objects leniently.
+  bool strict = false;
+};
+
+// The table. Each type appears once: KindOf<T> and Visit find a kind by its type.
+inline const auto& Kinds() {
+  static const std::tuple kinds{
+      Kind<Pod>{.name = "Pod",
+                .api_versions = {"v1"},
+                .objects = &Manifests::pods,
+                .metadata = &Pod::metadata},
+      Kind<Node>{.name = "Node",
+                 .api_versions = {"v1"},
+                 .objects = &Manifests::nodes,
+                 .metadata = &Node::metadata,
+                 .namespaced = false},
+      Kind<Namespace>{.name = "Namespace",
+                      .api_versions = {"v1"},
+                      .objects = &Manifests::namespaces,
+                      .metadata = &Namespace::metadata,
+                      .namespaced = false},
+      Kind<Binding>{.name = "Binding",
+                    .api_versions = {"v1"},
+                    .objects = &Manifests::bindings,
+                    .metadata = &Binding::metadata},
+      Kind<Event>{.name = "Event",
+                  .api_versions = {"v1", "events.k8s.io/v1"},
+                  .objects = &Manifests::events,
+                  .metadata = &Event::metadata},
+      Kind<PodGroup>{
+          .name = "PodGroup",
+          .api_versions = {"scheduling.x-k8s.io/v1alpha1", "scheduling.sigs.k8s.io/v1alpha1"},
+          .objects = &Manifests::pod_groups,
+          .metadata = &PodGroup::metadata},
+      Kind<PriorityClass>{.name = "PriorityClass",
+                          .api_versions = {"scheduling.k8s.io/v1"},
+                          .objects = &Manifests::priority_classes,
+                          .metadata = &PriorityClass::metadata,
+                          .namespaced = false},
+      Kind<ReplicaSet>{.name = "ReplicaSet",
+                       .api_versions = {"apps/v1"},
+                       .objects = &Manifests::replica_sets,
+                       .metadata = &ReplicaSet::metadata,
+                       .pod_template = &ReplicaSet::template_},
+      Kind<Deployment>{.name = "Deployment",
+                       .api_versions = {"apps/v1"},
+                       .objects = &Manifests::deployments,
+                       .metadata = &Deployment::metadata,
+                       .pod_template = &Deployment::template_},
+      Kind<StatefulSet>{.name = "StatefulSet",
+                        .api_versions = {"apps/v1"},
+                        .objects = &Manifests::stateful_sets,
+                        .metadata = &StatefulSet::metadata,
+                        .pod_template = &StatefulSet::template_},
+      Kind<Job>{.name = "Job",
+                .api_versions = {"batch/v1"},
+                .objects = &Manifests::jobs,
+                .metadata = &Job::metadata,
+                .pod_template = &Job::template_},
+      Kind<PodDisruptionBudget>{.name = "PodDisruptionBudget",
+                                .api_versions = {"policy/v1"},
+                                .objects = &Manifests::pod_disruption_budgets,
+                                .metadata = &PodDisruptionBudget::metadata},
+      Kind<Lease>{.name = "Lease",
+                  .api_versions = {"coordination.k8s.io/v1"},
+                  .objects = &Manifests::leases,
+                  .metadata = &Lease::metadata},
+      Kind<SchedulerConfiguration>{
+          .name = "KubeSchedulerConfiguration",
+          .api_versions = {"kubescheduler.config.k8s.io/v1", "kubescheduler.config.k8s.io/v1beta3",
+                           "kubescheduler.config.k8s.io/v1beta2"},
+          .objects = &Manifests::scheduler_configs,
+          .namespaced = false,
+          .strict = true},
+  };
+  return kinds;
+}
+
+template <typename T>
+const Kind<T>& KindOf() {
+  return std::get<Kind<T>>(Kinds());
+}
+
+// Calls `fn` with the row (a Kind<T>) of the kind called `name`; returns false, without calling
+// it, when no kind has that name.
+template <typename Fn>
+bool ForKindNamed(std::string_view name, Fn&& fn) {
+  return std::apply(
+      [&](const auto&... kind) {
+        return ((kind.name == name && (static_cast<void>(fn(kind)), true)) || ...);
+      },
+      Kinds());
+}
+
+namespace internal {
+
+template <typename Table>
+struct PointerToAnyKind;
+template <typename... T>
+struct PointerToAnyKind<std::tuple<Kind<T>...>> {
+  using type = std::variant<const T*...>;
+};
+
+}  // namespace internal
+
+// Calls `visitor` with the object `entry` names, as its own type: visitor(const Node&),
+// visitor(const Pod&), and so on, returning what it returns. `entry` must come from
+// `manifests.order`. The visitor must accept every kind in Kinds() and return the same type for
+// all: a kind it does not handle fails to compile, which is the point.
+template <typename Visitor>
+decltype(auto) Visit(const Manifests& manifests, const ObjectEntry& entry, Visitor&& visitor) {
+  typename internal::PointerToAnyKind<std::remove_cvref_t<decltype(Kinds())>>::type object;
+  ForKindNamed(entry.kind,
+               [&](const auto& kind) { object = &(manifests.*kind.objects)[entry.index]; });
+  return std::visit([&](const auto* o) -> decltype(auto) { return visitor(*o); }, object);
+}
+
+// A visitor made of one lambda per kind: Visit(m, e, Overloaded{[](const Pod&) {...}, ...}).
+template <typename... Fn>
+struct Overloaded : Fn... {
+  using Fn::operator()...;
+};
+template <typename... Fn>
+Overloaded(Fn...) -> Overloaded<Fn...>;
+
+}  // namespace muster::api
