@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "muster/api/kinds.h"
 #include "muster/scheduler/informer_events.h"
 
 namespace muster::sim {
@@ -95,63 +96,73 @@ std::string Simulation::RandomSuffix(std::mt19937_64& rng, size_t length) const 
 }
 
 void Simulation::ScheduleCreations() {
-  api::Manifests& m = manifests_;
-  for (const api::ObjectEntry& e : m.order) {
-    auto schedule = [&](const api::ObjectMeta& meta, std::function<void()> create) {
-      At(AnnotationDuration(meta, kCreateAfter), std::move(create));
-    };
-    const size_t i = e.index;
-    if (e.kind == "Node") {
-      schedule(m.nodes[i].metadata, [this, i] {
-        api::Node node = manifests_.nodes[i];
-        const api::Duration del = AnnotationDuration(node.metadata, kDeleteAfter);
-        const bool deletes = HasAnnotation(node.metadata, kDeleteAfter);
-        const std::string name = node.metadata.name;
-        cluster_.CreateNode(std::move(node));
-        if (deletes) At(del, [this, name] { cluster_.DeleteNode(name); });
-      });
-    } else if (e.kind == "Pod") {
-      schedule(m.pods[i].metadata, [this, i] { CreatePodNow(manifests_.pods[i]); });
-    } else if (e.kind == "PodGroup") {
-      schedule(m.pod_groups[i].metadata, [this, i] {
-        api::PodGroup group = manifests_.pod_groups[i];
-        const bool deletes = HasAnnotation(group.metadata, kDeleteAfter);
-        const api::Duration del = AnnotationDuration(group.metadata, kDeleteAfter);
-        const std::string key = group.metadata.Key();
-        cluster_.CreatePodGroup(std::move(group));
-        if (deletes) At(del, [this, key] { cluster_.DeletePodGroup(key); });
-      });
-    } else if (e.kind == "Namespace") {
-      schedule(m.namespaces[i].metadata,
-               [this, i] { cluster_.CreateNamespace(manifests_.namespaces[i]); });
-    } else if (e.kind == "PodDisruptionBudget") {
-      schedule(m.pod_disruption_budgets[i].metadata, [this, i] {
-        cluster_.CreatePodDisruptionBudget(manifests_.pod_disruption_budgets[i]);
-      });
-    } else if (e.kind == "ReplicaSet" || e.kind == "Deployment" || e.kind == "Job" ||
-               e.kind == "StatefulSet") {
-      auto w = std::make_unique<Workload>();
-      if (e.kind == "ReplicaSet") {
-        const api::ReplicaSet& rs = m.replica_sets[i];
+  auto schedule = [this](const api::ObjectMeta& meta, std::function<void()> create) {
+    At(AnnotationDuration(meta, kCreateAfter), std::move(create));
+  };
+  auto start = [&](std::unique_ptr<Workload> w) {
+    w->rng.seed(Fnv1a(w->meta.Key()) ^ options_.seed);
+    if (w->meta.uid.empty()) w->meta.uid = "uid-" + w->kind + "-" + w->meta.Key();
+    Workload* raw = w.get();
+    workload_by_uid_[w->meta.uid] = raw;
+    workloads_.push_back(std::move(w));
+    schedule(raw->meta, [this, raw] { CreateWorkloadPods(*raw); });
+  };
+  // What the simulation does with each kind. The objects are read when their creation is due,
+  // from manifests_, which outlives every timer.
+  const api::Overloaded act{
+      [&](const api::Node& n) {
+        schedule(n.metadata, [this, &n] {
+          api::Node node = n;
+          const api::Duration del = AnnotationDuration(node.metadata, kDeleteAfter);
+          const bool deletes = HasAnnotation(node.metadata, kDeleteAfter);
+          const std::string name = node.metadata.name;
+          cluster_.CreateNode(std::move(node));
+          if (deletes) At(del, [this, name] { cluster_.DeleteNode(name); });
+        });
+      },
+      [&](const api::Pod& pod) { schedule(pod.metadata, [this, &pod] { CreatePodNow(pod); }); },
+      [&](const api::PodGroup& g) {
+        schedule(g.metadata, [this, &g] {
+          api::PodGroup group = g;
+          const bool deletes = HasAnnotation(group.metadata, kDeleteAfter);
+          const api::Duration del = AnnotationDuration(group.metadata, kDeleteAfter);
+          const std::string key = group.metadata.Key();
+          cluster_.CreatePodGroup(std::move(group));
+          if (deletes) At(del, [this, key] { cluster_.DeletePodGroup(key); });
+        });
+      },
+      [&](const api::Namespace& ns) {
+        schedule(ns.metadata, [this, &ns] { cluster_.CreateNamespace(ns); });
+      },
+      [&](const api::PodDisruptionBudget& pdb) {
+        schedule(pdb.metadata, [this, &pdb] { cluster_.CreatePodDisruptionBudget(pdb); });
+      },
+      [&](const api::ReplicaSet& rs) {
+        auto w = std::make_unique<Workload>();
         w->kind = "ReplicaSet";
         w->owner_kind = "ReplicaSet";
         w->meta = rs.metadata;
         w->pod_template = rs.template_;
         w->replicas = rs.replicas;
-      } else if (e.kind == "Deployment") {
+        start(std::move(w));
+      },
+      [&](const api::Deployment& d) {
         // A Deployment's pods belong to a ReplicaSet named after the pod template's hash.
-        const api::Deployment& d = m.deployments[i];
+        auto w = std::make_unique<Workload>();
         w->kind = "ReplicaSet";
         w->owner_kind = "ReplicaSet";
         w->meta = d.metadata;
         std::mt19937_64 hash_rng(Fnv1a(d.metadata.Key()) ^ options_.seed);
         w->meta.name = d.metadata.name + "-" + RandomSuffix(hash_rng, 10);
         w->pod_template = d.template_;
-        w->pod_template.metadata.labels.Set(api::Symbol("pod-template-hash"),
-                                            api::Symbol(w->meta.name.substr(d.metadata.name.size() + 1)));
+        w->pod_template.metadata.labels.Set(
+            api::Symbol("pod-template-hash"),
+            api::Symbol(w->meta.name.substr(d.metadata.name.size() + 1)));
         w->replicas = d.replicas;
-      } else if (e.kind == "Job") {
-        const api::Job& j = m.jobs[i];
+        start(std::move(w));
+      },
+      [&](const api::Job& j) {
+        auto w = std::make_unique<Workload>();
         w->kind = "Job";
         w->owner_kind = "Job";
         w->meta = j.metadata;
@@ -159,23 +170,27 @@ void Simulation::ScheduleCreations() {
         w->parallelism = j.suspend ? 0 : j.parallelism;
         w->completions = j.completions;
         w->pod_template.metadata.labels.Set(api::Symbol("job-name"), api::Symbol(j.metadata.name));
-      } else {
-        const api::StatefulSet& s = m.stateful_sets[i];
+        start(std::move(w));
+      },
+      [&](const api::StatefulSet& s) {
+        auto w = std::make_unique<Workload>();
         w->kind = "StatefulSet";
         w->owner_kind = "StatefulSet";
         w->meta = s.metadata;
         w->pod_template = s.template_;
         w->replicas = s.replicas;
         w->ordered = s.pod_management_policy == api::PodManagementPolicy::kOrderedReady;
-      }
-      w->rng.seed(Fnv1a(w->meta.Key()) ^ options_.seed);
-      if (w->meta.uid.empty()) w->meta.uid = "uid-" + w->kind + "-" + w->meta.Key();
-      Workload* raw = w.get();
-      workload_by_uid_[w->meta.uid] = raw;
-      workloads_.push_back(std::move(w));
-      schedule(raw->meta, [this, raw] { CreateWorkloadPods(*raw); });
-    }
-  }
+        start(std::move(w));
+      },
+      // Priority classes act through each pod's admission (priorities_) and the configuration
+      // through Create; the scheduler reads none of the other kinds.
+      [](const api::PriorityClass&) {},
+      [](const api::Binding&) {},
+      [](const api::Event&) {},
+      [](const api::Lease&) {},
+      [](const api::SchedulerConfiguration&) {},
+  };
+  for (const api::ObjectEntry& e : manifests_.order) api::Visit(manifests_, e, act);
 }
 
 void Simulation::CreatePodNow(api::Pod pod) {
