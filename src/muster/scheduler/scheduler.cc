@@ -100,13 +100,15 @@ void Scheduler::OnPodUpdate(const api::PodPtr& old_ptr, const api::PodPtr& new_p
   EventObjects objects;
   objects.old_pod = &old_pod;
   objects.new_pod = &new_pod;
-  const std::string key = new_pod.metadata.Key();
+  // A pod bound, or finished, changed the cluster whatever else changed: its update's actions
+  // are only worked out (once) for a pod that stays where it was.
+  const bool in_place = Assigned(old_pod) == Assigned(new_pod) &&
+                        new_pod.IsTerminal() == old_pod.IsTerminal();
+  const uint32_t actions = in_place ? PodUpdateActions(old_pod, new_pod) : 0;
   // A change of status only is not an event for a pending pod (the scheduler's own PodScheduled
   // condition, a nomination), as upstream's isPodUpdated ignores status, nor a change that could
   // help one when the pod runs on (the kubelet's Running): a pod that finishes is one.
-  const bool status_only = Assigned(old_pod) == Assigned(new_pod) &&
-                           new_pod.IsTerminal() == old_pod.IsTerminal() &&
-                           PodUpdateActions(old_pod, new_pod) == framework::kUpdatePodOther &&
+  const bool status_only = in_place && actions == framework::kUpdatePodOther &&
                            old_pod.metadata.annotations == new_pod.metadata.annotations;
   if (!status_only) queue_.ClusterChanged();
   if (Assigned(new_pod)) {
@@ -130,8 +132,11 @@ void Scheduler::OnPodUpdate(const api::PodPtr& old_ptr, const api::PodPtr& new_p
       return;
     }
     cache_.UpdatePod(old_pod, info);
-    const uint32_t actions = PodUpdateActions(old_pod, new_pod);
-    MoveAll(ClusterEvent{EventResource::kAssignedPod, actions, "AssignedPodUpdate"}, objects);
+    // Not in place only for a finished pod coming back, which the API server never sends.
+    MoveAll(ClusterEvent{EventResource::kAssignedPod,
+                         in_place ? actions : PodUpdateActions(old_pod, new_pod),
+                         "AssignedPodUpdate"},
+            objects);
     return;
   }
   if (!Responsible(new_pod)) return;

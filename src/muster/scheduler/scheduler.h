@@ -76,7 +76,6 @@ class Scheduler final : public framework::SchedulerServices {
   // cluster last changed. Pods parked unschedulable wait for an event; a time-driven front end
   // (the simulation) stops once this holds and it has nothing left to do itself.
   bool Settled() const { return queue_.Settled(); }
-  size_t NumWaitingPods() const { return waiting_.size(); }
 
   const SchedulingQueue& queue() const { return queue_; }
   const SchedulerStats& stats() const { return stats_; }

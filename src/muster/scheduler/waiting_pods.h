@@ -39,7 +39,6 @@ class WaitingPodsMap final : public framework::WaitingPods {
   void Allow(std::string uid, std::string_view plugin);
   // `plugin` "" for a rejection of no plugin's (the pod was deleted).
   void Reject(std::string uid, std::string_view plugin, const std::string& message);
-  size_t size() const { return pods_.size(); }
 
   // ---- WaitingPods ----
   void Iterate(const std::function<void(framework::WaitingPod&)>& fn) override;
