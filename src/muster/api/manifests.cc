@@ -1392,6 +1392,8 @@ std::string ReadFile(const std::filesystem::path& path, std::string* error) {
 }  // namespace
 
 std::string Source::ToString() const {
+  // Document 0 is an object that did not come from a file (an API server's).
+  if (document == 0) return file;
   std::string s = fmt::format("{}: document {}", file, document);
   if (item >= 0) s += fmt::format(", items[{}]", item);
   return s;
@@ -1422,6 +1424,39 @@ void DecodeText(std::string_view text, const std::string& name, LoadResult& resu
                                           name, count, kinds));
   }
 }
+
+template <typename T>
+std::optional<T> DecodeAs(const YAML::Node& object, const std::string& api_version,
+                          const std::string& what, std::vector<std::string>* errors) {
+  LoadResult result;
+  std::optional<T> decoded;
+  {
+    Decoder d(result, Source{what, 0, -1}, std::string(KindOf<T>().name));
+    Map m(d, object, "", KindOf<T>().strict);
+    m.Get("apiVersion");
+    m.Get("kind");
+    decoded = Read(d, m, api_version, As<T>{});
+  }
+  if (result.errors.empty()) return decoded;
+  errors->insert(errors->end(), result.errors.begin(), result.errors.end());
+  return std::nullopt;
+}
+
+template std::optional<Pod> DecodeAs(const YAML::Node&, const std::string&, const std::string&,
+                                     std::vector<std::string>*);
+template std::optional<Node> DecodeAs(const YAML::Node&, const std::string&, const std::string&,
+                                      std::vector<std::string>*);
+template std::optional<Namespace> DecodeAs(const YAML::Node&, const std::string&,
+                                           const std::string&, std::vector<std::string>*);
+template std::optional<PodGroup> DecodeAs(const YAML::Node&, const std::string&,
+                                          const std::string&, std::vector<std::string>*);
+template std::optional<PriorityClass> DecodeAs(const YAML::Node&, const std::string&,
+                                               const std::string&, std::vector<std::string>*);
+template std::optional<PodDisruptionBudget> DecodeAs(const YAML::Node&, const std::string&,
+                                                     const std::string&,
+                                                     std::vector<std::string>*);
+template std::optional<Lease> DecodeAs(const YAML::Node&, const std::string&, const std::string&,
+                                       std::vector<std::string>*);
 
 void FinishLoad(LoadResult& result) {
   Manifests& m = result.manifests;

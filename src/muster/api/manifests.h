@@ -9,6 +9,10 @@
 #include "muster/api/scheduler_config.h"
 #include "muster/api/types.h"
 
+namespace YAML {
+class Node;
+}
+
 namespace muster::api {
 
 // Where an object came from: "cluster.yaml: document 3" (documents count from 1; an item of a
@@ -72,5 +76,14 @@ void DecodeText(std::string_view text, const std::string& name, LoadResult& resu
 
 // The checks across objects, run once every input is decoded: duplicates, priority admission.
 void FinishLoad(LoadResult& result);
+
+// Decodes one object of kind T (Pod, Node, Namespace, PodGroup, PriorityClass,
+// PodDisruptionBudget or Lease) from a parsed document: an API server's list item or watch event,
+// which need not carry kind and apiVersion (`api_version` says which version it is). Applies the
+// same defaults and checks as LoadManifests; on errors returns nullopt and appends them, each
+// naming `what` (for example "watch pods") and the field.
+template <typename T>
+std::optional<T> DecodeAs(const YAML::Node& object, const std::string& api_version,
+                          const std::string& what, std::vector<std::string>* errors);
 
 }  // namespace muster::api

@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "muster/cli/bench.h"
+#include "muster/cli/run.h"
 #include "muster/cli/simulate.h"
 #include "muster/cli/validate.h"
 
@@ -46,6 +47,25 @@ int main(int argc, char** argv) {
   bench->add_option("--pods", bench_flags.pods, "Scale the runs to this many measured pods");
   bench->add_option("-o,--output", bench_flags.output, "table or json");
 
+  muster::cli::RunFlags run_flags;
+  CLI::App* run = app.add_subcommand(
+      "run",
+      "Schedule a real cluster through its API server: the pods whose spec.schedulerName names "
+      "one of the configuration's profiles");
+  run->add_option("--kubeconfig", run_flags.kubeconfig,
+                  "A kubeconfig (default: KUBECONFIG, ~/.kube/config, then in-cluster)");
+  run->add_option("--context", run_flags.context, "The kubeconfig context to use");
+  run->add_option("--config", run_flags.config, "A KubeSchedulerConfiguration file");
+  run->add_option("--leader-elect", run_flags.leader_elect,
+                  "Take part in leader election on a Lease before scheduling (default: the "
+                  "configuration's leaderElection.leaderElect, true)")
+      ->expected(0, 1)
+      ->default_str("true")
+      ->each([&](const std::string&) { run_flags.leader_elect_given = true; });
+  run->add_option("--metrics-bind-address", run_flags.metrics_bind_address,
+                  "Serve /metrics, /healthz and /readyz here (host:port)");
+  run->add_option("-v,--v", run_flags.verbosity, "Log verbosity, as klog's (0-10)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -56,6 +76,7 @@ int main(int argc, char** argv) {
   if (simulate->parsed()) {
     return muster::cli::RunSimulate(simulate_flags, std::cin, std::cout, std::cerr);
   }
+  if (run->parsed()) return muster::cli::RunRun(run_flags, std::cerr);
   if (bench->parsed()) return muster::cli::RunBench(bench_flags, std::cout, std::cerr);
   if (validate->parsed()) {
     return muster::cli::RunValidate(validate_paths, std::cin, std::cout, std::cerr);

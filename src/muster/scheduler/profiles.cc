@@ -54,4 +54,10 @@ void Profiles::ForEachHint(const api::Pod& pod, const std::string& plugin,
   }
 }
 
+std::vector<std::string> Profiles::SchedulerNames() const {
+  std::vector<std::string> names;
+  for (const auto& [name, profile] : by_name_) names.push_back(name);
+  return names;
+}
+
 }  // namespace muster::scheduler

@@ -23,6 +23,8 @@ class Profiles final : public QueueProfiles {
   bool empty() const { return profiles_.empty(); }
   // The profile named by the pod's spec.schedulerName, or nullptr: not this scheduler's pod.
   const framework::Framework* For(const api::Pod& pod) const;
+  // The profiles' scheduler names, sorted.
+  std::vector<std::string> SchedulerNames() const;
 
   // ---- QueueProfiles ----
   int Compare(const framework::QueuedPodInfo& a, const framework::QueuedPodInfo& b) const override;

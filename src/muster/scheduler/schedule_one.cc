@@ -460,8 +460,23 @@ void Scheduler::RunBindingCycle(std::shared_ptr<BindingContext> ctx) {
     queue_.Done(key);
     return;
   }
-  Status s = fwk.RunPreBindPlugins(*ctx->state, pod, ctx->node);
-  if (s.IsSuccess()) s = fwk.RunBindPlugins(*ctx->state, pod, ctx->node);
+  auto work = [ctx] {
+    Status s = ctx->fwk->RunPreBindPlugins(*ctx->state, *ctx->assumed, ctx->node);
+    if (s.IsSuccess()) s = ctx->fwk->RunBindPlugins(*ctx->state, *ctx->assumed, ctx->node);
+    return s;
+  };
+  auto done = [this, ctx](Status s) { FinishBindingCycle(ctx, s); };
+  if (bind_runner_) {
+    bind_runner_(std::move(work), std::move(done));
+  } else {
+    done(work());
+  }
+}
+
+void Scheduler::FinishBindingCycle(const std::shared_ptr<BindingContext>& ctx, const Status& s) {
+  const framework::Framework& fwk = *ctx->fwk;
+  const framework::PodInfo& pod = *ctx->assumed;
+  const std::string key = pod.Key();
   if (!s.IsSuccess()) {
     Unassume(*ctx, s.IsSkip() ? Status::Error("no bind plugin bound the pod") : s,
              /*room_freed=*/true);

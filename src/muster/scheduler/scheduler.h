@@ -7,6 +7,7 @@
 // through the Clock on the same thread.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -84,6 +85,7 @@ class Scheduler final : public framework::SchedulerServices {
   // Whether `pod` is one this scheduler's profiles schedule.
   bool Responsible(const api::Pod& pod) const { return profiles_.For(pod) != nullptr; }
   const framework::Framework* ProfileFor(const api::Pod& pod) const { return profiles_.For(pod); }
+  std::vector<std::string> scheduler_names() const { return profiles_.SchedulerNames(); }
 
   // ---- SchedulerServices ----
   const framework::Snapshot& snapshot() const override { return snapshot_; }
@@ -97,6 +99,15 @@ class Scheduler final : public framework::SchedulerServices {
   }
   int parallelism() const override { return options_.parallelism; }
   api::Duration pod_initial_backoff() const override { return options_.queue.initial_backoff; }
+
+  // How the binding cycle's PreBind and Bind plugins run. By default, at once on the
+  // scheduler's thread (simulate and bench, deterministic). `muster run` gives a runner that
+  // calls `work` on a binder thread, several binds in flight as upstream's goroutines, and
+  // `done` with its status back on the scheduler's thread. `work` touches only the cluster
+  // client and the pod's own cycle state.
+  using BindRunner = std::function<void(std::function<framework::Status()> work,
+                                        std::function<void(framework::Status)> done)>;
+  void SetBindRunner(BindRunner runner) { bind_runner_ = std::move(runner); }
 
  private:
   struct Diagnosis;
@@ -132,10 +143,12 @@ class Scheduler final : public framework::SchedulerServices {
   void Unassume(const BindingContext& ctx, const framework::Status& status, bool room_freed);
   void StartBindingCycle(std::shared_ptr<BindingContext> ctx);
   void RunBindingCycle(std::shared_ptr<BindingContext> ctx);
+  void FinishBindingCycle(const std::shared_ptr<BindingContext>& ctx, const framework::Status& s);
   void MoveAll(const framework::ClusterEvent& event, const framework::EventObjects& objects,
                const std::string& exclude_key = "");
 
   SchedulerOptions options_;
+  BindRunner bind_runner_;
   framework::Clock& clock_;
   framework::ClusterClient& client_;
   Profiles profiles_;

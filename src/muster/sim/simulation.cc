@@ -74,7 +74,7 @@ std::unique_ptr<Simulation> Simulation::Create(api::Manifests manifests,
   sim->priorities_ = std::make_unique<api::PriorityResolver>(sim->manifests_.priority_classes);
   sim->cluster_.AddObserver(sim.get());
   Simulation* raw = sim.get();
-  sim->pod_groups_ = std::make_unique<PodGroupController>(
+  sim->pod_groups_ = std::make_unique<host::PodGroupController>(
       sim->cluster_, [raw](std::function<void()> fn) { raw->At(api::Duration::zero(), std::move(fn)); });
   sim->cluster_.AddObserver(sim->pod_groups_.get());
   return sim;

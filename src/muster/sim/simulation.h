@@ -20,7 +20,7 @@
 #include "muster/framework/virtual_clock.h"
 #include "muster/host/host.h"
 #include "muster/scheduler/scheduler.h"
-#include "muster/sim/podgroup_controller.h"
+#include "muster/host/podgroup_controller.h"
 
 namespace muster::sim {
 
@@ -100,7 +100,7 @@ class Simulation final : public cluster::ClusterObserver {
   framework::VirtualClock clock_;
   cluster::MemoryCluster cluster_;
   std::unique_ptr<host::Host> host_;
-  std::unique_ptr<PodGroupController> pod_groups_;
+  std::unique_ptr<host::PodGroupController> pod_groups_;
   std::unique_ptr<api::PriorityResolver> priorities_;
   std::vector<std::unique_ptr<Workload>> workloads_;
   std::map<std::string, Workload*> workload_by_uid_;

@@ -1,11 +1,11 @@
-#include "muster/sim/podgroup_controller.h"
+#include "muster/host/podgroup_controller.h"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
 
-namespace muster::sim {
+namespace muster::host {
 
 using api::PodGroupPhase;
 
@@ -55,9 +55,56 @@ api::PodGroup::Status PodGroupController::Compute(const api::PodGroup& group,
   return s;
 }
 
-void PodGroupController::Touch(const api::Pod& pod) {
+namespace {
+
+// The namespace/name of the group `pod` belongs to, or "".
+std::string GroupKey(const api::Pod& pod) {
   const std::string_view group = api::PodGroupName(pod).str();
-  if (!group.empty()) Enqueue(fmt::format("{}/{}", pod.metadata.namespace_.str(), group));
+  if (group.empty()) return "";
+  return fmt::format("{}/{}", pod.metadata.namespace_.str(), group);
+}
+
+}  // namespace
+
+void PodGroupController::OnPodAdd(const api::PodPtr& pod) {
+  const std::string group = GroupKey(*pod);
+  if (group.empty()) return;
+  members_[group][pod->metadata.Key()] = pod;
+  Enqueue(group);
+}
+
+void PodGroupController::OnPodUpdate(const api::PodPtr& old_pod, const api::PodPtr& new_pod) {
+  const std::string old_group = GroupKey(*old_pod);
+  const std::string group = GroupKey(*new_pod);
+  if (old_group != group && !old_group.empty()) OnPodDelete(old_pod);
+  if (group.empty()) return;
+  members_[group][new_pod->metadata.Key()] = new_pod;
+  Enqueue(group);
+}
+
+void PodGroupController::OnPodDelete(const api::PodPtr& pod) {
+  const std::string group = GroupKey(*pod);
+  if (group.empty()) return;
+  auto it = members_.find(group);
+  if (it != members_.end()) {
+    it->second.erase(pod->metadata.Key());
+    if (it->second.empty()) members_.erase(it);
+  }
+  Enqueue(group);
+}
+
+void PodGroupController::OnPodGroupAdd(const api::PodGroup& group) {
+  groups_[group.metadata.Key()] = group;
+  Enqueue(group.metadata.Key());
+}
+
+void PodGroupController::OnPodGroupUpdate(const api::PodGroup&, const api::PodGroup& group) {
+  groups_[group.metadata.Key()] = group;
+  Enqueue(group.metadata.Key());
+}
+
+void PodGroupController::OnPodGroupDelete(const api::PodGroup& group) {
+  groups_.erase(group.metadata.Key());
 }
 
 void PodGroupController::Enqueue(const std::string& group_key) {
@@ -69,23 +116,21 @@ void PodGroupController::Enqueue(const std::string& group_key) {
 }
 
 void PodGroupController::Reconcile(const std::string& group_key) {
-  const api::PodGroup* group = cluster_.GetPodGroup(group_key);
-  if (group == nullptr) return;
+  auto g = groups_.find(group_key);
+  if (g == groups_.end()) return;
+  const api::PodGroup& group = g->second;
   std::vector<const api::Pod*> pods;
-  for (const auto& [key, pod] : cluster_.pods()) {
-    if (pod->metadata.namespace_ == group->metadata.namespace_ &&
-        api::PodGroupName(*pod).str() == group->metadata.name) {
-      pods.push_back(pod.get());
-    }
+  if (auto m = members_.find(group_key); m != members_.end()) {
+    for (const auto& [key, pod] : m->second) pods.push_back(pod.get());
   }
-  const api::PodGroup::Status next = Compute(*group, pods);
-  const api::PodGroup::Status& cur = group->status;
+  const api::PodGroup::Status next = Compute(group, pods);
+  const api::PodGroup::Status& cur = group.status;
   if (next.phase == cur.phase && next.scheduled == cur.scheduled && next.running == cur.running &&
       next.succeeded == cur.succeeded && next.failed == cur.failed &&
       next.occupied_by == cur.occupied_by) {
     return;
   }
-  cluster_.UpdatePodGroupStatus(*group, next);
+  client_.UpdatePodGroupStatus(group, next);
 }
 
-}  // namespace muster::sim
+}  // namespace muster::host

@@ -1,10 +1,10 @@
-#include "muster/sim/podgroup_controller.h"
+#include "muster/host/podgroup_controller.h"
 
 #include <gtest/gtest.h>
 
 #include "muster/api/testing/builders.h"
 
-namespace muster::sim {
+namespace muster::host {
 namespace {
 
 using api::PodGroupPhase;
@@ -63,4 +63,4 @@ TEST(PodGroupControllerTest, PhasesFollowUpstreamRules) {
 }
 
 }  // namespace
-}  // namespace muster::sim
+}  // namespace muster::host

@@ -1,0 +1,735 @@
+#include "muster/cluster/kube/kube_cluster.h"
+
+#include <random>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "muster/api/manifests.h"
+#include "muster/cluster/kube/json.h"
+
+namespace muster::cluster::kube {
+
+using framework::Status;
+using Json = nlohmann::json;
+
+// ---- WorkQueue ----
+
+WorkQueue::WorkQueue(int threads) {
+  for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { Loop(); });
+}
+
+WorkQueue::~WorkQueue() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  for (std::thread& t : threads_) t.join();
+}
+
+void WorkQueue::Submit(std::function<void()> work) {
+  {
+    std::lock_guard lock(mu_);
+    queue_.push_back(std::move(work));
+  }
+  cv_.notify_one();
+}
+
+void WorkQueue::Drain() {
+  std::unique_lock lock(mu_);
+  idle_cv_.wait(lock, [this] { return queue_.empty() && running_ == 0; });
+}
+
+void WorkQueue::Loop() {
+  std::unique_lock lock(mu_);
+  while (true) {
+    cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // stopping, and nothing left
+    std::function<void()> work = std::move(queue_.front());
+    queue_.pop_front();
+    ++running_;
+    lock.unlock();
+    work();
+    lock.lock();
+    --running_;
+    if (queue_.empty() && running_ == 0) idle_cv_.notify_all();
+  }
+}
+
+namespace {
+
+std::string KeyOf(const api::ObjectMeta& meta) { return meta.Key(); }
+
+// What muster needs to do with a resource, for a 403's message.
+std::string Forbidden(const std::string& verb, const std::string& resource,
+                      const Response& r) {
+  return fmt::format(
+      "the API server refused to let muster {} {} ({}): muster's ServiceAccount (or user) needs "
+      "{} on {}; see deploy/rbac.yaml",
+      verb, resource, r.Describe(), verb, resource);
+}
+
+// The PodGroup API path of `api_version` ("scheduling.x-k8s.io/v1alpha1").
+std::string PodGroupPath(const std::string& api_version, std::string_view ns = "") {
+  if (ns.empty()) return fmt::format("/apis/{}/podgroups", api_version);
+  return fmt::format("/apis/{}/namespaces/{}/podgroups", api_version, ns);
+}
+
+Json ConditionJson(const api::PodCondition& c) {
+  Json j = {{"type", c.type}, {"status", c.status}};
+  if (!c.reason.empty()) j["reason"] = c.reason;
+  if (!c.message.empty()) j["message"] = c.message;
+  if (c.last_transition_time) j["lastTransitionTime"] = api::FormatTime(*c.last_transition_time);
+  return j;
+}
+
+std::string MicroTime(api::Time t) {
+  // metav1.MicroTime: RFC 3339 with microseconds.
+  const std::string seconds = api::FormatTime(t);  // ...Z
+  const auto micros = (t.time_since_epoch() % std::chrono::seconds(1)).count();
+  return fmt::format("{}.{:06d}Z", seconds.substr(0, seconds.size() - 1), micros);
+}
+
+}  // namespace
+
+// ---- the stores ----
+
+// One kind's objects as the informer last delivered them, keyed by namespace/name.
+template <typename T>
+struct Store {
+  std::map<std::string, std::shared_ptr<const T>> items;
+  bool synced = false;
+};
+
+struct KubeCluster::Stores {
+  Store<api::Pod> pods;
+  Store<api::Node> nodes;
+  Store<api::PodGroup> pod_groups;
+  Store<api::Namespace> namespaces;
+  Store<api::PodDisruptionBudget> pdbs;
+  std::vector<const bool*> synced;  // one per informer
+
+  Store<api::Pod>& Of(std::type_identity<api::Pod>) { return pods; }
+  Store<api::Node>& Of(std::type_identity<api::Node>) { return nodes; }
+  Store<api::PodGroup>& Of(std::type_identity<api::PodGroup>) { return pod_groups; }
+  Store<api::Namespace>& Of(std::type_identity<api::Namespace>) { return namespaces; }
+  Store<api::PodDisruptionBudget>& Of(std::type_identity<api::PodDisruptionBudget>) {
+    return pdbs;
+  }
+};
+
+namespace {
+
+// The observers' calls for each kind.
+void Added(ClusterObserver& o, const std::shared_ptr<const api::Pod>& p) { o.OnPodAdd(p); }
+void Updated(ClusterObserver& o, const std::shared_ptr<const api::Pod>& a,
+             const std::shared_ptr<const api::Pod>& b) {
+  o.OnPodUpdate(a, b);
+}
+void Deleted(ClusterObserver& o, const std::shared_ptr<const api::Pod>& p) { o.OnPodDelete(p); }
+void Added(ClusterObserver& o, const std::shared_ptr<const api::Node>& n) { o.OnNodeAdd(*n); }
+void Updated(ClusterObserver& o, const std::shared_ptr<const api::Node>& a,
+             const std::shared_ptr<const api::Node>& b) {
+  o.OnNodeUpdate(*a, *b);
+}
+void Deleted(ClusterObserver& o, const std::shared_ptr<const api::Node>& n) {
+  o.OnNodeDelete(*n);
+}
+void Added(ClusterObserver& o, const std::shared_ptr<const api::PodGroup>& g) {
+  o.OnPodGroupAdd(*g);
+}
+void Updated(ClusterObserver& o, const std::shared_ptr<const api::PodGroup>& a,
+             const std::shared_ptr<const api::PodGroup>& b) {
+  o.OnPodGroupUpdate(*a, *b);
+}
+void Deleted(ClusterObserver& o, const std::shared_ptr<const api::PodGroup>& g) {
+  o.OnPodGroupDelete(*g);
+}
+// Namespaces and PodDisruptionBudgets: the scheduler reads only their arrival.
+void Added(ClusterObserver& o, const std::shared_ptr<const api::Namespace>& n) {
+  o.OnNamespaceAdd(*n);
+}
+void Updated(ClusterObserver&, const std::shared_ptr<const api::Namespace>&,
+             const std::shared_ptr<const api::Namespace>&) {}
+void Deleted(ClusterObserver&, const std::shared_ptr<const api::Namespace>&) {}
+void Added(ClusterObserver& o, const std::shared_ptr<const api::PodDisruptionBudget>& p) {
+  o.OnPodDisruptionBudgetAdd(*p);
+}
+void Updated(ClusterObserver&, const std::shared_ptr<const api::PodDisruptionBudget>&,
+             const std::shared_ptr<const api::PodDisruptionBudget>&) {}
+void Deleted(ClusterObserver&, const std::shared_ptr<const api::PodDisruptionBudget>&) {}
+
+enum class EventType { kAdded, kModified, kDeleted };
+
+}  // namespace
+
+// ---- informers ----
+
+class KubeCluster::InformerBase {
+ public:
+  virtual ~InformerBase() {
+    if (thread_.joinable()) thread_.join();
+  }
+  virtual void Start() = 0;
+  void Join() {
+    {
+      std::lock_guard lock(mu_);
+      cv_.notify_all();
+    }
+    if (thread_.joinable()) thread_.join();
+  }
+
+ protected:
+  std::thread thread_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+};
+
+namespace {
+
+// One resource's list and watch, on its own thread (client-go's Reflector).
+template <typename T>
+class Informer final : public KubeCluster::InformerBase {
+ public:
+  // `apply` and `replace` run on the scheduler's thread.
+  using Apply = std::function<void(EventType, std::shared_ptr<const T>)>;
+  using Replace = std::function<void(std::vector<std::shared_ptr<const T>>)>;
+
+  Informer(Http& http, framework::RealClock& clock, std::string path, std::string api_version,
+           std::string resource, const std::atomic<bool>& stop, std::atomic<uint64_t>& relists,
+           Apply apply, Replace replace, std::function<void(std::string)> fatal)
+      : http_(http),
+        clock_(clock),
+        path_(std::move(path)),
+        api_version_(std::move(api_version)),
+        resource_(std::move(resource)),
+        stop_(stop),
+        relists_(relists),
+        apply_(std::move(apply)),
+        replace_(std::move(replace)),
+        fatal_(std::move(fatal)) {}
+
+  void Start() override {
+    thread_ = std::thread([this] { Loop(); });
+  }
+
+ private:
+  // client-go's backoff for a failing list or watch: 800ms, doubling, at most 30s.
+  void Backoff() {
+    std::unique_lock lock(mu_);
+    cv_.wait_for(lock, backoff_, [this] { return stop_.load(); });
+    backoff_ = std::min(backoff_ * 2, std::chrono::milliseconds(30000));
+  }
+
+  void Loop() {
+    std::string rv;
+    bool listed = false;
+    while (!stop_.load()) {
+      if (!listed) {
+        if (!List(&rv)) {
+          if (stopped_for_good_) return;
+          Backoff();
+          continue;
+        }
+        listed = true;
+      }
+      const WatchEnd end = Watch(&rv);
+      if (end == WatchEnd::kGone) {
+        spdlog::info("watch of {} expired (410 Gone): relisting", resource_);
+        listed = false;
+        ++relists_;
+      } else if (end == WatchEnd::kFailed) {
+        if (stopped_for_good_) return;
+        Backoff();
+      }
+    }
+  }
+
+  std::optional<T> Decode(simdjson::dom::element object, const std::string& what) {
+    std::vector<std::string> errors;
+    std::optional<T> decoded = api::DecodeAs<T>(ToDocument(object), api_version_, what, &errors);
+    if (!decoded) {
+      spdlog::warn("{}: ignoring an object muster cannot read: {}", what,
+                   errors.empty() ? "" : errors.front());
+    }
+    return decoded;
+  }
+
+  // Lists in pages; posts the whole list to the scheduler's thread as one replace.
+  bool List(std::string* rv) {
+    std::vector<std::shared_ptr<const T>> items;
+    std::string cont;
+    do {
+      std::string path = fmt::format("{}?limit=500", path_);
+      if (!cont.empty()) path += "&continue=" + cont;
+      const Response r = http_.Do("GET", path);
+      if (r.status == 410 && !cont.empty()) {  // the continue token expired: start again
+        items.clear();
+        cont.clear();
+        continue;
+      }
+      if (!r.ok()) {
+        Fail("list", r);
+        return false;
+      }
+      simdjson::dom::element doc;
+      if (parser_.parse(r.body).get(doc) != simdjson::SUCCESS) {
+        spdlog::warn("list {}: the server's answer is not JSON", resource_);
+        return false;
+      }
+      std::string_view v;
+      if (doc["metadata"]["resourceVersion"].get(v) == simdjson::SUCCESS) *rv = std::string(v);
+      cont.clear();
+      if (doc["metadata"]["continue"].get(v) == simdjson::SUCCESS) cont = std::string(v);
+      simdjson::dom::array array;
+      if (doc["items"].get(array) == simdjson::SUCCESS) {
+        for (simdjson::dom::element item : array) {
+          if (auto obj = Decode(item, "list " + resource_)) {
+            items.push_back(std::make_shared<const T>(std::move(*obj)));
+          }
+        }
+      }
+    } while (!cont.empty() && !stop_.load());
+    backoff_ = std::chrono::milliseconds(800);
+    clock_.Post([replace = replace_, items = std::move(items)]() mutable {
+      replace(std::move(items));
+    });
+    return true;
+  }
+
+  enum class WatchEnd { kClosed, kGone, kFailed };
+
+  WatchEnd Watch(std::string* rv) {
+    // The server ends a watch after timeoutSeconds; client-go picks 5 to 10 minutes.
+    std::uniform_int_distribution<int> pick(300, 600);
+    const std::string path =
+        fmt::format("{}?watch=1&allowWatchBookmarks=true&resourceVersion={}&timeoutSeconds={}",
+                    path_, *rv, pick(rng_));
+    bool gone = false;
+    const Response r = http_.Stream(
+        path,
+        [&](std::string_view line) {
+          if (line.empty()) return true;
+          simdjson::dom::element ev;
+          if (parser_.parse(line.data(), line.size()).get(ev) != simdjson::SUCCESS) {
+            spdlog::warn("watch {}: skipping a line that is not JSON", resource_);
+            return true;
+          }
+          std::string_view type;
+          simdjson::dom::element object;
+          if (ev["type"].get(type) != simdjson::SUCCESS ||
+              ev["object"].get(object) != simdjson::SUCCESS) {
+            return true;
+          }
+          if (type == "ERROR") {
+            int64_t code = 0;
+            if (object["code"].get(code) != simdjson::SUCCESS) code = 0;
+            if (code == 410) {
+              gone = true;
+            } else {
+              std::string_view message;
+              if (object["message"].get(message) != simdjson::SUCCESS) message = "";
+              spdlog::warn("watch {}: the server reported an error {}: {}", resource_, code,
+                           message);
+            }
+            return false;
+          }
+          std::string_view version;
+          if (object["metadata"]["resourceVersion"].get(version) == simdjson::SUCCESS) {
+            *rv = std::string(version);
+          }
+          if (type == "BOOKMARK") return true;
+          EventType t;
+          if (type == "ADDED") {
+            t = EventType::kAdded;
+          } else if (type == "MODIFIED") {
+            t = EventType::kModified;
+          } else if (type == "DELETED") {
+            t = EventType::kDeleted;
+          } else {
+            return true;
+          }
+          if (auto obj = Decode(object, "watch " + resource_)) {
+            clock_.Post([apply = apply_, t, o = std::make_shared<const T>(std::move(*obj))] {
+              apply(t, o);
+            });
+          }
+          backoff_ = std::chrono::milliseconds(800);
+          return true;
+        },
+        stop_);
+    if (gone || r.status == 410) return WatchEnd::kGone;
+    if (stop_.load()) return WatchEnd::kClosed;
+    if (r.status != 0 && !r.ok()) {
+      Fail("watch", r);
+      return WatchEnd::kFailed;
+    }
+    if (!r.error.empty()) {
+      spdlog::info("watch {} ended: {}; resuming from resourceVersion {}", resource_, r.error,
+                   *rv);
+      return WatchEnd::kFailed;
+    }
+    return WatchEnd::kClosed;
+  }
+
+  void Fail(const char* verb, const Response& r) {
+    if (r.status == 401) {
+      stopped_for_good_ = true;
+      fatal_(fmt::format("the API server refused muster's credentials ({}) while it was "
+                         "{}ing {}",
+                         r.Describe(), verb, resource_));
+    } else if (r.status == 403) {
+      stopped_for_good_ = true;
+      fatal_(Forbidden(verb, resource_, r));
+    } else {
+      spdlog::warn("{} {} failed: {}; retrying in {}ms", verb, resource_, r.Describe(),
+                   backoff_.count());
+    }
+  }
+
+  Http& http_;
+  framework::RealClock& clock_;
+  const std::string path_;
+  const std::string api_version_;
+  const std::string resource_;
+  const std::atomic<bool>& stop_;
+  std::atomic<uint64_t>& relists_;
+  Apply apply_;
+  Replace replace_;
+  std::function<void(std::string)> fatal_;
+  simdjson::dom::parser parser_;
+  std::mt19937 rng_{std::random_device{}()};
+  std::chrono::milliseconds backoff_{800};
+  bool stopped_for_good_ = false;
+};
+
+}  // namespace
+
+// ---- KubeCluster ----
+
+KubeCluster::KubeCluster(Http& http, framework::RealClock& clock, KubeClusterOptions options)
+    : http_(http),
+      clock_(clock),
+      options_(std::move(options)),
+      stores_(std::make_unique<Stores>()),
+      binders_(options_.binders),
+      writer_(1) {}
+
+KubeCluster::~KubeCluster() { Stop(); }
+
+template <typename T>
+void KubeCluster::AddInformer(std::string path, std::string api_version) {
+  Store<T>& store = stores_->Of(std::type_identity<T>{});
+  stores_->synced.push_back(&store.synced);
+  auto notify_add = [this](const std::shared_ptr<const T>& o) {
+    for (ClusterObserver* obs : observers_) Added(*obs, o);
+  };
+  auto notify_update = [this](const std::shared_ptr<const T>& a,
+                              const std::shared_ptr<const T>& b) {
+    for (ClusterObserver* obs : observers_) Updated(*obs, a, b);
+  };
+  auto notify_delete = [this](const std::shared_ptr<const T>& o) {
+    for (ClusterObserver* obs : observers_) Deleted(*obs, o);
+  };
+  auto apply = [&store, notify_add, notify_update, notify_delete](
+                   EventType type, std::shared_ptr<const T> obj) {
+    const std::string key = KeyOf(obj->metadata);
+    auto it = store.items.find(key);
+    if (type == EventType::kDeleted) {
+      if (it == store.items.end()) return;
+      std::shared_ptr<const T> old = std::move(it->second);
+      store.items.erase(it);
+      notify_delete(old);
+      return;
+    }
+    if (it == store.items.end()) {
+      store.items.emplace(key, obj);
+      notify_add(obj);
+      return;
+    }
+    if (it->second->metadata.resource_version == obj->metadata.resource_version) return;
+    std::shared_ptr<const T> old = std::exchange(it->second, obj);
+    notify_update(old, obj);
+  };
+  // A relist: what is new is added, what changed updated, what is gone deleted (client-go's
+  // Replace, delivered as the differences).
+  auto replace = [&store, apply, notify_delete](std::vector<std::shared_ptr<const T>> items) {
+    std::set<std::string> seen;
+    for (std::shared_ptr<const T>& obj : items) {
+      seen.insert(KeyOf(obj->metadata));
+      apply(EventType::kModified, std::move(obj));
+    }
+    for (auto it = store.items.begin(); it != store.items.end();) {
+      if (seen.contains(it->first)) {
+        ++it;
+        continue;
+      }
+      std::shared_ptr<const T> old = std::move(it->second);
+      it = store.items.erase(it);
+      notify_delete(old);
+    }
+    store.synced = true;
+  };
+  auto fatal = [this](std::string message) {
+    clock_.Post([this, message = std::move(message)] {
+      if (fatal_.empty()) fatal_ = message;
+    });
+  };
+  const std::string resource = path.substr(path.rfind('/') + 1);
+  informers_.push_back(std::make_unique<Informer<T>>(http_, clock_, std::move(path),
+                                                     std::move(api_version), resource, stop_,
+                                                     relists_, apply, replace, fatal));
+}
+
+Status KubeCluster::Start() {
+  // The server answers, and takes the credentials.
+  const Response version = http_.Do("GET", "/version");
+  if (version.status == 0) {
+    return Status::Error(fmt::format("cannot reach the API server ({}): {}",
+                                     http_.config().source, version.error));
+  }
+  if (version.status == 401) {
+    return Status::Error(fmt::format("the API server at {} refused muster's credentials ({}): {}",
+                                     http_.config().server, http_.config().source,
+                                     version.Describe()));
+  }
+  struct Needed {
+    std::string path, api_version, resource;
+  };
+  const std::vector<Needed> needed = {
+      {"/api/v1/pods", "v1", "pods"},
+      {"/api/v1/nodes", "v1", "nodes"},
+      {"/api/v1/namespaces", "v1", "namespaces"},
+      {"/apis/policy/v1/poddisruptionbudgets", "policy/v1", "poddisruptionbudgets"},
+  };
+  for (const Needed& n : needed) {
+    const Response r = http_.Do("GET", n.path + "?limit=1");
+    if (r.status == 401) {
+      return Status::Error(fmt::format("the API server refused muster's credentials ({}): {}",
+                                       http_.config().source, r.Describe()));
+    }
+    if (r.status == 403) return Status::Error(Forbidden("list", n.resource, r));
+    if (r.status == 404) {
+      return Status::Error(fmt::format("the API server does not serve {} ({}): muster needs it",
+                                       n.path, r.Describe()));
+    }
+    if (!r.ok()) {
+      return Status::Error(fmt::format("list {}: {}", n.resource, r.Describe()));
+    }
+  }
+  for (const char* group : {"scheduling.x-k8s.io/v1alpha1", "scheduling.sigs.k8s.io/v1alpha1"}) {
+    const Response r = http_.Do("GET", fmt::format("/apis/{}", group));
+    if (!r.ok() || r.body.find("\"podgroups\"") == std::string::npos) continue;
+    const Response list = http_.Do("GET", PodGroupPath(group) + "?limit=1");
+    if (list.status == 403) return Status::Error(Forbidden("list", "podgroups", list));
+    if (list.ok()) pod_group_versions_.push_back(group);
+  }
+  if (pod_group_versions_.empty()) {
+    spdlog::warn(
+        "the API server serves no PodGroup API (scheduling.x-k8s.io/v1alpha1 or "
+        "scheduling.sigs.k8s.io/v1alpha1): gang scheduling has no groups; apply "
+        "deploy/crd-podgroups.yaml to enable it");
+  }
+  AddInformer<api::Namespace>("/api/v1/namespaces", "v1");
+  AddInformer<api::Node>("/api/v1/nodes", "v1");
+  AddInformer<api::PodDisruptionBudget>("/apis/policy/v1/poddisruptionbudgets", "policy/v1");
+  for (const std::string& v : pod_group_versions_) {
+    AddInformer<api::PodGroup>(PodGroupPath(v), v);
+  }
+  AddInformer<api::Pod>("/api/v1/pods", "v1");
+  for (auto& informer : informers_) informer->Start();
+  return Status::OK();
+}
+
+bool KubeCluster::Synced() const {
+  if (informers_.empty()) return false;
+  for (const bool* s : stores_->synced) {
+    if (!*s) return false;
+  }
+  return true;
+}
+
+void KubeCluster::Stop() {
+  stop_.store(true);
+  for (auto& informer : informers_) informer->Join();
+  binders_.Drain();
+  writer_.Drain();
+}
+
+void KubeCluster::RunBind(std::function<Status()> work, std::function<void(Status)> done) {
+  binders_.Submit([this, work = std::move(work), done = std::move(done)]() mutable {
+    Status s = work();
+    clock_.Post([done = std::move(done), s = std::move(s)] { done(s); });
+  });
+}
+
+void KubeCluster::Flush() {
+  binders_.Drain();
+  writer_.Drain();
+}
+
+const std::map<std::string, api::PodPtr>& KubeCluster::pods() const {
+  return stores_->pods.items;
+}
+
+const api::Pod* KubeCluster::GetPod(const std::string& key) const {
+  auto it = stores_->pods.items.find(key);
+  return it == stores_->pods.items.end() ? nullptr : it->second.get();
+}
+
+const api::PodGroup* KubeCluster::GetPodGroup(const std::string& key) const {
+  auto it = stores_->pod_groups.items.find(key);
+  return it == stores_->pod_groups.items.end() ? nullptr : it->second.get();
+}
+
+size_t KubeCluster::num_nodes() const { return stores_->nodes.items.size(); }
+
+Response KubeCluster::Write(std::string_view method, const std::string& path,
+                            const std::string& body, std::string_view content_type,
+                            const std::string& object, bool retry) {
+  Response r;
+  auto delay = std::chrono::milliseconds(100);
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    r = http_.Do(method, path, body, content_type);
+    const bool transient = r.status == 0 || r.status == 429 || r.status >= 500;
+    if (!retry || !transient || stop_.load()) break;
+    std::this_thread::sleep_for(delay);
+    delay *= 2;
+  }
+  if (!r.ok() && r.status != 404) {
+    std::lock_guard lock(failed_mu_);
+    if (failed_.insert(object).second) {
+      spdlog::error("{} {} failed: {}", method, object, r.Describe());
+    }
+  }
+  return r;
+}
+
+Status KubeCluster::Bind(const api::Pod& pod, api::Symbol node) {
+  const Json body = {
+      {"apiVersion", "v1"},
+      {"kind", "Binding"},
+      {"metadata", {{"name", pod.metadata.name}, {"uid", pod.metadata.uid}}},
+      {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", node.str()}}}};
+  const std::string path = fmt::format("/api/v1/namespaces/{}/pods/{}/binding",
+                                       pod.metadata.namespace_.str(), pod.metadata.name);
+  // Not retried: a bind that failed goes back to the scheduler, which retries it after backoff
+  // (or forgets it when the pod was bound or deleted elsewhere: 409, 404).
+  const Response r = http_.Do("POST", path, body.dump());
+  if (r.ok()) return Status::OK();
+  spdlog::warn("binding {} to {} failed: {}", pod.metadata.Key(), node.str(), r.Describe());
+  return Status::Error(fmt::format("binding rejected: {}", r.Describe()));
+}
+
+Status KubeCluster::UpdatePodCondition(const api::Pod& pod, const api::PodCondition& condition,
+                                       const std::optional<std::string>& nominated_node) {
+  Json status = {{"conditions", Json::array({ConditionJson(condition)})}};
+  if (nominated_node) {
+    status["nominatedNodeName"] = nominated_node->empty() ? Json() : Json(*nominated_node);
+  }
+  const Json patch = {{"status", status}};
+  const std::string path = fmt::format("/api/v1/namespaces/{}/pods/{}/status",
+                                       pod.metadata.namespace_.str(), pod.metadata.name);
+  writer_.Submit([this, path, body = patch.dump(), object = "pod " + pod.metadata.Key()] {
+    Write("PATCH", path, body, "application/strategic-merge-patch+json", object, true);
+  });
+  return Status::OK();
+}
+
+Status KubeCluster::DeletePod(const api::Pod& pod) {
+  const std::string path = fmt::format("/api/v1/namespaces/{}/pods/{}",
+                                       pod.metadata.namespace_.str(), pod.metadata.name);
+  // As upstream's preemption: the DisruptionTarget condition first, then the deletion, made
+  // only if the pod is still the one chosen (its uid).
+  api::PodCondition target{"DisruptionTarget", "True", "PreemptionByScheduler",
+                           fmt::format("{}: preempting to accommodate a higher priority pod",
+                                       options_.reporting_controller),
+                           clock_.Now()};
+  const Json patch = {{"status", {{"conditions", Json::array({ConditionJson(target)})}}}};
+  Json options = {{"apiVersion", "v1"}, {"kind", "DeleteOptions"}};
+  if (!pod.metadata.uid.empty()) options["preconditions"] = {{"uid", pod.metadata.uid}};
+  writer_.Submit([this, path, patch = patch.dump(), options = options.dump(),
+                  object = "pod " + pod.metadata.Key()] {
+    Write("PATCH", path + "/status", patch, "application/strategic-merge-patch+json", object,
+          true);
+    Write("DELETE", path, options, "application/json", object, true);
+  });
+  return Status::OK();
+}
+
+Status KubeCluster::UpdatePodGroupStatus(const api::PodGroup& group,
+                                         const api::PodGroup::Status& status) {
+  Json s = {{"phase", std::string(api::PodGroupPhaseName(status.phase))},
+            {"scheduled", status.scheduled},
+            {"running", status.running},
+            {"succeeded", status.succeeded},
+            {"failed", status.failed}};
+  if (!status.occupied_by.empty()) s["occupiedBy"] = status.occupied_by;
+  if (status.schedule_start_time) {
+    s["scheduleStartTime"] = api::FormatTime(*status.schedule_start_time);
+  }
+  const std::string version =
+      group.api_version.empty() ? "scheduling.x-k8s.io/v1alpha1" : group.api_version;
+  const std::string path = fmt::format("{}/{}/status",
+                                       PodGroupPath(version, group.metadata.namespace_.str()),
+                                       group.metadata.name);
+  writer_.Submit([this, path, body = Json({{"status", s}}).dump(),
+                  object = "podgroup " + group.metadata.Key()] {
+    Write("PATCH", path, body, "application/merge-patch+json", object, true);
+  });
+  return Status::OK();
+}
+
+void KubeCluster::RecordEvent(framework::EventRecord event) {
+  const api::Time now = clock_.Now();
+  writer_.Submit([this, event = std::move(event), now] {
+    const std::string object = fmt::format("{}/{}", event.namespace_, event.name);
+    const std::string key =
+        fmt::format("{}\n{}\n{}\n{}\n{}", event.kind, object, event.type, event.reason,
+                    event.message);
+    const std::string ns = event.namespace_.empty() ? "default" : event.namespace_;
+    auto it = events_.find(key);
+    if (it != events_.end()) {
+      // The same event again: counted in its series, as the event correlator does.
+      PostedEvent& posted = it->second;
+      ++posted.count;
+      const Json patch = {
+          {"series", {{"count", posted.count}, {"lastObservedTime", MicroTime(now)}}}};
+      const Response r = Write(
+          "PATCH",
+          fmt::format("/apis/events.k8s.io/v1/namespaces/{}/events/{}", posted.namespace_,
+                      posted.name),
+          patch.dump(), "application/merge-patch+json", "event " + posted.name, true);
+      if (r.ok()) return;
+      events_.erase(it);  // expired or deleted: post it anew
+    }
+    const auto stamp = now.time_since_epoch().count();
+    const std::string name = fmt::format("{}.{:x}", event.name, stamp);
+    Json regarding = {{"kind", event.kind}, {"name", event.name}};
+    if (!event.namespace_.empty()) regarding["namespace"] = event.namespace_;
+    regarding["apiVersion"] =
+        event.kind == "PodGroup" ? "scheduling.x-k8s.io/v1alpha1" : "v1";
+    Json body = {{"apiVersion", "events.k8s.io/v1"},
+                 {"kind", "Event"},
+                 {"metadata", {{"name", name}, {"namespace", ns}}},
+                 {"eventTime", MicroTime(now)},
+                 {"reportingController", options_.reporting_controller},
+                 {"reportingInstance", options_.reporting_instance},
+                 {"action", event.action.empty() ? event.reason : event.action},
+                 {"reason", event.reason},
+                 {"note", event.message.substr(0, 1024)},
+                 {"type", event.type},
+                 {"regarding", regarding}};
+    const Response r =
+        Write("POST", fmt::format("/apis/events.k8s.io/v1/namespaces/{}/events", ns),
+              body.dump(), "application/json", "event " + name, false);
+    if (r.ok()) events_[key] = PostedEvent{name, ns, 1};
+    // Events are best effort, as upstream's broadcaster: a cap keeps the map from growing
+    // without end.
+    if (events_.size() > 10000) events_.clear();
+  });
+}
+
+}  // namespace muster::cluster::kube

@@ -1,0 +1,143 @@
+#pragma once
+
+// A real Kubernetes cluster behind the Cluster interface: informers (list, then watch from the
+// list's resourceVersion) feed the observers on the scheduler's thread, exactly as the memory
+// cluster does, and the scheduler's writes go to the API server (pods/binding, the pods/status
+// condition, deletions, podgroups/status, events.k8s.io Events).
+//
+// Threads: each informer lists and watches on its own thread, decodes there, and posts each
+// change to the scheduler's thread through the RealClock, where the local stores are updated
+// and the observers told. Binds run on a pool of binder threads (RunBind); the other writes on
+// one writer thread, in the order they were made. The stores and the observers belong to the
+// scheduler's thread alone.
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "muster/cluster/cluster.h"
+#include "muster/cluster/kube/http.h"
+#include "muster/framework/real_clock.h"
+
+namespace muster::cluster::kube {
+
+// Threads that run queued work in order (one thread) or side by side (several).
+class WorkQueue {
+ public:
+  explicit WorkQueue(int threads);
+  ~WorkQueue();  // finishes what was queued, then joins
+  void Submit(std::function<void()> work);
+  // Waits until everything submitted so far has run.
+  void Drain();
+
+ private:
+  void Loop();
+  std::mutex mu_;
+  std::condition_variable cv_, idle_cv_;
+  std::deque<std::function<void()>> queue_;
+  int running_ = 0;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+struct KubeClusterOptions {
+  // Who posts the Events (reportingController / reportingInstance).
+  std::string reporting_controller = "muster";
+  std::string reporting_instance = "muster";
+  // Binds in flight at once.
+  int binders = 16;
+};
+
+class KubeCluster final : public Cluster {
+ public:
+  KubeCluster(Http& http, framework::RealClock& clock, KubeClusterOptions options = {});
+  ~KubeCluster() override;
+  KubeCluster(const KubeCluster&) = delete;
+  KubeCluster& operator=(const KubeCluster&) = delete;
+
+  void AddObserver(ClusterObserver* observer) override { observers_.push_back(observer); }
+
+  // Checks that the server answers and lets muster read what it watches, finds which PodGroup
+  // API groups it serves, then starts the informers. An error is one line naming what failed
+  // (the server, the verb and resource muster may not use...). Warnings go to the log.
+  framework::Status Start();
+  // Scheduler's thread: every informer has delivered its first list (WaitForCacheSync).
+  bool Synced() const;
+  // Stops the informers and waits for the writes and binds in flight.
+  void Stop();
+  // Scheduler's thread: an error that ends the run (the server refused the credentials or a
+  // permission while watching), or empty.
+  const std::string& fatal() const { return fatal_; }
+  // Whether a PodGroup API is served (false: gang scheduling has no groups to read).
+  bool serves_pod_groups() const { return !pod_group_versions_.empty(); }
+
+  // Runs `work` on a binder thread, then `done` with its status on the scheduler's thread
+  // (Scheduler::SetBindRunner).
+  void RunBind(std::function<framework::Status()> work,
+               std::function<void(framework::Status)> done);
+  // Waits until the writes made so far are done (tests, shutdown).
+  void Flush();
+
+  // ---- the informers' stores (scheduler's thread) ----
+  const std::map<std::string, api::PodPtr>& pods() const;
+  const api::Pod* GetPod(const std::string& key) const;
+  const api::PodGroup* GetPodGroup(const std::string& key) const;
+  size_t num_nodes() const;
+  // Relists done after the first (410 Gone, a lost watch).
+  uint64_t relists() const { return relists_.load(); }
+
+  // ---- framework::ClusterClient (the scheduler's writes) ----
+  // Synchronous: on a binder thread under RunBind.
+  framework::Status Bind(const api::Pod& pod, api::Symbol node) override;
+  // The rest are queued to the writer thread; they return at once.
+  framework::Status UpdatePodCondition(const api::Pod& pod, const api::PodCondition& condition,
+                                       const std::optional<std::string>& nominated_node) override;
+  framework::Status DeletePod(const api::Pod& pod) override;
+  framework::Status UpdatePodGroupStatus(const api::PodGroup& group,
+                                         const api::PodGroup::Status& status) override;
+  void RecordEvent(framework::EventRecord event) override;
+
+  struct Stores;           // the local stores (kube_cluster.cc)
+  class InformerBase;      // one informer thread
+
+ private:
+  template <typename T>
+  void AddInformer(std::string path, std::string api_version);
+  // A write retried while the server answers 429, 5xx or not at all (safe for idempotent
+  // writes), logged once per `object` when it fails for good.
+  Response Write(std::string_view method, const std::string& path, const std::string& body,
+                 std::string_view content_type, const std::string& object, bool retry);
+
+  Http& http_;
+  framework::RealClock& clock_;
+  KubeClusterOptions options_;
+  std::vector<ClusterObserver*> observers_;
+  std::unique_ptr<Stores> stores_;
+  std::vector<std::unique_ptr<InformerBase>> informers_;
+  std::vector<std::string> pod_group_versions_;
+  std::atomic<bool> stop_{false};
+  std::atomic<uint64_t> relists_{0};
+  std::string fatal_;
+  WorkQueue binders_;
+  WorkQueue writer_;
+  // Events already posted, for aggregation: (object, type, reason, message) -> name, count.
+  struct PostedEvent {
+    std::string name;
+    std::string namespace_;
+    int32_t count = 1;
+  };
+  std::map<std::string, PostedEvent> events_;  // writer thread only
+  std::mutex failed_mu_;
+  std::set<std::string> failed_;  // objects whose failing write was logged
+};
+
+}  // namespace muster::cluster::kube

@@ -1,0 +1,89 @@
+"""The seed demo through `muster run` on a real API server: three 4-CPU nodes, a PodGroup of
+minMember 3 and six 3-CPU pods. As in `muster simulate`: three pods bound on distinct nodes,
+three Pending with the PodScheduled=False condition, the PodGroup Running once its pods run.
+Also: a pod of another scheduler is left alone, but its resources are counted."""
+
+import kube
+
+CONFIG = """apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+leaderElection:
+  leaderElect: false
+profiles:
+- schedulerName: default-scheduler
+  plugins:
+    multiPoint:
+      enabled:
+      - name: Coscheduling
+    queueSort:
+      enabled:
+      - name: Coscheduling
+      disabled:
+      - name: "*"
+  pluginConfig:
+  - name: Coscheduling
+    args:
+      permitWaitingTimeSeconds: 10
+"""
+
+
+def test(binary, server):
+    c = server.client
+    for i in (1, 2, 3):
+        c.create_node(f"node-{i}")
+    c.create_node("node-4")
+    # node-4 is full of another scheduler's pod: muster must count it and not use node-4.
+    c.create_pod("other", cpu="4", scheduler="other-scheduler", node="node-4")
+    c.create_pod("unbound-other", cpu="100m", scheduler="other-scheduler")
+    c.create_pod_group("nginx", 3, timeout=10)
+    for i in range(6):
+        c.create_pod(f"nginx-{i}", cpu="3", memory="500Mi", group="nginx")
+
+    m = kube.Muster(binary, server.kubeconfig, config=CONFIG)
+    try:
+        def settled():
+            pods = [p for p in c.pods() if p["metadata"]["name"].startswith("nginx-")]
+            bound = [p for p in pods if p["spec"].get("nodeName")]
+            pending = [p for p in pods if not p["spec"].get("nodeName")
+                       and (kube.pod_scheduled_condition(p) or {}).get("status") == "False"]
+            return (bound, pending) if len(bound) == 3 and len(pending) == 3 else None
+
+        bound, pending = kube.wait_until("3 bound and 3 unschedulable", settled, timeout=60)
+        nodes = sorted(p["spec"]["nodeName"] for p in bound)
+        assert nodes == ["node-1", "node-2", "node-3"], nodes
+        for p in pending:
+            cond = kube.pod_scheduled_condition(p)
+            assert cond["reason"] == "Unschedulable", cond
+            assert "0/4 nodes are available" in cond["message"], cond
+        # The other scheduler's pods: untouched.
+        other = {p["metadata"]["name"]: p for p in c.pods()}
+        assert other["unbound-other"]["spec"].get("nodeName") is None
+        assert kube.pod_scheduled_condition(other["unbound-other"]) is None
+
+        # A kubelet would run the bound pods; the PodGroup controller then says Running.
+        kube.wait_until("PodGroup Scheduled",
+                        lambda: c.pod_group("nginx").get("status", {}).get("phase") == "Scheduled")
+        for p in bound:
+            c.set_pod_phase(p["metadata"]["name"], "Running")
+        group = kube.wait_until(
+            "PodGroup Running",
+            lambda: (lambda g: g if g.get("status", {}).get("phase") == "Running" else None)(
+                c.pod_group("nginx")))
+        assert group["status"]["running"] == 3, group["status"]
+        assert group["status"]["scheduled"] == 3, group["status"]
+
+        # Events: Scheduled for each bound pod, through events.k8s.io/v1.
+        events = c.must("GET", "/apis/events.k8s.io/v1/namespaces/default/events")["items"]
+        scheduled = {e["regarding"]["name"] for e in events if e["reason"] == "Scheduled"}
+        assert scheduled == {p["metadata"]["name"] for p in bound}, scheduled
+        assert any(e["reason"] == "FailedScheduling" for e in events)
+    except BaseException:
+        print(m.text())
+        raise
+    code = m.stop()
+    assert code == 0, f"muster exited {code}:\n{m.text()}"
+    assert "stopped" in m.text()
+
+
+if __name__ == "__main__":
+    kube.main(test)

@@ -1,0 +1,227 @@
+"""Helpers for muster's end-to-end tests against a real kube-apiserver (../shared/k8s).
+
+Standard library only. Waiting is polling for a condition with a deadline: these tests talk to
+real processes, so there is no virtual clock to drive.
+"""
+
+import json
+import os
+import signal
+import ssl
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SKIP = 77  # ctest's SKIP_RETURN_CODE
+
+
+def k8s_dir():
+    for d in (os.environ.get("MUSTER_K8S_DIR"), os.path.join(REPO, "..", "shared", "k8s"),
+              "/work/shared/k8s"):
+        if d and os.path.exists(os.path.join(d, "start-apiserver.sh")):
+            return os.path.abspath(d)
+    return None
+
+
+def wait_until(what, predicate, timeout=30.0, interval=0.1):
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = predicate()
+        if last:
+            return last
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what} (last: {last!r})")
+
+
+class ApiServer:
+    """etcd and kube-apiserver on loopback, for the life of a `with` block."""
+
+    def __enter__(self):
+        d = k8s_dir()
+        if d is None:
+            print("SKIP: no ../shared/k8s/start-apiserver.sh (set MUSTER_K8S_DIR)")
+            sys.exit(SKIP)
+        self.out = tempfile.NamedTemporaryFile("w+", suffix=".apiserver.log", delete=False)
+        self.proc = subprocess.Popen([os.path.join(d, "start-apiserver.sh"), "900"],
+                                     stdout=self.out, stderr=subprocess.STDOUT,
+                                     start_new_session=True)
+        values = {}
+
+        def ready():
+            if self.proc.poll() is not None:
+                raise AssertionError("start-apiserver.sh exited:\n" + open(self.out.name).read())
+            text = open(self.out.name).read()
+            for line in text.splitlines():
+                if "=" in line and not line.startswith("["):
+                    k, _, v = line.partition("=")
+                    values[k] = v
+            return "READY" in text.splitlines()
+
+        wait_until("the API server", ready, timeout=120)
+        self.kubeconfig = values["KUBECONFIG"]
+        self.url = values["APISERVER_URL"]
+        self.token = values["TOKEN"]
+        self.client = Client(self.url, self.token)
+        self.client.apply_file(os.path.join(REPO, "deploy", "crd-podgroups.yaml"))
+        wait_until("the PodGroup API",
+                   lambda: self.client.get("/apis/scheduling.x-k8s.io/v1alpha1")[0] == 200)
+        return self
+
+    def __exit__(self, *exc):
+        try:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        self.proc.wait(timeout=30)
+        os.unlink(self.out.name)
+
+
+class Client:
+    def __init__(self, url, token):
+        self.url = url
+        self.token = token
+        self.ctx = ssl.create_default_context()
+        self.ctx.check_hostname = False
+        self.ctx.verify_mode = ssl.CERT_NONE
+
+    def request(self, method, path, body=None, content_type="application/json"):
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(self.url + path, data=data, method=method)
+        req.add_header("Authorization", "Bearer " + self.token)
+        req.add_header("Accept", "application/json")
+        if data is not None:
+            req.add_header("Content-Type", content_type)
+        try:
+            with urllib.request.urlopen(req, context=self.ctx, timeout=30) as r:
+                return r.status, json.loads(r.read() or b"null")
+        except urllib.error.HTTPError as e:
+            text = e.read()
+            try:
+                return e.code, json.loads(text or b"null")
+            except ValueError:
+                return e.code, text.decode(errors="replace")
+
+    def get(self, path):
+        return self.request("GET", path)
+
+    def must(self, method, path, body=None, content_type="application/json"):
+        status, obj = self.request(method, path, body, content_type)
+        if status >= 300:
+            raise AssertionError(f"{method} {path}: {status} {obj}")
+        return obj
+
+    def apply_file(self, path):
+        """Creates the CustomResourceDefinitions of a YAML file, each document posted as
+        application/yaml (the API server reads YAML, so no YAML library is needed here)."""
+        with open(path) as f:
+            docs = [d for d in f.read().split("\n---\n") if "kind:" in d]
+        for doc in docs:
+            data = doc.encode()
+            req = urllib.request.Request(
+                self.url + "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+                data=data, method="POST")
+            req.add_header("Authorization", "Bearer " + self.token)
+            req.add_header("Content-Type", "application/yaml")
+            try:
+                urllib.request.urlopen(req, context=self.ctx, timeout=30).read()
+            except urllib.error.HTTPError as e:
+                if e.code != 409:
+                    raise AssertionError(f"apply {path}: {e.code} {e.read()}")
+
+    # ---- objects ----
+
+    def create_node(self, name, cpu="4", memory="8Gi", pods="110", labels=None):
+        node = {"apiVersion": "v1", "kind": "Node",
+                "metadata": {"name": name,
+                             "labels": {"kubernetes.io/hostname": name, **(labels or {})}},
+                "status": {"capacity": {"cpu": cpu, "memory": memory, "pods": pods},
+                           "allocatable": {"cpu": cpu, "memory": memory, "pods": pods},
+                           "conditions": [{"type": "Ready", "status": "True",
+                                           "reason": "KubeletReady", "message": "test"}]}}
+        self.must("POST", "/api/v1/nodes", node)
+        # No node controller runs: lift the not-ready taint added at admission.
+        self.must("PATCH", f"/api/v1/nodes/{name}", {"spec": {"taints": None}},
+                  "application/merge-patch+json")
+
+    def create_pod(self, name, cpu="100m", memory="100Mi", group=None, scheduler="default-scheduler",
+                   namespace="default", node=None, labels=None, priority=None):
+        meta_labels = dict(labels or {})
+        if group:
+            meta_labels["scheduling.x-k8s.io/pod-group"] = group
+        spec = {"schedulerName": scheduler,
+                "containers": [{"name": "c", "image": "nginx",
+                                "resources": {"requests": {"cpu": cpu, "memory": memory}}}]}
+        if node:
+            spec["nodeName"] = node
+        if priority is not None:
+            spec["priority"] = priority
+        pod = {"apiVersion": "v1", "kind": "Pod",
+               "metadata": {"name": name, "namespace": namespace, "labels": meta_labels},
+               "spec": spec}
+        return self.must("POST", f"/api/v1/namespaces/{namespace}/pods", pod)
+
+    def create_pod_group(self, name, min_member, namespace="default", timeout=None):
+        spec = {"minMember": min_member}
+        if timeout is not None:
+            spec["scheduleTimeoutSeconds"] = timeout
+        self.must("POST", f"/apis/scheduling.x-k8s.io/v1alpha1/namespaces/{namespace}/podgroups",
+                  {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup",
+                   "metadata": {"name": name, "namespace": namespace}, "spec": spec})
+
+    def pods(self, namespace="default"):
+        return self.must("GET", f"/api/v1/namespaces/{namespace}/pods")["items"]
+
+    def pod_group(self, name, namespace="default"):
+        return self.must(
+            "GET", f"/apis/scheduling.x-k8s.io/v1alpha1/namespaces/{namespace}/podgroups/{name}")
+
+    def set_pod_phase(self, pod, phase, namespace="default"):
+        """What a kubelet would do: the pod's phase (Running, Succeeded...)."""
+        self.must("PATCH", f"/api/v1/namespaces/{namespace}/pods/{pod}/status",
+                  {"status": {"phase": phase}}, "application/merge-patch+json")
+
+
+def pod_scheduled_condition(pod):
+    for c in pod.get("status", {}).get("conditions", []) or []:
+        if c["type"] == "PodScheduled":
+            return c
+    return None
+
+
+class Muster:
+    """`muster run` as a child process, its log in a temp file."""
+
+    def __init__(self, binary, kubeconfig, args=(), config=None):
+        self.log = tempfile.NamedTemporaryFile("w+", suffix=".muster.log", delete=False)
+        cmd = [binary, "run", "--kubeconfig", kubeconfig, "-v", "2", *args]
+        if config is not None:
+            self.config = tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False)
+            self.config.write(config)
+            self.config.close()
+            cmd += ["--config", self.config.name]
+        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT)
+
+    def text(self):
+        return open(self.log.name).read()
+
+    def stop(self, sig=signal.SIGTERM, timeout=30):
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            raise AssertionError("muster did not stop within %ss:\n%s" % (timeout, self.text()))
+
+
+def main(test):
+    """Runs test(binary, apiserver); prints muster's log on failure."""
+    binary = sys.argv[1] if len(sys.argv) > 1 else os.path.join(REPO, "build", "release", "muster")
+    with ApiServer() as server:
+        test(binary, server)
+    print("PASS")
