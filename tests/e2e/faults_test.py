@@ -56,10 +56,10 @@ def test(binary, server):
     f = proxy.faults
     kubeconfig = proxy.kubeconfig(os.path.join(tempfile.mkdtemp(), "kubeconfig"), server.token)
     for i in range(4):
-        c.create_node(f"n{i}", cpu="8")
+        c.create_node(f"n{i}", cpu="16")
     # A blocker fills n0 (bound by hand, another scheduler's): it is deleted later, while
     # muster's watches are failing, and the room it frees must be seen after the relist.
-    c.create_pod("blocker", cpu="8", scheduler="other", node="n0")
+    c.create_pod("blocker", cpu="16", scheduler="other", node="n0")
 
     with f.lock:
         f.bind_status = [409, 500, 500, 409]
@@ -71,15 +71,15 @@ def test(binary, server):
         for i in range(12):
             names.append(f"p{i}")
             c.create_pod(f"p{i}", cpu="2")
-        # A gang that fits, and one that cannot (minMember above what the cluster holds).
+        # A gang that fits, and one that cannot: fewer members than its minMember.
         c.create_pod_group("fits", 3)
-        c.create_pod_group("too-big", 5)
+        c.create_pod_group("too-big", 6)
         for i in range(3):
             names.append(f"fits-{i}")
             c.create_pod(f"fits-{i}", cpu="1", group="fits")
         for i in range(5):
             names.append(f"big-{i}")
-            c.create_pod(f"big-{i}", cpu="5", group="too-big")
+            c.create_pod(f"big-{i}", cpu="12", group="too-big")
 
         first = kube.wait_until("every pod bound or unschedulable",
                                 lambda: settled_pods(c, names), timeout=90)
@@ -96,8 +96,9 @@ def test(binary, server):
             f.down = True
             f.watch_gone = 5
         time.sleep(2)
-        c.must("DELETE", "/api/v1/namespaces/default/pods/blocker")
-        c.create_pod("needs-n0", cpu="8")
+        # No kubelet confirms a graceful deletion here: delete at once.
+        c.must("DELETE", "/api/v1/namespaces/default/pods/blocker?gracePeriodSeconds=0")
+        c.create_pod("needs-n0", cpu="16")
         names.append("needs-n0")
         time.sleep(2)
         with f.lock:
@@ -124,7 +125,7 @@ def test(binary, server):
             if node:
                 cpu = p["spec"]["containers"][0]["resources"]["requests"]["cpu"]
                 used[node] = used.get(node, 0) + float(cpu)
-        assert all(v <= 8 for v in used.values()), used
+        assert all(v <= 16 for v in used.values()), used
     except BaseException:
         print(m.text())
         raise

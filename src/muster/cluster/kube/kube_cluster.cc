@@ -589,14 +589,16 @@ size_t KubeCluster::num_nodes() const { return stores_->nodes.items.size(); }
 Response KubeCluster::Write(std::string_view method, const std::string& path,
                             const std::string& body, std::string_view content_type,
                             const std::string& object, bool retry) {
+  // Retried for about a minute (100ms, doubling, at most 5s apart), as a controller's
+  // rate-limited requeue would: an API server restart should not lose a status.
   Response r;
   auto delay = std::chrono::milliseconds(100);
-  for (int attempt = 0; attempt < 5; ++attempt) {
+  for (int attempt = 0; attempt < 16; ++attempt) {
     r = http_.Do(method, path, body, content_type);
     const bool transient = r.status == 0 || r.status == 429 || r.status >= 500;
     if (!retry || !transient || stop_.load()) break;
     std::this_thread::sleep_for(delay);
-    delay *= 2;
+    delay = std::min(delay * 2, std::chrono::milliseconds(5000));
   }
   if (!r.ok() && r.status != 404) {
     std::lock_guard lock(failed_mu_);

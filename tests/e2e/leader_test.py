@@ -1,0 +1,85 @@
+"""Two `muster run --leader-elect` instances on one server: only the holder of the Lease binds;
+killing it hands over within the lease; a leader cut off from the server for longer than its
+renew deadline stops scheduling and exits non-zero. Each instance talks through its own proxy,
+which counts the bindings it made."""
+
+import os
+import signal
+import tempfile
+import time
+
+import faultproxy
+import kube
+
+CONFIG = """apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+leaderElection:
+  leaderElect: true
+  leaseDuration: 4s
+  renewDeadline: 3s
+  retryPeriod: 500ms
+  resourceNamespace: kube-system
+  resourceName: muster-test
+"""
+
+
+def bound(c, names):
+    pods = {p["metadata"]["name"]: p for p in c.pods()}
+    return all(pods.get(n, {}).get("spec", {}).get("nodeName") for n in names)
+
+
+def test(binary, server):
+    c = server.client
+    c.create_node("n1", cpu="64", pods="200")
+    pa, pb = faultproxy.Proxy(server.url), faultproxy.Proxy(server.url)
+    d = tempfile.mkdtemp()
+    a = kube.Muster(binary, pa.kubeconfig(os.path.join(d, "a"), server.token),
+                    ["--leader-elect"], config=CONFIG)
+    b = None
+    try:
+        kube.wait_until("a to lead", lambda: "took lease" in a.text(), timeout=30)
+        b = kube.Muster(binary, pb.kubeconfig(os.path.join(d, "b"), server.token),
+                        ["--leader-elect"], config=CONFIG)
+        kube.wait_until("b to try", lambda: "trying to take lease" in b.text(), timeout=30)
+        first = [f"first-{i}" for i in range(10)]
+        for n in first:
+            c.create_pod(n)
+        kube.wait_until("the first pods bound", lambda: bound(c, first), timeout=30)
+        assert sum(pa.faults.binds_accepted.values()) == 10, pa.faults.binds_accepted
+        assert sum(pb.faults.binds_accepted.values()) == 0, pb.faults.binds_accepted
+        assert "took lease" not in b.text()
+
+        # The leader dies without giving the lease up: b takes over once it expires.
+        killed = time.monotonic()
+        a.stop(signal.SIGKILL)
+        kube.wait_until("b to lead", lambda: "took lease" in b.text(), timeout=30)
+        handover = time.monotonic() - killed
+        assert handover < 4 + 2, f"handover took {handover:.1f}s (lease 4s)"
+        second = [f"second-{i}" for i in range(10)]
+        for n in second:
+            c.create_pod(n)
+        kube.wait_until("the second pods bound", lambda: bound(c, second), timeout=30)
+        assert sum(pb.faults.binds_accepted.values()) == 10, pb.faults.binds_accepted
+        assert sum(pa.faults.binds_accepted.values()) == 10, pa.faults.binds_accepted
+
+        # Cut off from the server past its renew deadline, b stops and exits non-zero.
+        with pb.faults.lock:
+            pb.faults.down = True
+        code = b.proc.wait(timeout=30)
+        assert code == 1, f"b exited {code}:\n{b.text()}"
+        assert "lost lease" in b.text()
+    except BaseException:
+        print("---- a ----\n" + a.text())
+        if b is not None:
+            print("---- b ----\n" + b.text())
+        raise
+    finally:
+        for m in (a, b):
+            if m is not None and m.proc.poll() is None:
+                m.stop(signal.SIGKILL)
+        pa.close()
+        pb.close()
+
+
+if __name__ == "__main__":
+    kube.main(test)
