@@ -79,6 +79,9 @@ def test(binary, server):
         assert any(e["reason"] == "FailedScheduling" for e in events)
     except BaseException:
         print(m.text())
+        for p in c.pods():
+            print(p["metadata"]["name"], p["spec"].get("nodeName"),
+                  kube.pod_scheduled_condition(p))
         raise
     code = m.stop()
     assert code == 0, f"muster exited {code}:\n{m.text()}"

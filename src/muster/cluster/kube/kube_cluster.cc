@@ -106,16 +106,22 @@ struct Store {
 struct KubeCluster::Stores {
   Store<api::Pod> pods;
   Store<api::Node> nodes;
-  Store<api::PodGroup> pod_groups;
+  // One store per PodGroup API group: each informer's relist replaces its own objects only.
+  std::map<std::string, Store<api::PodGroup>> pod_groups;
   Store<api::Namespace> namespaces;
   Store<api::PodDisruptionBudget> pdbs;
   std::vector<const bool*> synced;  // one per informer
 
-  Store<api::Pod>& Of(std::type_identity<api::Pod>) { return pods; }
-  Store<api::Node>& Of(std::type_identity<api::Node>) { return nodes; }
-  Store<api::PodGroup>& Of(std::type_identity<api::PodGroup>) { return pod_groups; }
-  Store<api::Namespace>& Of(std::type_identity<api::Namespace>) { return namespaces; }
-  Store<api::PodDisruptionBudget>& Of(std::type_identity<api::PodDisruptionBudget>) {
+  Store<api::Pod>& Of(std::type_identity<api::Pod>, const std::string&) { return pods; }
+  Store<api::Node>& Of(std::type_identity<api::Node>, const std::string&) { return nodes; }
+  Store<api::PodGroup>& Of(std::type_identity<api::PodGroup>, const std::string& version) {
+    return pod_groups[version];
+  }
+  Store<api::Namespace>& Of(std::type_identity<api::Namespace>, const std::string&) {
+    return namespaces;
+  }
+  Store<api::PodDisruptionBudget>& Of(std::type_identity<api::PodDisruptionBudget>,
+                                      const std::string&) {
     return pdbs;
   }
 };
@@ -421,7 +427,7 @@ KubeCluster::~KubeCluster() { Stop(); }
 
 template <typename T>
 void KubeCluster::AddInformer(std::string path, std::string api_version) {
-  Store<T>& store = stores_->Of(std::type_identity<T>{});
+  Store<T>& store = stores_->Of(std::type_identity<T>{}, api_version);
   stores_->synced.push_back(&store.synced);
   auto notify_add = [this](const std::shared_ptr<const T>& o) {
     for (ClusterObserver* obs : observers_) Added(*obs, o);
@@ -580,8 +586,10 @@ const api::Pod* KubeCluster::GetPod(const std::string& key) const {
 }
 
 const api::PodGroup* KubeCluster::GetPodGroup(const std::string& key) const {
-  auto it = stores_->pod_groups.items.find(key);
-  return it == stores_->pod_groups.items.end() ? nullptr : it->second.get();
+  for (const auto& [version, store] : stores_->pod_groups) {
+    if (auto it = store.items.find(key); it != store.items.end()) return it->second.get();
+  }
+  return nullptr;
 }
 
 size_t KubeCluster::num_nodes() const { return stores_->nodes.items.size(); }
