@@ -3,28 +3,13 @@ minMember 3 and six 3-CPU pods. As in `muster simulate`: three pods bound on dis
 three Pending with the PodScheduled=False condition, the PodGroup Running once its pods run.
 Also: a pod of another scheduler is left alone, but its resources are counted."""
 
+import os
+
 import kube
 
-CONFIG = """apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-leaderElection:
-  leaderElect: false
-profiles:
-- schedulerName: default-scheduler
-  plugins:
-    multiPoint:
-      enabled:
-      - name: Coscheduling
-    queueSort:
-      enabled:
-      - name: Coscheduling
-      disabled:
-      - name: "*"
-  pluginConfig:
-  - name: Coscheduling
-    args:
-      permitWaitingTimeSeconds: 10
-"""
+# The seed's configuration, as README's `muster run` example uses it (its placeholder
+# clientConnection.kubeconfig yields to --kubeconfig, as kube-scheduler's flag does).
+CONFIG = os.path.join(kube.REPO, "examples", "config", "coscheduling.yaml")
 
 
 def test(binary, server):
@@ -39,7 +24,7 @@ def test(binary, server):
     for i in range(6):
         c.create_pod(f"nginx-{i}", cpu="3", memory="500Mi", group="nginx")
 
-    m = kube.Muster(binary, server.kubeconfig, config=CONFIG)
+    m = kube.Muster(binary, server.kubeconfig, config_path=CONFIG)
     try:
         def settled():
             pods = [p for p in c.pods() if p["metadata"]["name"].startswith("nginx-")]

@@ -196,9 +196,12 @@ def pod_scheduled_condition(pod):
 class Muster:
     """`muster run` as a child process, its log in a temp file."""
 
-    def __init__(self, binary, kubeconfig, args=(), config=None):
+    def __init__(self, binary, kubeconfig, args=(), config=None, config_path=None):
+        """config: a KubeSchedulerConfiguration's text; config_path: a file holding one."""
         self.log = tempfile.NamedTemporaryFile("w+", suffix=".muster.log", delete=False)
         cmd = [binary, "run", "--kubeconfig", kubeconfig, "-v", "2", *args]
+        if config_path is not None:
+            cmd += ["--config", config_path]
         if config is not None:
             self.config = tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False)
             self.config.write(config)

@@ -151,4 +151,10 @@ std::string FormatTime(Time t) {
                      hms.hours().count(), hms.minutes().count(), hms.seconds().count());
 }
 
+std::string FormatMicroTime(Time t) {
+  const std::string seconds = FormatTime(t);  // ...Z
+  const auto micros = (t.time_since_epoch() % std::chrono::seconds(1)).count();
+  return fmt::format("{}.{:06d}Z", seconds.substr(0, seconds.size() - 1), micros);
+}
+
 }  // namespace muster::api

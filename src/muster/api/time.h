@@ -27,4 +27,7 @@ std::optional<Time> ParseTime(std::string_view text);
 // Formats as RFC 3339 in UTC with second precision, as the API server does.
 std::string FormatTime(Time t);
 
+// Formats as metav1.MicroTime: RFC 3339 in UTC with microseconds (Events, Leases).
+std::string FormatMicroTime(Time t);
+
 }  // namespace muster::api

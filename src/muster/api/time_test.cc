@@ -50,6 +50,9 @@ TEST(TimeTest, RoundTripsRFC3339) {
   auto frac = ParseTime("2024-05-01T10:00:00.25Z");
   ASSERT_TRUE(frac.has_value());
   EXPECT_EQ((*frac - *t).count(), 250'000);
+  // MicroTime keeps the microseconds (Events' eventTime, Leases' renewTime).
+  EXPECT_EQ(FormatMicroTime(*frac), "2024-05-01T10:00:00.250000Z");
+  EXPECT_EQ(FormatMicroTime(*t), "2024-05-01T10:00:00.000000Z");
 }
 
 TEST(TimeTest, RejectsMalformed) {

@@ -1,14 +1,14 @@
 #include "muster/cli/run.h"
 
-#include <csignal>
-#include <ostream>
-#include <thread>
-
-#include <fmt/format.h>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
-#include "muster/api/manifests.h"
+#include <csignal>
+#include <iostream>
+#include <ostream>
+#include <thread>
+
+#include "muster/cli/config_file.h"
 #include "muster/cli/validate.h"
 #include "muster/run/runner.h"
 
@@ -32,18 +32,12 @@ int RunRun(const RunFlags& flags, std::ostream& err) {
 
   std::optional<api::SchedulerConfiguration> config;
   if (!flags.config.empty()) {
-    std::istringstream none;
-    api::LoadResult cfg = api::LoadManifests({flags.config}, none);
-    if (cfg.ok() &&
-        (cfg.manifests.scheduler_configs.size() != 1 || cfg.manifests.order.size() != 1)) {
-      cfg.errors.push_back(fmt::format(
-          "{}: --config must hold exactly one KubeSchedulerConfiguration", flags.config));
-    }
-    if (!cfg.ok()) {
-      for (const std::string& e : cfg.errors) err << "error: " << e << "\n";
+    std::vector<std::string> errors;
+    config = LoadConfigFile(flags.config, std::cin, &errors);
+    if (!config) {
+      for (const std::string& e : errors) err << "error: " << e << "\n";
       return kExitBadInput;
     }
-    config = cfg.manifests.scheduler_configs[0];
   }
 
   run::RunOptions options;

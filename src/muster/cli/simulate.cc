@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "muster/api/manifests.h"
+#include "muster/cli/config_file.h"
 #include "muster/cli/demo.h"
 #include "muster/cli/validate.h"
 #include "muster/plugins/registry.h"
@@ -58,14 +59,9 @@ int RunSimulate(const SimulateFlags& flags, std::istream& in, std::ostream& out,
   // The scheduler configuration: --config, else one KubeSchedulerConfiguration among the inputs.
   std::optional<api::SchedulerConfiguration> config;
   if (!flags.config.empty()) {
-    api::LoadResult cfg = api::LoadManifests({flags.config}, in);
-    if (!cfg.ok()) return BadInput(cfg.errors, err);
-    if (cfg.manifests.scheduler_configs.size() != 1 || cfg.manifests.order.size() != 1) {
-      return BadInput({fmt::format("{}: --config must hold exactly one KubeSchedulerConfiguration",
-                                   flags.config)},
-                      err);
-    }
-    config = cfg.manifests.scheduler_configs[0];
+    std::vector<std::string> errors;
+    config = LoadConfigFile(flags.config, in, &errors);
+    if (!config) return BadInput(errors, err);
   }
   if (!loaded.manifests.scheduler_configs.empty()) {
     if (config || loaded.manifests.scheduler_configs.size() > 1) {

@@ -1,9 +1,8 @@
 #include "muster/host/podgroup_controller.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
 
+#include <algorithm>
 
 namespace muster::host {
 
@@ -46,9 +45,8 @@ api::PodGroup::Status PodGroupController::Compute(const api::PodGroup& group,
         if (s.succeeded >= min_member) s.phase = PodGroupPhase::kFinished;
       }
     }
-    if (s.phase == before.phase && s.scheduled == before.scheduled &&
-        s.running == before.running && s.succeeded == before.succeeded &&
-        s.failed == before.failed) {
+    if (s.phase == before.phase && s.scheduled == before.scheduled && s.running == before.running &&
+        s.succeeded == before.succeeded && s.failed == before.failed) {
       break;
     }
   }

@@ -1,11 +1,11 @@
 #include "muster/run/runner.h"
 
-#include <random>
-#include <thread>
-
 #include <fmt/format.h>
 #include <httplib.h>
 #include <spdlog/spdlog.h>
+
+#include <random>
+#include <thread>
 
 #include "muster/cluster/kube/http.h"
 #include "muster/cluster/kube/kube_cluster.h"
@@ -107,7 +107,8 @@ int Run(const RunOptions& options, const std::atomic<bool>& stop,
       options.kubeconfig.empty() ? config.client_connection.kubeconfig : options.kubeconfig;
   rest_options.context = options.context;
   std::string error;
-  std::optional<cluster::kube::RestConfig> rest = cluster::kube::LoadRestConfig(rest_options, &error);
+  std::optional<cluster::kube::RestConfig> rest =
+      cluster::kube::LoadRestConfig(rest_options, &error);
   if (!rest) {
     spdlog::error("{}", error);
     return kRunBadInput;
@@ -119,9 +120,8 @@ int Run(const RunOptions& options, const std::atomic<bool>& stop,
                rest->burst);
 
   const bool leader_elect = options.leader_elect.value_or(config.leader_election.leader_elect);
-  const std::string identity = options.identity.empty()
-                                   ? cluster::kube::LeaderElector::DefaultIdentity()
-                                   : options.identity;
+  const std::string identity =
+      options.identity.empty() ? cluster::kube::LeaderElector::DefaultIdentity() : options.identity;
 
   cluster::kube::Http http(*rest);
   framework::RealClock clock;
@@ -131,17 +131,16 @@ int Run(const RunOptions& options, const std::atomic<bool>& stop,
   cluster::kube::KubeCluster cluster(http, clock, cluster_options);
 
   std::vector<std::string> errors;
-  std::unique_ptr<host::Host> host = host::Host::Create(
-      cluster, clock, options.config, std::random_device{}(), &errors);
+  std::unique_ptr<host::Host> host =
+      host::Host::Create(cluster, clock, options.config, std::random_device{}(), &errors);
   if (host == nullptr) {
     for (const std::string& e : errors) spdlog::error("{}", e);
     return kRunBadInput;
   }
-  host->scheduler().SetBindRunner(
-      [&cluster](std::function<framework::Status()> work,
-                 std::function<void(framework::Status)> done) {
-        cluster.RunBind(std::move(work), std::move(done));
-      });
+  host->scheduler().SetBindRunner([&cluster](std::function<framework::Status()> work,
+                                             std::function<void(framework::Status)> done) {
+    cluster.RunBind(std::move(work), std::move(done));
+  });
   host::PodGroupController pod_groups(
       cluster, [&clock](std::function<void()> fn) { clock.Post(std::move(fn)); });
   cluster.AddObserver(&pod_groups);
@@ -159,21 +158,21 @@ int Run(const RunOptions& options, const std::atomic<bool>& stop,
     return kRunFailed;
   }
 
-  // The end of the run: asked to stop, a fatal informer error, or the lease lost.
+  // The end of the run: asked to stop, or a failure (a fatal informer error, the lease lost),
+  // recorded once and reported when the run is over.
   std::atomic<bool> lost{false};
-  int code = kRunOk;
+  std::string failure;
   auto over = [&] {
-    if (!cluster.fatal().empty()) {
-      spdlog::error("{}", cluster.fatal());
-      code = kRunFailed;
-      return true;
+    if (failure.empty() && !cluster.fatal().empty()) failure = cluster.fatal();
+    if (failure.empty() && lost.load()) {
+      failure = "leader election lost: muster stops scheduling and exits";
     }
-    if (lost.load()) {
-      spdlog::error("leader election lost: muster stops scheduling and exits");
-      code = kRunFailed;
-      return true;
-    }
-    return stop.load();
+    return !failure.empty() || stop.load();
+  };
+  auto exit_code = [&] {
+    if (failure.empty()) return kRunOk;
+    spdlog::error("{}", failure);
+    return kRunFailed;
   };
 
   // WaitForCacheSync: the stores fill, the scheduler hears of every object, nothing is
@@ -183,7 +182,7 @@ int Run(const RunOptions& options, const std::atomic<bool>& stop,
   while (!cluster.Synced()) {
     if (over()) {
       cluster.Stop();
-      return code;
+      return exit_code();
     }
     clock.Wait(clock.Now() + std::chrono::seconds(1));
     clock.RunDue();
@@ -194,7 +193,7 @@ int Run(const RunOptions& options, const std::atomic<bool>& stop,
   }
   spdlog::info("informers synced in {}ms: {} nodes, {} pods",
                std::chrono::duration_cast<std::chrono::milliseconds>(Steady::now() - began).count(),
-               cluster.num_nodes(), cluster.pods().size());
+               cluster.num_nodes(), cluster.num_pods());
 
   std::unique_ptr<cluster::kube::LeaderElector> elector;
   std::atomic<bool> leading{!leader_elect};
@@ -246,7 +245,7 @@ int Run(const RunOptions& options, const std::atomic<bool>& stop,
   health.Stop();
   spdlog::info("stopped: {} pods bound, {} attempts", host->scheduler().stats().scheduled,
                host->scheduler().stats().attempts);
-  return code;
+  return exit_code();
 }
 
 }  // namespace muster::run

@@ -21,8 +21,8 @@ struct RunOptions {
   // The KubeSchedulerConfiguration (nullptr: upstream's default profile). Its leaderElection
   // and clientConnection sections apply, with the flags below winning.
   const api::SchedulerConfiguration* config = nullptr;
-  std::optional<bool> leader_elect;      // --leader-elect
-  std::string metrics_bind_address;     // --metrics-bind-address; empty: no server
+  std::optional<bool> leader_elect;  // --leader-elect
+  std::string metrics_bind_address;  // --metrics-bind-address; empty: no server
   // The identity in the Lease; empty: hostname_uuid.
   std::string identity;
 };

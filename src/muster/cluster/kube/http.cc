@@ -1,13 +1,13 @@
 #include "muster/cluster/kube/http.h"
 
 #include <curl/curl.h>
+#include <fmt/format.h>
+#include <simdjson.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
-
-#include <fmt/format.h>
 
 namespace muster::cluster::kube {
 namespace {
@@ -21,31 +21,40 @@ void GlobalInit() {
   (void)done;
 }
 
-// The `message` of a metav1.Status body, without a JSON parser: good enough for logs.
+// The `message` of a metav1.Status body; the body itself (cut short) when it has none.
 std::string StatusMessage(const std::string& body) {
-  const size_t key = body.find("\"message\":\"");
-  if (key == std::string::npos) return body.size() > 200 ? body.substr(0, 200) + "..." : body;
-  std::string out;
-  for (size_t i = key + 11; i < body.size() && body[i] != '"'; ++i) {
-    if (body[i] == '\\' && i + 1 < body.size()) ++i;
-    out.push_back(body[i]);
+  simdjson::dom::parser parser;
+  std::string_view message;
+  if (parser.parse(body).at_key("message").get(message) == simdjson::SUCCESS) {
+    return std::string(message);
   }
-  return out;
+  return body.size() > 200 ? body.substr(0, 200) + "..." : body;
 }
 
 const char* Reason(long status) {
   switch (status) {
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 409: return "Conflict";
-    case 410: return "Gone";
-    case 422: return "Unprocessable Entity";
-    case 429: return "Too Many Requests";
-    case 500: return "Internal Server Error";
-    case 503: return "Service Unavailable";
-    default: return "";
+    case 400:
+      return "Bad Request";
+    case 401:
+      return "Unauthorized";
+    case 403:
+      return "Forbidden";
+    case 404:
+      return "Not Found";
+    case 409:
+      return "Conflict";
+    case 410:
+      return "Gone";
+    case 422:
+      return "Unprocessable Entity";
+    case 429:
+      return "Too Many Requests";
+    case 500:
+      return "Internal Server Error";
+    case 503:
+      return "Service Unavailable";
+    default:
+      return "";
   }
 }
 
@@ -253,8 +262,7 @@ Response Http::Do(std::string_view method, const std::string& path, const std::s
   return r;
 }
 
-Response Http::Stream(const std::string& path,
-                      const std::function<bool(std::string_view)>& on_line,
+Response Http::Stream(const std::string& path, const std::function<bool(std::string_view)>& on_line,
                       const std::atomic<bool>& stop) {
   limiter_.Acquire();
   std::unique_ptr<Handle> h = Take();

@@ -20,9 +20,9 @@
 namespace muster::cluster::kube {
 
 struct Response {
-  long status = 0;     // the HTTP status; 0 when no answer came (see error)
+  long status = 0;  // the HTTP status; 0 when no answer came (see error)
   std::string body;
-  std::string error;   // the transport's error (connection refused, TLS...), empty otherwise
+  std::string error;  // the transport's error (connection refused, TLS...), empty otherwise
 
   bool ok() const { return status >= 200 && status < 300; }
   // "409 Conflict: <the server's message>", or the transport error, for logs.

@@ -3,11 +3,11 @@
 // The API server's JSON, parsed with simdjson (lists and watch streams are the bulk of what
 // muster reads) and handed to the api layer's decoders as the document tree they read.
 
-#include <string>
-#include <string_view>
-
 #include <simdjson.h>
 #include <yaml-cpp/yaml.h>
+
+#include <string>
+#include <string_view>
 
 namespace muster::cluster::kube {
 

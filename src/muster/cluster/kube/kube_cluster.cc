@@ -1,10 +1,10 @@
 #include "muster/cluster/kube/kube_cluster.h"
 
-#include <random>
-
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
+
+#include <nlohmann/json.hpp>
+#include <random>
 
 #include "muster/api/manifests.h"
 #include "muster/cluster/kube/json.h"
@@ -63,8 +63,7 @@ namespace {
 std::string KeyOf(const api::ObjectMeta& meta) { return meta.Key(); }
 
 // What muster needs to do with a resource, for a 403's message.
-std::string Forbidden(const std::string& verb, const std::string& resource,
-                      const Response& r) {
+std::string Forbidden(const std::string& verb, const std::string& resource, const Response& r) {
   return fmt::format(
       "the API server refused to let muster {} {} ({}): muster's ServiceAccount (or user) needs "
       "{} on {}; see deploy/rbac.yaml",
@@ -83,13 +82,6 @@ Json ConditionJson(const api::PodCondition& c) {
   if (!c.message.empty()) j["message"] = c.message;
   if (c.last_transition_time) j["lastTransitionTime"] = api::FormatTime(*c.last_transition_time);
   return j;
-}
-
-std::string MicroTime(api::Time t) {
-  // metav1.MicroTime: RFC 3339 with microseconds.
-  const std::string seconds = api::FormatTime(t);  // ...Z
-  const auto micros = (t.time_since_epoch() % std::chrono::seconds(1)).count();
-  return fmt::format("{}.{:06d}Z", seconds.substr(0, seconds.size() - 1), micros);
 }
 
 }  // namespace
@@ -140,9 +132,7 @@ void Updated(ClusterObserver& o, const std::shared_ptr<const api::Node>& a,
              const std::shared_ptr<const api::Node>& b) {
   o.OnNodeUpdate(*a, *b);
 }
-void Deleted(ClusterObserver& o, const std::shared_ptr<const api::Node>& n) {
-  o.OnNodeDelete(*n);
-}
+void Deleted(ClusterObserver& o, const std::shared_ptr<const api::Node>& n) { o.OnNodeDelete(*n); }
 void Added(ClusterObserver& o, const std::shared_ptr<const api::PodGroup>& g) {
   o.OnPodGroupAdd(*g);
 }
@@ -204,15 +194,14 @@ class Informer final : public KubeCluster::InformerBase {
   using Replace = std::function<void(std::vector<std::shared_ptr<const T>>)>;
 
   Informer(Http& http, framework::RealClock& clock, std::string path, std::string api_version,
-           std::string resource, const std::atomic<bool>& stop, std::atomic<uint64_t>& relists,
-           Apply apply, Replace replace, std::function<void(std::string)> fatal)
+           std::string resource, const std::atomic<bool>& stop, Apply apply, Replace replace,
+           std::function<void(std::string)> fatal)
       : http_(http),
         clock_(clock),
         path_(std::move(path)),
         api_version_(std::move(api_version)),
         resource_(std::move(resource)),
         stop_(stop),
-        relists_(relists),
         apply_(std::move(apply)),
         replace_(std::move(replace)),
         fatal_(std::move(fatal)) {}
@@ -245,7 +234,6 @@ class Informer final : public KubeCluster::InformerBase {
       if (end == WatchEnd::kGone) {
         spdlog::info("watch of {} expired (410 Gone): relisting", resource_);
         listed = false;
-        ++relists_;
       } else if (end == WatchEnd::kFailed) {
         if (stopped_for_good_) return;
         Backoff();
@@ -299,9 +287,8 @@ class Informer final : public KubeCluster::InformerBase {
       }
     } while (!cont.empty() && !stop_.load());
     backoff_ = std::chrono::milliseconds(800);
-    clock_.Post([replace = replace_, items = std::move(items)]() mutable {
-      replace(std::move(items));
-    });
+    clock_.Post(
+        [replace = replace_, items = std::move(items)]() mutable { replace(std::move(items)); });
     return true;
   }
 
@@ -373,8 +360,7 @@ class Informer final : public KubeCluster::InformerBase {
       return WatchEnd::kFailed;
     }
     if (!r.error.empty()) {
-      spdlog::info("watch {} ended: {}; resuming from resourceVersion {}", resource_, r.error,
-                   *rv);
+      spdlog::info("watch {} ended: {}; resuming from resourceVersion {}", resource_, r.error, *rv);
       return WatchEnd::kFailed;
     }
     return WatchEnd::kClosed;
@@ -383,9 +369,10 @@ class Informer final : public KubeCluster::InformerBase {
   void Fail(const char* verb, const Response& r) {
     if (r.status == 401) {
       stopped_for_good_ = true;
-      fatal_(fmt::format("the API server refused muster's credentials ({}) while it was "
-                         "{}ing {}",
-                         r.Describe(), verb, resource_));
+      fatal_(
+          fmt::format("the API server refused muster's credentials ({}) while it was "
+                      "{}ing {}",
+                      r.Describe(), verb, resource_));
     } else if (r.status == 403) {
       stopped_for_good_ = true;
       fatal_(Forbidden(verb, resource_, r));
@@ -401,7 +388,6 @@ class Informer final : public KubeCluster::InformerBase {
   const std::string api_version_;
   const std::string resource_;
   const std::atomic<bool>& stop_;
-  std::atomic<uint64_t>& relists_;
   Apply apply_;
   Replace replace_;
   std::function<void(std::string)> fatal_;
@@ -439,8 +425,8 @@ void KubeCluster::AddInformer(std::string path, std::string api_version) {
   auto notify_delete = [this](const std::shared_ptr<const T>& o) {
     for (ClusterObserver* obs : observers_) Deleted(*obs, o);
   };
-  auto apply = [&store, notify_add, notify_update, notify_delete](
-                   EventType type, std::shared_ptr<const T> obj) {
+  auto apply = [&store, notify_add, notify_update, notify_delete](EventType type,
+                                                                  std::shared_ptr<const T> obj) {
     const std::string key = KeyOf(obj->metadata);
     auto it = store.items.find(key);
     if (type == EventType::kDeleted) {
@@ -485,16 +471,16 @@ void KubeCluster::AddInformer(std::string path, std::string api_version) {
   };
   const std::string resource = path.substr(path.rfind('/') + 1);
   informers_.push_back(std::make_unique<Informer<T>>(http_, clock_, std::move(path),
-                                                     std::move(api_version), resource, stop_,
-                                                     relists_, apply, replace, fatal));
+                                                     std::move(api_version), resource, stop_, apply,
+                                                     replace, fatal));
 }
 
 Status KubeCluster::Start() {
   // The server answers, and takes the credentials.
   const Response version = http_.Do("GET", "/version");
   if (version.status == 0) {
-    return Status::Error(fmt::format("cannot reach the API server ({}): {}",
-                                     http_.config().source, version.error));
+    return Status::Error(
+        fmt::format("cannot reach the API server ({}): {}", http_.config().source, version.error));
   }
   if (version.status == 401) {
     return Status::Error(fmt::format("the API server at {} refused muster's credentials ({}): {}",
@@ -576,21 +562,7 @@ void KubeCluster::Flush() {
   writer_.Drain();
 }
 
-const std::map<std::string, api::PodPtr>& KubeCluster::pods() const {
-  return stores_->pods.items;
-}
-
-const api::Pod* KubeCluster::GetPod(const std::string& key) const {
-  auto it = stores_->pods.items.find(key);
-  return it == stores_->pods.items.end() ? nullptr : it->second.get();
-}
-
-const api::PodGroup* KubeCluster::GetPodGroup(const std::string& key) const {
-  for (const auto& [version, store] : stores_->pod_groups) {
-    if (auto it = store.items.find(key); it != store.items.end()) return it->second.get();
-  }
-  return nullptr;
-}
+size_t KubeCluster::num_pods() const { return stores_->pods.items.size(); }
 
 size_t KubeCluster::num_nodes() const { return stores_->nodes.items.size(); }
 
@@ -618,11 +590,10 @@ Response KubeCluster::Write(std::string_view method, const std::string& path,
 }
 
 Status KubeCluster::Bind(const api::Pod& pod, api::Symbol node) {
-  const Json body = {
-      {"apiVersion", "v1"},
-      {"kind", "Binding"},
-      {"metadata", {{"name", pod.metadata.name}, {"uid", pod.metadata.uid}}},
-      {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", node.str()}}}};
+  const Json body = {{"apiVersion", "v1"},
+                     {"kind", "Binding"},
+                     {"metadata", {{"name", pod.metadata.name}, {"uid", pod.metadata.uid}}},
+                     {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", node.str()}}}};
   const std::string path = fmt::format("/api/v1/namespaces/{}/pods/{}/binding",
                                        pod.metadata.namespace_.str(), pod.metadata.name);
   // Not retried: a bind that failed goes back to the scheduler, which retries it after backoff
@@ -662,8 +633,7 @@ Status KubeCluster::DeletePod(const api::Pod& pod) {
   if (!pod.metadata.uid.empty()) options["preconditions"] = {{"uid", pod.metadata.uid}};
   writer_.Submit([this, path, patch = patch.dump(), options = options.dump(),
                   object = "pod " + pod.metadata.Key()] {
-    Write("PATCH", path + "/status", patch, "application/strategic-merge-patch+json", object,
-          true);
+    Write("PATCH", path + "/status", patch, "application/strategic-merge-patch+json", object, true);
     Write("DELETE", path, options, "application/json", object, true);
   });
   return Status::OK();
@@ -682,9 +652,8 @@ Status KubeCluster::UpdatePodGroupStatus(const api::PodGroup& group,
   }
   const std::string version =
       group.api_version.empty() ? "scheduling.x-k8s.io/v1alpha1" : group.api_version;
-  const std::string path = fmt::format("{}/{}/status",
-                                       PodGroupPath(version, group.metadata.namespace_.str()),
-                                       group.metadata.name);
+  const std::string path = fmt::format(
+      "{}/{}/status", PodGroupPath(version, group.metadata.namespace_.str()), group.metadata.name);
   writer_.Submit([this, path, body = Json({{"status", s}}).dump(),
                   object = "podgroup " + group.metadata.Key()] {
     Write("PATCH", path, body, "application/merge-patch+json", object, true);
@@ -696,9 +665,8 @@ void KubeCluster::RecordEvent(framework::EventRecord event) {
   const api::Time now = clock_.Now();
   writer_.Submit([this, event = std::move(event), now] {
     const std::string object = fmt::format("{}/{}", event.namespace_, event.name);
-    const std::string key =
-        fmt::format("{}\n{}\n{}\n{}\n{}", event.kind, object, event.type, event.reason,
-                    event.message);
+    const std::string key = fmt::format("{}\n{}\n{}\n{}\n{}", event.kind, object, event.type,
+                                        event.reason, event.message);
     const std::string ns = event.namespace_.empty() ? "default" : event.namespace_;
     auto it = events_.find(key);
     if (it != events_.end()) {
@@ -706,12 +674,12 @@ void KubeCluster::RecordEvent(framework::EventRecord event) {
       PostedEvent& posted = it->second;
       ++posted.count;
       const Json patch = {
-          {"series", {{"count", posted.count}, {"lastObservedTime", MicroTime(now)}}}};
-      const Response r = Write(
-          "PATCH",
-          fmt::format("/apis/events.k8s.io/v1/namespaces/{}/events/{}", posted.namespace_,
-                      posted.name),
-          patch.dump(), "application/merge-patch+json", "event " + posted.name, true);
+          {"series", {{"count", posted.count}, {"lastObservedTime", api::FormatMicroTime(now)}}}};
+      const Response r =
+          Write("PATCH",
+                fmt::format("/apis/events.k8s.io/v1/namespaces/{}/events/{}", posted.namespace_,
+                            posted.name),
+                patch.dump(), "application/merge-patch+json", "event " + posted.name, true);
       if (r.ok()) return;
       events_.erase(it);  // expired or deleted: post it anew
     }
@@ -719,12 +687,11 @@ void KubeCluster::RecordEvent(framework::EventRecord event) {
     const std::string name = fmt::format("{}.{:x}", event.name, stamp);
     Json regarding = {{"kind", event.kind}, {"name", event.name}};
     if (!event.namespace_.empty()) regarding["namespace"] = event.namespace_;
-    regarding["apiVersion"] =
-        event.kind == "PodGroup" ? "scheduling.x-k8s.io/v1alpha1" : "v1";
+    regarding["apiVersion"] = event.kind == "PodGroup" ? "scheduling.x-k8s.io/v1alpha1" : "v1";
     Json body = {{"apiVersion", "events.k8s.io/v1"},
                  {"kind", "Event"},
                  {"metadata", {{"name", name}, {"namespace", ns}}},
-                 {"eventTime", MicroTime(now)},
+                 {"eventTime", api::FormatMicroTime(now)},
                  {"reportingController", options_.reporting_controller},
                  {"reportingInstance", options_.reporting_instance},
                  {"action", event.action.empty() ? event.reason : event.action},
@@ -732,9 +699,8 @@ void KubeCluster::RecordEvent(framework::EventRecord event) {
                  {"note", event.message.substr(0, 1024)},
                  {"type", event.type},
                  {"regarding", regarding}};
-    const Response r =
-        Write("POST", fmt::format("/apis/events.k8s.io/v1/namespaces/{}/events", ns),
-              body.dump(), "application/json", "event " + name, false);
+    const Response r = Write("POST", fmt::format("/apis/events.k8s.io/v1/namespaces/{}/events", ns),
+                             body.dump(), "application/json", "event " + name, false);
     if (r.ok()) events_[key] = PostedEvent{name, ns, 1};
     // Events are best effort, as upstream's broadcaster: a cap keeps the map from growing
     // without end.

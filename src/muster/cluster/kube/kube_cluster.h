@@ -77,8 +77,6 @@ class KubeCluster final : public Cluster {
   // Scheduler's thread: an error that ends the run (the server refused the credentials or a
   // permission while watching), or empty.
   const std::string& fatal() const { return fatal_; }
-  // Whether a PodGroup API is served (false: gang scheduling has no groups to read).
-  bool serves_pod_groups() const { return !pod_group_versions_.empty(); }
 
   // Runs `work` on a binder thread, then `done` with its status on the scheduler's thread
   // (Scheduler::SetBindRunner).
@@ -87,13 +85,9 @@ class KubeCluster final : public Cluster {
   // Waits until the writes made so far are done (tests, shutdown).
   void Flush();
 
-  // ---- the informers' stores (scheduler's thread) ----
-  const std::map<std::string, api::PodPtr>& pods() const;
-  const api::Pod* GetPod(const std::string& key) const;
-  const api::PodGroup* GetPodGroup(const std::string& key) const;
+  // The informers' stores' sizes (scheduler's thread), for the log.
+  size_t num_pods() const;
   size_t num_nodes() const;
-  // Relists done after the first (410 Gone, a lost watch).
-  uint64_t relists() const { return relists_.load(); }
 
   // ---- framework::ClusterClient (the scheduler's writes) ----
   // Synchronous: on a binder thread under RunBind.
@@ -106,8 +100,8 @@ class KubeCluster final : public Cluster {
                                          const api::PodGroup::Status& status) override;
   void RecordEvent(framework::EventRecord event) override;
 
-  struct Stores;           // the local stores (kube_cluster.cc)
-  class InformerBase;      // one informer thread
+  struct Stores;       // the local stores (kube_cluster.cc)
+  class InformerBase;  // one informer thread
 
  private:
   template <typename T>
@@ -125,7 +119,6 @@ class KubeCluster final : public Cluster {
   std::vector<std::unique_ptr<InformerBase>> informers_;
   std::vector<std::string> pod_group_versions_;
   std::atomic<bool> stop_{false};
-  std::atomic<uint64_t> relists_{0};
   std::string fatal_;
   WorkQueue binders_;
   WorkQueue writer_;

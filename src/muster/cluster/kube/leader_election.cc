@@ -1,12 +1,11 @@
 #include "muster/cluster/kube/leader_election.h"
 
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
-#include <random>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
-#include <spdlog/spdlog.h>
+#include <random>
 
 #include "muster/api/time.h"
 
@@ -17,11 +16,8 @@ using Json = nlohmann::json;
 using Steady = std::chrono::steady_clock;
 
 std::string NowMicroTime() {
-  const auto now = std::chrono::time_point_cast<std::chrono::microseconds>(
-      std::chrono::system_clock::now());
-  const std::string seconds = api::FormatTime(now);
-  return fmt::format("{}.{:06d}Z", seconds.substr(0, seconds.size() - 1),
-                     (now.time_since_epoch() % std::chrono::seconds(1)).count());
+  return api::FormatMicroTime(
+      std::chrono::time_point_cast<api::Duration>(std::chrono::system_clock::now()));
 }
 
 }  // namespace
@@ -87,8 +83,7 @@ void LeaderElector::Loop() {
     }
     if (Steady::now() - last_renew >= config_.renew_deadline) {
       spdlog::error("leader election: lost lease {}/{} (not renewed for {}ms)",
-                    config_.lease_namespace, config_.lease_name,
-                    config_.renew_deadline.count());
+                    config_.lease_namespace, config_.lease_name, config_.renew_deadline.count());
       leading_.store(false);
       on_stopped_();
       return;
@@ -101,8 +96,8 @@ void LeaderElector::Loop() {
 }
 
 bool LeaderElector::TryAcquireOrRenew() {
-  const std::string base = fmt::format("/apis/coordination.k8s.io/v1/namespaces/{}/leases",
-                                       config_.lease_namespace);
+  const std::string base =
+      fmt::format("/apis/coordination.k8s.io/v1/namespaces/{}/leases", config_.lease_namespace);
   const std::string path = base + "/" + config_.lease_name;
   const std::string now = NowMicroTime();
   const int lease_seconds = static_cast<int>(
@@ -157,9 +152,8 @@ bool LeaderElector::TryAcquireOrRenew() {
 }
 
 void LeaderElector::Release() {
-  const std::string path =
-      fmt::format("/apis/coordination.k8s.io/v1/namespaces/{}/leases/{}",
-                  config_.lease_namespace, config_.lease_name);
+  const std::string path = fmt::format("/apis/coordination.k8s.io/v1/namespaces/{}/leases/{}",
+                                       config_.lease_namespace, config_.lease_name);
   const Response got = http_.Do("GET", path);
   if (!got.ok()) return;
   Json lease = Json::parse(got.body, nullptr, false);

@@ -1,20 +1,19 @@
 #include "muster/cluster/kube/rest_config.h"
 
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <sstream>
-
-#include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
 
 namespace muster::cluster::kube {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::optional<std::string> Env(const std::optional<std::string>& override_value,
-                               const char* name) {
+std::optional<std::string> Env(const std::optional<std::string>& override_value, const char* name) {
   if (override_value) return override_value;
   const char* v = std::getenv(name);
   if (v == nullptr) return std::nullopt;
@@ -124,8 +123,8 @@ std::optional<RestConfig> FromKubeconfig(const Merged& m, const std::string& con
                                          std::string* error) {
   const std::string context_name = context_flag.empty() ? m.current_context : context_flag;
   if (context_name.empty()) {
-    *error = fmt::format("kubeconfig {}: no current-context is set and no --context was given",
-                         m.files);
+    *error =
+        fmt::format("kubeconfig {}: no current-context is set and no --context was given", m.files);
     return std::nullopt;
   }
   auto ctx = m.contexts.find(context_name);

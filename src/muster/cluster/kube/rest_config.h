@@ -29,8 +29,8 @@ struct RestConfigOptions {
   std::string kubeconfig;  // --kubeconfig, else clientConnection.kubeconfig
   std::string context;     // --context
   // Read from the environment unless set (tests set them).
-  std::optional<std::string> kubeconfig_env;     // KUBECONFIG
-  std::optional<std::string> home;               // HOME
+  std::optional<std::string> kubeconfig_env;  // KUBECONFIG
+  std::optional<std::string> home;            // HOME
   std::string service_account_dir = "/var/run/secrets/kubernetes.io/serviceaccount";
   std::optional<std::string> service_host, service_port;  // KUBERNETES_SERVICE_HOST/_PORT
 };
