@@ -4,6 +4,7 @@ three Pending with the PodScheduled=False condition, the PodGroup Running once i
 Also: a pod of another scheduler is left alone, but its resources are counted."""
 
 import os
+import urllib.request
 
 import kube
 
@@ -24,7 +25,9 @@ def test(binary, server):
     for i in range(6):
         c.create_pod(f"nginx-{i}", cpu="3", memory="500Mi", group="nginx")
 
-    m = kube.Muster(binary, server.kubeconfig, config_path=CONFIG)
+    port = kube.free_port()
+    m = kube.Muster(binary, server.kubeconfig, config_path=CONFIG,
+                    args=("--metrics-bind-address", f"127.0.0.1:{port}"))
     try:
         def settled():
             pods = [p for p in c.pods() if p["metadata"]["name"].startswith("nginx-")]
@@ -62,6 +65,18 @@ def test(binary, server):
         scheduled = {e["regarding"]["name"] for e in events if e["reason"] == "Scheduled"}
         assert scheduled == {p["metadata"]["name"] for p in bound}, scheduled
         assert any(e["reason"] == "FailedScheduling" for e in events)
+
+        # /metrics, under kube-scheduler's names: three attempts scheduled, the others turned
+        # away; the gang reached quorum once; the three left over wait unschedulable.
+        metrics = kube.scrape(f"http://127.0.0.1:{port}/metrics")
+        profile = 'profile="default-scheduler"'
+        assert metrics[f'scheduler_schedule_attempts_total{{{profile},result="scheduled"}}'] == 3
+        assert metrics[f'scheduler_schedule_attempts_total{{{profile},result="unschedulable"}}'] >= 3
+        assert metrics[f'muster_podgroup_time_to_quorum_seconds_count{{{profile}}}'] == 1
+        assert metrics['scheduler_pending_pods{queue="unschedulable"}'] == 3, metrics
+        assert metrics['scheduler_scheduler_cache_size{type="nodes"}'] == 4
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=5) as r:
+            assert r.status == 200
     except BaseException:
         print(m.text())
         for p in c.pods():

@@ -7,6 +7,7 @@ real processes, so there is no virtual clock to drive.
 import json
 import os
 import signal
+import socket
 import ssl
 import subprocess
 import sys
@@ -184,6 +185,25 @@ class Client:
         """What a kubelet would do: the pod's phase (Running, Succeeded...)."""
         self.must("PATCH", f"/api/v1/namespaces/{namespace}/pods/{pod}/status",
                   {"status": {"phase": phase}}, "application/merge-patch+json")
+
+
+def free_port():
+    """A TCP port nothing listens on now, on 127.0.0.1."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def scrape(url):
+    """The samples of a Prometheus text page: {'name{labels}': value}."""
+    with urllib.request.urlopen(url, timeout=5) as r:
+        text = r.read().decode()
+    samples = {}
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            series, _, value = line.rpartition(" ")
+            samples[series] = float(value)
+    return samples
 
 
 def pod_scheduled_condition(pod):

@@ -36,6 +36,7 @@ std::unique_ptr<CycleState> CycleState::Clone() const {
   copy->skip_filter_plugins = skip_filter_plugins;
   copy->skip_filter_at = skip_filter_at;
   copy->skip_score_at = skip_score_at;
+  copy->plugin_tally = plugin_tally;
   return copy;
 }
 

@@ -24,6 +24,8 @@ class StateData {
 //
 // Not synchronised: written by the scheduling thread in PreFilter/PreScore, read concurrently
 // by Filter/Score over nodes (reads only).
+struct PluginTally;
+
 class CycleState {
  public:
   CycleState() = default;
@@ -50,6 +52,10 @@ class CycleState {
   static constexpr size_t kMaxPluginsPerPoint = 64;
   std::bitset<kMaxPluginsPerPoint> skip_filter_at;
   std::bitset<kMaxPluginsPerPoint> skip_score_at;
+  // Set on the cycles whose plugins are timed (Metrics::SamplePluginsThisCycle): Filter and
+  // Score tally their calls per node here, the other points observe each call at once. Clones
+  // share it: preemption's what-if Filter calls count too.
+  std::shared_ptr<PluginTally> plugin_tally;
 
  private:
   std::vector<std::pair<std::string_view, std::unique_ptr<StateData>>> entries_;

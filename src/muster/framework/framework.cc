@@ -4,6 +4,7 @@
 #include <array>
 #include <atomic>
 #include <bit>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -60,24 +61,34 @@ Framework::EventsToRegister() const {
 }
 
 Status Framework::RunPreEnqueuePlugins(const api::Pod& pod) const {
-  for (PreEnqueuePlugin* pl : plugins_.pre_enqueue) {
-    Status s = pl->PreEnqueue(pod);
-    if (s.IsSuccess()) continue;
-    if (s.IsRejected()) return s.WithPlugin(pl->Name());
-    return AsError("PreEnqueue", pl->Name(), s);
-  }
-  return Status::OK();
+  if (plugins_.pre_enqueue.empty()) return Status::OK();
+  return Measured(ExtensionPoint::kPreEnqueue, [&] {
+    for (PreEnqueuePlugin* pl : plugins_.pre_enqueue) {
+      Status s = pl->PreEnqueue(pod);
+      if (s.IsSuccess()) continue;
+      if (s.IsRejected()) return s.WithPlugin(pl->Name());
+      return AsError("PreEnqueue", pl->Name(), s);
+    }
+    return Status::OK();
+  });
 }
 
 Status Framework::RunPreFilterPlugins(CycleState& state, const PodInfo& pod,
                                       PreFilterResult* result, std::string* rejector) const {
+  return Measured(ExtensionPoint::kPreFilter,
+                  [&] { return PreFilterPoint(state, pod, result, rejector); });
+}
+
+Status Framework::PreFilterPoint(CycleState& state, const PodInfo& pod, PreFilterResult* result,
+                                 std::string* rejector) const {
   const auto& nodes = snapshot().List();
   Status unschedulable;
   std::vector<std::string_view> plugins_with_nodes;
   for (size_t i = 0; i < plugins_.pre_filter.size(); ++i) {
     PreFilterPlugin* pl = plugins_.pre_filter[i];
     PreFilterResult r;
-    Status s = pl->PreFilter(state, pod, nodes, &r);
+    Status s = Timed(state, ExtensionPoint::kPreFilter, pl->Name(),
+                     [&] { return pl->PreFilter(state, pod, nodes, &r); });
     if (s.IsSkip()) {
       state.skip_filter_plugins.push_back(pl->Name());
       if (filter_of_pre_filter_[i] >= 0) state.skip_filter_at.set(filter_of_pre_filter_[i]);
@@ -122,7 +133,8 @@ Status Framework::RunPreFilterExtensionAddPod(CycleState& state, const PodInfo& 
   for (PreFilterPlugin* pl : plugins_.pre_filter) {
     const PreFilterExtensions* ext = pl->Extensions();
     if (ext == nullptr || state.SkipFilter(pl->Name())) continue;
-    Status s = ext->AddPod(state, pod, to_add, node);
+    Status s = Timed(state, ExtensionPoint::kPreFilterExtensionAddPod, pl->Name(),
+                     [&] { return ext->AddPod(state, pod, to_add, node); });
     if (!s.IsSuccess()) {
       return Status::Error(fmt::format("running AddPod on PreFilter plugin \"{}\": {}", pl->Name(),
                                        s.Message()));
@@ -137,7 +149,8 @@ Status Framework::RunPreFilterExtensionRemovePod(CycleState& state, const PodInf
   for (PreFilterPlugin* pl : plugins_.pre_filter) {
     const PreFilterExtensions* ext = pl->Extensions();
     if (ext == nullptr || state.SkipFilter(pl->Name())) continue;
-    Status s = ext->RemovePod(state, pod, to_remove, node);
+    Status s = Timed(state, ExtensionPoint::kPreFilterExtensionRemovePod, pl->Name(),
+                     [&] { return ext->RemovePod(state, pod, to_remove, node); });
     if (!s.IsSuccess()) {
       return Status::Error(fmt::format("running RemovePod on PreFilter plugin \"{}\": {}",
                                        pl->Name(), s.Message()));
@@ -173,8 +186,17 @@ Status Stamped(const FilterPlugin& plugin, Status&& s) {
 Status Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
                                    const NodeInfo& node) const {
   for (uint64_t run = FiltersToRun(state, plugins_.filter.size()); run != 0; run &= run - 1) {
-    const FilterPlugin& pl = *plugins_.filter[std::countr_zero(run)];
+    const int at = std::countr_zero(run);
+    const FilterPlugin& pl = *plugins_.filter[at];
+    PluginTally* tally = state.plugin_tally.get();
+    const std::optional<Stopwatch> watch =
+        tally != nullptr ? std::optional<Stopwatch>(std::in_place) : std::nullopt;
     Status s = pl.Filter(state, pod, node);
+    if (tally != nullptr) {
+      tally->filter_nanos[at].fetch_add(watch->Nanos(), std::memory_order_relaxed);
+      tally->filter_calls[at][static_cast<size_t>(s.code())].fetch_add(1,
+                                                                       std::memory_order_relaxed);
+    }
     if (!s.IsSuccess()) return Stamped(pl, std::move(s));
   }
   return Status::OK();
@@ -191,6 +213,7 @@ void Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
   // per thread serves every call (filtering runs per block of nodes, many times per pod).
   thread_local std::array<Status, kBlock> verdicts;
   const uint64_t to_run = FiltersToRun(state, plugins_.filter.size());
+  PluginTally* tally = state.plugin_tally.get();
   for (size_t base = 0; base < nodes.size(); base += kBlock) {
     size_t m = std::min(kBlock, nodes.size() - base);
     for (size_t j = 0; j < m; ++j) {
@@ -198,9 +221,18 @@ void Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
       at[j] = static_cast<uint8_t>(j);
     }
     for (uint64_t run = to_run; run != 0 && m > 0; run &= run - 1) {
-      const FilterPlugin& pl = *plugins_.filter[std::countr_zero(run)];
+      const int plugin_at = std::countr_zero(run);
+      const FilterPlugin& pl = *plugins_.filter[plugin_at];
+      const std::optional<Stopwatch> watch =
+          tally != nullptr ? std::optional<Stopwatch>(std::in_place) : std::nullopt;
       const size_t rejected =
           pl.FilterNodes(state, pod, std::span(passing.data(), m), std::span(verdicts.data(), m));
+      if (tally != nullptr) {
+        // The rejections are counted by code below, where they are stamped.
+        tally->filter_nanos[plugin_at].fetch_add(watch->Nanos(), std::memory_order_relaxed);
+        tally->filter_calls[plugin_at][static_cast<size_t>(Code::kSuccess)].fetch_add(
+            m - rejected, std::memory_order_relaxed);
+      }
       if (rejected == 0) continue;
       size_t kept = 0;
       // A verdict that stamping left as it was already names the plugin, and so does every copy
@@ -211,6 +243,10 @@ void Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
           passing[kept] = passing[j];
           at[kept++] = at[j];
           continue;
+        }
+        if (tally != nullptr) {
+          tally->filter_calls[plugin_at][static_cast<size_t>(verdicts[j].code())].fetch_add(
+              1, std::memory_order_relaxed);
         }
         Status& out = statuses[base + at[j]];
         const void* identity = verdicts[j].identity();
@@ -250,11 +286,18 @@ Status Framework::RunFilterPluginsWithNominatedPods(const CycleState& state, con
 Status Framework::RunPostFilterPlugins(CycleState& state, const PodInfo& pod,
                                        const NodeToStatus& statuses,
                                        PostFilterResult* result) const {
+  return Measured(ExtensionPoint::kPostFilter,
+                  [&] { return PostFilterPoint(state, pod, statuses, result); });
+}
+
+Status Framework::PostFilterPoint(CycleState& state, const PodInfo& pod,
+                                  const NodeToStatus& statuses, PostFilterResult* result) const {
   std::vector<std::string> reasons;
   std::string rejector;
   for (PostFilterPlugin* pl : plugins_.post_filter) {
     PostFilterResult r;
-    Status s = pl->PostFilter(state, pod, statuses, &r);
+    Status s = Timed(state, ExtensionPoint::kPostFilter, pl->Name(),
+                     [&] { return pl->PostFilter(state, pod, statuses, &r); });
     if (s.IsSuccess()) {
       *result = r;
       return s;
@@ -273,26 +316,40 @@ Status Framework::RunPostFilterPlugins(CycleState& state, const PodInfo& pod,
 
 Status Framework::RunPreScorePlugins(CycleState& state, const PodInfo& pod,
                                      std::span<NodeInfo* const> nodes) const {
-  for (size_t i = 0; i < plugins_.pre_score.size(); ++i) {
-    PreScorePlugin* pl = plugins_.pre_score[i];
-    Status s = pl->PreScore(state, pod, nodes);
-    if (s.IsSkip()) {
-      if (score_of_pre_score_[i] >= 0) state.skip_score_at.set(score_of_pre_score_[i]);
-      continue;
+  return Measured(ExtensionPoint::kPreScore, [&] {
+    for (size_t i = 0; i < plugins_.pre_score.size(); ++i) {
+      PreScorePlugin* pl = plugins_.pre_score[i];
+      Status s = Timed(state, ExtensionPoint::kPreScore, pl->Name(),
+                       [&] { return pl->PreScore(state, pod, nodes); });
+      if (s.IsSkip()) {
+        if (score_of_pre_score_[i] >= 0) state.skip_score_at.set(score_of_pre_score_[i]);
+        continue;
+      }
+      if (!s.IsSuccess()) return AsError("PreScore", pl->Name(), s);
     }
-    if (!s.IsSuccess()) return AsError("PreScore", pl->Name(), s);
-  }
-  return Status::OK();
+    return Status::OK();
+  });
 }
 
 Status Framework::RunScorePlugins(const CycleState& state, const PodInfo& pod,
                                   std::span<NodeInfo* const> nodes,
                                   std::vector<int64_t>* totals) const {
+  return Measured(ExtensionPoint::kScore, [&] { return ScorePoint(state, pod, nodes, totals); });
+}
+
+Status Framework::ScorePoint(const CycleState& state, const PodInfo& pod,
+                             std::span<NodeInfo* const> nodes,
+                             std::vector<int64_t>* totals) const {
   totals->assign(nodes.size(), 0);
   std::vector<const std::pair<ScorePlugin*, int32_t>*> active;
+  std::vector<size_t> position;  // of active[p] in the profile's Score list
   for (size_t i = 0; i < plugins_.score.size(); ++i) {
-    if (!state.skip_score_at[i]) active.push_back(&plugins_.score[i]);
+    if (!state.skip_score_at[i]) {
+      active.push_back(&plugins_.score[i]);
+      position.push_back(i);
+    }
   }
+  PluginTally* tally = state.plugin_tally.get();
   if (active.empty()) return Status::OK();
   // A plugin that normalizes needs every node's score before any is final: its scores are kept
   // whole, in `flat` (the k-th such plugin's score of nodes[i] is flat[k * n + i]), and weighed
@@ -318,7 +375,13 @@ Status Framework::RunScorePlugins(const CycleState& state, const PodInfo& pod,
         const std::span<NodeScore> scores = flat_at[p] == SIZE_MAX
                                                 ? std::span(block.data(), len)
                                                 : std::span(flat).subspan(flat_at[p] + b, len);
+        const std::optional<Stopwatch> watch =
+            tally != nullptr ? std::optional<Stopwatch>(std::in_place) : std::nullopt;
         Status s = plugin->ScoreNodes(state, pod, nodes.subspan(b, len), scores);
+        if (tally != nullptr) {
+          tally->score_nanos[position[p]].fetch_add(watch->Nanos(), std::memory_order_relaxed);
+          tally->score_calls[position[p]].fetch_add(len, std::memory_order_relaxed);
+        }
         if (!s.IsSuccess()) {
           if (!failed.exchange(true)) errors[p] = s;
           return;
@@ -348,7 +411,8 @@ Status Framework::RunScorePlugins(const CycleState& state, const PodInfo& pod,
     std::vector<NodeScore> rescored;
     if (flat_at[p] != SIZE_MAX) {
       scores = std::span(flat).subspan(flat_at[p], n);
-      Status s = plugin->NormalizeScore(state, pod, scores);
+      Status s = Timed(state, ExtensionPoint::kScoreExtensionNormalize, plugin->Name(),
+                       [&] { return plugin->NormalizeScore(state, pod, scores); });
       if (!s.IsSuccess()) return AsError("NormalizeScore", plugin->Name(), s);
     } else if (out_of_range[p]) {
       // Scored again, in node order, to name the first invalid score (scores are the same each
@@ -377,28 +441,44 @@ Status Framework::RunScorePlugins(const CycleState& state, const PodInfo& pod,
 
 Status Framework::RunReservePluginsReserve(CycleState& state, const PodInfo& pod,
                                            api::Symbol node) const {
-  for (ReservePlugin* pl : plugins_.reserve) {
-    Status s = pl->Reserve(state, pod, node);
-    if (s.IsSuccess()) continue;
-    if (s.IsRejected()) return s.WithPlugin(pl->Name());
-    return AsError("Reserve", pl->Name(), s);
-  }
-  return Status::OK();
+  return Measured(ExtensionPoint::kReserve, [&] {
+    for (ReservePlugin* pl : plugins_.reserve) {
+      Status s = Timed(state, ExtensionPoint::kReserve, pl->Name(),
+                       [&] { return pl->Reserve(state, pod, node); });
+      if (s.IsSuccess()) continue;
+      if (s.IsRejected()) return s.WithPlugin(pl->Name());
+      return AsError("Reserve", pl->Name(), s);
+    }
+    return Status::OK();
+  });
 }
 
 void Framework::RunReservePluginsUnreserve(CycleState& state, const PodInfo& pod,
                                            api::Symbol node) const {
-  for (auto it = plugins_.reserve.rbegin(); it != plugins_.reserve.rend(); ++it) {
-    (*it)->Unreserve(state, pod, node);
-  }
+  Measured(ExtensionPoint::kUnreserve, [&] {
+    for (auto it = plugins_.reserve.rbegin(); it != plugins_.reserve.rend(); ++it) {
+      Timed(state, ExtensionPoint::kUnreserve, (*it)->Name(), [&] {
+        (*it)->Unreserve(state, pod, node);
+        return Status::OK();
+      });
+    }
+    return Status::OK();
+  });
 }
 
 Status Framework::RunPermitPlugins(CycleState& state, const PodInfo& pod, api::Symbol node,
                                    std::vector<std::pair<std::string, api::Duration>>* waiting) const {
+  return Measured(ExtensionPoint::kPermit,
+                  [&] { return PermitPoint(state, pod, node, waiting); });
+}
+
+Status Framework::PermitPoint(CycleState& state, const PodInfo& pod, api::Symbol node,
+                              std::vector<std::pair<std::string, api::Duration>>* waiting) const {
   waiting->clear();
   for (PermitPlugin* pl : plugins_.permit) {
     api::Duration timeout{0};
-    Status s = pl->Permit(state, pod, node, &timeout);
+    Status s = Timed(state, ExtensionPoint::kPermit, pl->Name(),
+                     [&] { return pl->Permit(state, pod, node, &timeout); });
     if (s.IsSuccess()) continue;
     if (s.IsRejected()) {
       waiting->clear();
@@ -421,29 +501,68 @@ Status Framework::RunPermitPlugins(CycleState& state, const PodInfo& pod, api::S
 
 Status Framework::RunPreBindPlugins(CycleState& state, const PodInfo& pod,
                                     api::Symbol node) const {
-  for (PreBindPlugin* pl : plugins_.pre_bind) {
-    Status s = pl->PreBind(state, pod, node);
-    if (s.IsSuccess() || s.IsSkip()) continue;
-    if (s.IsRejected()) return s.WithPlugin(pl->Name());
-    return AsError("PreBind", pl->Name(), s);
-  }
-  return Status::OK();
+  return Measured(ExtensionPoint::kPreBind, [&] {
+    for (PreBindPlugin* pl : plugins_.pre_bind) {
+      Status s = Timed(state, ExtensionPoint::kPreBind, pl->Name(),
+                       [&] { return pl->PreBind(state, pod, node); });
+      if (s.IsSuccess() || s.IsSkip()) continue;
+      if (s.IsRejected()) return s.WithPlugin(pl->Name());
+      return AsError("PreBind", pl->Name(), s);
+    }
+    return Status::OK();
+  });
 }
 
 Status Framework::RunBindPlugins(CycleState& state, const PodInfo& pod, api::Symbol node) const {
-  Status last(Code::kSkip);
-  for (BindPlugin* pl : plugins_.bind) {
-    last = pl->Bind(state, pod, node);
-    if (last.IsSkip()) continue;
-    if (last.IsSuccess()) return last;
-    if (last.IsRejected()) return last.WithPlugin(pl->Name());
-    return AsError("Bind", pl->Name(), last);
-  }
-  return last;
+  return Measured(ExtensionPoint::kBind, [&] {
+    Status last(Code::kSkip);
+    for (BindPlugin* pl : plugins_.bind) {
+      last = Timed(state, ExtensionPoint::kBind, pl->Name(),
+                   [&] { return pl->Bind(state, pod, node); });
+      if (last.IsSkip()) continue;
+      if (last.IsSuccess()) return last;
+      if (last.IsRejected()) return last.WithPlugin(pl->Name());
+      return AsError("Bind", pl->Name(), last);
+    }
+    return last;
+  });
 }
 
 void Framework::RunPostBindPlugins(CycleState& state, const PodInfo& pod, api::Symbol node) const {
-  for (PostBindPlugin* pl : plugins_.post_bind) pl->PostBind(state, pod, node);
+  Measured(ExtensionPoint::kPostBind, [&] {
+    for (PostBindPlugin* pl : plugins_.post_bind) {
+      Timed(state, ExtensionPoint::kPostBind, pl->Name(), [&] {
+        pl->PostBind(state, pod, node);
+        return Status::OK();
+      });
+    }
+    return Status::OK();
+  });
+}
+
+void Framework::ObservePluginTally(const CycleState& state) const {
+  PluginTally* tally = state.plugin_tally.get();
+  if (tally == nullptr || metrics_ == nullptr) return;
+  for (size_t i = 0; i < plugins_.filter.size() && i < PluginTally::kMaxPlugins; ++i) {
+    uint64_t calls = 0;
+    for (const auto& c : tally->filter_calls[i]) calls += c.load(std::memory_order_relaxed);
+    if (calls == 0) continue;
+    const double mean = static_cast<double>(tally->filter_nanos[i].exchange(0)) * 1e-9 /
+                        static_cast<double>(calls);
+    for (size_t code = 0; code < PluginTally::kNumCodes; ++code) {
+      metrics_->PluginExecution(plugins_.filter[i]->Name(), ExtensionPoint::kFilter,
+                                static_cast<Code>(code), mean,
+                                tally->filter_calls[i][code].exchange(0));
+    }
+  }
+  for (size_t i = 0; i < plugins_.score.size() && i < PluginTally::kMaxPlugins; ++i) {
+    const uint64_t calls = tally->score_calls[i].exchange(0);
+    if (calls == 0) continue;
+    const double mean = static_cast<double>(tally->score_nanos[i].exchange(0)) * 1e-9 /
+                        static_cast<double>(calls);
+    metrics_->PluginExecution(plugins_.score[i].first->Name(), ExtensionPoint::kScore,
+                              Code::kSuccess, mean, calls);
+  }
 }
 
 }  // namespace muster::framework

@@ -14,6 +14,7 @@
 #include "muster/api/scheduler_config.h"
 #include "muster/framework/handle.h"
 #include "muster/framework/interface.h"
+#include "muster/framework/metrics.h"
 #include "muster/framework/registry.h"
 
 namespace muster::framework {
@@ -31,6 +32,7 @@ class SchedulerServices {
   virtual std::vector<PodInfoPtr> NominatedPodsForNode(api::Symbol node) const = 0;
   virtual int parallelism() const = 0;
   virtual api::Duration pod_initial_backoff() const { return std::chrono::seconds(1); }
+  virtual Metrics* metrics() { return nullptr; }
 };
 
 // The plugins of one profile per extension point, in run order.
@@ -55,7 +57,9 @@ class Framework final : public Handle {
             SchedulerServices& services)
       : scheduler_name_(std::move(scheduler_name)),
         percentage_of_nodes_to_score_(percentage_of_nodes_to_score),
-        services_(services) {}
+        services_(services),
+        metrics_(services.metrics()),
+        profile_metrics_(metrics_ != nullptr ? &metrics_->ForProfile(scheduler_name_) : nullptr) {}
 
   // Installs the instantiated plugins (see CreateProfiles).
   void SetPlugins(ProfilePlugins plugins, std::vector<std::unique_ptr<Plugin>> owned);
@@ -120,6 +124,12 @@ class Framework final : public Handle {
   Status RunBindPlugins(CycleState& state, const PodInfo& pod, api::Symbol node) const;
   void RunPostBindPlugins(CycleState& state, const PodInfo& pod, api::Symbol node) const;
 
+  // ---- metrics ----
+  // This profile's series; nullptr when nothing records metrics.
+  Metrics::Profile* profile_metrics() const { return profile_metrics_; }
+  // Observes and clears what a sampled cycle's Filter and Score calls tallied.
+  void ObservePluginTally(const CycleState& state) const;
+
   // ---- Handle ----
   const Snapshot& snapshot() const override { return services_.snapshot(); }
   Clock& clock() override { return services_.clock(); }
@@ -135,11 +145,45 @@ class Framework final : public Handle {
   const Framework& framework() const override { return *this; }
   int parallelism() const override { return services_.parallelism(); }
   api::Duration pod_initial_backoff() const override { return services_.pod_initial_backoff(); }
+  Metrics* metrics() override { return metrics_; }
 
  private:
+  // The points' bodies, measured by their Run* wrappers.
+  Status PreFilterPoint(CycleState& state, const PodInfo& pod, PreFilterResult* result,
+                        std::string* rejector) const;
+  Status PostFilterPoint(CycleState& state, const PodInfo& pod, const NodeToStatus& statuses,
+                         PostFilterResult* result) const;
+  Status ScorePoint(const CycleState& state, const PodInfo& pod, std::span<NodeInfo* const> nodes,
+                    std::vector<int64_t>* totals) const;
+  Status PermitPoint(CycleState& state, const PodInfo& pod, api::Symbol node,
+                     std::vector<std::pair<std::string, api::Duration>>* waiting) const;
+
+  // Runs `body` (returning a Status) as the extension point `point`, timing it when metrics
+  // are recorded.
+  template <typename F>
+  Status Measured(ExtensionPoint point, F&& body) const {
+    if (profile_metrics_ == nullptr) return body();
+    const Stopwatch watch;
+    Status s = body();
+    profile_metrics_->ExtensionPoint(point, s.code(), watch.Seconds());
+    return s;
+  }
+  // Runs one plugin's `call` at `point`, timing it on sampled cycles.
+  template <typename F>
+  Status Timed(const CycleState& state, ExtensionPoint point, std::string_view plugin,
+               F&& call) const {
+    if (state.plugin_tally == nullptr || metrics_ == nullptr) return call();
+    const Stopwatch watch;
+    Status s = call();
+    metrics_->PluginExecution(plugin, point, s.code(), watch.Seconds());
+    return s;
+  }
+
   std::string scheduler_name_;
   std::optional<int32_t> percentage_of_nodes_to_score_;
   SchedulerServices& services_;
+  Metrics* metrics_;
+  Metrics::Profile* profile_metrics_;
   ProfilePlugins plugins_;
   std::vector<std::unique_ptr<Plugin>> owned_;
   // For each PreFilter (PreScore) plugin, the position of the same plugin in the Filter (Score)

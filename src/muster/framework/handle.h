@@ -19,6 +19,7 @@
 namespace muster::framework {
 
 class Framework;
+class Metrics;
 
 // A pod held at Permit (upstream framework.WaitingPod).
 class WaitingPod {
@@ -74,6 +75,9 @@ class Handle {
   virtual int parallelism() const = 0;
   // The scheduler's podInitialBackoffSeconds: how long a pod that failed waits before its retry.
   virtual api::Duration pod_initial_backoff() const { return std::chrono::seconds(1); }
+  // The scheduler's metrics, where plugins may add series of their own; nullptr when nothing
+  // records them (unit tests).
+  virtual Metrics* metrics() { return nullptr; }
 };
 
 }  // namespace muster::framework

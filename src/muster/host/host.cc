@@ -60,6 +60,7 @@ void Host::Run(RunPolicy& policy) {
   while (true) {
     policy.BeforeTurn();
     clock_.RunDue();
+    scheduler_->PublishGauges();
     if (policy.Done()) return;
     if (!scheduler_->HasActivePods()) {
       if (!policy.Idle()) return;

@@ -23,7 +23,8 @@ using Steady = std::chrono::steady_clock;
 // /healthz, /readyz and /metrics on their own thread.
 class HealthServer {
  public:
-  HealthServer(const std::atomic<bool>& ready) : ready_(ready) {}
+  HealthServer(const std::atomic<bool>& ready, const framework::Metrics& metrics)
+      : ready_(ready), metrics_(metrics) {}
   ~HealthServer() { Stop(); }
 
   // "host:port", ":port" or "port"; false with *error when it cannot listen there.
@@ -56,12 +57,15 @@ class HealthServer {
         res.set_content("not ready: informers syncing or not leading", "text/plain");
       }
     });
+    server_.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+      res.set_content(metrics_.Text(), "text/plain; version=0.0.4; charset=utf-8");
+    });
     if (!server_.bind_to_port(host.c_str(), p)) {
       *error = fmt::format("--metrics-bind-address {}: cannot listen there", address);
       return false;
     }
     thread_ = std::thread([this] { server_.listen_after_bind(); });
-    spdlog::info("serving /healthz, /readyz on {}", address);
+    spdlog::info("serving /metrics, /healthz and /readyz on {}", address);
     return true;
   }
 
@@ -74,6 +78,7 @@ class HealthServer {
 
  private:
   const std::atomic<bool>& ready_;
+  const framework::Metrics& metrics_;
   httplib::Server server_;
   std::thread thread_;
 };
@@ -146,7 +151,7 @@ int Run(const RunOptions& options, const std::atomic<bool>& stop,
   cluster.AddObserver(&pod_groups);
 
   std::atomic<bool> ready{false};
-  HealthServer health(ready);
+  HealthServer health(ready, *host->scheduler().metrics());
   if (!options.metrics_bind_address.empty() &&
       !health.Start(options.metrics_bind_address, &error)) {
     spdlog::error("{}", error);

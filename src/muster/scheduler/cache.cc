@@ -16,6 +16,7 @@ Status Cache::AssumePod(framework::PodInfoPtr pod) {
   const api::Symbol node = pod->pod.spec.node_name;
   nodes_.AddPod(pod, node);
   pod_states_.emplace(key, PodState{std::move(pod), node, /*assumed=*/true, false});
+  ++assumed_;
   return Status::OK();
 }
 
@@ -37,8 +38,13 @@ Status Cache::ForgetPod(const api::Pod& pod) {
                                      it->second.node.str(), pod.spec.node_name.str()));
   }
   nodes_.RemovePod(*it->second.info, it->second.node);
-  pod_states_.erase(it);
+  Erase(it);
   return Status::OK();
+}
+
+void Cache::Erase(std::unordered_map<std::string, PodState>::iterator it) {
+  if (it->second.assumed) --assumed_;
+  pod_states_.erase(it);
 }
 
 Status Cache::AddPod(framework::PodInfoPtr info) {
@@ -49,7 +55,7 @@ Status Cache::AddPod(framework::PodInfoPtr info) {
     if (!it->second.assumed) return Status::Error(fmt::format("pod {} was already in added state", key));
     // The binding is confirmed. The pod may have been bound elsewhere than assumed.
     nodes_.RemovePod(*it->second.info, it->second.node);
-    pod_states_.erase(it);
+    Erase(it);
   }
   const api::Symbol node = pod.spec.node_name;
   nodes_.AddPod(info, node);
@@ -62,7 +68,7 @@ Status Cache::UpdatePod(const api::Pod& old_pod, framework::PodInfoPtr new_info)
   auto it = pod_states_.find(key);
   if (it != pod_states_.end() && !it->second.assumed) {
     nodes_.RemovePod(*it->second.info, it->second.node);
-    pod_states_.erase(it);
+    Erase(it);
   }
   // Not cached yet, or assumed (an update before the add: the confirmation), or re-added.
   return AddPod(std::move(new_info));
@@ -72,7 +78,7 @@ Status Cache::RemovePod(const api::Pod& pod) {
   auto it = pod_states_.find(pod.metadata.Key());
   if (it == pod_states_.end()) return Status::OK();
   nodes_.RemovePod(*it->second.info, it->second.node);
-  pod_states_.erase(it);
+  Erase(it);
   return Status::OK();
 }
 

@@ -68,6 +68,7 @@ class Cache {
 
   size_t NodeCount() const { return nodes_.NodeCount(); }
   size_t PodCount() const { return pod_states_.size(); }
+  size_t AssumedPodCount() const { return assumed_; }
 
  private:
   struct PodState {
@@ -77,8 +78,11 @@ class Cache {
     bool binding_finished = false;
   };
 
+  void Erase(std::unordered_map<std::string, PodState>::iterator it);
+
   framework::NodeStore nodes_;
   std::unordered_map<std::string, PodState> pod_states_;
+  size_t assumed_ = 0;
 };
 
 }  // namespace muster::scheduler

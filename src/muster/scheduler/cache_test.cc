@@ -29,6 +29,7 @@ TEST(CacheTest, AssumeCountsThenForgetReleases) {
   api::Pod pod = MakePod().Name("p").Req({{"cpu", "1"}}).NodeName("n1").Obj();
   ASSERT_TRUE(cache.AssumePod(framework::PodInfo::Make(pod)).IsSuccess());
   EXPECT_TRUE(cache.IsAssumedPod(pod));
+  EXPECT_EQ(cache.AssumedPodCount(), 1u);
   cache.UpdateSnapshot(snap);
   EXPECT_EQ(Info(snap, "n1")->requested().milli_cpu, 1000);
   EXPECT_EQ(Info(snap, "n1")->pods().size(), 1u);
@@ -36,6 +37,7 @@ TEST(CacheTest, AssumeCountsThenForgetReleases) {
   cache.UpdateSnapshot(snap);
   EXPECT_EQ(Info(snap, "n1")->requested().milli_cpu, 0);
   EXPECT_FALSE(cache.IsAssumedPod(pod));
+  EXPECT_EQ(cache.AssumedPodCount(), 0u);
 }
 
 TEST(CacheTest, AddConfirmsAssumedPodEvenOnAnotherNode) {
@@ -48,6 +50,8 @@ TEST(CacheTest, AddConfirmsAssumedPodEvenOnAnotherNode) {
   bound.spec.node_name = api::Symbol("n2");
   ASSERT_TRUE(cache.AddPod(bound).IsSuccess());
   EXPECT_FALSE(cache.IsAssumedPod(bound));
+  EXPECT_EQ(cache.AssumedPodCount(), 0u);  // confirmed: counted as a pod, no longer assumed
+  EXPECT_EQ(cache.PodCount(), 1u);
   framework::Snapshot snap;
   cache.UpdateSnapshot(snap);
   EXPECT_EQ(Info(snap, "n1")->requested().milli_cpu, 0);

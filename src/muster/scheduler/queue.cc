@@ -169,6 +169,7 @@ void SchedulingQueue::Detach(Entry* e) {
     case Where::kUnschedulable:
       IndexUnschedulable(e, false);
       unschedulable_.erase(e->info.info->Key());
+      if (e->info.gated) --num_gated_;
       break;
     case Where::kInFlight:
       break;
@@ -202,8 +203,10 @@ void SchedulingQueue::MoveToActive(Entry* e) {
     e->info.pending_plugins.clear();
     e->where = Where::kUnschedulable;
     unschedulable_.emplace(e->info.info->Key(), e);
+    ++num_gated_;
     IndexUnschedulable(e, true);
     ScheduleFlush();
+    Incoming(framework::QueueName::kUnschedulable);
     return;
   }
   if (e->info.gated) {
@@ -212,6 +215,7 @@ void SchedulingQueue::MoveToActive(Entry* e) {
   }
   e->where = Where::kActive;
   active_->Push(e);
+  Incoming(framework::QueueName::kActive);
 }
 
 void SchedulingQueue::MoveToBackoff(Entry* e) {
@@ -219,14 +223,17 @@ void SchedulingQueue::MoveToBackoff(Entry* e) {
   e->where = Where::kBackoff;
   backoff_->Push(e);
   clock_.AddTimer(BackoffExpiry(*e), [this] { FlushBackoffCompleted(); });
+  Incoming(framework::QueueName::kBackoff);
 }
 
 void SchedulingQueue::MoveToUnschedulable(Entry* e) {
   Detach(e);
   e->where = Where::kUnschedulable;
   unschedulable_.emplace(e->info.info->Key(), e);
+  if (e->info.gated) ++num_gated_;
   IndexUnschedulable(e, true);
   ScheduleFlush();
+  Incoming(framework::QueueName::kUnschedulable);
 }
 
 void SchedulingQueue::Add(framework::PodInfoPtr pod) {
@@ -243,6 +250,7 @@ void SchedulingQueue::Add(framework::PodInfoPtr pod) {
   e->seq = ++sequence_;
   Entry* raw = e.get();
   pods_.emplace(key, std::move(e));
+  const Cause cause(this, "PodAdd");
   MoveToActive(raw);
 }
 
@@ -278,6 +286,7 @@ void SchedulingQueue::Update(const api::Pod& old_pod, framework::PodInfoPtr new_
     objects.new_pod = &new_pod->pod;
     const Strategy strategy = WorthRequeuing(*e, event, objects);
     if (strategy != Strategy::kSkip) {
+      const Cause cause(this, "UnscheduledPodUpdate");
       Requeue(e, strategy);
       if (e->where != Where::kUnschedulable) return;
     }
@@ -348,6 +357,7 @@ void SchedulingQueue::AddUnschedulableIfNotPresent(QueuedPodInfo info) {
       if (strategy == Strategy::kImmediately) break;
     }
   }
+  const Cause cause(this, "ScheduleAttemptFailure");
   Requeue(e, strategy);
 }
 
@@ -429,6 +439,7 @@ void SchedulingQueue::MoveAllToActiveOrBackoffQueue(const ClusterEvent& event,
   for (const auto& [key, e] : selected) {
     if (key != exclude_key) candidates.push_back(e);
   }
+  const Cause cause(this, event.label);
   for (Entry* e : candidates) {
     const Strategy strategy = WorthRequeuing(*e, event, objects);
     if (strategy != Strategy::kSkip) {
@@ -438,6 +449,7 @@ void SchedulingQueue::MoveAllToActiveOrBackoffQueue(const ClusterEvent& event,
 }
 
 void SchedulingQueue::Activate(const std::vector<std::string>& pod_keys) {
+  const Cause cause(this, "ForceActivate");
   for (const std::string& key : pod_keys) {
     Entry* e = Find(key);
     if (e == nullptr) continue;
@@ -470,6 +482,7 @@ api::Time SchedulingQueue::BackoffExpiry(const Entry& e) const {
 
 void SchedulingQueue::FlushBackoffCompleted() {
   const api::Time now = clock_.Now();
+  const Cause cause(this, "BackoffComplete");
   while (!backoff_->empty() && BackoffExpiry(*backoff_->Top()) <= now) {
     MoveToActive(backoff_->Top());
   }
@@ -492,6 +505,7 @@ void SchedulingQueue::FlushUnschedulableLeftover() {
       stale.push_back(e);
     }
   }
+  const Cause cause(this, "UnschedulableTimeout");
   for (Entry* e : stale) {
     Requeue(e, Strategy::kAfterBackoff);
   }

@@ -26,6 +26,7 @@
 #include "muster/framework/clock.h"
 #include "muster/framework/events.h"
 #include "muster/framework/interface.h"
+#include "muster/framework/metrics.h"
 
 namespace muster::scheduler {
 
@@ -95,7 +96,11 @@ class SchedulingQueue {
   bool Settled() const;
   size_t NumActive() const;
   size_t NumBackoff() const;
+  // Pods parked unschedulable, gated ones included (NumGated of them).
   size_t NumUnschedulable() const { return unschedulable_.size(); }
+  size_t NumGated() const { return num_gated_; }
+  // Where scheduler_queue_incoming_pods_total is counted; nullptr: nowhere.
+  void SetMetrics(framework::Metrics* metrics) { metrics_ = metrics; }
   bool Contains(const std::string& key) const { return pods_.contains(key); }
   std::optional<Where> Location(const std::string& key) const;
   // Whether the pod is held by PreEnqueue.
@@ -131,6 +136,23 @@ class SchedulingQueue {
   void FlushUnschedulableLeftover();
   void ScheduleFlush();
 
+  // The event behind the moves made while it is in scope (the event label of
+  // scheduler_queue_incoming_pods_total).
+  class Cause {
+   public:
+    Cause(SchedulingQueue* q, std::string_view event) : q_(q), saved_(q->cause_) {
+      q->cause_ = event;
+    }
+    ~Cause() { q_->cause_ = saved_; }
+
+   private:
+    SchedulingQueue* q_;
+    std::string_view saved_;
+  };
+  void Incoming(framework::QueueName queue) {
+    if (metrics_ != nullptr) metrics_->QueueIncoming(queue, cause_);
+  }
+
   QueueOptions options_;
   const QueueProfiles& profiles_;
   framework::Clock& clock_;
@@ -153,6 +175,9 @@ class SchedulingQueue {
   std::optional<framework::Clock::TimerId> backoff_timer_;
   api::Time backoff_timer_at_{};
   bool flush_scheduled_ = false;
+  size_t num_gated_ = 0;
+  framework::Metrics* metrics_ = nullptr;
+  std::string_view cause_ = "Unknown";
   std::vector<std::pair<framework::PodInfoPtr, api::Symbol>> nominated_;
 };
 

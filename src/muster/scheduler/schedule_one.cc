@@ -81,6 +81,7 @@ struct Scheduler::BindingContext {
   framework::QueuedPodInfo queued;
   framework::PodInfoPtr assumed;  // the pod with spec.nodeName set
   api::Symbol node;
+  framework::Stopwatch started;   // when its scheduling attempt began
 };
 
 int32_t Scheduler::NumFeasibleNodesToFind(const framework::Framework& fwk,
@@ -141,7 +142,14 @@ std::vector<framework::NodeInfo*> Scheduler::FindNodesThatFitPod(const framework
   if (nodes->empty()) return {};
   const auto to_find =
       static_cast<size_t>(NumFeasibleNodesToFind(fwk, static_cast<int32_t>(nodes->size())));
-  return FilterNodes(fwk, state, pod, *nodes, to_find, diagnosis, error);
+  // The Filter point is timed as one pass over the nodes, as upstream's.
+  const framework::Stopwatch watch;
+  std::vector<framework::NodeInfo*> feasible =
+      FilterNodes(fwk, state, pod, *nodes, to_find, diagnosis, error);
+  if (framework::Metrics::Profile* m = fwk.profile_metrics()) {
+    m->ExtensionPoint(framework::ExtensionPoint::kFilter, error->code(), watch.Seconds());
+  }
+  return feasible;
 }
 
 // Filters from the round-robin start, a chunk at a time (each chunk in parallel), until `to_find`
@@ -322,11 +330,16 @@ bool Scheduler::ScheduleOne() {
   ++stats_.attempts;
   ++attempts_[key];
   last_attempted_ = key;
+  const framework::Stopwatch started;
 
   auto state = std::make_unique<framework::CycleState>();
+  if (metrics_.SamplePluginsThisCycle()) {
+    state->plugin_tally = std::make_shared<framework::PluginTally>();
+  }
   Diagnosis diagnosis;
   api::Symbol host;
   Status s = SchedulePod(*fwk, *state, pod, &host, &diagnosis);
+  if (s.IsSuccess()) metrics_.SchedulingAlgorithm(started.Seconds());
   if (!s.IsSuccess()) {
     framework::PostFilterResult nomination;
     if (diagnosis.fit_error) {
@@ -338,7 +351,8 @@ bool Scheduler::ScheduleOne() {
       }
       s = Status(Code::kUnschedulable, diagnosis.FitErrorMessage());
     }
-    HandleSchedulingFailure(std::move(queued), s, &diagnosis, &nomination);
+    fwk->ObservePluginTally(*state);
+    HandleSchedulingFailure(*fwk, started, std::move(queued), s, &diagnosis, &nomination);
     queue_.Done(key);
     return true;
   }
@@ -351,8 +365,10 @@ bool Scheduler::ScheduleOne() {
   ctx->queued = std::move(queued);
   ctx->assumed = std::move(assumed);
   ctx->node = host;
+  ctx->started = started;
+  fwk->ObservePluginTally(*ctx->state);
   if (Status a = cache_.AssumePod(ctx->assumed); !a.IsSuccess()) {
-    HandleSchedulingFailure(std::move(ctx->queued), a, nullptr, nullptr);
+    HandleSchedulingFailure(*fwk, started, std::move(ctx->queued), a, nullptr, nullptr);
     queue_.Done(key);
     return true;
   }
@@ -367,19 +383,34 @@ bool Scheduler::ScheduleOne() {
     return true;
   }
   if (p.IsWait()) {
+    const api::Time since = clock_.Now();
+    auto waited = [this, since] { return std::chrono::duration<double>(clock_.Now() - since).count(); };
     waiting_.Add(
-        ctx->assumed, host, waiting, [this, ctx] { StartBindingCycle(ctx); },
-        [this, ctx](const Status& rejected) { Unassume(*ctx, rejected, /*room_freed=*/true); });
+        ctx->assumed, host, waiting,
+        [this, ctx, waited] {
+          metrics_.PermitWait(/*allowed=*/true, waited());
+          StartBindingCycle(ctx);
+        },
+        [this, ctx, waited](const Status& rejected) {
+          metrics_.PermitWait(/*allowed=*/false, waited());
+          Unassume(*ctx, rejected, /*room_freed=*/true);
+        });
     return true;
   }
   StartBindingCycle(std::move(ctx));
   return true;
 }
 
-void Scheduler::HandleSchedulingFailure(framework::QueuedPodInfo info, const Status& status,
+void Scheduler::HandleSchedulingFailure(const framework::Framework& fwk,
+                                        const framework::Stopwatch& started,
+                                        framework::QueuedPodInfo info, const Status& status,
                                         const Diagnosis* diagnosis,
                                         const framework::PostFilterResult* nomination) {
   const bool error = !status.IsRejected();
+  if (framework::Metrics::Profile* m = fwk.profile_metrics()) {
+    m->Attempt(error ? framework::AttemptResult::kError : framework::AttemptResult::kUnschedulable,
+               started.Seconds());
+  }
   info.unschedulable_plugins.clear();
   info.pending_plugins.clear();
   if (error) {
@@ -484,6 +515,13 @@ void Scheduler::FinishBindingCycle(const std::shared_ptr<BindingContext>& ctx, c
   }
   cache_.FinishBinding(pod.pod);
   ++stats_.scheduled;
+  if (framework::Metrics::Profile* m = fwk.profile_metrics()) {
+    m->Attempt(framework::AttemptResult::kScheduled, ctx->started.Seconds());
+    metrics_.PodScheduled(
+        ctx->queued.attempts,
+        std::chrono::duration<double>(clock_.Now() - ctx->queued.initial_attempt_timestamp)
+            .count());
+  }
   client_.RecordEvent(framework::EventRecord{
       "Pod", pod.pod.metadata.namespace_.string(), pod.pod.metadata.name, "Normal", "Scheduled",
       "Binding",
@@ -497,7 +535,7 @@ void Scheduler::Unassume(const BindingContext& ctx, const Status& status, bool r
   ctx.fwk->RunReservePluginsUnreserve(*ctx.state, pod, ctx.node);
   cache_.ForgetPod(pod.pod);
   const std::string key = pod.Key();
-  HandleSchedulingFailure(ctx.queued, status, nullptr, nullptr);
+  HandleSchedulingFailure(*ctx.fwk, ctx.started, ctx.queued, status, nullptr, nullptr);
   if (room_freed) {
     // The node's room is free again: other pods may fit now (not this one, when it was
     // rejected: it would only be turned away again).

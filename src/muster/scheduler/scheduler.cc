@@ -28,7 +28,19 @@ Scheduler::Scheduler(SchedulerOptions options, framework::Clock& clock,
       queue_(options.queue, profiles_, clock),
       waiting_(clock),
       rng_(options.seed),
-      pool_(std::clamp(options.parallelism, 1, framework::LoopPool::AvailableCores())) {}
+      pool_(std::clamp(options.parallelism, 1, framework::LoopPool::AvailableCores())) {
+  queue_.SetMetrics(&metrics_);
+}
+
+void Scheduler::PublishGauges() {
+  using framework::QueueName;
+  const size_t gated = queue_.NumGated();
+  metrics_.SetPending(QueueName::kActive, queue_.NumActive());
+  metrics_.SetPending(QueueName::kBackoff, queue_.NumBackoff());
+  metrics_.SetPending(QueueName::kUnschedulable, queue_.NumUnschedulable() - gated);
+  metrics_.SetPending(QueueName::kGated, gated);
+  metrics_.SetCacheSize(cache_.NodeCount(), cache_.PodCount(), cache_.AssumedPodCount());
+}
 
 Scheduler::~Scheduler() = default;
 

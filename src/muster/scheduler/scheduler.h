@@ -99,6 +99,12 @@ class Scheduler final : public framework::SchedulerServices {
   }
   int parallelism() const override { return options_.parallelism; }
   api::Duration pod_initial_backoff() const override { return options_.queue.initial_backoff; }
+  framework::Metrics* metrics() override { return &metrics_; }
+  const framework::Metrics& metrics() const { return metrics_; }
+
+  // Sets the gauges that mirror the queue and the cache (pending pods, cache size). The host
+  // calls it after each turn of its loop: a handful of stores.
+  void PublishGauges();
 
   // How the binding cycle's PreBind and Bind plugins run. By default, at once on the
   // scheduler's thread (simulate and bench, deterministic). `muster run` gives a runner that
@@ -134,7 +140,8 @@ class Scheduler final : public framework::SchedulerServices {
   int32_t NumFeasibleNodesToFind(const framework::Framework& fwk, int32_t num_nodes) const;
   // A pod that was not placed goes back to the queue with `status`, and the cluster hears why
   // (FailedScheduling event, PodScheduled condition, nomination).
-  void HandleSchedulingFailure(framework::QueuedPodInfo info, const framework::Status& status,
+  void HandleSchedulingFailure(const framework::Framework& fwk, const framework::Stopwatch& started,
+                               framework::QueuedPodInfo info, const framework::Status& status,
                                const Diagnosis* diagnosis,
                                const framework::PostFilterResult* nomination);
   // The one way out for an assumed pod that does not bind: its reservations undone, its room
@@ -151,6 +158,8 @@ class Scheduler final : public framework::SchedulerServices {
   BindRunner bind_runner_;
   framework::Clock& clock_;
   framework::ClusterClient& client_;
+  // Before the profiles, which hold its series.
+  framework::Metrics metrics_;
   Profiles profiles_;
   ObjectStore store_;
   Cache cache_;

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "muster/framework/framework.h"
+#include "muster/framework/metrics.h"
 #include "muster/plugins/args.h"
 
 namespace muster::plugins::coscheduling {
@@ -55,6 +57,70 @@ std::optional<CoschedulingArgs> DecodeArgs(const framework::PluginArgs& args, st
     return std::nullopt;
   }
   return out;
+}
+
+// Gang metrics of muster's own, beside kube-scheduler's, labelled with the profile:
+//   muster_podgroups_waiting                 groups with pods held at Permit short of quorum;
+//   muster_podgroup_time_to_quorum_seconds   from a group's first pod held at Permit to quorum
+//                                            (the injected clock's time);
+//   muster_podgroup_quorum_failures_total    groups whose held pods were released before quorum,
+//                                            by the point that released them (PostFilter: a
+//                                            member fit nowhere; Unreserve: a member failed later
+//                                            or the wait timed out).
+struct Coscheduling::GangMetrics {
+  prometheus::Gauge* waiting;
+  prometheus::Histogram* time_to_quorum;
+  prometheus::Counter* failed_post_filter;
+  prometheus::Counter* failed_unreserve;
+};
+
+Coscheduling::Coscheduling(CoschedulingArgs args, framework::Handle& handle)
+    : args_(args), handle_(handle) {
+  framework::Metrics* metrics = handle.metrics();
+  if (metrics == nullptr) return;
+  const std::string profile = handle.framework().scheduler_name();
+  prometheus::Registry& r = metrics->registry();
+  prometheus::Histogram::BucketBoundaries buckets;  // 10ms .. ~88min
+  for (double b = 0.01; buckets.size() < 20; b *= 2) buckets.push_back(b);
+  auto& failures = prometheus::BuildCounter()
+                       .Name("muster_podgroup_quorum_failures_total")
+                       .Help("PodGroups whose pods held at Permit were released before quorum, "
+                             "by the extension point that released them.")
+                       .Register(r);
+  metrics_ = std::make_unique<GangMetrics>(GangMetrics{
+      &prometheus::BuildGauge()
+           .Name("muster_podgroups_waiting")
+           .Help("PodGroups with pods held at Permit, short of minMember.")
+           .Register(r)
+           .Add({{"profile", profile}}),
+      &prometheus::BuildHistogram()
+           .Name("muster_podgroup_time_to_quorum_seconds")
+           .Help("Time from a PodGroup's first pod held at Permit to minMember pods assigned, "
+                 "in seconds.")
+           .Register(r)
+           .Add({{"profile", profile}}, buckets),
+      &failures.Add({{"point", "PostFilter"}, {"profile", profile}}),
+      &failures.Add({{"point", "Unreserve"}, {"profile", profile}}),
+  });
+}
+
+Coscheduling::~Coscheduling() = default;
+
+void Coscheduling::StopWaiting(uint64_t group, bool quorum, const char* point) {
+  auto it = waiting_since_.find(group);
+  if (it == waiting_since_.end()) return;
+  const api::Time since = it->second;
+  waiting_since_.erase(it);
+  if (metrics_ == nullptr) return;
+  metrics_->waiting->Set(static_cast<double>(waiting_since_.size()));
+  if (quorum) {
+    metrics_->time_to_quorum->Observe(
+        std::chrono::duration<double>(handle_.clock().Now() - since).count());
+  } else {
+    (std::string_view(point) == "PostFilter" ? metrics_->failed_post_filter
+                                             : metrics_->failed_unreserve)
+        ->Increment();
+  }
 }
 
 std::unique_ptr<framework::Plugin> Coscheduling::New(const framework::PluginArgs& args,
@@ -274,6 +340,8 @@ Status Coscheduling::PostFilter(framework::CycleState&, const framework::PodInfo
     return Status(framework::Code::kUnschedulable);
   }
   // The group cannot form now: release every sibling waiting at Permit.
+  // Before the rejections: each rejected sibling's Unreserve would otherwise claim the failure.
+  StopWaiting(id, /*quorum=*/false, "PostFilter");
   const int released = RejectWaitingSiblings(pod, name, "optimistic rejection in PostFilter");
   BackOff(pod, *group, released > 0);
   permitted_.erase(id);
@@ -295,6 +363,7 @@ Status Coscheduling::Permit(framework::CycleState&, const framework::PodInfo& po
       it != reserved_.end() && it->second.contains(pod.metadata.name)) {
     --assigned;
   }
+  const uint64_t id = api::PairId(pod.metadata.namespace_, group_name);
   if (assigned + 1 >= group->spec.min_member) {
     handle_.waiting_pods().Iterate([&](framework::WaitingPod& w) {
       if (w.pod().metadata.namespace_ == pod.metadata.namespace_ &&
@@ -302,7 +371,11 @@ Status Coscheduling::Permit(framework::CycleState&, const framework::PodInfo& po
         w.Allow(kName);
       }
     });
+    StopWaiting(id, /*quorum=*/true, "Permit");
     return Status::OK();
+  }
+  if (waiting_since_.emplace(id, handle_.clock().Now()).second && metrics_ != nullptr) {
+    metrics_->waiting->Set(static_cast<double>(waiting_since_.size()));
   }
   *timeout = std::chrono::seconds(args_.permit_waiting_time_seconds);
   if (group->spec.schedule_timeout_seconds && *group->spec.schedule_timeout_seconds > 0) {
@@ -330,6 +403,7 @@ void Coscheduling::Unreserve(framework::CycleState&, const framework::PodInfo& p
   if (auto it = reserved_.find(id); it != reserved_.end()) it->second.erase(pod.metadata.name);
   const api::PodGroup* group = GroupOf(pod_info);
   if (group == nullptr) return;
+  StopWaiting(id, /*quorum=*/false, "Unreserve");
   RejectWaitingSiblings(pod, group_name, "rejection in Unreserve");
   BackOff(pod, *group, /*released=*/true);  // this pod's own reservation, at least
   permitted_.erase(id);

@@ -56,8 +56,8 @@ class Coscheduling final : public framework::QueueSortPlugin,
                            public framework::PostBindPlugin,
                            public framework::EnqueueExtensions {
  public:
-  Coscheduling(CoschedulingArgs args, framework::Handle& handle)
-      : args_(args), handle_(handle) {}
+  Coscheduling(CoschedulingArgs args, framework::Handle& handle);
+  ~Coscheduling() override;
 
   static std::unique_ptr<framework::Plugin> New(const framework::PluginArgs& args,
                                                 framework::Handle& handle, std::string* error);
@@ -101,6 +101,9 @@ class Coscheduling final : public framework::QueueSortPlugin,
   // backs off (see the file comment) unless it is backing off already or has fewer pods than
   // minMember (PreFilter turns those away anyway).
   void BackOff(const api::Pod& pod, const api::PodGroup& group, bool released);
+  // The group's pods waiting at Permit were all let through (`quorum`) or all released: the
+  // group no longer waits, and the gang metrics hear of it.
+  void StopWaiting(uint64_t group, bool quorum, const char* point);
   // Whether `until` holds a time for `group` that is still ahead.
   bool Before(const std::unordered_map<uint64_t, api::Time>& until, uint64_t group) const;
 
@@ -114,6 +117,11 @@ class Coscheduling final : public framework::QueueSortPlugin,
   // Names of the group's pods reserved on a node and not unreserved (a name is dropped once the
   // lister shows the pod bound).
   std::unordered_map<uint64_t, std::unordered_set<std::string>> reserved_;
+  // Since when each group has had pods waiting at Permit short of quorum.
+  std::unordered_map<uint64_t, api::Time> waiting_since_;
+  // muster's gang metrics (muster_podgroup_*), when the scheduler records metrics.
+  struct GangMetrics;
+  std::unique_ptr<GangMetrics> metrics_;
 };
 
 }  // namespace muster::plugins::coscheduling

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "muster/framework/framework.h"
+#include "muster/framework/metrics.h"
 #include "muster/framework/parallel.h"
 
 namespace muster::plugins::defaultpreemption {
@@ -208,6 +209,9 @@ Status DefaultPreemption::PostFilter(framework::CycleState& state, const PodInfo
   auto wrap = [](Code code, std::string_view message) {
     return Status(code, fmt::format("preemption: {}", message));
   };
+  // Every call is an attempt, whatever its outcome (upstream counts them the same way).
+  framework::Metrics* metrics = handle_.metrics();
+  if (metrics != nullptr) metrics->PreemptionAttempt();
 
   std::string reason;
   const Status& nominated_status = statuses.Get(pod.pod.status.nominated_node_name);
@@ -258,6 +262,7 @@ Status DefaultPreemption::PostFilter(framework::CycleState& state, const PodInfo
 
   const Candidate* best = SelectCandidate(candidates);
   if (best == nullptr || best->node.empty()) return wrap(Code::kUnschedulable, kNoCandidate);
+  if (metrics != nullptr) metrics->PreemptionVictims(best->victims.size());
   if (Status s = PrepareCandidate(*best, pod); !s.IsSuccess()) {
     return wrap(s.code(), s.Message());
   }

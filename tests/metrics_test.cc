@@ -1,0 +1,120 @@
+// The scheduler's Prometheus metrics, read as /metrics would serve them, after simulations: the
+// same registry `muster run` serves, filled by the same code, without a cluster.
+
+#include <filesystem>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "muster/api/manifests.h"
+#include "muster/cli/config_file.h"
+#include "muster/plugins/registry.h"
+#include "muster/sim/simulation.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kSource(MUSTER_SOURCE_DIR);
+
+// Each sample of the text format by its series ("name{labels}", labels sorted as prometheus-cpp
+// writes them), and its value.
+std::map<std::string, double> Samples(const std::string& text) {
+  std::map<std::string, double> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    const size_t space = line.rfind(' ');
+    out[line.substr(0, space)] = std::stod(line.substr(space + 1));
+  }
+  return out;
+}
+
+// Simulates `manifests` (paths under the source tree) with `config` ("" for the default profile).
+std::map<std::string, double> Simulate(const std::vector<std::string>& manifests,
+                                       const std::string& config, std::string* text = nullptr) {
+  std::vector<std::string> paths;
+  for (const std::string& m : manifests) paths.push_back((kSource / m).string());
+  std::istringstream no_stdin;
+  muster::api::LoadResult loaded = muster::api::LoadManifests(paths, no_stdin);
+  EXPECT_TRUE(loaded.ok()) << loaded.errors.front();
+  std::vector<std::string> errors;
+  std::optional<muster::api::SchedulerConfiguration> cfg;
+  if (!config.empty()) {
+    cfg = muster::cli::LoadConfigFile((kSource / config).string(), no_stdin, &errors);
+    EXPECT_TRUE(cfg.has_value());
+  }
+  std::unique_ptr<muster::sim::Simulation> sim = muster::sim::Simulation::Create(
+      std::move(loaded.manifests), cfg ? &*cfg : nullptr, muster::sim::SimulationOptions{.seed = 1},
+      muster::plugins::InTreeRegistry(), muster::plugins::DefaultPlugins(), &errors);
+  EXPECT_NE(sim, nullptr);
+  if (sim == nullptr) return {};
+  sim->Run();
+  const std::string served = sim->scheduler().metrics().Text();
+  if (text != nullptr) *text = served;
+  return Samples(served);
+}
+
+double At(const std::map<std::string, double>& samples, const std::string& series) {
+  auto it = samples.find(series);
+  EXPECT_NE(it, samples.end()) << "no series " << series;
+  return it == samples.end() ? -1 : it->second;
+}
+
+TEST(Metrics, TheSeedDemoCountsAttemptsQueuesAndTheGang) {
+  std::string text;
+  const auto m = Simulate({"examples/coscheduling"}, "examples/config/coscheduling.yaml", &text);
+  // Three pods bound; the other three tried and turned away.
+  EXPECT_EQ(At(m, R"(scheduler_schedule_attempts_total{profile="default-scheduler",result="scheduled"})"), 3);
+  EXPECT_GE(At(m, R"(scheduler_schedule_attempts_total{profile="default-scheduler",result="unschedulable"})"), 3);
+  EXPECT_EQ(At(m, R"(scheduler_schedule_attempts_total{profile="default-scheduler",result="error"})"), 0);
+  EXPECT_EQ(At(m, R"(scheduler_scheduling_attempt_duration_seconds_count{profile="default-scheduler",result="scheduled"})"), 3);
+  EXPECT_EQ(At(m, "scheduler_pod_scheduling_attempts_count"), 3);
+  // Each bound pod on its first attempt, so all three SLI observations carry attempts="1".
+  EXPECT_EQ(At(m, R"(scheduler_pod_scheduling_sli_duration_seconds_count{attempts="1"})"), 3);
+  // Every pod entered activeQ when it was created.
+  EXPECT_EQ(At(m, R"(scheduler_queue_incoming_pods_total{event="PodAdd",queue="active"})"), 6);
+  EXPECT_GE(At(m, R"(scheduler_queue_incoming_pods_total{event="ScheduleAttemptFailure",queue="unschedulable"})"), 3);
+  // At the end the three left over wait for a cluster event; nothing else is queued.
+  EXPECT_EQ(At(m, R"(scheduler_pending_pods{queue="unschedulable"})"), 3);
+  EXPECT_EQ(At(m, R"(scheduler_pending_pods{queue="active"})"), 0);
+  EXPECT_EQ(At(m, R"(scheduler_pending_pods{queue="gated"})"), 0);
+  EXPECT_EQ(At(m, R"(scheduler_scheduler_cache_size{type="nodes"})"), 3);
+  EXPECT_EQ(At(m, R"(scheduler_scheduler_cache_size{type="assumed_pods"})"), 0);
+  // The gang: two pods held at Permit until the third reached it, one quorum, none waiting now.
+  EXPECT_EQ(At(m, R"(scheduler_permit_wait_duration_seconds_count{result="allowed"})"), 2);
+  EXPECT_EQ(At(m, R"(muster_podgroup_time_to_quorum_seconds_count{profile="default-scheduler"})"), 1);
+  EXPECT_EQ(At(m, R"(muster_podgroups_waiting{profile="default-scheduler"})"), 0);
+  // Extension points, each cycle's: Permit said Wait twice and Success once.
+  EXPECT_EQ(At(m, R"(scheduler_framework_extension_point_duration_seconds_count{extension_point="Permit",profile="default-scheduler",status="Wait"})"), 2);
+  EXPECT_EQ(At(m, R"(scheduler_framework_extension_point_duration_seconds_count{extension_point="Permit",profile="default-scheduler",status="Success"})"), 1);
+  EXPECT_EQ(At(m, R"(scheduler_framework_extension_point_duration_seconds_count{extension_point="Bind",profile="default-scheduler",status="Success"})"), 3);
+  // The first cycle is sampled: its pod was filtered on all three nodes by each Filter plugin.
+  EXPECT_EQ(At(m, R"(scheduler_plugin_execution_duration_seconds_count{extension_point="Filter",plugin="NodeResourcesFit",status="Success"})"), 3);
+  // The text format: HELP and TYPE lines, cumulative buckets up to +Inf.
+  EXPECT_NE(text.find("# TYPE scheduler_schedule_attempts_total counter"), std::string::npos);
+  EXPECT_NE(text.find("# TYPE scheduler_pending_pods gauge"), std::string::npos);
+  EXPECT_NE(text.find(R"(scheduler_pod_scheduling_attempts_bucket{le="+Inf"} 3)"), std::string::npos);
+}
+
+TEST(Metrics, PreemptionCountsItsAttemptAndVictims) {
+  const auto m = Simulate({"tests/scenarios/preemption/all.yaml"}, "");
+  EXPECT_EQ(At(m, "scheduler_preemption_attempts_total"), 1);
+  EXPECT_EQ(At(m, "scheduler_preemption_victims_count"), 1);
+  EXPECT_EQ(At(m, R"(scheduler_preemption_victims_bucket{le="1"})"), 1);
+  // The urgent pod was turned away once (and preempted), then bound; so was the victim, once.
+  EXPECT_EQ(At(m, R"(scheduler_schedule_attempts_total{profile="default-scheduler",result="scheduled"})"), 2);
+  EXPECT_EQ(At(m, R"(scheduler_pod_scheduling_sli_duration_seconds_count{attempts="2"})"), 1);
+}
+
+TEST(Metrics, AGroupThatCannotFormCountsAQuorumFailure) {
+  const auto m = Simulate({"tests/scenarios/gang-too-large-beside-fitting/all.yaml"},
+                          "tests/scenarios/gang-too-large-beside-fitting/scheduler.yaml");
+  EXPECT_GE(At(m, R"(muster_podgroup_quorum_failures_total{point="PostFilter",profile="default-scheduler"})"), 1);
+  EXPECT_EQ(At(m, R"(muster_podgroups_waiting{profile="default-scheduler"})"), 0);
+}
+
+}  // namespace
