@@ -9,8 +9,28 @@
 namespace muster::framework {
 namespace {
 
-// Upstream's ExponentialBuckets: `count` bounds, the first `start`, each `factor` times the last.
-prometheus::Histogram::BucketBoundaries Exponential(double start, double factor, int count) {
+// The bucket layouts, as kube-scheduler's.
+const prometheus::Histogram::BucketBoundaries& AttemptBuckets() {  // 1ms .. ~16s
+  static const auto kBounds = ExponentialBuckets(0.001, 2, 15);
+  return kBounds;
+}
+const prometheus::Histogram::BucketBoundaries& ExtensionPointBuckets() {  // 0.1ms .. ~200ms
+  static const auto kBounds = ExponentialBuckets(0.0001, 2, 12);
+  return kBounds;
+}
+const prometheus::Histogram::BucketBoundaries& PluginBuckets() {  // 10us .. ~22ms
+  static const auto kBounds = ExponentialBuckets(0.00001, 1.5, 20);
+  return kBounds;
+}
+
+constexpr std::array<std::string_view, 3> kResults = {"scheduled", "unschedulable", "error"};
+constexpr std::array<std::string_view, 4> kQueues = {"active", "backoff", "unschedulable",
+                                                     "gated"};
+
+}  // namespace
+
+prometheus::Histogram::BucketBoundaries ExponentialBuckets(double start, double factor,
+                                                           int count) {
   prometheus::Histogram::BucketBoundaries bounds;
   double b = start;
   for (int i = 0; i < count; ++i) {
@@ -20,29 +40,10 @@ prometheus::Histogram::BucketBoundaries Exponential(double start, double factor,
   return bounds;
 }
 
-// The bucket layouts, as kube-scheduler's.
-const prometheus::Histogram::BucketBoundaries& AttemptBuckets() {  // 1ms .. ~16s
-  static const auto kBounds = Exponential(0.001, 2, 15);
+const prometheus::Histogram::BucketBoundaries& SliBuckets() {
+  static const auto kBounds = ExponentialBuckets(0.01, 2, 20);
   return kBounds;
 }
-const prometheus::Histogram::BucketBoundaries& ExtensionPointBuckets() {  // 0.1ms .. ~200ms
-  static const auto kBounds = Exponential(0.0001, 2, 12);
-  return kBounds;
-}
-const prometheus::Histogram::BucketBoundaries& PluginBuckets() {  // 10us .. ~22ms
-  static const auto kBounds = Exponential(0.00001, 1.5, 20);
-  return kBounds;
-}
-const prometheus::Histogram::BucketBoundaries& SliBuckets() {  // 10ms .. ~88min
-  static const auto kBounds = Exponential(0.01, 2, 20);
-  return kBounds;
-}
-
-constexpr std::array<std::string_view, 3> kResults = {"scheduled", "unschedulable", "error"};
-constexpr std::array<std::string_view, 4> kQueues = {"active", "backoff", "unschedulable",
-                                                     "gated"};
-
-}  // namespace
 
 std::string_view ExtensionPointName(ExtensionPoint point) {
   static constexpr std::array<std::string_view, kNumExtensionPoints> kNames = {
@@ -89,7 +90,7 @@ Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()) {
                        .Name("scheduler_pod_scheduling_attempts")
                        .Help("Attempts a pod took until it was scheduled.")
                        .Register(r)
-                       .Add({}, Exponential(1, 2, 5));
+                       .Add({}, ExponentialBuckets(1, 2, 5));
   algorithm_ = &prometheus::BuildHistogram()
                     .Name("scheduler_scheduling_algorithm_duration_seconds")
                     .Help("Time of the scheduling algorithm (filtering and scoring), in seconds.")
@@ -104,7 +105,7 @@ Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()) {
                              .Name("scheduler_preemption_victims")
                              .Help("Victims chosen by one preemption.")
                              .Register(r)
-                             .Add({}, Exponential(1, 2, 7));
+                             .Add({}, ExponentialBuckets(1, 2, 7));
   auto& permit = prometheus::BuildHistogram()
                      .Name("scheduler_permit_wait_duration_seconds")
                      .Help("Time pods waited at Permit, by result, in seconds.")

@@ -63,6 +63,11 @@ enum class AttemptResult : uint8_t { kScheduled, kUnschedulable, kError };
 // Values of the queue label of pending pods and incoming pods.
 enum class QueueName : uint8_t { kActive, kBackoff, kUnschedulable, kGated };
 
+// Upstream's ExponentialBuckets: `count` bounds, the first `start`, each `factor` times the last.
+prometheus::Histogram::BucketBoundaries ExponentialBuckets(double start, double factor, int count);
+// The SLI's layout, 10ms to about 88 minutes: for how long pods (or groups) wait.
+const prometheus::Histogram::BucketBoundaries& SliBuckets();
+
 // Wall time since construction.
 class Stopwatch {
  public:

@@ -80,8 +80,6 @@ Coscheduling::Coscheduling(CoschedulingArgs args, framework::Handle& handle)
   if (metrics == nullptr) return;
   const std::string profile = handle.framework().scheduler_name();
   prometheus::Registry& r = metrics->registry();
-  prometheus::Histogram::BucketBoundaries buckets;  // 10ms .. ~88min
-  for (double b = 0.01; buckets.size() < 20; b *= 2) buckets.push_back(b);
   auto& failures = prometheus::BuildCounter()
                        .Name("muster_podgroup_quorum_failures_total")
                        .Help("PodGroups whose pods held at Permit were released before quorum, "
@@ -98,7 +96,7 @@ Coscheduling::Coscheduling(CoschedulingArgs args, framework::Handle& handle)
            .Help("Time from a PodGroup's first pod held at Permit to minMember pods assigned, "
                  "in seconds.")
            .Register(r)
-           .Add({{"profile", profile}}, buckets),
+           .Add({{"profile", profile}}, framework::SliBuckets()),
       &failures.Add({{"point", "PostFilter"}, {"profile", profile}}),
       &failures.Add({{"point", "Unreserve"}, {"profile", profile}}),
   });
@@ -106,20 +104,24 @@ Coscheduling::Coscheduling(CoschedulingArgs args, framework::Handle& handle)
 
 Coscheduling::~Coscheduling() = default;
 
-void Coscheduling::StopWaiting(uint64_t group, bool quorum, const char* point) {
+void Coscheduling::StopWaiting(uint64_t group, WaitEnd end) {
   auto it = waiting_since_.find(group);
   if (it == waiting_since_.end()) return;
   const api::Time since = it->second;
   waiting_since_.erase(it);
   if (metrics_ == nullptr) return;
   metrics_->waiting->Set(static_cast<double>(waiting_since_.size()));
-  if (quorum) {
-    metrics_->time_to_quorum->Observe(
-        std::chrono::duration<double>(handle_.clock().Now() - since).count());
-  } else {
-    (std::string_view(point) == "PostFilter" ? metrics_->failed_post_filter
-                                             : metrics_->failed_unreserve)
-        ->Increment();
+  switch (end) {
+    case WaitEnd::kQuorum:
+      metrics_->time_to_quorum->Observe(
+          std::chrono::duration<double>(handle_.clock().Now() - since).count());
+      break;
+    case WaitEnd::kRejectedInPostFilter:
+      metrics_->failed_post_filter->Increment();
+      break;
+    case WaitEnd::kRejectedInUnreserve:
+      metrics_->failed_unreserve->Increment();
+      break;
   }
 }
 
@@ -341,7 +343,7 @@ Status Coscheduling::PostFilter(framework::CycleState&, const framework::PodInfo
   }
   // The group cannot form now: release every sibling waiting at Permit.
   // Before the rejections: each rejected sibling's Unreserve would otherwise claim the failure.
-  StopWaiting(id, /*quorum=*/false, "PostFilter");
+  StopWaiting(id, WaitEnd::kRejectedInPostFilter);
   const int released = RejectWaitingSiblings(pod, name, "optimistic rejection in PostFilter");
   BackOff(pod, *group, released > 0);
   permitted_.erase(id);
@@ -371,7 +373,7 @@ Status Coscheduling::Permit(framework::CycleState&, const framework::PodInfo& po
         w.Allow(kName);
       }
     });
-    StopWaiting(id, /*quorum=*/true, "Permit");
+    StopWaiting(id, WaitEnd::kQuorum);
     return Status::OK();
   }
   if (waiting_since_.emplace(id, handle_.clock().Now()).second && metrics_ != nullptr) {
@@ -403,7 +405,7 @@ void Coscheduling::Unreserve(framework::CycleState&, const framework::PodInfo& p
   if (auto it = reserved_.find(id); it != reserved_.end()) it->second.erase(pod.metadata.name);
   const api::PodGroup* group = GroupOf(pod_info);
   if (group == nullptr) return;
-  StopWaiting(id, /*quorum=*/false, "Unreserve");
+  StopWaiting(id, WaitEnd::kRejectedInUnreserve);
   RejectWaitingSiblings(pod, group_name, "rejection in Unreserve");
   BackOff(pod, *group, /*released=*/true);  // this pod's own reservation, at least
   permitted_.erase(id);

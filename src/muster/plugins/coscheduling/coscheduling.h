@@ -101,9 +101,10 @@ class Coscheduling final : public framework::QueueSortPlugin,
   // backs off (see the file comment) unless it is backing off already or has fewer pods than
   // minMember (PreFilter turns those away anyway).
   void BackOff(const api::Pod& pod, const api::PodGroup& group, bool released);
-  // The group's pods waiting at Permit were all let through (`quorum`) or all released: the
-  // group no longer waits, and the gang metrics hear of it.
-  void StopWaiting(uint64_t group, bool quorum, const char* point);
+  // How a group's wait at Permit ended: its pods were all let through, or all released.
+  enum class WaitEnd { kQuorum, kRejectedInPostFilter, kRejectedInUnreserve };
+  // The group no longer waits at Permit; the gang metrics hear how that ended.
+  void StopWaiting(uint64_t group, WaitEnd end);
   // Whether `until` holds a time for `group` that is still ahead.
   bool Before(const std::unordered_map<uint64_t, api::Time>& until, uint64_t group) const;
 
