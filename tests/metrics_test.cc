@@ -84,16 +84,18 @@ TEST(Metrics, TheSeedDemoCountsAttemptsQueuesAndTheGang) {
   EXPECT_EQ(At(m, R"(scheduler_pending_pods{queue="gated"})"), 0);
   EXPECT_EQ(At(m, R"(scheduler_scheduler_cache_size{type="nodes"})"), 3);
   EXPECT_EQ(At(m, R"(scheduler_scheduler_cache_size{type="assumed_pods"})"), 0);
-  // The gang: two pods held at Permit until the third reached it, one quorum, none waiting now.
-  EXPECT_EQ(At(m, R"(scheduler_permit_wait_duration_seconds_count{result="allowed"})"), 2);
+  // The gang, placed whole in one group cycle: one quorum, no group waiting, and Permit let
+  // each of the three through at once, nothing held waiting.
   EXPECT_EQ(At(m, R"(muster_podgroup_time_to_quorum_seconds_count{profile="default-scheduler"})"), 1);
+  EXPECT_EQ(At(m, R"(muster_podgroup_time_to_quorum_seconds_sum{profile="default-scheduler"})"), 0);
   EXPECT_EQ(At(m, R"(muster_podgroups_waiting{profile="default-scheduler"})"), 0);
-  // Extension points, each cycle's: Permit said Wait twice and Success once.
-  EXPECT_EQ(At(m, R"(scheduler_framework_extension_point_duration_seconds_count{extension_point="Permit",profile="default-scheduler",status="Wait"})"), 2);
-  EXPECT_EQ(At(m, R"(scheduler_framework_extension_point_duration_seconds_count{extension_point="Permit",profile="default-scheduler",status="Success"})"), 1);
+  EXPECT_EQ(At(m, R"(scheduler_framework_extension_point_duration_seconds_count{extension_point="Permit",profile="default-scheduler",status="Success"})"), 3);
+  EXPECT_EQ(text.find(R"(extension_point="Permit",profile="default-scheduler",status="Wait")"),
+            std::string::npos);
   EXPECT_EQ(At(m, R"(scheduler_framework_extension_point_duration_seconds_count{extension_point="Bind",profile="default-scheduler",status="Success"})"), 3);
-  // The first cycle is sampled: its pod was filtered on all three nodes by each Filter plugin.
-  EXPECT_EQ(At(m, R"(scheduler_plugin_execution_duration_seconds_count{extension_point="Filter",plugin="NodeResourcesFit",status="Success"})"), 3);
+  // The first cycle, the group's, is sampled: NodeResourcesFit passed the first member on all
+  // three nodes, the second on the two left with room, the third on the last one.
+  EXPECT_EQ(At(m, R"(scheduler_plugin_execution_duration_seconds_count{extension_point="Filter",plugin="NodeResourcesFit",status="Success"})"), 3 + 2 + 1);
   // The text format: HELP and TYPE lines, cumulative buckets up to +Inf.
   EXPECT_NE(text.find("# TYPE scheduler_schedule_attempts_total counter"), std::string::npos);
   EXPECT_NE(text.find("# TYPE scheduler_pending_pods gauge"), std::string::npos);
@@ -111,10 +113,24 @@ TEST(Metrics, PreemptionCountsItsAttemptAndVictims) {
 }
 
 TEST(Metrics, AGroupThatCannotFormCountsAQuorumFailure) {
+  // Group mode: each group cycle short of quorum counts; the group still waits at the end.
   const auto m = Simulate({"tests/scenarios/gang-too-large-beside-fitting/all.yaml"},
                           "tests/scenarios/gang-too-large-beside-fitting/scheduler.yaml");
+  EXPECT_GE(At(m, R"(muster_podgroup_quorum_failures_total{point="GroupCycle",profile="default-scheduler"})"), 1);
+  EXPECT_EQ(At(m, R"(muster_podgroup_quorum_failures_total{point="PostFilter",profile="default-scheduler"})"), 0);
+  EXPECT_EQ(At(m, R"(muster_podgroups_waiting{profile="default-scheduler"})"), 1);
+  EXPECT_EQ(At(m, R"(muster_podgroup_time_to_quorum_seconds_count{profile="default-scheduler"})"), 1)
+      << "the small group formed";
+}
+
+TEST(Metrics, APerPodGroupThatCannotFormCountsAPostFilterQuorumFailure) {
+  // PerPod mode (upstream's): members held at Permit are released by PostFilter.
+  const auto m = Simulate({"tests/scenarios/gang-perpod-starvation/all.yaml"},
+                          "tests/scenarios/gang-perpod-starvation/scheduler.yaml");
   EXPECT_GE(At(m, R"(muster_podgroup_quorum_failures_total{point="PostFilter",profile="default-scheduler"})"), 1);
+  EXPECT_EQ(At(m, R"(muster_podgroup_quorum_failures_total{point="GroupCycle",profile="default-scheduler"})"), 0);
   EXPECT_EQ(At(m, R"(muster_podgroups_waiting{profile="default-scheduler"})"), 0);
+  EXPECT_GE(At(m, R"(scheduler_permit_wait_duration_seconds_count{result="allowed"})"), 7);
 }
 
 }  // namespace

@@ -720,6 +720,19 @@ PodSpec ReadPodSpec(Decoder& d, const YAML::Node& n, const std::string& path) {
 
 // ---- kinds ----
 
+// A pod's or a PodGroup's condition.
+PodCondition ReadCondition(Decoder& d, const YAML::Node& item, const std::string& path) {
+  Map c(d, item, path);
+  PodCondition cond;
+  cond.type = ReadString(d, c.Get("type"), c.Path("type")).value_or("");
+  cond.status = ReadString(d, c.Get("status"), c.Path("status")).value_or("");
+  cond.reason = ReadString(d, c.Get("reason"), c.Path("reason")).value_or("");
+  cond.message = ReadString(d, c.Get("message"), c.Path("message")).value_or("");
+  cond.last_transition_time =
+      ReadTime(d, c.Get("lastTransitionTime"), c.Path("lastTransitionTime"));
+  return cond;
+}
+
 Pod ReadPod(Decoder& d, Map& m) {
   Pod pod;
   pod.metadata = ReadObjectMeta<Pod>(d, m);
@@ -734,15 +747,7 @@ Pod ReadPod(Decoder& d, Map& m) {
   }
   ReadList(d, s.Get("conditions"), s.Path("conditions"),
            [&](const YAML::Node& item, const std::string& p) {
-             Map c(d, item, p);
-             PodCondition cond;
-             cond.type = ReadString(d, c.Get("type"), c.Path("type")).value_or("");
-             cond.status = ReadString(d, c.Get("status"), c.Path("status")).value_or("");
-             cond.reason = ReadString(d, c.Get("reason"), c.Path("reason")).value_or("");
-             cond.message = ReadString(d, c.Get("message"), c.Path("message")).value_or("");
-             cond.last_transition_time =
-                 ReadTime(d, c.Get("lastTransitionTime"), c.Path("lastTransitionTime"));
-             pod.status.conditions.push_back(std::move(cond));
+             pod.status.conditions.push_back(ReadCondition(d, item, p));
            });
   pod.status.nominated_node_name =
       Symbol(ReadString(d, s.Get("nominatedNodeName"), s.Path("nominatedNodeName")).value_or(""));
@@ -843,6 +848,10 @@ PodGroup ReadPodGroup(Decoder& d, Map& m, const std::string& api_version) {
   pg.status.failed = counter("failed");
   pg.status.schedule_start_time =
       ReadTime(d, s.Get("scheduleStartTime"), s.Path("scheduleStartTime"));
+  ReadList(d, s.Get("conditions"), s.Path("conditions"),
+           [&](const YAML::Node& item, const std::string& p) {
+             pg.status.conditions.push_back(ReadCondition(d, item, p));
+           });
   return pg;
 }
 

@@ -42,6 +42,18 @@ std::optional<PodPhase> ParsePodPhase(std::string_view s) {
   return ParseName<PodPhase>(kPodPhaseNames, s);
 }
 
+void SetCondition(std::vector<PodCondition>& conditions, PodCondition condition) {
+  for (PodCondition& c : conditions) {
+    if (c.type != condition.type) continue;
+    if (c.status == condition.status && c.last_transition_time) {
+      condition.last_transition_time = c.last_transition_time;
+    }
+    c = std::move(condition);
+    return;
+  }
+  conditions.push_back(std::move(condition));
+}
+
 Symbol PodGroupName(const Pod& pod) {
   static const Symbol label(kPodGroupLabel), legacy(kLegacyPodGroupLabel);
   if (const Symbol* g = pod.metadata.labels.Get(label)) return *g;

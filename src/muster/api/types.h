@@ -143,7 +143,13 @@ struct PodCondition {
   std::string reason;
   std::string message;
   std::optional<Time> last_transition_time;
+
+  friend bool operator==(const PodCondition&, const PodCondition&) = default;
 };
+
+// Replaces the condition of `condition.type` in `conditions` (or appends it). The transition
+// time stays the old one when the status does not change, as Kubernetes keeps it.
+void SetCondition(std::vector<PodCondition>& conditions, PodCondition condition);
 
 struct PodSpec {
   std::vector<Container> init_containers;
@@ -248,6 +254,9 @@ struct PodGroup {
     int32_t succeeded = 0;
     int32_t failed = 0;
     std::optional<Time> schedule_start_time;
+    // muster's addition: the Scheduled condition the group scheduling cycle keeps (True once the
+    // group is placed, False with the reason it cannot be). Conditions share the pod's fields.
+    std::vector<PodCondition> conditions;
   } status;
 };
 

@@ -38,6 +38,15 @@ class ClusterClient {
   virtual Status DeletePod(const api::Pod& pod) = 0;
   virtual Status UpdatePodGroupStatus(const api::PodGroup& group,
                                       const api::PodGroup::Status& status) = 0;
+  // Sets one condition of the PodGroup's status (replacing the one of its type), leaving the
+  // phase and counters, which the PodGroup controller writes, as they are. By default through
+  // UpdatePodGroupStatus with `group`'s status; a real API server patches the conditions alone.
+  virtual Status UpdatePodGroupCondition(const api::PodGroup& group,
+                                         const api::PodCondition& condition) {
+    api::PodGroup::Status status = group.status;
+    api::SetCondition(status.conditions, condition);
+    return UpdatePodGroupStatus(group, status);
+  }
   virtual void RecordEvent(EventRecord event) = 0;
 };
 

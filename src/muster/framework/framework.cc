@@ -24,6 +24,13 @@ Status AsError(std::string_view point, std::string_view plugin, const Status& s)
 void Framework::SetPlugins(ProfilePlugins plugins, std::vector<std::unique_ptr<Plugin>> owned) {
   plugins_ = std::move(plugins);
   owned_ = std::move(owned);
+  group_plugin_ = nullptr;
+  for (const auto& p : owned_) {
+    if (auto* group = dynamic_cast<GroupPlugin*>(p.get())) {
+      group_plugin_ = group;
+      break;
+    }
+  }
   auto position = [](std::string_view name, const auto& list, auto plugin_of) {
     for (size_t i = 0; i < list.size(); ++i) {
       if (plugin_of(list[i])->Name() == name) return static_cast<int>(i);

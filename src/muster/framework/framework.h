@@ -69,6 +69,8 @@ class Framework final : public Handle {
     return percentage_of_nodes_to_score_;
   }
   const ProfilePlugins& plugins() const { return plugins_; }
+  // The profile's plugin that places pods in groups (see GroupPlugin), or nullptr.
+  GroupPlugin* group_plugin() const { return group_plugin_; }
   // Every plugin of the profile by name (each instantiated once).
   const Plugin* FindPlugin(std::string_view name) const;
   // The events each EnqueueExtensions plugin registered, by plugin name.
@@ -185,6 +187,7 @@ class Framework final : public Handle {
   Metrics* metrics_;
   Metrics::Profile* profile_metrics_;
   ProfilePlugins plugins_;
+  GroupPlugin* group_plugin_ = nullptr;
   std::vector<std::unique_ptr<Plugin>> owned_;
   // For each PreFilter (PreScore) plugin, the position of the same plugin in the Filter (Score)
   // list, or -1: where its Skip is recorded in CycleState::skip_filter_at (skip_score_at).

@@ -45,6 +45,9 @@ struct QueuedPodInfo {
   std::vector<std::string> pending_plugins;
   bool gated = false;  // rejected by a PreEnqueue plugin
   std::string gating_plugin;
+  // The earliest it may be retried, beyond its own backoff: a pod group's backoff, which its
+  // members wait out together.
+  api::Time backoff_until{};
 
   const api::Pod& pod() const { return info->pod; }
 };
@@ -260,6 +263,32 @@ class BindPlugin : public virtual Plugin {
 class PostBindPlugin : public virtual Plugin {
  public:
   virtual void PostBind(CycleState& state, const PodInfo& pod, api::Symbol node) = 0;
+};
+
+// muster's own extension point, the whole-group cycle: a plugin implementing it (Coscheduling,
+// in its Group mode) names the group a pod must be placed with. The scheduler then takes the
+// group's pending members out of the queue together and places them one after another against
+// one snapshot, each seeing those placed before it, and keeps the placements only when at least
+// minMember of the group are placed (scheduler/group_cycle.cc).
+struct PodGroupSpec {
+  const api::PodGroup* group = nullptr;
+  // Every live member of the group (not terminal, not being deleted), placed or not.
+  std::vector<const api::Pod*> members;
+  // How long a group that could not be placed waits at least before its next cycle; zero: its
+  // members' own backoffs.
+  api::Duration backoff{};
+};
+
+class GroupPlugin : public virtual Plugin {
+ public:
+  // The group `pod` is placed with, or nullopt: the pod is placed on its own.
+  virtual std::optional<PodGroupSpec> GroupOf(const PodInfo& pod) = 0;
+  // Checks the group as a whole before its members are placed (enough members without gates,
+  // minResources against `nodes`); a rejection's message says why the group cannot be placed.
+  // Called only while fewer than minMember members are placed.
+  virtual Status PreFilterGroup(const PodGroupSpec& group, std::span<NodeInfo* const> nodes) = 0;
+  // The cycle's decision: the group placed (minMember of it or more), or not.
+  virtual void GroupCycleDone(const PodGroupSpec& group, bool placed) { (void)group, (void)placed; }
 };
 
 }  // namespace muster::framework

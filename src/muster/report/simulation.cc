@@ -20,6 +20,13 @@ const api::PodCondition* ScheduledCondition(const api::Pod& pod) {
   return nullptr;
 }
 
+const api::PodCondition* GroupScheduledCondition(const api::PodGroup& group) {
+  for (const api::PodCondition& c : group.status.conditions) {
+    if (c.type == "Scheduled") return &c;
+  }
+  return nullptr;
+}
+
 std::string PodGroupOf(const api::Pod& pod) { return api::PodGroupName(pod).string(); }
 
 json ResourcesJson(const api::ResourceList& list) {
@@ -180,6 +187,9 @@ nlohmann::ordered_json BuildResult(const sim::Simulation& sim) {
     g["running"] = group.status.running;
     g["succeeded"] = group.status.succeeded;
     g["failed"] = group.status.failed;
+    // Why the group cannot be placed: the group cycle's Scheduled=False condition.
+    const api::PodCondition* cond = GroupScheduledCondition(group);
+    g["message"] = cond != nullptr && cond->status == "False" ? cond->message : "";
     groups.push_back(std::move(g));
   }
   result["podGroups"] = std::move(groups);
@@ -268,6 +278,7 @@ void PrintTable(const sim::Simulation& sim, bool wide, std::ostream& out) {
   rows.clear();
   header = {"PODGROUP", "PHASE", "MINMEMBER", "SCHEDULED", "RUNNING", "SUCCEEDED", "AGE"};
   if (namespaces) header.insert(header.begin(), "NAMESPACE");
+  if (wide) header.push_back("MESSAGE");
   rows.push_back(header);
   for (const auto& [key, g] : c.pod_groups()) {
     std::vector<std::string> row = {g.metadata.name,
@@ -278,6 +289,10 @@ void PrintTable(const sim::Simulation& sim, bool wide, std::ostream& out) {
                                     std::to_string(g.status.succeeded),
                                     HumanDuration(Age(sim, g.metadata))};
     if (namespaces) row.insert(row.begin(), g.metadata.namespace_.string());
+    if (wide) {
+      const api::PodCondition* cond = GroupScheduledCondition(g);
+      row.push_back(cond != nullptr && cond->status == "False" ? cond->message : "");
+    }
     rows.push_back(std::move(row));
   }
   PrintColumns(rows, out);

@@ -305,7 +305,16 @@ void SchedulingQueue::Delete(const api::Pod& pod) {
 
 std::optional<QueuedPodInfo> SchedulingQueue::Pop() {
   if (active_->empty()) return std::nullopt;
-  Entry* e = active_->Top();
+  return StartFlight(active_->Top());
+}
+
+std::optional<QueuedPodInfo> SchedulingQueue::Take(const std::string& key) {
+  Entry* e = Find(key);
+  if (e == nullptr || !e->where || e->info.gated) return std::nullopt;
+  return StartFlight(e);
+}
+
+QueuedPodInfo SchedulingQueue::StartFlight(Entry* e) {
   Detach(e);
   e->info.attempts++;
   e->info.attempted = true;
@@ -315,6 +324,10 @@ std::optional<QueuedPodInfo> SchedulingQueue::Pop() {
   e->popped_at_change = change_seq_;
   in_flight_since_.insert(e->popped_at_event);
   return e->info;
+}
+
+void SchedulingQueue::AttemptSawCurrentState(const std::string& key) {
+  if (Entry* e = Find(key); e != nullptr && e->in_flight) e->popped_at_change = change_seq_;
 }
 
 void SchedulingQueue::EndInFlight(Entry& e) {
@@ -477,7 +490,7 @@ api::Time SchedulingQueue::BackoffExpiry(const Entry& e) const {
     }
     d += d;
   }
-  return e.info.timestamp + std::min(d, options_.max_backoff);
+  return std::max(e.info.timestamp + std::min(d, options_.max_backoff), e.info.backoff_until);
 }
 
 void SchedulingQueue::FlushBackoffCompleted() {

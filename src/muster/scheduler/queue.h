@@ -70,6 +70,10 @@ class SchedulingQueue {
 
   // The next pod to schedule, or nullopt when activeQ is empty. The pod is in flight until Done.
   std::optional<framework::QueuedPodInfo> Pop();
+  // Takes this pod (namespace/name) out of activeQ, backoffQ or the unschedulable pods, as Pop
+  // would, for a cycle that places it with the pod popped (a group's members); nullopt when
+  // the queue does not hold it or holds it gated.
+  std::optional<framework::QueuedPodInfo> Take(const std::string& key);
   void Done(const std::string& pod_key);
 
   // A failed attempt: `info` carries the rejecting plugins (none for an Error). The pod goes
@@ -88,6 +92,9 @@ class SchedulingQueue {
   // The cluster changed (an object was added, deleted, or changed in more than its status): a
   // pod attempted before this may get another answer now.
   void ClusterChanged() { ++change_seq_; }
+  // The in-flight pod's attempt saw the cluster as it is now, changes made during its cycle
+  // included (a group member that failed after the group's other members were placed).
+  void AttemptSawCurrentState(const std::string& key);
   // Whether the queue has nothing new to try: no pod in activeQ or in flight, and every other
   // pod either attempted since the cluster last changed (a retry would repeat the same answer)
   // or gated (only an update, itself a change, can release it). A pod parked unschedulable
@@ -122,6 +129,8 @@ class SchedulingQueue {
   struct RecordedEvent;
 
   Entry* Find(const std::string& key) const;
+  // Out of wherever it waits and in flight until Done.
+  framework::QueuedPodInfo StartFlight(Entry* e);
   void Detach(Entry* e);
   // To activeQ, running PreEnqueue first; gated pods go to unschedulable instead.
   void MoveToActive(Entry* e);

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "muster/framework/parallel.h"
+#include "muster/scheduler/cycle.h"
 #include "muster/scheduler/informer_events.h"
 
 // The scheduling cycle (upstream schedule_one.go): pop a pod, find the nodes that fit it, score
@@ -35,54 +36,6 @@ constexpr size_t kFilterChunk = 256;
 constexpr size_t kFilterBlock = 64;
 
 }  // namespace
-
-// What Filter found: each rejected node's status, and which plugins rejected.
-struct Scheduler::Diagnosis {
-  framework::NodeToStatus statuses;
-  std::set<std::string> unschedulable_plugins;
-  std::set<std::string> pending_plugins;
-  std::string pre_filter_msg;
-  std::string post_filter_msg;
-  int32_t num_all_nodes = 0;
-  bool fit_error = false;  // the pod fits no node (as opposed to an error)
-
-  void AddPluginStatus(const Status& s) {
-    const std::string& plugin = s.plugin();
-    if (plugin.empty()) return;
-    if (s.code() == Code::kPending) {
-      pending_plugins.insert(plugin);
-    } else if (s.IsRejected() && plugin != last_unschedulable) {
-      // Rejected nodes mostly name the plugin the one before did: a compare instead of a
-      // lookup in the set for each of thousands of nodes.
-      unschedulable_plugins.insert(plugin);
-      last_unschedulable = plugin;
-    }
-  }
-  std::string last_unschedulable;
-
-  // Upstream FitError.Error(): "0/3 nodes are available: 1 node(s) had ..., 2 Insufficient cpu."
-  std::string FitErrorMessage() const {
-    std::string msg = fmt::format("0/{} nodes are available:", num_all_nodes);
-    if (!pre_filter_msg.empty()) {
-      msg += fmt::format(" {}.", pre_filter_msg);
-    } else {
-      const std::vector<std::string> parts = statuses.ReasonCounts(num_all_nodes);
-      if (!parts.empty()) msg += fmt::format(" {}.", fmt::join(parts, ", "));
-    }
-    if (!post_filter_msg.empty()) msg += fmt::format(" {}", post_filter_msg);
-    return msg;
-  }
-};
-
-// A pod between Assume and the end of its binding cycle.
-struct Scheduler::BindingContext {
-  const framework::Framework* fwk = nullptr;
-  std::unique_ptr<framework::CycleState> state;
-  framework::QueuedPodInfo queued;
-  framework::PodInfoPtr assumed;  // the pod with spec.nodeName set
-  api::Symbol node;
-  framework::Stopwatch started;   // when its scheduling attempt began
-};
 
 int32_t Scheduler::NumFeasibleNodesToFind(const framework::Framework& fwk,
                                           int32_t num_nodes) const {
@@ -327,6 +280,12 @@ bool Scheduler::ScheduleOne() {
     queue_.Done(key);
     return true;
   }
+  if (framework::GroupPlugin* group_plugin = fwk->group_plugin()) {
+    if (std::optional<framework::PodGroupSpec> group = group_plugin->GroupOf(pod)) {
+      ScheduleGroup(*fwk, *group_plugin, std::move(queued), *group);
+      return true;
+    }
+  }
   ++stats_.attempts;
   ++attempts_[key];
   last_attempted_ = key;
@@ -339,54 +298,80 @@ bool Scheduler::ScheduleOne() {
   Diagnosis diagnosis;
   api::Symbol host;
   Status s = SchedulePod(*fwk, *state, pod, &host, &diagnosis);
-  if (s.IsSuccess()) metrics_.SchedulingAlgorithm(started.Seconds());
   if (!s.IsSuccess()) {
-    framework::PostFilterResult nomination;
-    if (diagnosis.fit_error) {
-      if (fwk->HasPostFilterPlugins()) {
-        // Preemption (or another PostFilter) may make room for a later cycle; its outcome is
-        // appended to the message, as upstream appends PostFilterMsg.
-        Status pf = fwk->RunPostFilterPlugins(*state, pod, diagnosis.statuses, &nomination);
-        diagnosis.post_filter_msg = pf.Message();
-      }
-      s = Status(Code::kUnschedulable, diagnosis.FitErrorMessage());
-    }
-    fwk->ObservePluginTally(*state);
-    HandleSchedulingFailure(*fwk, started, std::move(queued), s, &diagnosis, &nomination);
-    queue_.Done(key);
+    FailAttempt(*fwk, *state, started, std::move(queued), std::move(s), diagnosis);
     return true;
   }
+  metrics_.SchedulingAlgorithm(started.Seconds());
+  std::shared_ptr<BindingContext> ctx =
+      Assume(*fwk, std::move(state), std::move(queued), host, started);
+  if (ctx != nullptr && Reserve(*ctx)) Permit(std::move(ctx));
+  return true;
+}
 
-  // Assume: the pod counts on its node from now on, before the binding is confirmed.
-  framework::PodInfoPtr assumed = framework::PodInfo::OnNode(pod, host);
+void Scheduler::FailAttempt(const framework::Framework& fwk, framework::CycleState& state,
+                            const framework::Stopwatch& started, framework::QueuedPodInfo queued,
+                            Status status, Diagnosis& diagnosis) {
+  const std::string key = queued.info->Key();
+  framework::PostFilterResult nomination;
+  if (diagnosis.fit_error) {
+    if (fwk.HasPostFilterPlugins()) {
+      // Preemption (or another PostFilter) may make room for a later cycle; its outcome is
+      // appended to the message, as upstream appends PostFilterMsg.
+      Status pf = fwk.RunPostFilterPlugins(state, *queued.info, diagnosis.statuses, &nomination);
+      diagnosis.post_filter_msg = pf.Message();
+    }
+    status = Status(Code::kUnschedulable, diagnosis.FitErrorMessage());
+  }
+  fwk.ObservePluginTally(state);
+  HandleSchedulingFailure(fwk, started, std::move(queued), status, &diagnosis, &nomination);
+  queue_.Done(key);
+}
+
+std::shared_ptr<Scheduler::BindingContext> Scheduler::Assume(
+    const framework::Framework& fwk, std::unique_ptr<framework::CycleState> state,
+    framework::QueuedPodInfo queued, api::Symbol host, const framework::Stopwatch& started) {
+  // The pod counts on its node from now on, before the binding is confirmed.
   auto ctx = std::make_shared<BindingContext>();
-  ctx->fwk = fwk;
+  ctx->fwk = &fwk;
   ctx->state = std::move(state);
+  ctx->assumed = framework::PodInfo::OnNode(*queued.info, host);
   ctx->queued = std::move(queued);
-  ctx->assumed = std::move(assumed);
   ctx->node = host;
   ctx->started = started;
-  fwk->ObservePluginTally(*ctx->state);
+  fwk.ObservePluginTally(*ctx->state);
   if (Status a = cache_.AssumePod(ctx->assumed); !a.IsSuccess()) {
-    HandleSchedulingFailure(*fwk, started, std::move(ctx->queued), a, nullptr, nullptr);
+    const std::string key = ctx->assumed->Key();
+    HandleSchedulingFailure(fwk, started, std::move(ctx->queued), a, nullptr, nullptr);
     queue_.Done(key);
-    return true;
+    return nullptr;
   }
-  if (Status r = fwk->RunReservePluginsReserve(*ctx->state, *ctx->assumed, host); !r.IsSuccess()) {
-    Unassume(*ctx, r, /*room_freed=*/false);
-    return true;
-  }
+  return ctx;
+}
+
+bool Scheduler::Reserve(const BindingContext& ctx) {
+  Status r = ctx.fwk->RunReservePluginsReserve(*ctx.state, *ctx.assumed, ctx.node);
+  if (r.IsSuccess()) return true;
+  Unassume(ctx, r, /*room_freed=*/false);
+  return false;
+}
+
+void Scheduler::Permit(std::shared_ptr<BindingContext> ctx) {
   std::vector<std::pair<std::string, api::Duration>> waiting;
-  Status p = fwk->RunPermitPlugins(*ctx->state, *ctx->assumed, host, &waiting);
+  Status p = ctx->fwk->RunPermitPlugins(*ctx->state, *ctx->assumed, ctx->node, &waiting);
   if (!p.IsSuccess() && !p.IsWait()) {
     Unassume(*ctx, p, /*room_freed=*/false);
-    return true;
+    return;
   }
+  // The pod holds its node's room past this cycle: the cluster later attempts see changed.
+  queue_.ClusterChanged();
   if (p.IsWait()) {
     const api::Time since = clock_.Now();
     auto waited = [this, since] { return std::chrono::duration<double>(clock_.Now() - since).count(); };
+    const framework::PodInfoPtr assumed = ctx->assumed;
+    const api::Symbol node = ctx->node;
     waiting_.Add(
-        ctx->assumed, host, waiting,
+        assumed, node, waiting,
         [this, ctx, waited] {
           metrics_.PermitWait(/*allowed=*/true, waited());
           StartBindingCycle(ctx);
@@ -395,10 +380,9 @@ bool Scheduler::ScheduleOne() {
           metrics_.PermitWait(/*allowed=*/false, waited());
           Unassume(*ctx, rejected, /*room_freed=*/true);
         });
-    return true;
+    return;
   }
   StartBindingCycle(std::move(ctx));
-  return true;
 }
 
 void Scheduler::HandleSchedulingFailure(const framework::Framework& fwk,
@@ -537,6 +521,7 @@ void Scheduler::Unassume(const BindingContext& ctx, const Status& status, bool r
   const std::string key = pod.Key();
   HandleSchedulingFailure(*ctx.fwk, ctx.started, ctx.queued, status, nullptr, nullptr);
   if (room_freed) {
+    queue_.ClusterChanged();
     // The node's room is free again: other pods may fit now (not this one, when it was
     // rejected: it would only be turned away again).
     EventObjects objects;

@@ -122,7 +122,14 @@ void Scheduler::OnPodUpdate(const api::PodPtr& old_ptr, const api::PodPtr& new_p
   // help one when the pod runs on (the kubelet's Running): a pod that finishes is one.
   const bool status_only = in_place && actions == framework::kUpdatePodOther &&
                            old_pod.metadata.annotations == new_pod.metadata.annotations;
-  if (!status_only) queue_.ClusterChanged();
+  // Nor is the binding of a pod assumed on that node: the assumption was the change (see
+  // Scheduler::Permit), and every attempt since has counted the pod there.
+  const framework::PodInfo* assumed =
+      cache_.IsAssumedPod(new_pod) ? cache_.GetPod(new_pod.metadata.Key()) : nullptr;
+  const bool confirms_assumed = !Assigned(old_pod) && Assigned(new_pod) &&
+                                !new_pod.IsTerminal() && assumed != nullptr &&
+                                assumed->pod.spec.node_name == new_pod.spec.node_name;
+  if (!status_only && !confirms_assumed) queue_.ClusterChanged();
   if (Assigned(new_pod)) {
     if (!Assigned(old_pod)) {
       // Bound: it leaves the queue and joins the cache (confirming an assumed pod).
@@ -215,8 +222,35 @@ void Scheduler::OnPodGroupAdd(const api::PodGroup& group) {
   MoveAll(ClusterEvent{EventResource::kPodGroup, framework::kAdd, "PodGroupAdd"}, objects);
 }
 
+namespace {
+
+// Whether the update changed the group's status alone (its counters and phase, written by the
+// PodGroup controller, or its conditions, by the group cycle): nothing scheduling reads.
+bool StatusOnly(const api::PodGroup& a, const api::PodGroup& b) {
+  return a.metadata.labels == b.metadata.labels && a.spec.min_member == b.spec.min_member &&
+         a.spec.min_resources == b.spec.min_resources &&
+         a.spec.schedule_timeout_seconds == b.spec.schedule_timeout_seconds;
+}
+
+bool OnlyConditionsChanged(const api::PodGroup& a, const api::PodGroup& b) {
+  const api::PodGroup::Status &x = a.status, &y = b.status;
+  return StatusOnly(a, b) && x.conditions != y.conditions && x.phase == y.phase &&
+         x.occupied_by == y.occupied_by && x.scheduled == y.scheduled && x.running == y.running &&
+         x.succeeded == y.succeeded && x.failed == y.failed &&
+         x.schedule_start_time == y.schedule_start_time;
+}
+
+}  // namespace
+
 void Scheduler::OnPodGroupUpdate(const api::PodGroup& old_group, const api::PodGroup& new_group) {
-  queue_.ClusterChanged();
+  // The group cycle's own writes of the Scheduled condition are no reason to retry anything.
+  if (OnlyConditionsChanged(old_group, new_group)) {
+    store_.SetPodGroup(new_group);
+    return;
+  }
+  // Pods in a group are requeued on any update of it, as upstream's Coscheduling asks; but
+  // one of its status alone leaves every earlier attempt's answer standing.
+  if (!StatusOnly(old_group, new_group)) queue_.ClusterChanged();
   store_.SetPodGroup(new_group);
   EventObjects objects;
   objects.old_group = &old_group;

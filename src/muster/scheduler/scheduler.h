@@ -118,6 +118,7 @@ class Scheduler final : public framework::SchedulerServices {
  private:
   struct Diagnosis;
   struct BindingContext;
+  struct GroupMember;
 
   Scheduler(SchedulerOptions options, framework::Clock& clock, framework::ClusterClient& client);
 
@@ -138,6 +139,31 @@ class Scheduler final : public framework::SchedulerServices {
                                                 size_t to_find, Diagnosis* diagnosis,
                                                 framework::Status* error);
   int32_t NumFeasibleNodesToFind(const framework::Framework& fwk, int32_t num_nodes) const;
+  // A pod that fits no node (or failed): PostFilter (preemption) for a fit failure, then back to
+  // the queue with its diagnosis (HandleSchedulingFailure), and out of flight.
+  void FailAttempt(const framework::Framework& fwk, framework::CycleState& state,
+                   const framework::Stopwatch& started, framework::QueuedPodInfo queued,
+                   framework::Status status, Diagnosis& diagnosis);
+  // Assumes the pod on `host` in the cache; nullptr when the cache refused it (the pod is then
+  // back in the queue).
+  std::shared_ptr<BindingContext> Assume(const framework::Framework& fwk,
+                                         std::unique_ptr<framework::CycleState> state,
+                                         framework::QueuedPodInfo queued, api::Symbol host,
+                                         const framework::Stopwatch& started);
+  // Runs Reserve; on a rejection the pod leaves through Unassume and this returns false.
+  bool Reserve(const BindingContext& ctx);
+  // Runs Permit: on to the binding cycle, to wait at Permit, or out through Unassume.
+  void Permit(std::shared_ptr<BindingContext> ctx);
+
+  // ---- the whole-group cycle (group_cycle.cc) ----
+  // Places `popped` and its group's pending members, taken from the queue, against one
+  // snapshot; keeps the placements when minMember of the group are placed, else undoes them
+  // all and requeues every member with one explanation.
+  void ScheduleGroup(const framework::Framework& fwk, framework::GroupPlugin& plugin,
+                     framework::QueuedPodInfo popped, const framework::PodGroupSpec& spec);
+  // Sets the group's Scheduled condition (written only when it changes).
+  void SetGroupCondition(const api::PodGroup& group, bool scheduled, const std::string& message);
+
   // A pod that was not placed goes back to the queue with `status`, and the cluster hears why
   // (FailedScheduling event, PodScheduled condition, nomination).
   void HandleSchedulingFailure(const framework::Framework& fwk, const framework::Stopwatch& started,

@@ -661,6 +661,24 @@ Status KubeCluster::UpdatePodGroupStatus(const api::PodGroup& group,
   return Status::OK();
 }
 
+Status KubeCluster::UpdatePodGroupCondition(const api::PodGroup& group,
+                                            const api::PodCondition& condition) {
+  // A merge patch replaces the list whole: the group's conditions as known, this one set.
+  std::vector<api::PodCondition> conditions = group.status.conditions;
+  api::SetCondition(conditions, condition);
+  Json list = Json::array();
+  for (const api::PodCondition& c : conditions) list.push_back(ConditionJson(c));
+  const std::string version =
+      group.api_version.empty() ? "scheduling.x-k8s.io/v1alpha1" : group.api_version;
+  const std::string path = fmt::format(
+      "{}/{}/status", PodGroupPath(version, group.metadata.namespace_.str()), group.metadata.name);
+  writer_.Submit([this, path, body = Json({{"status", {{"conditions", list}}}}).dump(),
+                  object = "podgroup " + group.metadata.Key()] {
+    Write("PATCH", path, body, "application/merge-patch+json", object, true);
+  });
+  return Status::OK();
+}
+
 void KubeCluster::RecordEvent(framework::EventRecord event) {
   const api::Time now = clock_.Now();
   writer_.Submit([this, event = std::move(event), now] {

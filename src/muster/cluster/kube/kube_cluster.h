@@ -98,6 +98,8 @@ class KubeCluster final : public Cluster {
   framework::Status DeletePod(const api::Pod& pod) override;
   framework::Status UpdatePodGroupStatus(const api::PodGroup& group,
                                          const api::PodGroup::Status& status) override;
+  framework::Status UpdatePodGroupCondition(const api::PodGroup& group,
+                                            const api::PodCondition& condition) override;
   void RecordEvent(framework::EventRecord event) override;
 
   struct Stores;       // the local stores (kube_cluster.cc)

@@ -25,10 +25,21 @@ bool Gated(const api::Pod& pod) { return !pod.spec.scheduling_gates.empty(); }
 std::optional<CoschedulingArgs> DecodeArgs(const framework::PluginArgs& args, std::string* error) {
   ArgsErrors errors(args.error_prefix);
   ArgsObject root(errors, args.args, "",
-                  {"apiVersion", "kind", "permitWaitingTimeSeconds", "podGroupBackoffSeconds",
-                   "podGroupRejectPercentage"});
+                  {"apiVersion", "kind", "mode", "permitWaitingTimeSeconds",
+                   "podGroupBackoffSeconds", "podGroupRejectPercentage"});
   CheckArgsKind(root, kName);
   CoschedulingArgs out;
+  if (auto v = root.String("mode")) {
+    if (*v == "Group") {
+      out.mode = Mode::kGroup;
+    } else if (*v == "PerPod") {
+      out.mode = Mode::kPerPod;
+    } else {
+      errors.Add("mode", fmt::format("Unsupported value: \"{}\": supported values: \"Group\", "
+                                     "\"PerPod\"",
+                                     *v));
+    }
+  }
   if (auto v = root.Int("permitWaitingTimeSeconds", INT64_MIN, INT64_MAX)) {
     out.permit_waiting_time_seconds = *v;
   }
@@ -67,11 +78,15 @@ std::optional<CoschedulingArgs> DecodeArgs(const framework::PluginArgs& args, st
 //                                            by the point that released them (PostFilter: a
 //                                            member fit nowhere; Unreserve: a member failed later
 //                                            or the wait timed out).
+// In Group mode nothing is held at Permit: a group "waits" from its first cycle that fell short
+// of quorum until one places it (time to quorum 0 when the first does), and each cycle that
+// falls short counts as a failure at point GroupCycle.
 struct Coscheduling::GangMetrics {
   prometheus::Gauge* waiting;
   prometheus::Histogram* time_to_quorum;
   prometheus::Counter* failed_post_filter;
   prometheus::Counter* failed_unreserve;
+  prometheus::Counter* failed_group_cycle;
 };
 
 Coscheduling::Coscheduling(CoschedulingArgs args, framework::Handle& handle)
@@ -99,6 +114,7 @@ Coscheduling::Coscheduling(CoschedulingArgs args, framework::Handle& handle)
            .Add({{"profile", profile}}, framework::SliBuckets()),
       &failures.Add({{"point", "PostFilter"}, {"profile", profile}}),
       &failures.Add({{"point", "Unreserve"}, {"profile", profile}}),
+      &failures.Add({{"point", "GroupCycle"}, {"profile", profile}}),
   });
 }
 
@@ -122,6 +138,8 @@ void Coscheduling::StopWaiting(uint64_t group, WaitEnd end) {
     case WaitEnd::kRejectedInUnreserve:
       metrics_->failed_unreserve->Increment();
       break;
+    case WaitEnd::kRejectedInGroupCycle:
+      break;  // counted for every failed cycle, by GroupCycleDone
   }
 }
 
@@ -133,7 +151,7 @@ std::unique_ptr<framework::Plugin> Coscheduling::New(const framework::PluginArgs
   return std::make_unique<Coscheduling>(*decoded, handle);
 }
 
-const api::PodGroup* Coscheduling::GroupOf(const framework::PodInfo& pod) const {
+const api::PodGroup* Coscheduling::PodGroupOf(const framework::PodInfo& pod) const {
   if (pod.pod_group.empty()) return nullptr;
   return handle_.lister().GetPodGroup(pod.pod.metadata.namespace_, pod.pod_group);
 }
@@ -173,7 +191,7 @@ Status Coscheduling::Reserve(framework::CycleState&, const framework::PodInfo& p
 }
 
 std::optional<api::Time> Coscheduling::GroupTime(const framework::PodInfo& pod) const {
-  if (const api::PodGroup* group = GroupOf(pod)) return group->metadata.creation_timestamp;
+  if (const api::PodGroup* group = PodGroupOf(pod)) return group->metadata.creation_timestamp;
   return std::nullopt;
 }
 
@@ -211,11 +229,70 @@ bool Coscheduling::Before(const std::unordered_map<uint64_t, api::Time>& until,
   return it != until.end() && handle_.clock().Now() < it->second;
 }
 
+std::string Coscheduling::MinResourcesGap(const api::PodGroup& group,
+                                          std::span<framework::NodeInfo* const> nodes) const {
+  if (group.spec.min_resources.empty()) return "";
+  const api::Symbol ns = group.metadata.namespace_;
+  const api::Symbol name(group.metadata.name);
+  // minResources (with pods = minMember) against the cluster's free capacity, counting this
+  // group's own pods as free: summed over nodes until the request is covered.
+  api::Resource need = api::Resource::FromList(group.spec.min_resources);
+  need.allowed_pod_number = group.spec.min_member;
+  for (const framework::NodeInfo* node : nodes) {
+    if (node->node() == nullptr) continue;
+    api::Resource free = node->allocatable();
+    free.allowed_pod_number = node->allocatable().allowed_pod_number;
+    const api::Resource& used = node->requested();
+    free.milli_cpu -= used.milli_cpu;
+    free.memory -= used.memory;
+    free.ephemeral_storage -= used.ephemeral_storage;
+    free.allowed_pod_number -= static_cast<int64_t>(node->pods().size());
+    for (const auto& [resource, value] : used.scalar) free.AddScalar(resource, -value);
+    for (const framework::PodInfoPtr& p : node->pods()) {
+      if (p->pod.metadata.namespace_ == ns && p->pod_group == name) {
+        free.milli_cpu += p->requests.milli_cpu;
+        free.memory += p->requests.memory;
+        free.ephemeral_storage += p->requests.ephemeral_storage;
+        free.allowed_pod_number += 1;
+        for (const auto& [resource, value] : p->requests.scalar) free.AddScalar(resource, value);
+      }
+    }
+    need.milli_cpu -= std::max<int64_t>(free.milli_cpu, 0);
+    need.memory -= std::max<int64_t>(free.memory, 0);
+    need.ephemeral_storage -= std::max<int64_t>(free.ephemeral_storage, 0);
+    need.allowed_pod_number -= std::max<int64_t>(free.allowed_pod_number, 0);
+    for (auto& [resource, value] : need.scalar) value -= std::max<int64_t>(free.Scalar(resource), 0);
+  }
+  std::vector<std::string> gap;
+  if (need.milli_cpu > 0) {
+    gap.push_back(fmt::format("cpu:{}", api::Quantity::FromMilli(need.milli_cpu,
+                                                                  api::QuantityFormat::kDecimalSI)
+                                            .String()));
+  }
+  if (need.memory > 0) {
+    gap.push_back(fmt::format(
+        "memory:{}", api::Quantity::FromValue(need.memory, api::QuantityFormat::kBinarySI).String()));
+  }
+  if (need.ephemeral_storage > 0) {
+    gap.push_back(fmt::format("ephemeral-storage:{}",
+                              api::Quantity::FromValue(need.ephemeral_storage,
+                                                       api::QuantityFormat::kBinarySI)
+                                  .String()));
+  }
+  if (need.allowed_pod_number > 0) gap.push_back(fmt::format("pods:{}", need.allowed_pod_number));
+  for (const auto& [resource, value] : need.scalar) {
+    if (value > 0) gap.push_back(fmt::format("{}:{}", resource.str(), value));
+  }
+  return fmt::format("{}", fmt::join(gap, " "));
+}
+
 Status Coscheduling::PreFilter(framework::CycleState&, const framework::PodInfo& pod_info,
                                std::span<framework::NodeInfo* const> nodes,
                                framework::PreFilterResult*) {
+  // In Group mode the group cycle made these checks, for the group (PreFilterGroup).
+  if (args_.mode == Mode::kGroup) return Status::OK();
   const api::Pod& pod = pod_info.pod;
-  const api::PodGroup* group = GroupOf(pod_info);
+  const api::PodGroup* group = PodGroupOf(pod_info);
   // Not in a group, or its PodGroup does not exist (Permit turns the latter away).
   if (group == nullptr) return Status::OK();
   const api::Symbol name = pod_info.pod_group;
@@ -241,59 +318,8 @@ Status Coscheduling::PreFilter(framework::CycleState&, const framework::PodInfo&
         pod.metadata.name, ungated, min_member));
   }
   if (group->spec.min_resources.empty() || Before(permitted_, id)) return Status::OK();
-
-  // minResources (with pods = minMember) against the cluster's free capacity, counting this
-  // group's own pods as free: summed over nodes until the request is covered.
-  api::Resource need = api::Resource::FromList(group->spec.min_resources);
-  need.allowed_pod_number = min_member;
-  for (const framework::NodeInfo* node : nodes) {
-    if (node->node() == nullptr) continue;
-    api::Resource free = node->allocatable();
-    free.allowed_pod_number = node->allocatable().allowed_pod_number;
-    const api::Resource& used = node->requested();
-    free.milli_cpu -= used.milli_cpu;
-    free.memory -= used.memory;
-    free.ephemeral_storage -= used.ephemeral_storage;
-    free.allowed_pod_number -= static_cast<int64_t>(node->pods().size());
-    for (const auto& [name, value] : used.scalar) free.AddScalar(name, -value);
-    for (const framework::PodInfoPtr& p : node->pods()) {
-      if (p->pod.metadata.namespace_ == pod.metadata.namespace_ &&
-          p->pod_group.str() == group->metadata.name) {
-        free.milli_cpu += p->requests.milli_cpu;
-        free.memory += p->requests.memory;
-        free.ephemeral_storage += p->requests.ephemeral_storage;
-        free.allowed_pod_number += 1;
-        for (const auto& [name, value] : p->requests.scalar) free.AddScalar(name, value);
-      }
-    }
-    need.milli_cpu -= std::max<int64_t>(free.milli_cpu, 0);
-    need.memory -= std::max<int64_t>(free.memory, 0);
-    need.ephemeral_storage -= std::max<int64_t>(free.ephemeral_storage, 0);
-    need.allowed_pod_number -= std::max<int64_t>(free.allowed_pod_number, 0);
-    for (auto& [name, value] : need.scalar) value -= std::max<int64_t>(free.Scalar(name), 0);
-  }
-  std::vector<std::string> gap;
-  if (need.milli_cpu > 0) {
-    gap.push_back(fmt::format("cpu:{}", api::Quantity::FromMilli(need.milli_cpu,
-                                                                  api::QuantityFormat::kDecimalSI)
-                                            .String()));
-  }
-  if (need.memory > 0) {
-    gap.push_back(fmt::format(
-        "memory:{}", api::Quantity::FromValue(need.memory, api::QuantityFormat::kBinarySI).String()));
-  }
-  if (need.ephemeral_storage > 0) {
-    gap.push_back(fmt::format("ephemeral-storage:{}",
-                              api::Quantity::FromValue(need.ephemeral_storage,
-                                                       api::QuantityFormat::kBinarySI)
-                                  .String()));
-  }
-  if (need.allowed_pod_number > 0) gap.push_back(fmt::format("pods:{}", need.allowed_pod_number));
-  for (const auto& [name, value] : need.scalar) {
-    if (value > 0) gap.push_back(fmt::format("{}:{}", name.str(), value));
-  }
-  if (!gap.empty()) {
-    return Status::Unresolvable(fmt::format("resource gap: map[{}]", fmt::join(gap, " ")));
+  if (std::string gap = MinResourcesGap(*group, nodes); !gap.empty()) {
+    return Status::Unresolvable(fmt::format("resource gap: map[{}]", gap));
   }
   permitted_[id] = handle_.clock().Now() + std::chrono::seconds(args_.permit_waiting_time_seconds);
   return Status::OK();
@@ -328,8 +354,11 @@ void Coscheduling::BackOff(const api::Pod& pod, const api::PodGroup& group, bool
 
 Status Coscheduling::PostFilter(framework::CycleState&, const framework::PodInfo& pod_info,
                                 const framework::NodeToStatus&, framework::PostFilterResult*) {
+  // In Group mode nothing waits at Permit short of quorum: the group cycle decides for the
+  // group as a whole.
+  if (args_.mode == Mode::kGroup) return Status(framework::Code::kUnschedulable);
   const api::Pod& pod = pod_info.pod;
-  const api::PodGroup* group = GroupOf(pod_info);
+  const api::PodGroup* group = PodGroupOf(pod_info);
   if (group == nullptr) return Status::Unschedulable("can not find pod group");
   const api::Symbol name = pod_info.pod_group;
   const uint64_t id = api::PairId(pod.metadata.namespace_, name);
@@ -357,7 +386,7 @@ Status Coscheduling::Permit(framework::CycleState&, const framework::PodInfo& po
   const api::Pod& pod = pod_info.pod;
   const api::Symbol group_name = pod_info.pod_group;
   if (group_name.empty()) return Status::OK();
-  const api::PodGroup* group = GroupOf(pod_info);
+  const api::PodGroup* group = PodGroupOf(pod_info);
   if (group == nullptr) return Status::Unschedulable("PodGroup not found");
   // The others assigned (this pod is counted when Reserve recorded it), plus this pod.
   int assigned = CountAssigned(pod.metadata.namespace_, group_name);
@@ -403,12 +432,63 @@ void Coscheduling::Unreserve(framework::CycleState&, const framework::PodInfo& p
   if (group_name.empty()) return;
   const uint64_t id = api::PairId(pod.metadata.namespace_, group_name);
   if (auto it = reserved_.find(id); it != reserved_.end()) it->second.erase(pod.metadata.name);
-  const api::PodGroup* group = GroupOf(pod_info);
+  const api::PodGroup* group = PodGroupOf(pod_info);
   if (group == nullptr) return;
   StopWaiting(id, WaitEnd::kRejectedInUnreserve);
   RejectWaitingSiblings(pod, group_name, "rejection in Unreserve");
   BackOff(pod, *group, /*released=*/true);  // this pod's own reservation, at least
   permitted_.erase(id);
+}
+
+std::optional<framework::PodGroupSpec> Coscheduling::GroupOf(const framework::PodInfo& pod) {
+  if (args_.mode != Mode::kGroup) return std::nullopt;
+  const api::PodGroup* group = PodGroupOf(pod);
+  if (group == nullptr) return std::nullopt;
+  framework::PodGroupSpec spec;
+  spec.group = group;
+  spec.members = GroupPods(pod.pod.metadata.namespace_, pod.pod_group);
+  if (args_.pod_group_backoff_seconds > 0) {
+    spec.backoff = std::chrono::seconds(args_.pod_group_backoff_seconds);
+  }
+  return spec;
+}
+
+Status Coscheduling::PreFilterGroup(const framework::PodGroupSpec& spec,
+                                    std::span<framework::NodeInfo* const> nodes) {
+  const api::PodGroup& group = *spec.group;
+  const int32_t min_member = group.spec.min_member;
+  const auto members = static_cast<int32_t>(spec.members.size());
+  // Failures here are UnschedulableAndUnresolvable: preemption cannot form a group.
+  if (members < min_member) {
+    return Status::Unresolvable(
+        fmt::format("{} member(s) exist (minMember {})", members, min_member));
+  }
+  const auto gated = static_cast<int32_t>(
+      std::count_if(spec.members.begin(), spec.members.end(), [](const api::Pod* p) {
+        return p->spec.node_name.empty() && Gated(*p);
+      }));
+  if (members - gated < min_member) {
+    return Status::Unresolvable(
+        fmt::format("{}/{} members have scheduling gates; {} can be scheduled (minMember {})",
+                    gated, members, members - gated, min_member));
+  }
+  if (std::string gap = MinResourcesGap(group, nodes); !gap.empty()) {
+    return Status::Unresolvable(
+        fmt::format("minResources do not fit the cluster's free capacity: short of map[{}]", gap));
+  }
+  return Status::OK();
+}
+
+void Coscheduling::GroupCycleDone(const framework::PodGroupSpec& spec, bool placed) {
+  const uint64_t id = api::PodGroupId(*spec.group);
+  const bool first = waiting_since_.emplace(id, handle_.clock().Now()).second;
+  if (placed) {
+    StopWaiting(id, WaitEnd::kQuorum);
+    return;
+  }
+  if (metrics_ == nullptr) return;
+  if (first) metrics_->waiting->Set(static_cast<double>(waiting_since_.size()));
+  metrics_->failed_group_cycle->Increment();
 }
 
 std::vector<framework::ClusterEventWithHint> Coscheduling::EventsToRegister() const {

@@ -6,6 +6,11 @@
 // their namespace. The group's pods are placed together or not at all:
 //   QueueSort  keeps a group's pods together in the queue (priority, then the group's creation
 //              time, then namespace/name), so that a group keeps its place across retries;
+//   Group      (mode Group, the default) has the scheduler place the group's pending members in
+//              one cycle (framework::GroupPlugin): PreFilterGroup makes PreFilter's checks once,
+//              for the group, and PreFilter and PostFilter step aside; Permit then finds every
+//              member reserved and lets them through at once. The rest of this comment is
+//              mode PerPod, upstream's:
 //   PreFilter  turns pods away early when the group cannot form (backing off, too few pods, too
 //              few ungated pods, minResources beyond the cluster's free capacity);
 //   PostFilter rejects the whole group when one of its pods does not fit and the group is not
@@ -39,7 +44,17 @@ namespace muster::plugins::coscheduling {
 
 inline constexpr std::string_view kName = "Coscheduling";
 
+// How a group's pods are placed.
+enum class Mode {
+  // muster's whole-group cycle (the default): the group's pending members are placed together
+  // against one snapshot and kept only when minMember of them fit; nothing is held otherwise.
+  kGroup,
+  // Upstream's: pod by pod, each held at Permit until minMember are assigned.
+  kPerPod,
+};
+
 struct CoschedulingArgs {
+  Mode mode = Mode::kGroup;
   int64_t permit_waiting_time_seconds = 60;
   int64_t pod_group_backoff_seconds = 0;  // 0: no group backoff
   int64_t pod_group_reject_percentage = 10;
@@ -54,7 +69,8 @@ class Coscheduling final : public framework::QueueSortPlugin,
                            public framework::ReservePlugin,
                            public framework::PermitPlugin,
                            public framework::PostBindPlugin,
-                           public framework::EnqueueExtensions {
+                           public framework::EnqueueExtensions,
+                           public framework::GroupPlugin {
  public:
   Coscheduling(CoschedulingArgs args, framework::Handle& handle);
   ~Coscheduling() override;
@@ -81,6 +97,13 @@ class Coscheduling final : public framework::QueueSortPlugin,
                            api::Symbol node, api::Duration* timeout) override;
   void PostBind(framework::CycleState&, const framework::PodInfo&, api::Symbol) override {}
   std::vector<framework::ClusterEventWithHint> EventsToRegister() const override;
+  // Group mode: the pod's PodGroup and its members; nullopt in PerPod mode or without a group.
+  std::optional<framework::PodGroupSpec> GroupOf(const framework::PodInfo& pod) override;
+  // Group mode's checks of PreFilter, once per group cycle, worded for the group.
+  framework::Status PreFilterGroup(const framework::PodGroupSpec& group,
+                                   std::span<framework::NodeInfo* const> nodes) override;
+  // The gang metrics in Group mode: a group short of quorum waits from its first failed cycle.
+  void GroupCycleDone(const framework::PodGroupSpec& group, bool placed) override;
 
   // Pods with the group's label in `ns` (terminal pods excluded), assigned or not.
   std::vector<const api::Pod*> GroupPods(api::Symbol ns, api::Symbol group) const;
@@ -91,10 +114,14 @@ class Coscheduling final : public framework::QueueSortPlugin,
 
  private:
   // The PodGroup the pod names, or nullptr (it names none, or no such group exists).
-  const api::PodGroup* GroupOf(const framework::PodInfo& pod) const;
+  const api::PodGroup* PodGroupOf(const framework::PodInfo& pod) const;
   // The time the pod's group sorts by, its creation; nullopt when the pod has no group (it then
   // sorts by its own initial attempt).
   std::optional<api::Time> GroupTime(const framework::PodInfo& pod) const;
+  // What the cluster lacks for the group's minResources (pods: minMember), counting its own
+  // pods' room as free, as "cpu:2 memory:1Gi"; empty when it has room (or none is asked).
+  std::string MinResourcesGap(const api::PodGroup& group,
+                              std::span<framework::NodeInfo* const> nodes) const;
   // Rejects the group's pods waiting at Permit; returns how many there were.
   int RejectWaitingSiblings(const api::Pod& pod, api::Symbol group, const char* message);
   // The group was rejected as a whole, `released` whether that freed room its members held: it
@@ -102,7 +129,7 @@ class Coscheduling final : public framework::QueueSortPlugin,
   // minMember (PreFilter turns those away anyway).
   void BackOff(const api::Pod& pod, const api::PodGroup& group, bool released);
   // How a group's wait at Permit ended: its pods were all let through, or all released.
-  enum class WaitEnd { kQuorum, kRejectedInPostFilter, kRejectedInUnreserve };
+  enum class WaitEnd { kQuorum, kRejectedInPostFilter, kRejectedInUnreserve, kRejectedInGroupCycle };
   // The group no longer waits at Permit; the gang metrics hear how that ended.
   void StopWaiting(uint64_t group, WaitEnd end);
   // Whether `until` holds a time for `group` that is still ahead.

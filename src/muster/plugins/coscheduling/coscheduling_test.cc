@@ -41,7 +41,13 @@ class CoschedulingTest : public ::testing::Test {
     fake_.AddNode(MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"memory", "8Gi"}, {"pods", "110"}}).Obj());
     fake_.AddNode(MakeNode().Name("n2").Capacity({{"cpu", "4"}, {"memory", "8Gi"}, {"pods", "110"}}).Obj());
   }
-  Coscheduling& Plugin(CoschedulingArgs args = {}) {
+  // Most tests here are of the per-pod extension points, upstream's mode.
+  static CoschedulingArgs PerPod() {
+    CoschedulingArgs args;
+    args.mode = Mode::kPerPod;
+    return args;
+  }
+  Coscheduling& Plugin(CoschedulingArgs args = PerPod()) {
     plugin_ = std::make_unique<Coscheduling>(args, fake_.handle());
     return *plugin_;
   }
@@ -68,7 +74,7 @@ class CoschedulingTest : public ::testing::Test {
     for (const char* name : {"a", "b", "c"}) fake_.AddPod(Member(name, "g"));
   }
   static CoschedulingArgs GroupBackoff(int64_t seconds) {
-    CoschedulingArgs args;
+    CoschedulingArgs args = PerPod();
     args.pod_group_backoff_seconds = seconds;
     return args;
   }
@@ -99,6 +105,12 @@ TEST(CoschedulingArgsTest, DefaultsAndValidation) {
   EXPECT_THAT(error, HasSubstr("podGroupBackoffSeconds: Invalid value: -3: must be greater than 0"));
   EXPECT_FALSE(DecodeArgs(Args("{podGroupRejectPercentage: 101}"), &error));
   EXPECT_THAT(error, HasSubstr("podGroupRejectPercentage: Invalid value: 101: must be between 0 and 100"));
+  EXPECT_EQ(defaults->mode, Mode::kGroup);
+  EXPECT_EQ(DecodeArgs(Args("{mode: PerPod}"), &error)->mode, Mode::kPerPod);
+  EXPECT_EQ(DecodeArgs(Args("{mode: Group}"), &error)->mode, Mode::kGroup);
+  EXPECT_FALSE(DecodeArgs(Args("{mode: Gang}"), &error));
+  EXPECT_THAT(error, HasSubstr("args.mode: Unsupported value: \"Gang\": supported values: "
+                               "\"Group\", \"PerPod\""));
   EXPECT_FALSE(DecodeArgs(Args("{permitWaitingTime: 5}"), &error));
   EXPECT_THAT(error, HasSubstr("unknown field \"permitWaitingTime\""));
 }
@@ -253,7 +265,7 @@ TEST_F(CoschedulingTest, ReservedPodsCountAsAssignedUntilUnreserved) {
 
 TEST_F(CoschedulingTest, PermitTimeoutDefaultsToPermitWaitingTime) {
   fake_.AddPodGroup(Group("g", 2));
-  CoschedulingArgs args;
+  CoschedulingArgs args = PerPod();
   args.permit_waiting_time_seconds = 42;
   Plugin(args);
   api::Duration timeout{};
@@ -304,7 +316,7 @@ TEST_F(CoschedulingTest, PostFilterSparesAGroupWithinTheRejectPercentage) {
   Plugin();
   EXPECT_TRUE(PostFilter(Member("last", "g")).reasons().empty());
   EXPECT_TRUE(waiting.rejected_by.empty());
-  CoschedulingArgs strict;
+  CoschedulingArgs strict = PerPod();
   strict.pod_group_reject_percentage = 0;
   Plugin(strict);
   EXPECT_FALSE(PostFilter(Member("last", "g")).reasons().empty()) << "0%: always reject";
@@ -408,6 +420,66 @@ TEST_F(CoschedulingTest, PostBindLeavesThePodGroupStatusToItsController) {
   framework::CycleState state;
   plugin_->PostBind(state, *framework::PodInfo::Make(Member("a", "g", "n1")), api::Symbol("n1"));
   EXPECT_TRUE(fake_.group_status_updates.empty());
+}
+
+// ---- Group mode ----
+
+TEST_F(CoschedulingTest, GroupOfNamesThePodGroupAndItsLiveMembersInGroupModeOnly) {
+  AddGroupOfThree();
+  fake_.AddPod(MakePod().Name("done").PodGroup("g").Phase(api::PodPhase::kSucceeded).Obj());
+  fake_.AddPod(MakePod().Name("alone").Obj());
+  Plugin(PerPod());
+  EXPECT_FALSE(plugin_->GroupOf(*framework::PodInfo::Make(Member("a", "g"))));
+  CoschedulingArgs group;
+  group.pod_group_backoff_seconds = 7;
+  Plugin(group);
+  std::optional<framework::PodGroupSpec> spec =
+      plugin_->GroupOf(*framework::PodInfo::Make(Member("a", "g")));
+  ASSERT_TRUE(spec.has_value());
+  EXPECT_EQ(spec->group->metadata.name, "g");
+  std::vector<std::string> names;
+  for (const api::Pod* p : spec->members) names.push_back(p->metadata.name);
+  EXPECT_THAT(names, UnorderedElementsAre("a", "b", "c")) << "the succeeded pod is not a member";
+  EXPECT_EQ(spec->backoff, std::chrono::seconds(7));
+  EXPECT_FALSE(plugin_->GroupOf(*framework::PodInfo::Make(MakePod().Name("alone").Obj())));
+  EXPECT_FALSE(plugin_->GroupOf(*framework::PodInfo::Make(Member("x", "missing"))))
+      << "a pod naming no existing PodGroup is placed alone";
+}
+
+TEST_F(CoschedulingTest, GroupModeLeavesPreFilterAndPostFilterToTheGroupCycle) {
+  fake_.AddPodGroup(Group("g", 3));
+  fake_.AddPod(Member("a", "g"));  // one of three: PreFilter in PerPod mode turns it away
+  Plugin(CoschedulingArgs{});
+  EXPECT_TRUE(PreFilter(Member("a", "g")).IsSuccess());
+  EXPECT_TRUE(PostFilter(Member("a", "g")).reasons().empty());
+}
+
+TEST_F(CoschedulingTest, PreFilterGroupExplainsForTheGroup) {
+  fake_.AddPodGroup(Group("g", 3));
+  fake_.AddPod(Member("a", "g"));
+  fake_.AddPod(Member("b", "g"));
+  Plugin(CoschedulingArgs{});
+  auto check = [&] {
+    std::optional<framework::PodGroupSpec> spec =
+        plugin_->GroupOf(*framework::PodInfo::Make(Member("a", "g")));
+    return plugin_->PreFilterGroup(*spec, fake_.snapshot().List());
+  };
+  framework::Status s = check();
+  EXPECT_EQ(s.code(), framework::Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(s.Message(), "2 member(s) exist (minMember 3)");
+
+  fake_.AddPod(MakePod().Name("c").PodGroup("g").SchedulingGate("wait").Obj());
+  EXPECT_EQ(check().Message(), "1/3 members have scheduling gates; 2 can be scheduled (minMember 3)");
+
+  fake_.AddPod(Member("c", "g"));  // ungated
+  EXPECT_TRUE(check().IsSuccess());
+
+  // minResources beyond the two 4-CPU nodes' free capacity.
+  api::PodGroup big = Group("g", 3);
+  big.spec.min_resources = testing::MakeResourceList({{"cpu", "10"}});
+  fake_.AddPodGroup(big);
+  EXPECT_EQ(check().Message(),
+            "minResources do not fit the cluster's free capacity: short of map[cpu:2]");
 }
 
 }  // namespace

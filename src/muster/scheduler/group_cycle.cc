@@ -1,0 +1,260 @@
+#include <algorithm>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "muster/scheduler/cycle.h"
+
+// The whole-group cycle. A pod whose profile has a GroupPlugin naming its group is not placed
+// alone: its group's pending members come out of the queue with it and are placed one after
+// another against one snapshot, each assumed in the cache before the next is placed, so that
+// each sees the members placed before it (their room, their labels for spread and affinity).
+// Then one decision for the group:
+//   - minMember or more placed (counting members bound before): every placed member is
+//     reserved, then permitted (Coscheduling's Permit finds them all reserved and lets them
+//     through at once), and bound; members beyond the quorum that do not fit fail on their own;
+//   - fewer: every placement is undone before anything else runs, so the group holds nothing,
+//     and every member goes back to the queue with one message saying why the group cannot be
+//     placed, which is also the PodGroup's Scheduled=False condition and an Event on it.
+// The cycle runs on the scheduling thread like a pod's: nothing else sees the cache between the
+// first member's placement and the decision.
+
+namespace muster::scheduler {
+
+struct Scheduler::GroupMember {
+  framework::QueuedPodInfo queued;
+  std::unique_ptr<framework::CycleState> state;
+  Diagnosis diagnosis;
+  Status status;
+};
+
+void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupPlugin& plugin,
+                              framework::QueuedPodInfo popped,
+                              const framework::PodGroupSpec& spec) {
+  const api::PodGroup& group = *spec.group;
+  const int32_t min_member = group.spec.min_member;
+  const framework::Stopwatch started;
+  last_attempted_ = popped.info->Key();
+
+  // The members to place: the popped pod and its siblings still pending in the queue (not
+  // gated), in queue order. Members on a node already (bound, or assumed: binding, or waiting
+  // at Permit for another plugin) count towards the quorum.
+  std::vector<framework::QueuedPodInfo> pending;
+  const std::string popped_key = popped.info->Key();
+  pending.push_back(std::move(popped));
+  int32_t assigned = 0;
+  for (const api::Pod* p : spec.members) {
+    if (!p->spec.node_name.empty() || cache_.IsAssumedPod(*p)) {
+      ++assigned;
+      continue;
+    }
+    std::string key = p->metadata.Key();
+    if (key == popped_key || ProfileFor(*p) != &fwk) continue;
+    if (std::optional<framework::QueuedPodInfo> taken = queue_.Take(key)) {
+      pending.push_back(std::move(*taken));
+    }
+  }
+  std::sort(pending.begin(), pending.end(),
+            [&](const framework::QueuedPodInfo& a, const framework::QueuedPodInfo& b) {
+              const int c = fwk.QueueSortCompare(a, b);
+              return c != 0 ? c < 0 : a.info->Key() < b.info->Key();
+            });
+  for (const framework::QueuedPodInfo& q : pending) {
+    ++stats_.attempts;
+    ++attempts_[q.info->Key()];
+  }
+  const bool sample = metrics_.SamplePluginsThisCycle();
+  auto new_state = [sample] {
+    auto state = std::make_unique<framework::CycleState>();
+    if (sample) state->plugin_tally = std::make_shared<framework::PluginTally>();
+    return state;
+  };
+
+  // The group as a whole first (enough members, minResources), while it is short of quorum.
+  Status group_status;
+  const auto attempted = static_cast<int32_t>(pending.size());
+  if (assigned < min_member) {
+    cache_.UpdateSnapshot(snapshot_);
+    group_status = plugin.PreFilterGroup(spec, snapshot_.List());
+    if (group_status.IsSuccess() && assigned + attempted < min_member) {
+      group_status = Status::Unresolvable(
+          fmt::format("{}/{} members can be scheduled now (minMember {})", assigned + attempted,
+                      spec.members.size(), min_member));
+    }
+  }
+
+  std::vector<std::shared_ptr<BindingContext>> placed;
+  std::vector<GroupMember> failed;
+  // Places one member: assumed at once, so that the next member's snapshot has it on its node.
+  auto place = [&](GroupMember& m) {
+    api::Symbol host;
+    m.diagnosis = Diagnosis();
+    m.status = SchedulePod(fwk, *m.state, *m.queued.info, &host, &m.diagnosis);
+    if (!m.status.IsSuccess()) return false;
+    metrics_.SchedulingAlgorithm(started.Seconds());
+    std::shared_ptr<BindingContext> ctx =
+        Assume(fwk, std::move(m.state), std::move(m.queued), host, started);
+    if (ctx != nullptr) placed.push_back(std::move(ctx));
+    return true;  // placed, or requeued by Assume
+  };
+  if (group_status.IsSuccess()) {
+    bool placed_after_failure = false;
+    for (framework::QueuedPodInfo& q : pending) {
+      GroupMember m{std::move(q), new_state(), {}, {}};
+      if (place(m)) {
+        placed_after_failure |= !failed.empty();
+      } else {
+        failed.push_back(std::move(m));
+      }
+    }
+    // With the quorum placed, a member that failed before others were placed tries again
+    // beside them (their room is taken, but their labels may be what its affinity needs), so
+    // that each failure has seen the whole group's placement.
+    while (placed_after_failure &&
+           assigned + static_cast<int32_t>(placed.size()) >= min_member) {
+      placed_after_failure = false;
+      std::vector<GroupMember> retry = std::move(failed);
+      failed.clear();
+      for (GroupMember& m : retry) {
+        m.state = new_state();
+        if (place(m)) {
+          placed_after_failure = true;
+        } else {
+          failed.push_back(std::move(m));
+        }
+      }
+    }
+  } else {
+    for (framework::QueuedPodInfo& q : pending) failed.push_back({std::move(q), new_state(), {}, {}});
+  }
+
+  const auto fit = assigned + static_cast<int32_t>(placed.size());
+  if (group_status.IsSuccess() && fit >= min_member) {
+    // Reserve every member before any is permitted, so that Permit sees the whole group.
+    std::vector<std::shared_ptr<BindingContext>> reserved;
+    for (std::shared_ptr<BindingContext>& ctx : placed) {
+      if (Reserve(*ctx)) reserved.push_back(std::move(ctx));
+    }
+    const auto kept = assigned + static_cast<int32_t>(reserved.size());
+    if (kept >= min_member) {
+      for (std::shared_ptr<BindingContext>& ctx : reserved) Permit(std::move(ctx));
+      if (assigned < min_member) plugin.GroupCycleDone(spec, /*placed=*/true);
+      SetGroupCondition(group, /*scheduled=*/true,
+                        fmt::format("{}/{} members placed (minMember {})", fit,
+                                    assigned + attempted, min_member));
+    } else {
+      // A Reserve plugin turned members away and the group fell short after all.
+      const Status short_of = Status::Unschedulable(fmt::format(
+          "{}/{} members reserved (minMember {})", kept, assigned + attempted, min_member));
+      for (const std::shared_ptr<BindingContext>& ctx : reserved) {
+        Unassume(*ctx, short_of, /*room_freed=*/false);
+      }
+      plugin.GroupCycleDone(spec, /*placed=*/false);
+      SetGroupCondition(group, /*scheduled=*/false, short_of.Message());
+    }
+    // Beyond the quorum: each member that does not fit fails as a pod on its own would, having
+    // seen the group placed.
+    for (GroupMember& m : failed) {
+      queue_.AttemptSawCurrentState(m.queued.info->Key());
+      FailAttempt(fwk, *m.state, started, std::move(m.queued), std::move(m.status), m.diagnosis);
+    }
+    return;
+  }
+
+  // Short of quorum: undo every placement before anything else looks at the cluster.
+  for (const std::shared_ptr<BindingContext>& ctx : placed) cache_.ForgetPod(ctx->assumed->pod);
+
+  // One explanation for the group. The members that did not fit are summarised by reason, in
+  // the order first seen: "3 do not: 6 node(s) Insufficient cpu".
+  std::string message;
+  bool error = false;
+  if (!group_status.IsSuccess()) {
+    message = group_status.Message();
+    error = !group_status.IsRejected();
+  } else {
+    std::vector<std::pair<std::string, std::vector<const GroupMember*>>> reasons;
+    for (const GroupMember& m : failed) {
+      error |= !m.diagnosis.fit_error && !m.status.IsRejected();
+      std::string why = m.diagnosis.fit_error ? m.diagnosis.Reasons() : m.status.Message();
+      auto it = std::find_if(reasons.begin(), reasons.end(),
+                             [&](const auto& r) { return r.first == why; });
+      if (it == reasons.end()) {
+        reasons.emplace_back(std::move(why), std::vector<const GroupMember*>{&m});
+      } else {
+        it->second.push_back(&m);
+      }
+    }
+    std::vector<std::string> parts;
+    for (const auto& [why, members] : reasons) {
+      if (reasons.size() == 1) {
+        parts.push_back(why);
+      } else if (members.size() == 1) {
+        parts.push_back(fmt::format("{} ({})", why, members.front()->queued.info->pod.metadata.name));
+      } else {
+        parts.push_back(fmt::format("{} ({} members)", why, members.size()));
+      }
+    }
+    message = fmt::format("{}/{} members fit (minMember {}); {} {}: {}", fit,
+                          assigned + attempted, min_member, failed.size(),
+                          failed.size() == 1 ? "does not" : "do not", fmt::join(parts, "; "));
+  }
+
+  // Every member waits on what turned any of them away, and on the group's own events.
+  Diagnosis waits_on;
+  waits_on.unschedulable_plugins.insert(std::string(plugin.Name()));
+  for (const GroupMember& m : failed) {
+    waits_on.unschedulable_plugins.insert(m.diagnosis.unschedulable_plugins.begin(),
+                                          m.diagnosis.unschedulable_plugins.end());
+    waits_on.pending_plugins.insert(m.diagnosis.pending_plugins.begin(),
+                                    m.diagnosis.pending_plugins.end());
+  }
+  const Status status = error ? Status::Error(message)
+                              : Status(Code::kUnschedulable, message).WithPlugin(
+                                    std::string(plugin.Name()));
+  const api::Time backoff_until =
+      spec.backoff > api::Duration::zero() ? clock_.Now() + spec.backoff : api::Time{};
+  auto requeue = [&](framework::QueuedPodInfo queued, const framework::PostFilterResult* nomination) {
+    const std::string key = queued.info->Key();
+    queued.backoff_until = backoff_until;
+    HandleSchedulingFailure(fwk, started, std::move(queued), status, &waits_on, nomination);
+    queue_.Done(key);
+  };
+  // (Reserve never ran for them: there is nothing to unreserve.)
+  for (const std::shared_ptr<BindingContext>& ctx : placed) requeue(std::move(ctx->queued), nullptr);
+  // PostFilter (preemption) for the members that fit nowhere, with the group's placements
+  // undone, each seeing the nominations of those before it, as their own cycles would.
+  if (!placed.empty() || fwk.HasPostFilterPlugins()) cache_.UpdateSnapshot(snapshot_);
+  for (GroupMember& m : failed) {
+    framework::PostFilterResult nomination;
+    if (m.diagnosis.fit_error && fwk.HasPostFilterPlugins()) {
+      fwk.RunPostFilterPlugins(*m.state, *m.queued.info, m.diagnosis.statuses, &nomination);
+    }
+    fwk.ObservePluginTally(*m.state);
+    requeue(std::move(m.queued), &nomination);
+  }
+  plugin.GroupCycleDone(spec, /*placed=*/false);
+  client_.RecordEvent(framework::EventRecord{"PodGroup", group.metadata.namespace_.string(),
+                                             group.metadata.name, "Warning", "FailedScheduling",
+                                             "Scheduling", message});
+  // Last: writing the condition may replace the store's copy of the group.
+  SetGroupCondition(group, /*scheduled=*/false, message);
+}
+
+void Scheduler::SetGroupCondition(const api::PodGroup& group, bool scheduled,
+                                  const std::string& message) {
+  api::PodCondition condition;
+  condition.type = "Scheduled";
+  condition.status = scheduled ? "True" : "False";
+  condition.reason = scheduled ? "Scheduled" : "Unschedulable";
+  condition.message = message;
+  condition.last_transition_time = clock_.Now();
+  for (const api::PodCondition& c : group.status.conditions) {
+    if (c.type == condition.type && c.status == condition.status && c.reason == condition.reason &&
+        c.message == condition.message) {
+      return;  // as it is: no write
+    }
+  }
+  client_.UpdatePodGroupCondition(group, condition);
+}
+
+}  // namespace muster::scheduler
