@@ -212,6 +212,7 @@ nlohmann::ordered_json BuildResult(const sim::Simulation& sim) {
     ev["time"] = api::FormatDuration(e.time - sim::kSimulationEpoch);
     ev["type"] = e.record.type;
     ev["reason"] = e.record.reason;
+    ev["kind"] = e.record.kind;
     ev["object"] = e.record.namespace_.empty() ? e.record.name
                                                : e.record.namespace_ + "/" + e.record.name;
     ev["message"] = e.record.message;
