@@ -37,7 +37,7 @@ constexpr auto kProgressEvery = std::chrono::seconds(1);
 
 // examples/config/coscheduling.yaml: Coscheduling at every point it implements, and as the
 // only queueSort; with `backoff`, coscheduling-advanced.yaml's podGroupBackoffSeconds too.
-api::SchedulerConfiguration CoschedulingConfig(bool backoff) {
+api::SchedulerConfiguration CoschedulingConfig(bool backoff, const std::string& mode) {
   api::SchedulerConfiguration config;
   config.api_version = "kubescheduler.config.k8s.io/v1";
   config.source = backoff ? "muster bench (examples/config/coscheduling-advanced.yaml)"
@@ -49,13 +49,11 @@ api::SchedulerConfiguration CoschedulingConfig(bool backoff) {
   plugins.queue_sort.disabled.push_back({"*", std::nullopt});
   api::SchedulerProfile profile;
   profile.plugins = plugins;
-  if (backoff) {
-    api::PluginConfig args;
-    args.name = plugins::coscheduling::kName;
-    args.args = YAML::Load("podGroupBackoffSeconds: 10");
-    args.error_prefix = config.source;
-    profile.plugin_config.push_back(std::move(args));
-  }
+  api::PluginConfig args;
+  args.name = plugins::coscheduling::kName;
+  args.args = YAML::Load(fmt::format("{{mode: {}{}}}", mode, backoff ? ", podGroupBackoffSeconds: 10" : ""));
+  args.error_prefix = config.source;
+  profile.plugin_config.push_back(std::move(args));
   config.profiles.push_back(profile);
   return config;
 }
@@ -225,7 +223,7 @@ class Run {
 bool Run::Setup() {
   std::vector<std::string> errors;
   const api::SchedulerConfiguration config =
-      CoschedulingConfig(workload_.profile == Profile::kCoschedulingWithBackoff);
+      CoschedulingConfig(workload_.profile == Profile::kCoschedulingWithBackoff, options_.gang_mode);
   // The host subscribes the scheduler first: its informers see each change before the tracker
   // counts it.
   host_ = host::Host::Create(cluster_, clock_,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <span>
 #include <cstdlib>
 
 namespace muster::bench {
@@ -222,15 +223,14 @@ std::vector<Op> GangBasic(int32_t nodes, int32_t pods) {
   return {Nodes(nodes), pg, Pods(count, PodTemplate::kGangMember, "gang", true)};
 }
 
-// muster: PodGroups of 16, 12 and 8 pods in turn (minMember = size), 1200m each, three to a
-// node: more than the cluster holds. Groups fit in order until one does not; it waits whole
-// while smaller ones after it may still fit. Measured: the pods of the groups that fit.
-std::vector<Op> GangContended(int32_t nodes, int32_t pods) {
-  constexpr std::array<int32_t, 3> kSizes = {16, 12, 8};
+// PodGroups of `sizes` pods in turn (minMember = size), 1200m each, three to a node, `pods` in
+// all: more than the cluster holds. Groups fit in order until one does not; it waits whole
+// while others after it may still fit. Measured: the pods of the groups that fit.
+std::vector<Op> ContendedGangs(int32_t nodes, int32_t pods, std::span<const int32_t> sizes) {
   CreatePodGroups pg{"gang", {}};
   int32_t total = 0;
   for (size_t i = 0; total < pods; ++i) {
-    pg.min_members.push_back(kSizes[i % kSizes.size()]);
+    pg.min_members.push_back(sizes[i % sizes.size()]);
     total += pg.min_members.back();
   }
   // Nothing fragments (every pod fits any free slot). A first-fit pass in queue order (group
@@ -244,11 +244,25 @@ std::vector<Op> GangContended(int32_t nodes, int32_t pods) {
     free_slots -= size;
     fit += size;
   }
-  const int32_t smallest = *std::min_element(kSizes.begin(), kSizes.end());
+  const int32_t smallest = *std::min_element(sizes.begin(), sizes.end());
   CreatePods op = Pods(total, PodTemplate::kGangMemberLarge, "gang", true);
   op.expect_bound = fit;
   op.settled_bound = static_cast<int32_t>(std::min<int64_t>(fit, slots - (smallest - 1)));
   return {Nodes(nodes), pg, op};
+}
+
+// muster: PodGroups of 16, 12 and 8 pods in turn, beyond capacity (5000 nodes, 18000 pods).
+std::vector<Op> GangContended(int32_t nodes, int32_t pods) {
+  static constexpr std::array<int32_t, 3> kSizes = {16, 12, 8};
+  return ContendedGangs(nodes, pods, kSizes);
+}
+
+// muster: many PodGroups of 32 compete for a cluster that holds a quarter of them (1000 nodes,
+// 3000 slots, 12000 pods): in upstream's per-pod mode each group that cannot fit is partly
+// placed, held at Permit and released again.
+std::vector<Op> GangOversubscribed(int32_t nodes, int32_t pods) {
+  static constexpr std::array<int32_t, 1> kSizes = {32};
+  return ContendedGangs(nodes, pods, kSizes);
 }
 
 double Target(double threshold) { return 30 * threshold; }
@@ -292,6 +306,10 @@ const std::vector<Workload>& All() {
       {"GangContended",
        "muster: PodGroups of 16/12/8 pods beyond capacity, some wait whole (Coscheduling)",
        std::nullopt, kGangTarget, Profile::kCoschedulingWithBackoff, 5000, 18000, GangContended},
+      {"GangOversubscribed",
+       "muster: PodGroups of 32 pods, four times what the cluster holds (Coscheduling)",
+       std::nullopt, kGangTarget, Profile::kCoschedulingWithBackoff, 1000, 12000,
+       GangOversubscribed},
   };
   return workloads;
 }

@@ -40,6 +40,10 @@ int RunBench(const BenchFlags& flags, std::ostream& out, std::ostream& err) {
       return kExitBadInput;
     }
   }
+  if (flags.gang_mode != "Group" && flags.gang_mode != "PerPod") {
+    err << fmt::format("error: --gang-mode: \"{}\" is neither Group nor PerPod\n", flags.gang_mode);
+    return kExitBadInput;
+  }
   std::vector<const bench::Workload*> selected;
   for (const std::string& name : flags.workloads) {
     const bench::Workload* w = bench::FindWorkload(name);
@@ -60,6 +64,7 @@ int RunBench(const BenchFlags& flags, std::ostream& out, std::ostream& err) {
   bench::RunOptions options;
   options.nodes = flags.nodes;
   options.pods = flags.pods;
+  options.gang_mode = flags.gang_mode;
   options.progress = [&](const bench::Progress& p) {
     if (p.elapsed_seconds < kQuietSeconds) return;
     if (!tty && p.elapsed_seconds - last_logged < 5) return;

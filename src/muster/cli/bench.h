@@ -13,6 +13,7 @@ struct BenchFlags {
   std::optional<int32_t> nodes;        // --nodes N
   std::optional<int32_t> pods;         // --pods N
   std::string output = "table";        // -o table|json
+  std::string gang_mode = "Group";     // --gang-mode Group|PerPod: Coscheduling's mode
 };
 
 // `muster bench`: runs the workloads and prints what each measured, with a progress line on

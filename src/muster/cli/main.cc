@@ -46,6 +46,8 @@ int main(int argc, char** argv) {
   bench->add_option("--nodes", bench_flags.nodes, "Scale the runs to this many nodes");
   bench->add_option("--pods", bench_flags.pods, "Scale the runs to this many measured pods");
   bench->add_option("-o,--output", bench_flags.output, "table or json");
+  bench->add_option("--gang-mode", bench_flags.gang_mode,
+                    "Coscheduling's mode in the gang workloads: Group (the default) or PerPod");
 
   muster::cli::RunFlags run_flags;
   CLI::App* run = app.add_subcommand(

@@ -64,6 +64,9 @@ struct Scheduler::BindingContext {
   framework::PodInfoPtr assumed;  // the pod with spec.nodeName set
   api::Symbol node;
   framework::Stopwatch started;   // when its scheduling attempt began
+  // Whether the pod is bound for its node past Permit: from then on the cluster counts as
+  // changed by it (see Scheduler::Permit), and again if it lets the node go.
+  bool committed = false;
 };
 
 }  // namespace muster::scheduler

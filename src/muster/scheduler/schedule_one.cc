@@ -363,8 +363,6 @@ void Scheduler::Permit(std::shared_ptr<BindingContext> ctx) {
     Unassume(*ctx, p, /*room_freed=*/false);
     return;
   }
-  // The pod holds its node's room past this cycle: the cluster later attempts see changed.
-  queue_.ClusterChanged();
   if (p.IsWait()) {
     const api::Time since = clock_.Now();
     auto waited = [this, since] { return std::chrono::duration<double>(clock_.Now() - since).count(); };
@@ -374,6 +372,7 @@ void Scheduler::Permit(std::shared_ptr<BindingContext> ctx) {
         assumed, node, waiting,
         [this, ctx, waited] {
           metrics_.PermitWait(/*allowed=*/true, waited());
+          Commit(*ctx);
           StartBindingCycle(ctx);
         },
         [this, ctx, waited](const Status& rejected) {
@@ -382,7 +381,17 @@ void Scheduler::Permit(std::shared_ptr<BindingContext> ctx) {
         });
     return;
   }
+  Commit(*ctx);
   StartBindingCycle(std::move(ctx));
+}
+
+void Scheduler::Commit(BindingContext& ctx) {
+  // The pod goes on to bind: the cluster has changed for every attempt made before now, and
+  // not again when the binding is confirmed (OnPodUpdate), as every attempt since counts the
+  // pod on its node. A pod held at Permit is not counted until it is let through, so that
+  // members held and released again (a gang short of quorum, in PerPod mode) change nothing.
+  ctx.committed = true;
+  queue_.ClusterChanged();
 }
 
 void Scheduler::HandleSchedulingFailure(const framework::Framework& fwk,
@@ -520,8 +529,8 @@ void Scheduler::Unassume(const BindingContext& ctx, const Status& status, bool r
   cache_.ForgetPod(pod.pod);
   const std::string key = pod.Key();
   HandleSchedulingFailure(*ctx.fwk, ctx.started, ctx.queued, status, nullptr, nullptr);
+  if (ctx.committed) queue_.ClusterChanged();
   if (room_freed) {
-    queue_.ClusterChanged();
     // The node's room is free again: other pods may fit now (not this one, when it was
     // rejected: it would only be turned away again).
     EventObjects objects;

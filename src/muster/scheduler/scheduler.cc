@@ -122,8 +122,8 @@ void Scheduler::OnPodUpdate(const api::PodPtr& old_ptr, const api::PodPtr& new_p
   // help one when the pod runs on (the kubelet's Running): a pod that finishes is one.
   const bool status_only = in_place && actions == framework::kUpdatePodOther &&
                            old_pod.metadata.annotations == new_pod.metadata.annotations;
-  // Nor is the binding of a pod assumed on that node: the assumption was the change (see
-  // Scheduler::Permit), and every attempt since has counted the pod there.
+  // Nor is the binding of a pod assumed on that node: passing Permit was the change (see
+  // Scheduler::Commit), and every attempt since has counted the pod there.
   const framework::PodInfo* assumed =
       cache_.IsAssumedPod(new_pod) ? cache_.GetPod(new_pod.metadata.Key()) : nullptr;
   const bool confirms_assumed = !Assigned(old_pod) && Assigned(new_pod) &&

@@ -154,6 +154,8 @@ class Scheduler final : public framework::SchedulerServices {
   bool Reserve(const BindingContext& ctx);
   // Runs Permit: on to the binding cycle, to wait at Permit, or out through Unassume.
   void Permit(std::shared_ptr<BindingContext> ctx);
+  // The pod passed Permit and goes on to bind (see schedule_one.cc).
+  void Commit(BindingContext& ctx);
 
   // ---- the whole-group cycle (group_cycle.cc) ----
   // Places `popped` and its group's pending members, taken from the queue, against one
