@@ -216,6 +216,9 @@ def pod_scheduled_condition(pod):
 class Muster:
     """`muster run` as a child process, its log in a temp file."""
 
+    # Every instance started, so that main() stops those a failed test left running.
+    started = []
+
     def __init__(self, binary, kubeconfig, args=(), config=None, config_path=None):
         """config: a KubeSchedulerConfiguration's text; config_path: a file holding one."""
         self.log = tempfile.NamedTemporaryFile("w+", suffix=".muster.log", delete=False)
@@ -228,6 +231,7 @@ class Muster:
             self.config.close()
             cmd += ["--config", self.config.name]
         self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT)
+        Muster.started.append(self)
 
     def text(self):
         return open(self.log.name).read()
@@ -245,6 +249,12 @@ class Muster:
 def main(test):
     """Runs test(binary, apiserver); prints muster's log on failure."""
     binary = sys.argv[1] if len(sys.argv) > 1 else os.path.join(REPO, "build", "release", "muster")
-    with ApiServer() as server:
-        test(binary, server)
+    try:
+        with ApiServer() as server:
+            test(binary, server)
+    finally:
+        for m in Muster.started:
+            if m.proc.poll() is None:
+                m.proc.kill()
+                m.proc.wait()
     print("PASS")
