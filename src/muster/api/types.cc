@@ -42,6 +42,20 @@ std::optional<PodPhase> ParsePodPhase(std::string_view s) {
   return ParseName<PodPhase>(kPodPhaseNames, s);
 }
 
+const PodCondition* FindCondition(const std::vector<PodCondition>& conditions,
+                                  std::string_view type) {
+  for (const PodCondition& c : conditions) {
+    if (c.type == type) return &c;
+  }
+  return nullptr;
+}
+
+bool ConditionChanges(const std::vector<PodCondition>& conditions, const PodCondition& condition) {
+  const PodCondition* old = FindCondition(conditions, condition.type);
+  return old == nullptr || old->status != condition.status || old->reason != condition.reason ||
+         old->message != condition.message;
+}
+
 void SetCondition(std::vector<PodCondition>& conditions, PodCondition condition) {
   for (PodCondition& c : conditions) {
     if (c.type != condition.type) continue;

@@ -147,6 +147,12 @@ struct PodCondition {
   friend bool operator==(const PodCondition&, const PodCondition&) = default;
 };
 
+// The condition of `type` in `conditions`, or nullptr.
+const PodCondition* FindCondition(const std::vector<PodCondition>& conditions,
+                                  std::string_view type);
+// Whether setting `condition` would change `conditions`: none of its type yet, or one that
+// differs in status, reason or message (the transition time aside).
+bool ConditionChanges(const std::vector<PodCondition>& conditions, const PodCondition& condition);
 // Replaces the condition of `condition.type` in `conditions` (or appends it). The transition
 // time stays the old one when the status does not change, as Kubernetes keeps it.
 void SetCondition(std::vector<PodCondition>& conditions, PodCondition condition);
@@ -257,6 +263,8 @@ struct PodGroup {
     // muster's addition: the Scheduled condition the group scheduling cycle keeps (True once the
     // group is placed, False with the reason it cannot be). Conditions share the pod's fields.
     std::vector<PodCondition> conditions;
+
+    friend bool operator==(const Status&, const Status&) = default;
   } status;
 };
 

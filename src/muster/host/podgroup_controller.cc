@@ -45,10 +45,7 @@ api::PodGroup::Status PodGroupController::Compute(const api::PodGroup& group,
         if (s.succeeded >= min_member) s.phase = PodGroupPhase::kFinished;
       }
     }
-    if (s.phase == before.phase && s.scheduled == before.scheduled && s.running == before.running &&
-        s.succeeded == before.succeeded && s.failed == before.failed) {
-      break;
-    }
+    if (s == before) break;
   }
   return s;
 }
@@ -122,12 +119,8 @@ void PodGroupController::Reconcile(const std::string& group_key) {
     for (const auto& [key, pod] : m->second) pods.push_back(pod.get());
   }
   const api::PodGroup::Status next = Compute(group, pods);
-  const api::PodGroup::Status& cur = group.status;
-  if (next.phase == cur.phase && next.scheduled == cur.scheduled && next.running == cur.running &&
-      next.succeeded == cur.succeeded && next.failed == cur.failed &&
-      next.occupied_by == cur.occupied_by) {
-    return;
-  }
+  // Compute changes neither the start time nor the conditions (the scheduler's).
+  if (next == group.status) return;
   client_.UpdatePodGroupStatus(group, next);
 }
 

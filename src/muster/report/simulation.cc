@@ -14,17 +14,11 @@ namespace {
 using json = nlohmann::ordered_json;
 
 const api::PodCondition* ScheduledCondition(const api::Pod& pod) {
-  for (const api::PodCondition& c : pod.status.conditions) {
-    if (c.type == "PodScheduled") return &c;
-  }
-  return nullptr;
+  return api::FindCondition(pod.status.conditions, "PodScheduled");
 }
 
 const api::PodCondition* GroupScheduledCondition(const api::PodGroup& group) {
-  for (const api::PodCondition& c : group.status.conditions) {
-    if (c.type == "Scheduled") return &c;
-  }
-  return nullptr;
+  return api::FindCondition(group.status.conditions, "Scheduled");
 }
 
 std::string PodGroupOf(const api::Pod& pod) { return api::PodGroupName(pod).string(); }

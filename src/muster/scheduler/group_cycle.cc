@@ -248,13 +248,9 @@ void Scheduler::SetGroupCondition(const api::PodGroup& group, bool scheduled,
   condition.reason = scheduled ? "Scheduled" : "Unschedulable";
   condition.message = message;
   condition.last_transition_time = clock_.Now();
-  for (const api::PodCondition& c : group.status.conditions) {
-    if (c.type == condition.type && c.status == condition.status && c.reason == condition.reason &&
-        c.message == condition.message) {
-      return;  // as it is: no write
-    }
+  if (api::ConditionChanges(group.status.conditions, condition)) {
+    client_.UpdatePodGroupCondition(group, condition);
   }
-  client_.UpdatePodGroupCondition(group, condition);
 }
 
 }  // namespace muster::scheduler

@@ -450,13 +450,9 @@ void Scheduler::HandleSchedulingFailure(const framework::Framework& fwk,
   // As upstream's updatePod: the API server hears only of a changed condition or nomination. A
   // pod turned away again with the same message keeps its condition, transition time and all.
   const api::Pod& current = (*stored)->pod;
-  const auto old =
-      std::find_if(current.status.conditions.begin(), current.status.conditions.end(),
-                   [&](const api::PodCondition& c) { return c.type == condition.type; });
-  const bool condition_changed =
-      old == current.status.conditions.end() || old->status != condition.status ||
-      old->reason != condition.reason || old->message != condition.message;
-  if (old != current.status.conditions.end() && old->status == condition.status) {
+  const bool condition_changed = api::ConditionChanges(current.status.conditions, condition);
+  if (const api::PodCondition* old = api::FindCondition(current.status.conditions, condition.type);
+      old != nullptr && old->status == condition.status) {
     condition.last_transition_time = old->last_transition_time;
   }
   const bool nomination_changed =

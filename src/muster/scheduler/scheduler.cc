@@ -233,11 +233,10 @@ bool StatusOnly(const api::PodGroup& a, const api::PodGroup& b) {
 }
 
 bool OnlyConditionsChanged(const api::PodGroup& a, const api::PodGroup& b) {
-  const api::PodGroup::Status &x = a.status, &y = b.status;
-  return StatusOnly(a, b) && x.conditions != y.conditions && x.phase == y.phase &&
-         x.occupied_by == y.occupied_by && x.scheduled == y.scheduled && x.running == y.running &&
-         x.succeeded == y.succeeded && x.failed == y.failed &&
-         x.schedule_start_time == y.schedule_start_time;
+  if (!StatusOnly(a, b) || a.status.conditions == b.status.conditions) return false;
+  api::PodGroup::Status rest = b.status;
+  rest.conditions = a.status.conditions;
+  return rest == a.status;
 }
 
 }  // namespace

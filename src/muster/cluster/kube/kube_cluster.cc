@@ -639,6 +639,18 @@ Status KubeCluster::DeletePod(const api::Pod& pod) {
   return Status::OK();
 }
 
+namespace {
+
+// The status subresource of a PodGroup, in the API group it came from.
+std::string PodGroupStatusPath(const api::PodGroup& group) {
+  const std::string version =
+      group.api_version.empty() ? "scheduling.x-k8s.io/v1alpha1" : group.api_version;
+  return fmt::format("{}/{}/status", PodGroupPath(version, group.metadata.namespace_.str()),
+                     group.metadata.name);
+}
+
+}  // namespace
+
 Status KubeCluster::UpdatePodGroupStatus(const api::PodGroup& group,
                                          const api::PodGroup::Status& status) {
   Json s = {{"phase", std::string(api::PodGroupPhaseName(status.phase))},
@@ -650,10 +662,7 @@ Status KubeCluster::UpdatePodGroupStatus(const api::PodGroup& group,
   if (status.schedule_start_time) {
     s["scheduleStartTime"] = api::FormatTime(*status.schedule_start_time);
   }
-  const std::string version =
-      group.api_version.empty() ? "scheduling.x-k8s.io/v1alpha1" : group.api_version;
-  const std::string path = fmt::format(
-      "{}/{}/status", PodGroupPath(version, group.metadata.namespace_.str()), group.metadata.name);
+  const std::string path = PodGroupStatusPath(group);
   writer_.Submit([this, path, body = Json({{"status", s}}).dump(),
                   object = "podgroup " + group.metadata.Key()] {
     Write("PATCH", path, body, "application/merge-patch+json", object, true);
@@ -668,10 +677,7 @@ Status KubeCluster::UpdatePodGroupCondition(const api::PodGroup& group,
   api::SetCondition(conditions, condition);
   Json list = Json::array();
   for (const api::PodCondition& c : conditions) list.push_back(ConditionJson(c));
-  const std::string version =
-      group.api_version.empty() ? "scheduling.x-k8s.io/v1alpha1" : group.api_version;
-  const std::string path = fmt::format(
-      "{}/{}/status", PodGroupPath(version, group.metadata.namespace_.str()), group.metadata.name);
+  const std::string path = PodGroupStatusPath(group);
   writer_.Submit([this, path, body = Json({{"status", {{"conditions", list}}}}).dump(),
                   object = "podgroup " + group.metadata.Key()] {
     Write("PATCH", path, body, "application/merge-patch+json", object, true);
