@@ -1,8 +1,9 @@
 # Wraps CMake. Every target first installs what is missing (scripts/install-deps is idempotent).
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
+FUZZ_SECONDS ?= 60
 
-.PHONY: all deps release test demo bench validate-examples clean format
+.PHONY: all deps release test demo bench fuzz soak tsan validate-examples clean format
 
 all: release
 
@@ -37,6 +38,36 @@ demo: release
 bench: deps build/release/build.ninja
 	cmake --build build/release -j $(JOBS) --target muster muster_microbench
 	./build/release/muster bench; status=$$?; ./build/release/muster_microbench && exit $$status
+
+# The randomized workloads under the invariant checker, far beyond the 2,000 seeds of `make
+# test`: SOAK_SEEDS (default 2001-50000), in the test build (AddressSanitizer and UBSan).
+SOAK_SEEDS ?= 2001-50000
+soak: deps build/test/build.ninja
+	cmake --build build/test -j $(JOBS) --target muster_tests
+	cd build/test && MUSTER_RANDOM_SEEDS=$(SOAK_SEEDS) ASAN_OPTIONS=detect_leaks=1 \
+	  ctest --output-on-failure -j $(JOBS) -R 'RandomWorkload.KeepsEveryInvariant'
+
+# The tests under ThreadSanitizer: the loop pool, the parallel Filter and Score of every
+# scheduling test, and `muster run`'s binder threads and informers in the end-to-end tests.
+build/tsan/build.ninja: | deps
+	cmake -S . -B build/tsan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DMUSTER_TSAN=ON \
+	  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" $(CMAKE_FLAGS)
+
+tsan: deps build/tsan/build.ninja
+	cmake --build build/tsan -j $(JOBS)
+	cd build/tsan && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+	  ctest --output-on-failure -j $(JOBS)
+
+# libFuzzer needs clang: everything is built with coverage instrumentation, ASan and UBSan.
+build/fuzz/build.ninja: | deps
+	CC=clang-14 CXX=clang++-14 cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" -DMUSTER_FUZZ=ON -DMUSTER_TESTS=OFF $(CMAKE_FLAGS)
+
+# Runs each fuzz target (fuzz/*_fuzz.cc) for FUZZ_SECONDS; fails if any finds a crash, a leak,
+# undefined behaviour, a hang or an out-of-memory (README "Fuzzing").
+fuzz: deps build/fuzz/build.ninja
+	cmake --build build/fuzz -j $(JOBS) --target $(patsubst fuzz/%_fuzz.cc,fuzz_%,$(wildcard fuzz/*_fuzz.cc))
+	FUZZ_SECONDS=$(FUZZ_SECONDS) ./scripts/fuzz
 
 clean:
 	rm -rf build

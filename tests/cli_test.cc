@@ -90,6 +90,57 @@ TEST(ValidateCommandTest, MissingFile) {
   EXPECT_THAT(run.output, HasSubstr("/nonexistent/cluster.yaml: no such file or directory"));
 }
 
+// The error lines of a run (the lines starting "error: ").
+std::string ErrorLines(const std::string& output) {
+  std::string lines;
+  size_t at = 0;
+  while (at < output.size()) {
+    size_t end = output.find('\n', at);
+    if (end == std::string::npos) end = output.size();
+    if (output.compare(at, 7, "error: ") == 0) lines += output.substr(at, end - at + 1);
+    at = end + 1;
+  }
+  return lines;
+}
+
+// validate checks a configuration with the code simulate builds its scheduler with: the same
+// errors, whether the configuration comes with --config or among the inputs.
+TEST(ValidateCommandTest, RejectsEveryConfigurationSimulateRejects) {
+  const struct {
+    const char* file;
+    const char* error;
+  } cases[] = {
+      {"negative-permit-wait.yaml",
+       "profiles[0].pluginConfig[0].args.permitWaitingTimeSeconds: Invalid value: -10"},
+      {"bad-plugin-args.yaml",
+       "profiles[0].pluginConfig[0].args.podGroupRejectPercentage: Invalid value: 150"},
+      {"unknown-plugin.yaml", "FilterPlugin \"NoSuchPlugin\" does not exist"},
+  };
+  for (const auto& c : cases) {
+    const std::string config = kRoot + "/tests/data/bad/" + c.file;
+    const std::string manifests = "-f " + kRoot + "/examples/coscheduling ";
+    const CommandResult simulate = Muster("simulate " + manifests + "--config " + config);
+    const CommandResult with_flag = Muster("validate " + manifests + "--config " + config);
+    const CommandResult as_input = Muster("validate " + manifests + "-f " + config);
+    EXPECT_EQ(simulate.status, 2) << c.file;
+    EXPECT_THAT(simulate.output, HasSubstr(c.error)) << c.file;
+    for (const CommandResult* v : {&with_flag, &as_input}) {
+      EXPECT_EQ(v->status, 2) << c.file << "\n" << v->output;
+      EXPECT_EQ(ErrorLines(v->output), ErrorLines(simulate.output)) << c.file;
+      EXPECT_THAT(v->output, HasSubstr("nothing was applied"));
+      EXPECT_THAT(v->output, Not(HasSubstr("object(s) valid")));
+    }
+  }
+}
+
+TEST(ValidateCommandTest, ChecksEveryConfigurationOfAFolder) {
+  const CommandResult run = Muster("validate -f " + kRoot + "/examples/config -f " + kRoot +
+                                   "/tests/data/bad/negative-permit-wait.yaml");
+  EXPECT_EQ(run.status, 2);
+  EXPECT_THAT(ErrorLines(run.output), Not(HasSubstr("coscheduling")));
+  EXPECT_THAT(run.output, HasSubstr("negative-permit-wait.yaml: document 1"));
+}
+
 TEST(SimulateCommandTest, RunsTheBuiltInDemoAndSaysSo) {
   CommandResult run = Muster("simulate -o json");
   EXPECT_EQ(run.status, 0) << run.output;

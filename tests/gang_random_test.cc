@@ -118,10 +118,12 @@ void Check(uint64_t seed, const std::string& mode) {
       muster::cli::LoadConfigFile("-", config_in, &errors);
   ASSERT_TRUE(config.has_value()) << errors.front();
   std::unique_ptr<muster::sim::Simulation> sim = muster::sim::Simulation::Create(
-      std::move(loaded.manifests), &*config, muster::sim::SimulationOptions{.seed = seed},
+      std::move(loaded.manifests), &*config,
+      muster::sim::SimulationOptions{.seed = seed, .check = true},
       muster::plugins::InTreeRegistry(), muster::plugins::DefaultPlugins(), &errors);
   ASSERT_NE(sim, nullptr) << errors.front();
   sim->Run();
+  ASSERT_FALSE(sim->violation()) << sim->violation()->String();
 
   const muster::cluster::MemoryCluster& c = sim->cluster();
   // Per node: requested CPU (milli) and pods.

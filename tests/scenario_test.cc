@@ -10,6 +10,7 @@
 //     expect: {reason: Unschedulable}               # ...and each also has these (optional)
 //
 // Values compare as text, so 3 and "3" are the same; a wanted value ending in "*" is a prefix.
+// Every scenario runs with --check: a broken invariant fails it whatever expect.yaml says.
 
 #include <filesystem>
 #include <fstream>
@@ -68,6 +69,7 @@ json Simulate(const std::string& name, const YAML::Node& args, std::string* err_
   const fs::path dir = kScenarios / name;
   muster::cli::SimulateFlags flags;
   flags.output = "json";
+  flags.check = true;  // every scenario runs under the invariant checker
   std::string config;
   if (args) {
     if (args["seed"]) flags.seed = args["seed"].as<uint64_t>();
@@ -142,6 +144,7 @@ TEST(SimulateTest, SameInputAndSeedGiveTheSameBytes) {
   muster::cli::SimulateFlags flags;
   flags.output = "json";
   flags.seed = 7;
+  flags.check = true;
   auto run = [&] {
     std::istringstream in;
     std::ostringstream out, err;

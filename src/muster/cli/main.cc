@@ -22,6 +22,9 @@ int main(int argc, char** argv) {
                        "A file, a directory (its *.yaml, *.yml, *.json) or - for stdin")
       ->required()
       ->take_all();
+  std::string validate_config;
+  validate->add_option("--config", validate_config,
+                       "A KubeSchedulerConfiguration file, checked as simulate and run check it");
 
   muster::cli::SimulateFlags simulate_flags;
   CLI::App* simulate = app.add_subcommand(
@@ -36,6 +39,10 @@ int main(int argc, char** argv) {
                        "Stop at this virtual time (e.g. 90s) even if more could happen");
   simulate->add_option("-o,--output", simulate_flags.output, "table, wide, json or yaml");
   simulate->add_option("--seed", simulate_flags.seed, "Seed for tie-breaking and generated names");
+  simulate->add_flag("--check", simulate_flags.check,
+                     "Check the scheduler's invariants after every event (no overcommitted node, "
+                     "no pod bound against its filters or lost, no gang bound below minMember); "
+                     "stop at the first broken one and exit 1");
 
   muster::cli::BenchFlags bench_flags;
   CLI::App* bench = app.add_subcommand(
@@ -81,7 +88,7 @@ int main(int argc, char** argv) {
   if (run->parsed()) return muster::cli::RunRun(run_flags, std::cerr);
   if (bench->parsed()) return muster::cli::RunBench(bench_flags, std::cout, std::cerr);
   if (validate->parsed()) {
-    return muster::cli::RunValidate(validate_paths, std::cin, std::cout, std::cerr);
+    return muster::cli::RunValidate(validate_paths, validate_config, std::cin, std::cout, std::cerr);
   }
   return muster::cli::kExitBadInput;
 }

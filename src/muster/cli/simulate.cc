@@ -33,6 +33,7 @@ int RunSimulate(const SimulateFlags& flags, std::istream& in, std::ostream& out,
   }
   sim::SimulationOptions options;
   options.seed = flags.seed;
+  options.check = flags.check;
   if (!flags.until.empty()) {
     auto d = api::ParseDuration(flags.until);
     if (!d || d->count() < 0) {
@@ -57,22 +58,11 @@ int RunSimulate(const SimulateFlags& flags, std::istream& in, std::ostream& out,
   if (!loaded.ok()) return BadInput(loaded.errors, err);
 
   // The scheduler configuration: --config, else one KubeSchedulerConfiguration among the inputs.
-  std::optional<api::SchedulerConfiguration> config;
-  if (!flags.config.empty()) {
-    std::vector<std::string> errors;
-    config = LoadConfigFile(flags.config, in, &errors);
-    if (!config) return BadInput(errors, err);
-  }
-  if (!loaded.manifests.scheduler_configs.empty()) {
-    if (config || loaded.manifests.scheduler_configs.size() > 1) {
-      return BadInput({"more than one KubeSchedulerConfiguration given (inputs and --config); "
-                       "give exactly one"},
-                      err);
-    }
-    config = loaded.manifests.scheduler_configs[0];
-  }
-
   std::vector<std::string> errors;
+  const std::optional<api::SchedulerConfiguration> config =
+      ResolveConfig(flags.config, loaded.manifests, in, &errors);
+  if (!errors.empty()) return BadInput(errors, err);
+
   std::unique_ptr<sim::Simulation> simulation = sim::Simulation::Create(
       std::move(loaded.manifests), config ? &*config : nullptr, options,
       plugins::InTreeRegistry(), plugins::DefaultPlugins(), &errors);
@@ -86,6 +76,11 @@ int RunSimulate(const SimulateFlags& flags, std::istream& in, std::ostream& out,
     report::PrintYaml(*simulation, out);
   } else {
     report::PrintTable(*simulation, flags.output == "wide", out);
+  }
+  if (const std::optional<sim::Violation> v = simulation->violation()) {
+    err << "error: invariant violated " << v->String() << "\n"
+        << "the simulation stopped at the end of that turn; the outcome above is the cluster then\n";
+    return kExitRuntimeError;
   }
   return kExitOk;
 }

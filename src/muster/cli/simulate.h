@@ -13,10 +13,12 @@ struct SimulateFlags {
   std::string until;               // --until DURATION
   std::string output = "table";    // -o table|wide|json|yaml
   uint64_t seed = 0;
+  bool check = false;              // --check: the invariant checker
 };
 
 // `muster simulate`: loads the manifests (or the built-in demo), runs the simulation and prints
-// the outcome. Returns the exit status: 0, or 2 for bad input or usage.
+// the outcome. Returns the exit status: 0; 2 for bad input or usage; 1 when --check found a
+// broken invariant (the outcome up to it is printed, the violation on `err`).
 int RunSimulate(const SimulateFlags& flags, std::istream& in, std::ostream& out,
                 std::ostream& err);
 

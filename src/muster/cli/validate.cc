@@ -7,6 +7,9 @@
 #include "muster/api/kinds.h"
 #include "muster/api/manifests.h"
 #include "muster/api/pod_resources.h"
+#include "muster/cli/config_file.h"
+#include "muster/host/host.h"
+#include "muster/plugins/registry.h"
 
 namespace muster::cli {
 namespace {
@@ -122,13 +125,29 @@ Listing Describe(const api::SchedulerConfiguration& c) {
 
 }  // namespace
 
-int RunValidate(const std::vector<std::string>& paths, std::istream& in, std::ostream& out,
-                std::ostream& err) {
+int RunValidate(const std::vector<std::string>& paths, const std::string& config_path,
+                std::istream& in, std::ostream& out, std::ostream& err) {
   const api::LoadResult result = api::LoadManifests(paths, in);
   for (const std::string& w : result.warnings) err << "warning: " << w << "\n";
-  if (!result.ok()) {
-    for (const std::string& e : result.errors) err << "error: " << e << "\n";
-    err << fmt::format("{} error(s); nothing was applied\n", result.errors.size());
+  std::vector<std::string> errors = result.errors;
+  if (result.ok()) {
+    // Every configuration (--config and any among the inputs), checked by the code that builds
+    // the scheduler from it. A folder of configurations is checked whole; only simulate and
+    // run, which use one, require exactly one.
+    std::vector<api::SchedulerConfiguration> configs = result.manifests.scheduler_configs;
+    if (!config_path.empty()) {
+      if (auto config = LoadConfigFile(config_path, in, &errors)) configs.push_back(*config);
+    }
+    for (const api::SchedulerConfiguration& config : configs) {
+      for (std::string& e : host::ValidateConfiguration(config, plugins::InTreeRegistry(),
+                                                        plugins::DefaultPlugins())) {
+        errors.push_back(std::move(e));
+      }
+    }
+  }
+  if (!errors.empty()) {
+    for (const std::string& e : errors) err << "error: " << e << "\n";
+    err << fmt::format("{} error(s); nothing was applied\n", errors.size());
     return kExitBadInput;
   }
   const Manifests& m = result.manifests;

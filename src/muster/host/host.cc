@@ -1,5 +1,7 @@
 #include "muster/host/host.h"
 
+#include "muster/cluster/memory.h"
+#include "muster/framework/virtual_clock.h"
 #include "muster/plugins/registry.h"
 
 namespace muster::host {
@@ -53,6 +55,16 @@ std::unique_ptr<Host> Host::Create(cluster::Cluster& cluster, framework::LoopClo
                                    std::vector<std::string>* errors) {
   return Create(cluster, clock, config, seed, plugins::InTreeRegistry(), plugins::DefaultPlugins(),
                 errors);
+}
+
+std::vector<std::string> ValidateConfiguration(const api::SchedulerConfiguration& config,
+                                               const framework::Registry& registry,
+                                               const api::Plugins& default_plugins) {
+  framework::VirtualClock clock(api::Time{});
+  cluster::MemoryCluster cluster(clock);
+  std::vector<std::string> errors;
+  Host::Create(cluster, clock, &config, /*seed=*/0, registry, default_plugins, &errors);
+  return errors;
 }
 
 void Host::Run(RunPolicy& policy) {

@@ -46,6 +46,14 @@ class RunPolicy {
   virtual bool Idle() = 0;
 };
 
+// Checks a KubeSchedulerConfiguration exactly as Host::Create does (the same code: it builds the
+// profiles, and with them every plugin's args, against an empty in-memory cluster), without
+// running anything. Returns every error, each naming the configuration's file; none when valid.
+// `muster validate` uses it, so that it accepts what `simulate` and `run` accept and no more.
+std::vector<std::string> ValidateConfiguration(const api::SchedulerConfiguration& config,
+                                               const framework::Registry& registry,
+                                               const api::Plugins& default_plugins);
+
 class Host {
  public:
   // Builds the scheduler's profiles from `config` (nullptr: upstream's default profile) and

@@ -106,6 +106,8 @@ class SchedulingQueue {
   // Pods parked unschedulable, gated ones included (NumGated of them).
   size_t NumUnschedulable() const { return unschedulable_.size(); }
   size_t NumGated() const { return num_gated_; }
+  // Every pod the queue holds, in flight included.
+  size_t NumPods() const { return pods_.size(); }
   // Where scheduler_queue_incoming_pods_total is counted; nullptr: nowhere.
   void SetMetrics(framework::Metrics* metrics) { metrics_ = metrics; }
   bool Contains(const std::string& key) const { return pods_.contains(key); }

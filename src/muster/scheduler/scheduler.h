@@ -79,6 +79,8 @@ class Scheduler final : public framework::SchedulerServices {
   bool Settled() const { return queue_.Settled(); }
 
   const SchedulingQueue& queue() const { return queue_; }
+  // The cache of nodes and their pods, assumed ones included (read by the invariant checker).
+  const Cache& cache() const { return cache_; }
   const SchedulerStats& stats() const { return stats_; }
   // Scheduling attempts of a pod so far (namespace/name).
   int Attempts(const std::string& pod_key) const;

@@ -77,6 +77,11 @@ std::unique_ptr<Simulation> Simulation::Create(api::Manifests manifests,
   sim->pod_groups_ = std::make_unique<host::PodGroupController>(
       sim->cluster_, [raw](std::function<void()> fn) { raw->At(api::Duration::zero(), std::move(fn)); });
   sim->cluster_.AddObserver(sim->pod_groups_.get());
+  if (options.check) {
+    sim->checker_ = std::make_unique<Checker>(sim->cluster_, sim->host_->scheduler(), sim->clock_,
+                                              kSimulationEpoch, config, registry, default_plugins);
+    sim->cluster_.AddObserver(sim->checker_.get());
+  }
   return sim;
 }
 
@@ -376,6 +381,10 @@ class Simulation::Policy final : public host::RunPolicy {
                                   : std::nullopt) {}
 
   bool Done() override {
+    if (Checker* checker = sim_.checker_.get()) {
+      checker->AfterTurn();
+      if (checker->violation()) return true;
+    }
     if (sim_.clock_.Now() != instant_ || sim_.change_seq_ != instant_seq_) {
       instant_ = sim_.clock_.Now();
       instant_seq_ = sim_.change_seq_;
@@ -393,8 +402,15 @@ class Simulation::Policy final : public host::RunPolicy {
     }
     return sim_.pending_actions_ == 0 && sim_.host_->scheduler().Settled();
   }
-  void Attempted(std::string_view, std::chrono::nanoseconds) override { ++attempts_at_instant_; }
+  void Attempted(std::string_view pod_key, std::chrono::nanoseconds) override {
+    ++attempts_at_instant_;
+    if (sim_.checker_) sim_.checker_->Attempted(pod_key);
+  }
   bool Idle() override {
+    if (Checker* checker = sim_.checker_.get()) {
+      checker->EndOfInstant();
+      if (checker->violation()) return false;
+    }
     const std::optional<api::Time> next = sim_.clock_.NextTimer();
     if (!next) return false;
     if (limit_ && *next > *limit_) {
@@ -417,6 +433,7 @@ void Simulation::Run() {
   ScheduleCreations();
   Policy policy(*this);
   host_->Run(policy);
+  if (checker_) checker_->EndOfInstant();
   for (auto& [key, record] : records_) record.attempts = host_->scheduler().Attempts(key);
 }
 

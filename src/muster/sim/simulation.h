@@ -19,8 +19,9 @@
 #include "muster/framework/registry.h"
 #include "muster/framework/virtual_clock.h"
 #include "muster/host/host.h"
-#include "muster/scheduler/scheduler.h"
 #include "muster/host/podgroup_controller.h"
+#include "muster/scheduler/scheduler.h"
+#include "muster/sim/checker.h"
 
 namespace muster::sim {
 
@@ -40,6 +41,8 @@ inline constexpr size_t kMaxAttemptsPerPodAtInstant = 100;
 struct SimulationOptions {
   std::optional<api::Duration> until;
   uint64_t seed = 0;
+  // Run the invariant checker (checker.h); the run stops at the first violation.
+  bool check = false;
 };
 
 // What happened to one pod, for reports.
@@ -71,6 +74,10 @@ class Simulation final : public cluster::ClusterObserver {
   bool IsGated(const api::Pod& pod) const;
   // What the user should hear of the run itself (printed on stderr).
   const std::vector<std::string>& warnings() const { return warnings_; }
+  // With options.check: the invariant the run stopped at, if one broke.
+  std::optional<Violation> violation() const {
+    return checker_ ? checker_->violation() : std::nullopt;
+  }
 
   // ---- ClusterObserver: the kubelet and the controllers ----
   void OnPodAdd(const api::PodPtr& pod) override;
@@ -101,6 +108,7 @@ class Simulation final : public cluster::ClusterObserver {
   cluster::MemoryCluster cluster_;
   std::unique_ptr<host::Host> host_;
   std::unique_ptr<host::PodGroupController> pod_groups_;
+  std::unique_ptr<Checker> checker_;
   std::unique_ptr<api::PriorityResolver> priorities_;
   std::vector<std::unique_ptr<Workload>> workloads_;
   std::map<std::string, Workload*> workload_by_uid_;

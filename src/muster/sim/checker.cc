@@ -1,0 +1,326 @@
+#include "muster/sim/checker.h"
+
+#include <fmt/format.h>
+
+#include "muster/api/pod_resources.h"
+#include "muster/api/time.h"
+#include "muster/framework/profile.h"
+#include "muster/scheduler/waiting_pods.h"
+
+namespace muster::sim {
+namespace {
+
+using scheduler::SchedulingQueue;
+
+std::string GroupKey(const api::Pod& pod) {
+  const api::Symbol group = api::PodGroupName(pod);
+  return group.empty() ? std::string() : pod.metadata.namespace_.string() + "/" + group.string();
+}
+
+bool Bound(const api::Pod& pod) { return !pod.spec.node_name.empty(); }
+
+// Where the scheduler keeps a pending pod, for messages.
+std::string_view PlaceName(SchedulingQueue::Where where) {
+  switch (where) {
+    case SchedulingQueue::Where::kActive:
+      return "activeQ";
+    case SchedulingQueue::Where::kBackoff:
+      return "backoffQ";
+    case SchedulingQueue::Where::kUnschedulable:
+      return "the unschedulable pods";
+    case SchedulingQueue::Where::kInFlight:
+      return "flight";
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::string Violation::String() const {
+  return fmt::format("at {}, after {}: {}", api::FormatDuration(at), event, message);
+}
+
+Checker::Checker(const cluster::MemoryCluster& cluster, scheduler::Scheduler& scheduler,
+                 framework::Clock& clock, api::Time epoch,
+                 const api::SchedulerConfiguration* config, const framework::Registry& registry,
+                 const api::Plugins& default_plugins)
+    : cluster_(cluster), scheduler_(scheduler), clock_(clock), epoch_(epoch) {
+  std::vector<std::string> errors;
+  profiles_ = framework::CreateProfiles(config, registry, default_plugins, *this, &errors);
+}
+
+Checker::~Checker() = default;
+
+void Checker::Event(std::string what) {
+  last_event_ = std::move(what);
+}
+
+void Checker::Fail(std::string message) {
+  if (violation_) return;
+  violation_ = Violation{clock_.Now() - epoch_, last_event_, std::move(message)};
+}
+
+// ---- the cluster's events ----
+
+void Checker::Tally(const api::Pod& pod, int sign) {
+  if (!Bound(pod) || pod.IsTerminal()) return;
+  api::Resource& r = bound_requests_[pod.spec.node_name.string()];
+  if (sign > 0) {
+    r.Add(api::PodFitRequests(pod));
+  } else {
+    r.Sub(api::PodFitRequests(pod));
+  }
+}
+
+void Checker::OnPodAdd(const api::PodPtr& pod) {
+  Event(fmt::format("create pod {}", pod->metadata.Key()));
+  Tally(*pod, +1);
+  if (Bound(*pod) && !pod->IsTerminal()) cache_.AddPod(*pod);
+}
+
+void Checker::OnPodUpdate(const api::PodPtr& old_ptr, const api::PodPtr& new_ptr) {
+  const api::Pod& old_pod = *old_ptr;
+  const api::Pod& new_pod = *new_ptr;
+  const std::string key = new_pod.metadata.Key();
+  if (Bound(old_pod) && new_pod.spec.node_name != old_pod.spec.node_name) {
+    Event(fmt::format("bind {} to {}", key, new_pod.spec.node_name.str()));
+    Fail(fmt::format("pod {} was bound to {} and is now bound to {}", key,
+                     old_pod.spec.node_name.str(), new_pod.spec.node_name.str()));
+  } else if (!Bound(old_pod) && Bound(new_pod)) {
+    Event(fmt::format("bind {} to {}", key, new_pod.spec.node_name.str()));
+    // The checks see the cluster as it was just before: the pod is not in the cache yet.
+    CheckBinding(old_pod, new_pod.spec.node_name);
+  } else {
+    Event(fmt::format("update pod {}", key));
+  }
+  Tally(old_pod, -1);
+  Tally(new_pod, +1);
+  const bool was_cached = Bound(old_pod) && !old_pod.IsTerminal();
+  const bool cached = Bound(new_pod) && !new_pod.IsTerminal();
+  if (was_cached && cached) {
+    cache_.UpdatePod(old_pod, new_pod);
+  } else if (was_cached) {
+    cache_.RemovePod(old_pod);
+  } else if (cached) {
+    cache_.AddPod(new_pod);
+  }
+}
+
+void Checker::OnPodDelete(const api::PodPtr& pod) {
+  Event(fmt::format("delete pod {}", pod->metadata.Key()));
+  Tally(*pod, -1);
+  if (Bound(*pod) && !pod->IsTerminal()) cache_.RemovePod(*pod);
+}
+
+void Checker::OnNodeAdd(const api::Node& node) {
+  Event(fmt::format("create node {}", node.metadata.name));
+  allocatable_[node.metadata.name] = api::Resource::FromList(node.status.allocatable);
+  cache_.AddNode(node);
+}
+
+void Checker::OnNodeUpdate(const api::Node&, const api::Node& node) {
+  Event(fmt::format("update node {}", node.metadata.name));
+  allocatable_[node.metadata.name] = api::Resource::FromList(node.status.allocatable);
+  cache_.UpdateNode(node);
+}
+
+void Checker::OnNodeDelete(const api::Node& node) {
+  Event(fmt::format("delete node {}", node.metadata.name));
+  allocatable_.erase(node.metadata.name);
+  cache_.RemoveNode(node);
+}
+
+void Checker::OnPodGroupAdd(const api::PodGroup& group) {
+  Event(fmt::format("create PodGroup {}", group.metadata.Key()));
+  min_member_[group.metadata.Key()] = group.spec.min_member;
+}
+
+void Checker::OnPodGroupUpdate(const api::PodGroup&, const api::PodGroup& group) {
+  Event(fmt::format("update PodGroup {}", group.metadata.Key()));
+  min_member_[group.metadata.Key()] = group.spec.min_member;
+}
+
+void Checker::OnPodGroupDelete(const api::PodGroup& group) {
+  Event(fmt::format("delete PodGroup {}", group.metadata.Key()));
+  min_member_.erase(group.metadata.Key());
+  group_bound_.erase(group.metadata.Key());
+  groups_first_bound_now_.erase(group.metadata.Key());
+}
+
+void Checker::Attempted(std::string_view pod_key) {
+  Event(fmt::format("the scheduling cycle of {}", pod_key));
+}
+
+// ---- at each binding ----
+
+void Checker::CheckBinding(const api::Pod& pod, api::Symbol node) {
+  CheckRoom(pod, node);
+  CheckFilters(pod, node);
+  // Gangs are a promise of a profile with a group plugin (Coscheduling) only.
+  const framework::Framework* fwk = scheduler_.ProfileFor(pod);
+  if (fwk == nullptr || fwk->group_plugin() == nullptr) return;
+  if (const std::string group = GroupKey(pod); min_member_.contains(group)) {
+    if (group_bound_[group]++ == 0) groups_first_bound_now_.insert(group);
+  }
+}
+
+void Checker::CheckRoom(const api::Pod& pod, api::Symbol node_name) {
+  auto node = allocatable_.find(node_name.string());
+  if (node == allocatable_.end()) {
+    Fail(fmt::format("pod {} is bound to node {}, which does not exist",
+                     pod.metadata.Key(), node_name.str()));
+    return;
+  }
+  const api::Resource& allocatable = node->second;
+  const api::Resource request = api::PodFitRequests(pod);
+  api::Resource after = bound_requests_[node_name.string()];
+  after.Add(request);
+  // As the Fit filter: the pod count always, every other resource when the pod requests it.
+  auto over = [&](std::string_view name, int64_t requested, int64_t used, int64_t limit) {
+    if (requested > 0 && used > limit) {
+      Fail(fmt::format("binding pod {} to node {} puts {} requests at {}, over allocatable {}",
+                       pod.metadata.Key(), node_name.str(), name, used, limit));
+    }
+  };
+  over("pods", 1, after.allowed_pod_number, allocatable.allowed_pod_number);
+  over("cpu (millicores)", request.milli_cpu, after.milli_cpu, allocatable.milli_cpu);
+  over("memory", request.memory, after.memory, allocatable.memory);
+  over("ephemeral-storage", request.ephemeral_storage, after.ephemeral_storage,
+       allocatable.ephemeral_storage);
+  for (const auto& [name, value] : request.scalar) {
+    over(name.str(), value, after.Scalar(name), allocatable.Scalar(name));
+  }
+}
+
+void Checker::CheckFilters(const api::Pod& pod, api::Symbol node_name) {
+  const framework::Framework* fwk = nullptr;
+  for (const auto& p : profiles_) {
+    if (p->scheduler_name() == pod.spec.scheduler_name) fwk = p.get();
+  }
+  if (fwk == nullptr) return;  // another scheduler's pod
+  cache_.UpdateSnapshot(snapshot_);
+  const framework::NodeInfo* node = snapshot_.Get(node_name);
+  if (node == nullptr) return;  // CheckRoom has said so
+  const framework::PodInfoPtr info = framework::PodInfo::Make(pod);
+  framework::CycleState state;
+  framework::PreFilterResult result;
+  std::string rejector;
+  framework::Status s = fwk->RunPreFilterPlugins(state, *info, &result, &rejector);
+  if (s.IsSuccess() && !result.AllNodes() &&
+      std::find(result.node_names->begin(), result.node_names->end(), node_name) ==
+          result.node_names->end()) {
+    s = framework::Status(framework::Code::kUnschedulableAndUnresolvable,
+                          "node is not among PreFilter's result");
+    rejector = "PreFilter";
+  }
+  if (s.IsSuccess()) {
+    s = fwk->RunFilterPlugins(state, *info, *node);
+    rejector = s.plugin();
+  }
+  if (!s.IsSuccess()) {
+    Fail(fmt::format("pod {} was bound to node {}, which fails its filters: {}: {}",
+                     pod.metadata.Key(), node_name.str(), rejector, s.Message()));
+  }
+}
+
+// ---- after each turn ----
+
+void Checker::AfterTurn() {
+  if (!violation_) CheckPlaces();
+}
+
+void Checker::CheckPlaces() {
+  const SchedulingQueue& queue = scheduler_.queue();
+  const scheduler::Cache& cache = scheduler_.cache();
+  size_t expected_in_cache = 0;
+  size_t expected_in_queue = 0;
+  for (const auto& [key, ptr] : cluster_.pods()) {
+    const api::Pod& pod = *ptr;
+    const std::optional<SchedulingQueue::Where> where = queue.Location(key);
+    const framework::PodInfo* cached = cache.GetPod(key);
+    const bool assumed = cached != nullptr && cache.IsAssumedPod(pod);
+    const bool waiting = scheduler_.waiting_pods().Get(scheduler::PodUid(pod)) != nullptr;
+    if (pod.IsTerminal()) {
+      if (where || cached != nullptr || waiting) {
+        return Fail(fmt::format("pod {} has finished ({}) but the scheduler still holds it",
+                                key, api::PodPhaseName(pod.status.phase)));
+      }
+      continue;
+    }
+    if (Bound(pod)) {
+      ++expected_in_cache;
+      if (cached == nullptr) {
+        return Fail(fmt::format("pod {} is bound to {} but not in the scheduler's cache", key,
+                                pod.spec.node_name.str()));
+      }
+      if (assumed) {
+        return Fail(fmt::format("pod {} is bound to {} and assumed again (a second binding)",
+                                key, pod.spec.node_name.str()));
+      }
+      if (cached->pod.spec.node_name != pod.spec.node_name) {
+        return Fail(fmt::format("pod {} is bound to {} but cached on {}", key,
+                                pod.spec.node_name.str(), cached->pod.spec.node_name.str()));
+      }
+      if (where || waiting) {
+        return Fail(fmt::format("pod {} is bound to {} and still {}", key,
+                                pod.spec.node_name.str(),
+                                waiting ? "waiting at Permit" : "in the scheduling queue"));
+      }
+      continue;
+    }
+    if (!scheduler_.Responsible(pod)) {
+      if (where || cached != nullptr) {
+        return Fail(fmt::format("pod {} names scheduler {}, not one of this scheduler's "
+                                "profiles, but the scheduler holds it",
+                                key, pod.spec.scheduler_name));
+      }
+      continue;
+    }
+    // A pending pod of the scheduler's: queued, or in flight and assumed (waiting at Permit or
+    // binding), and nowhere else.
+    if (!where) {
+      return Fail(fmt::format("pod {} is pending but the scheduler has dropped it: it is not "
+                              "queued, waiting at Permit or binding",
+                              key));
+    }
+    ++expected_in_queue;
+    if (*where != SchedulingQueue::Where::kInFlight) {
+      if (cached != nullptr || waiting) {
+        return Fail(fmt::format("pod {} is in {} and also {}", key, PlaceName(*where),
+                                waiting ? "waiting at Permit" : "assumed in the cache"));
+      }
+      continue;
+    }
+    if (!assumed) {
+      return Fail(fmt::format("pod {} is in flight after its scheduling cycle ended, but neither "
+                              "waiting at Permit nor binding",
+                              key));
+    }
+    ++expected_in_cache;
+  }
+  if (cache.PodCount() != expected_in_cache) {
+    return Fail(fmt::format("the scheduler's cache holds {} pods; the cluster has {} bound or "
+                            "assumed (a pod that is gone or finished is still cached)",
+                            cache.PodCount(), expected_in_cache));
+  }
+  if (queue.NumPods() != expected_in_queue) {
+    return Fail(fmt::format("the scheduling queue holds {} pods; the cluster has {} pending "
+                            "(a pod that is gone or bound is still queued)",
+                            queue.NumPods(), expected_in_queue));
+  }
+}
+
+// ---- after each instant ----
+
+void Checker::EndOfInstant() {
+  for (const std::string& key : groups_first_bound_now_) {
+    const int bound = group_bound_[key];
+    if (const int32_t min_member = min_member_[key]; bound < min_member) {
+      Fail(fmt::format("PodGroup {} bound {} member(s), fewer than its minMember {}", key, bound,
+                       min_member));
+    }
+  }
+  groups_first_bound_now_.clear();
+}
+
+}  // namespace muster::sim

@@ -1,0 +1,126 @@
+#pragma once
+
+// The simulation's invariant checker (`muster simulate --check`, and every simulation in the
+// tests). It watches the in-memory cluster as one more observer and looks into the scheduler
+// after every turn of the host's loop, and stops the run at the first broken invariant, naming
+// the event after which it was seen:
+//
+//   at each binding    the node has room for the pod: for every resource the pod requests, and
+//                      for its pod count, the requests of the pods bound there (tallied here from
+//                      the cluster, not from the scheduler's cache) stay within allocatable;
+//                      and the pod passes its profile's PreFilter and Filter plugins (taints,
+//                      affinity, ports, spread's DoNotSchedule skew, ...) on the cluster as it is
+//                      at that moment, through a cache and profiles of the checker's own;
+//                      a pod is bound once: its node never changes;
+//   after each turn    every pending pod of the scheduler's is in exactly one place: the queue
+//                      (active, backoff, unschedulable or gated), waiting at Permit, or assumed
+//                      and binding; every bound pod is in the scheduler's cache on its node and
+//                      nowhere else; the queue holds no pod that is gone or bound, and the cache
+//                      no pod beyond these;
+//   after each instant a PodGroup whose first members bound at that instant has at least
+//                      minMember of them bound (for pods of a profile with a group plugin:
+//                      without Coscheduling a PodGroup promises nothing).
+//
+// Cost: the bind checks are one Filter pass on one node; the turn checks walk every pod, so a
+// run with --check takes time proportional to pods times scheduling cycles.
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "muster/api/scheduler_config.h"
+#include "muster/cluster/memory.h"
+#include "muster/framework/framework.h"
+#include "muster/framework/registry.h"
+#include "muster/framework/snapshot.h"
+#include "muster/scheduler/cache.h"
+#include "muster/scheduler/scheduler.h"
+
+namespace muster::sim {
+
+// A broken invariant.
+struct Violation {
+  api::Duration at;      // simulated time
+  std::string event;     // the event after which it was seen: "bind default/web-1 to node-2"
+  std::string message;   // what is broken
+  // "at 12s, after bind default/web-1 to node-2: <message>"
+  std::string String() const;
+};
+
+class Checker final : public cluster::ClusterObserver, private framework::SchedulerServices {
+ public:
+  // Checks `scheduler` serving `cluster`. Its own profiles are built from the same configuration
+  // and registry as the scheduler's (which were valid, so this cannot fail).
+  Checker(const cluster::MemoryCluster& cluster, scheduler::Scheduler& scheduler,
+          framework::Clock& clock, api::Time epoch, const api::SchedulerConfiguration* config,
+          const framework::Registry& registry, const api::Plugins& default_plugins);
+  ~Checker() override;
+
+  // The first violation seen; the run stops at it.
+  const std::optional<Violation>& violation() const { return violation_; }
+
+  // After a turn of the host's loop (timers fired, a scheduling cycle run).
+  void AfterTurn();
+  // After the scheduling cycle of `pod_key`: names the event for what AfterTurn finds.
+  void Attempted(std::string_view pod_key);
+  // Before the clock moves on from the current instant, and when the run ends.
+  void EndOfInstant();
+
+  // ---- ClusterObserver ----
+  void OnPodAdd(const api::PodPtr& pod) override;
+  void OnPodUpdate(const api::PodPtr& old_pod, const api::PodPtr& new_pod) override;
+  void OnPodDelete(const api::PodPtr& pod) override;
+  void OnNodeAdd(const api::Node& node) override;
+  void OnNodeUpdate(const api::Node& old_node, const api::Node& new_node) override;
+  void OnNodeDelete(const api::Node& node) override;
+  void OnPodGroupAdd(const api::PodGroup& group) override;
+  void OnPodGroupUpdate(const api::PodGroup& old_group, const api::PodGroup& new_group) override;
+  void OnPodGroupDelete(const api::PodGroup& group) override;
+
+ private:
+  // ---- SchedulerServices, for the checker's own profiles ----
+  const framework::Snapshot& snapshot() const override { return snapshot_; }
+  framework::Clock& clock() override { return clock_; }
+  framework::WaitingPods& waiting_pods() override { return scheduler_.waiting_pods(); }
+  framework::ClusterClient& client() override { return scheduler_.client(); }
+  const framework::ObjectLister& lister() const override { return scheduler_.lister(); }
+  void ActivatePods(std::span<const std::string>) override {}
+  std::vector<framework::PodInfoPtr> NominatedPodsForNode(api::Symbol) const override {
+    return {};
+  }
+  int parallelism() const override { return 1; }
+
+  void Event(std::string what);
+  void Fail(std::string message);
+  // The checks of a binding of `pod` (as it was before) to `node`.
+  void CheckBinding(const api::Pod& pod, api::Symbol node);
+  void CheckRoom(const api::Pod& pod, api::Symbol node);
+  void CheckFilters(const api::Pod& pod, api::Symbol node);
+  void CheckPlaces();
+  // The tally of the pods bound to each node, from the cluster's events.
+  void Tally(const api::Pod& pod, int sign);
+
+  const cluster::MemoryCluster& cluster_;
+  scheduler::Scheduler& scheduler_;
+  framework::Clock& clock_;
+  const api::Time epoch_;
+  std::vector<std::unique_ptr<framework::Framework>> profiles_;
+  scheduler::Cache cache_;
+  framework::Snapshot snapshot_;
+  // The cluster as its events have told it so far (the cluster itself may be ahead: its events
+  // arrive on the clock): node -> allocatable, node -> requests of its pods, PodGroup ->
+  // minMember.
+  std::map<std::string, api::Resource, std::less<>> allocatable_;
+  std::map<std::string, api::Resource, std::less<>> bound_requests_;
+  std::map<std::string, int32_t, std::less<>> min_member_;
+  // PodGroup key -> members bound while it existed; groups whose first binding was this instant.
+  std::map<std::string, int, std::less<>> group_bound_;
+  std::set<std::string, std::less<>> groups_first_bound_now_;
+  std::string last_event_ = "the start";
+  std::optional<Violation> violation_;
+};
+
+}  // namespace muster::sim

@@ -1,0 +1,185 @@
+// The invariant checker (sim/checker.h) catches what it promises to: each test breaks one
+// invariant behind the scheduler's back (a binding it never made, a pod its informer never saw)
+// and expects the violation, named with the event that broke it.
+
+#include <memory>
+#include <optional>
+#include <sstream>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "muster/api/testing/builders.h"
+#include "muster/cli/config_file.h"
+#include "muster/cluster/memory.h"
+#include "muster/framework/virtual_clock.h"
+#include "muster/host/host.h"
+#include "muster/plugins/registry.h"
+#include "muster/sim/checker.h"
+
+namespace muster::sim {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::MakeNode;
+using testing::MakePod;
+
+const api::Time kEpoch = api::Time{} + std::chrono::hours(1);
+
+class CheckerTest : public ::testing::Test {
+ protected:
+  // Builds the scheduler and the checker; objects created before this, the scheduler never saw.
+  // With `coscheduling`, the profile has Coscheduling (Group mode).
+  void Start(bool coscheduling = false) {
+    std::vector<std::string> errors;
+    std::istringstream text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+        "profiles:\n- plugins:\n    multiPoint: {enabled: [{name: Coscheduling}]}\n"
+        "    queueSort: {enabled: [{name: Coscheduling}], disabled: [{name: \"*\"}]}\n");
+    if (coscheduling) config_ = cli::LoadConfigFile("-", text, &errors);
+    const api::SchedulerConfiguration* config = config_ ? &*config_ : nullptr;
+    host_ = host::Host::Create(cluster_, clock_, config, 0, plugins::InTreeRegistry(),
+                               plugins::DefaultPlugins(), &errors);
+    ASSERT_NE(host_, nullptr) << errors.front();
+    checker_ = std::make_unique<Checker>(cluster_, host_->scheduler(), clock_, kEpoch, config,
+                                         plugins::InTreeRegistry(), plugins::DefaultPlugins());
+    cluster_.AddObserver(checker_.get());
+  }
+  // The pod as the cluster holds it now.
+  const api::Pod& Pod(const std::string& key) { return *cluster_.GetPod(key); }
+  std::string Violated() {
+    return checker_->violation() ? checker_->violation()->String() : "no violation";
+  }
+
+  std::optional<api::SchedulerConfiguration> config_;
+  framework::VirtualClock clock_{kEpoch};
+  cluster::MemoryCluster cluster_{clock_};
+  std::unique_ptr<host::Host> host_;
+  std::unique_ptr<Checker> checker_;
+};
+
+TEST_F(CheckerTest, ABindingThatOvercommitsTheNode) {
+  Start();
+  cluster_.CreateNode(MakeNode().Name("n1").Capacity({{"cpu", "1"}, {"pods", "10"}}).Obj());
+  clock_.RunDue();
+  cluster_.CreatePod(MakePod().Name("big").Req({{"cpu", "2"}}).Obj());
+  clock_.RunDue();
+  EXPECT_FALSE(checker_->violation());
+  clock_.AdvanceTo(kEpoch + std::chrono::seconds(5));
+  cluster_.Bind(Pod("default/big"), api::Symbol("n1"));
+  clock_.RunDue();
+  EXPECT_EQ(Violated(),
+            "at 5s, after bind default/big to n1: binding pod default/big to node n1 puts cpu "
+            "(millicores) requests at 2000, over allocatable 1000");
+}
+
+TEST_F(CheckerTest, ABindingAgainstTheFilters) {
+  Start();
+  cluster_.CreateNode(MakeNode()
+                          .Name("n1")
+                          .Capacity({{"cpu", "4"}, {"pods", "10"}})
+                          .Taint("dedicated", "gpu", api::TaintEffect::kNoSchedule)
+                          .Obj());
+  cluster_.CreatePod(MakePod().Name("web").Req({{"cpu", "1"}}).Obj());
+  clock_.RunDue();
+  cluster_.Bind(Pod("default/web"), api::Symbol("n1"));
+  clock_.RunDue();
+  EXPECT_THAT(Violated(), HasSubstr("pod default/web was bound to node n1, which fails its "
+                                    "filters: TaintToleration: node(s) had untolerated taint"));
+}
+
+TEST_F(CheckerTest, APodTheSchedulerNeverQueued) {
+  cluster_.CreateNode(MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
+  clock_.RunDue();
+  cluster_.CreatePod(MakePod().Name("lost").Obj());
+  clock_.RunDue();  // its event reaches no one: the scheduler is not subscribed yet
+  Start();
+  checker_->AfterTurn();
+  EXPECT_THAT(Violated(), HasSubstr("pod default/lost is pending but the scheduler has dropped "
+                                    "it"));
+}
+
+TEST_F(CheckerTest, APodBoundTwice) {
+  Start();
+  for (const char* name : {"n1", "n2"}) {
+    cluster_.CreateNode(MakeNode().Name(name).Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
+    clock_.RunDue();
+  }
+  cluster_.CreatePod(MakePod().Name("web").Obj());
+  clock_.RunDue();
+  cluster_.Bind(Pod("default/web"), api::Symbol("n1"));
+  clock_.RunDue();
+  checker_->AfterTurn();
+  EXPECT_FALSE(checker_->violation()) << Violated();
+  api::Pod moved = Pod("default/web");
+  moved.spec.node_name = api::Symbol("n2");
+  cluster_.UpdatePod(moved);
+  clock_.RunDue();
+  EXPECT_THAT(Violated(), HasSubstr("pod default/web was bound to n1 and is now bound to n2"));
+}
+
+TEST_F(CheckerTest, AGangBoundBelowMinMember) {
+  Start(/*coscheduling=*/true);
+  cluster_.CreateNode(MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
+  clock_.RunDue();
+  api::PodGroup group;
+  group.metadata.name = "g";
+  group.metadata.namespace_ = api::Symbol("default");
+  group.spec.min_member = 3;
+  cluster_.CreatePodGroup(group);
+  clock_.RunDue();
+  for (const char* name : {"a", "b", "c"}) {
+    cluster_.CreatePod(MakePod().Name(name).PodGroup("g").Obj());
+    clock_.RunDue();
+  }
+  cluster_.Bind(Pod("default/a"), api::Symbol("n1"));
+  clock_.RunDue();
+  cluster_.Bind(Pod("default/b"), api::Symbol("n1"));
+  clock_.RunDue();
+  EXPECT_FALSE(checker_->violation()) << Violated();  // the instant is not over yet
+  checker_->EndOfInstant();
+  EXPECT_THAT(Violated(),
+              HasSubstr("PodGroup default/g bound 2 member(s), fewer than its minMember 3"));
+}
+
+TEST_F(CheckerTest, WithoutAGroupPluginAPodGroupPromisesNothing) {
+  Start();
+  cluster_.CreateNode(MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
+  clock_.RunDue();
+  api::PodGroup group;
+  group.metadata.name = "g";
+  group.metadata.namespace_ = api::Symbol("default");
+  group.spec.min_member = 3;
+  cluster_.CreatePodGroup(group);
+  clock_.RunDue();
+  cluster_.CreatePod(MakePod().Name("a").PodGroup("g").Obj());
+  clock_.RunDue();
+  cluster_.Bind(Pod("default/a"), api::Symbol("n1"));
+  clock_.RunDue();
+  checker_->EndOfInstant();
+  EXPECT_FALSE(checker_->violation()) << Violated();
+}
+
+TEST_F(CheckerTest, AWholeGangAndAFittingPodAreNoViolation) {
+  Start(/*coscheduling=*/true);
+  cluster_.CreateNode(MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
+  clock_.RunDue();
+  api::PodGroup group;
+  group.metadata.name = "g";
+  group.metadata.namespace_ = api::Symbol("default");
+  group.spec.min_member = 2;
+  cluster_.CreatePodGroup(group);
+  clock_.RunDue();
+  for (const char* name : {"a", "b"}) {
+    cluster_.CreatePod(MakePod().Name(name).PodGroup("g").Req({{"cpu", "2"}}).Obj());
+    clock_.RunDue();
+    cluster_.Bind(Pod(std::string("default/") + name), api::Symbol("n1"));
+    clock_.RunDue();
+  }
+  checker_->EndOfInstant();
+  checker_->AfterTurn();
+  EXPECT_FALSE(checker_->violation()) << Violated();
+}
+
+}  // namespace
+}  // namespace muster::sim
