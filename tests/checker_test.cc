@@ -45,6 +45,14 @@ class CheckerTest : public ::testing::Test {
                                          plugins::InTreeRegistry(), plugins::DefaultPlugins());
     cluster_.AddObserver(checker_.get());
   }
+  void CreateGroup(const char* name, int32_t min_member) {
+    api::PodGroup group;
+    group.metadata.name = name;
+    group.metadata.namespace_ = api::Symbol("default");
+    group.spec.min_member = min_member;
+    cluster_.CreatePodGroup(group);
+    clock_.RunDue();
+  }
   // The pod as the cluster holds it now.
   const api::Pod& Pod(const std::string& key) { return *cluster_.GetPod(key); }
   std::string Violated() {
@@ -122,12 +130,7 @@ TEST_F(CheckerTest, AGangBoundBelowMinMember) {
   Start(/*coscheduling=*/true);
   cluster_.CreateNode(MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
   clock_.RunDue();
-  api::PodGroup group;
-  group.metadata.name = "g";
-  group.metadata.namespace_ = api::Symbol("default");
-  group.spec.min_member = 3;
-  cluster_.CreatePodGroup(group);
-  clock_.RunDue();
+  CreateGroup("g", 3);
   for (const char* name : {"a", "b", "c"}) {
     cluster_.CreatePod(MakePod().Name(name).PodGroup("g").Obj());
     clock_.RunDue();
@@ -146,12 +149,7 @@ TEST_F(CheckerTest, WithoutAGroupPluginAPodGroupPromisesNothing) {
   Start();
   cluster_.CreateNode(MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
   clock_.RunDue();
-  api::PodGroup group;
-  group.metadata.name = "g";
-  group.metadata.namespace_ = api::Symbol("default");
-  group.spec.min_member = 3;
-  cluster_.CreatePodGroup(group);
-  clock_.RunDue();
+  CreateGroup("g", 3);
   cluster_.CreatePod(MakePod().Name("a").PodGroup("g").Obj());
   clock_.RunDue();
   cluster_.Bind(Pod("default/a"), api::Symbol("n1"));
@@ -164,12 +162,7 @@ TEST_F(CheckerTest, AWholeGangAndAFittingPodAreNoViolation) {
   Start(/*coscheduling=*/true);
   cluster_.CreateNode(MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
   clock_.RunDue();
-  api::PodGroup group;
-  group.metadata.name = "g";
-  group.metadata.namespace_ = api::Symbol("default");
-  group.spec.min_member = 2;
-  cluster_.CreatePodGroup(group);
-  clock_.RunDue();
+  CreateGroup("g", 2);
   for (const char* name : {"a", "b"}) {
     cluster_.CreatePod(MakePod().Name(name).PodGroup("g").Req({{"cpu", "2"}}).Obj());
     clock_.RunDue();
