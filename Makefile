@@ -66,7 +66,8 @@ build/fuzz/build.ninja: | deps
 # Runs each fuzz target (fuzz/*_fuzz.cc) for FUZZ_SECONDS; fails if any finds a crash, a leak,
 # undefined behaviour, a hang or an out-of-memory (README "Fuzzing").
 fuzz: deps build/fuzz/build.ninja
-	cmake --build build/fuzz -j $(JOBS) --target $(patsubst fuzz/%_fuzz.cc,fuzz_%,$(wildcard fuzz/*_fuzz.cc))
+	cmake --build build/fuzz -j $(JOBS) \
+	  --target $(patsubst fuzz/%_fuzz.cc,fuzz_%,$(wildcard fuzz/*_fuzz.cc))
 	FUZZ_SECONDS=$(FUZZ_SECONDS) ./scripts/fuzz
 
 clean:

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include <fmt/format.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include "muster/api/kinds.h"
@@ -98,11 +99,14 @@ class Map {
     }
   }
 
+  // The field's value; a null node when it is absent (not yaml-cpp's absent-key node, which
+  // throws InvalidNode when assigned to another node).
   YAML::Node Get(std::string_view key) {
     seen_.insert(std::string(key));
     if (!valid_ || !node_ || !node_.IsMap()) return YAML::Node();
     const YAML::Node& n = node_;
-    return n[std::string(key)];
+    YAML::Node value = n[std::string(key)];
+    return value.IsDefined() ? value : YAML::Node();
   }
   std::string Path(std::string_view key) const { return Join(path_, key); }
   const std::string& path() const { return path_; }
@@ -1387,6 +1391,114 @@ void DecodeObject(const YAML::Node& doc, const Source& source, LoadResult& resul
   if (!known) ++skipped[kind];
 }
 
+// A first pass over a stream's parse events, before YAML::LoadAll builds its nodes, that refuses
+// what yaml-cpp 0.7 (Debian 12's) accepts but would make LoadAll or the decoders run away:
+//  - a document that starts where the previous one started: LoadAll then loops for ever, adding
+//    a null document each turn until memory runs out (a stray ','; jbeder/yaml-cpp#1040, fixed
+//    after 0.8);
+//  - an alias inside the node it names ("&a [*a]"): yaml-cpp builds a cycle, and a decoder that
+//    follows it (a List among its own items) recurses until the stack overflows;
+//  - aliases that expand a document past kMaxExpandedNodes nodes and kMaxExpansion times its own
+//    ("billion laughs"): a few kilobytes could make the decoders visit billions of nodes. The
+//    API server refuses such documents too ("excessive aliasing").
+// The pass costs about half as much as LoadAll.
+class StreamCheck final : public YAML::EventHandler {
+ public:
+  static constexpr uint64_t kMaxExpandedNodes = 100'000;
+  static constexpr uint64_t kMaxExpansion = 10;
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    if (mark.pos == last_start_) {
+      throw YAML::ParserException(mark, "a document cannot start here");
+    }
+    last_start_ = mark.pos;
+    sizes_.clear();
+    open_.clear();
+    nodes_ = 0;
+    expanded_ = 0;
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t anchor) override { Node(anchor, 1); }
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t anchor,
+                const std::string&) override {
+    Node(anchor, 1);
+  }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    // The parser has checked that the anchor is defined; a size of 0 means it is still open.
+    const uint64_t size = anchor < sizes_.size() ? sizes_[anchor] : 0;
+    if (size == 0) {
+      throw YAML::ParserException(mark, "an alias cannot refer to a node that contains it");
+    }
+    Count(size);
+    if (expanded_ > kMaxExpandedNodes && expanded_ > kMaxExpansion * nodes_) {
+      throw YAML::ParserException(
+          mark, fmt::format("excessive aliasing: aliases expand the document past {} nodes, more "
+                            "than {} times its own {}",
+                            kMaxExpandedNodes, kMaxExpansion, nodes_));
+    }
+  }
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    Open(anchor);
+  }
+  void OnSequenceEnd() override { Close(); }
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
+    Open(anchor);
+  }
+  void OnMapEnd() override { Close(); }
+
+ private:
+  struct Collection {
+    YAML::anchor_t anchor;
+    uint64_t size;  // nodes so far, aliases expanded, itself included
+  };
+
+  // `size` more nodes in the open collection (or at the top of the document).
+  void Count(uint64_t size) {
+    expanded_ += size;
+    if (!open_.empty()) open_.back().size += size;
+  }
+  // A node of the text, of `size` nodes once complete.
+  void Node(YAML::anchor_t anchor, uint64_t size) {
+    ++nodes_;
+    if (anchor != YAML::NullAnchor) SetSize(anchor, size);
+    Count(size);
+  }
+  void Open(YAML::anchor_t anchor) {
+    ++nodes_;
+    ++expanded_;
+    if (anchor != YAML::NullAnchor) SetSize(anchor, 0);
+    open_.push_back(Collection{anchor, 1});
+  }
+  void Close() {
+    const Collection done = open_.back();
+    open_.pop_back();
+    if (done.anchor != YAML::NullAnchor) SetSize(done.anchor, done.size);
+    if (!open_.empty()) open_.back().size += done.size;
+  }
+  void SetSize(YAML::anchor_t anchor, uint64_t size) {
+    if (anchor >= sizes_.size()) sizes_.resize(anchor + 1, 0);
+    sizes_[anchor] = size;
+  }
+
+  int last_start_ = -1;
+  std::vector<uint64_t> sizes_;  // by anchor id (1, 2... in each document): its node's size
+  std::vector<Collection> open_;
+  uint64_t nodes_ = 0;     // in the document's text
+  uint64_t expanded_ = 0;  // once its aliases are expanded
+};
+
+// YAML::LoadAll, once StreamCheck has passed the stream.
+std::vector<YAML::Node> LoadAll(const std::string& text) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  StreamCheck check;
+  while (parser.HandleNextDocument(check)) {
+  }
+  return YAML::LoadAll(text);
+}
+
 std::string ReadFile(const std::filesystem::path& path, std::string* error) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
@@ -1411,7 +1523,7 @@ std::string Source::ToString() const {
 void DecodeText(std::string_view text, const std::string& name, LoadResult& result) {
   std::vector<YAML::Node> docs;
   try {
-    docs = YAML::LoadAll(std::string(text));
+    docs = LoadAll(std::string(text));
   } catch (const YAML::Exception& e) {
     result.errors.push_back(fmt::format("{}: line {}, column {}: invalid YAML: {}", name,
                                         e.mark.line + 1, e.mark.column + 1, e.msg));

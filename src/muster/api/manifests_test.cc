@@ -602,6 +602,82 @@ profiles:
   EXPECT_THAT(r.errors[2], HasSubstr("profiles[1].schedulerName: Duplicate value: \"a\""));
 }
 
+// Found by fuzz/config_fuzz.cc: a pluginConfig entry without args (args are optional) ended the
+// program with an uncaught YAML::InvalidNode.
+TEST(DecodeTest, PluginConfigWithoutArgs) {
+  LoadResult r = Decode(R"(
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+  pluginConfig:
+  - name: NodeResourcesFit
+  - {name: Coscheduling, args: {mode: PerPod}}
+)");
+  ASSERT_THAT(r.errors, IsEmpty());
+  const std::vector<PluginConfig>& configs =
+      r.manifests.scheduler_configs[0].profiles[0].plugin_config;
+  ASSERT_EQ(configs.size(), 2u);
+  EXPECT_EQ(configs[0].name, "NodeResourcesFit");
+  EXPECT_TRUE(configs[0].args.IsNull());
+  EXPECT_EQ(configs[1].args["mode"].Scalar(), "PerPod");
+}
+
+// Found by fuzz/manifests_fuzz.cc: yaml-cpp 0.7's LoadAll looped for ever, allocating, on a
+// document that starts with a stray ','.
+TEST(DecodeTest, StrayCommaIsAnErrorNotAHang) {
+  LoadResult r = Decode(",\n", "bad.yaml");
+  EXPECT_THAT(r.errors, ElementsAre("bad.yaml: line 1, column 1: invalid YAML: a document "
+                                    "cannot start here"));
+  r = Decode("apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n---\n\"x\" , y\n",
+             "bad.yaml");
+  EXPECT_THAT(r.errors, ElementsAre("bad.yaml: line 5, column 5: invalid YAML: a document "
+                                    "cannot start here"));
+}
+
+// A List among its own items, through an alias, recursed until the stack overflowed.
+TEST(DecodeTest, AliasInsideItsOwnNodeIsAnError) {
+  LoadResult r = Decode("&l {apiVersion: v1, kind: List, items: [*l]}\n", "bad.yaml");
+  EXPECT_THAT(r.errors, ElementsAre("bad.yaml: line 1, column 41: invalid YAML: an alias cannot "
+                                    "refer to a node that contains it"));
+}
+
+// "Billion laughs": 3 KB whose aliases expand to 27 million selector values took minutes.
+TEST(DecodeTest, ExcessiveAliasingIsAnError) {
+  std::string values = "[a";
+  for (int i = 1; i < 300; ++i) values += ", a";
+  values += "]";
+  std::string text =
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, image: "
+      "i}]\n  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+      "{nodeSelectorTerms: [&t {matchExpressions: [&e {key: k, operator: In, values: " +
+      values + "}";
+  for (int i = 1; i < 300; ++i) text += ", *e";
+  text += "]}";
+  for (int i = 1; i < 300; ++i) text += ", *t";
+  text += "]}}}\n";
+  LoadResult r = Decode(text, "bad.yaml");
+  EXPECT_THAT(r.errors, ElementsAre("bad.yaml: line 6, column 2256: invalid YAML: excessive "
+                                    "aliasing: aliases expand the document past 100000 nodes, "
+                                    "more than 10 times its own 336"));
+}
+
+// Aliases in moderation are fine.
+TEST(DecodeTest, AliasesAreExpanded) {
+  LoadResult r = Decode(R"(
+apiVersion: v1
+kind: List
+items:
+- &pod {apiVersion: v1, kind: Pod, metadata: {name: a, labels: &labels {app: web}},
+        spec: {containers: [&c {name: c, image: i, resources: {requests: {cpu: "1"}}}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: b, labels: *labels}, spec: {containers: [*c, *c]}}
+)");
+  ASSERT_THAT(r.errors, IsEmpty());
+  ASSERT_EQ(r.manifests.pods.size(), 2u);
+  EXPECT_EQ(r.manifests.pods[1].metadata.labels, r.manifests.pods[0].metadata.labels);
+  EXPECT_EQ(PodRequests(r.manifests.pods[1]).milli_cpu, 2000);
+}
+
 TEST(DecodeTest, EmptyDocumentsAreSkipped) {
   LoadResult r = Decode("---\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: ml}\n---\n");
   EXPECT_THAT(r.errors, IsEmpty());

@@ -148,6 +148,25 @@ TEST(ResourceTest, AddSubSetMax) {
   EXPECT_EQ(max.Scalar(Symbol("x.io/b")), 1);
 }
 
+// Found with fuzz/manifests_fuzz.cc: two containers of "9E" memory (each valid) overflowed the
+// pod's int64 sum, which is undefined behaviour.
+TEST(PodRequestsTest, HugeRequestsSaturate) {
+  Pod pod = MakePod()
+                .Req({{"memory", "9E"}, {"example.com/gpu", "9E"}})
+                .Req({{"memory", "9E"}, {"example.com/gpu", "9E"}})
+                .Overhead({{"memory", "9E"}})
+                .Obj();
+  Resource r = PodRequests(pod);
+  EXPECT_EQ(r.memory, INT64_MAX);
+  EXPECT_EQ(r.Scalar(Symbol("example.com/gpu")), INT64_MAX);
+  Resource node;
+  node.memory = -9'000'000'000'000'000'000;
+  node.SetScalar(Symbol("example.com/gpu"), INT64_MIN);
+  node.Sub(r);
+  EXPECT_EQ(node.memory, INT64_MIN);
+  EXPECT_EQ(node.Scalar(Symbol("example.com/gpu")), INT64_MIN);
+}
+
 TEST(ResourceTest, ToListPrintsCanonically) {
   Resource r;
   r.milli_cpu = 3000;

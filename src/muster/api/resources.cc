@@ -1,6 +1,7 @@
 #include "muster/api/resources.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include "muster/api/labels.h"
@@ -10,6 +11,20 @@ namespace {
 
 bool StartsWith(std::string_view s, std::string_view prefix) {
   return s.substr(0, prefix.size()) == prefix;
+}
+
+// Sums saturate at the int64 limits instead of overflowing: one quantity may come near them
+// ("9E" of memory is valid), and a pod or a node adds several.
+int64_t Plus(int64_t a, int64_t b) {
+  int64_t sum;
+  if (__builtin_add_overflow(a, b, &sum)) return b > 0 ? INT64_MAX : INT64_MIN;
+  return sum;
+}
+
+int64_t Minus(int64_t a, int64_t b) {
+  int64_t difference;
+  if (__builtin_sub_overflow(a, b, &difference)) return b < 0 ? INT64_MAX : INT64_MIN;
+  return difference;
 }
 
 }  // namespace
@@ -67,13 +82,13 @@ Resource Resource::FromList(const ResourceList& list) {
   for (const auto& [name, q] : list) {
     const std::string_view text = name.str();
     if (text == kResourceCPU) {
-      r.milli_cpu += q.MilliValue();
+      r.milli_cpu = Plus(r.milli_cpu, q.MilliValue());
     } else if (text == kResourceMemory) {
-      r.memory += q.Value();
+      r.memory = Plus(r.memory, q.Value());
     } else if (text == kResourcePods) {
-      r.allowed_pod_number += q.Value();
+      r.allowed_pod_number = Plus(r.allowed_pod_number, q.Value());
     } else if (text == kResourceEphemeralStorage) {
-      r.ephemeral_storage += q.Value();
+      r.ephemeral_storage = Plus(r.ephemeral_storage, q.Value());
     } else if (IsScalarResourceName(text)) {
       r.AddScalar(name, q.Value());
     }
@@ -102,26 +117,26 @@ void Resource::AddScalar(Symbol name, int64_t value) {
   auto pos = std::lower_bound(scalar.begin(), scalar.end(), name,
                               [](const auto& e, Symbol s) { return e.first < s; });
   if (pos != scalar.end() && pos->first == name) {
-    pos->second += value;
+    pos->second = Plus(pos->second, value);
   } else {
     scalar.insert(pos, {name, value});
   }
 }
 
 void Resource::Add(const Resource& other) {
-  milli_cpu += other.milli_cpu;
-  memory += other.memory;
-  ephemeral_storage += other.ephemeral_storage;
-  allowed_pod_number += other.allowed_pod_number;
+  milli_cpu = Plus(milli_cpu, other.milli_cpu);
+  memory = Plus(memory, other.memory);
+  ephemeral_storage = Plus(ephemeral_storage, other.ephemeral_storage);
+  allowed_pod_number = Plus(allowed_pod_number, other.allowed_pod_number);
   for (const auto& [name, value] : other.scalar) AddScalar(name, value);
 }
 
 void Resource::Sub(const Resource& other) {
-  milli_cpu -= other.milli_cpu;
-  memory -= other.memory;
-  ephemeral_storage -= other.ephemeral_storage;
-  allowed_pod_number -= other.allowed_pod_number;
-  for (const auto& [name, value] : other.scalar) AddScalar(name, -value);
+  milli_cpu = Minus(milli_cpu, other.milli_cpu);
+  memory = Minus(memory, other.memory);
+  ephemeral_storage = Minus(ephemeral_storage, other.ephemeral_storage);
+  allowed_pod_number = Minus(allowed_pod_number, other.allowed_pod_number);
+  for (const auto& [name, value] : other.scalar) SetScalar(name, Minus(Scalar(name), value));
 }
 
 void Resource::SetMax(const Resource& other) {

@@ -52,7 +52,8 @@ class ResourceList {
 
 // The scheduler's working form of a ResourceList: the four resources every pod and node has in
 // fixed slots, the rest (extended resources, hugepages) in a short vector sorted by Symbol id.
-// CPU is in millicores; everything else in whole units, as upstream's framework.Resource.
+// CPU is in millicores; everything else in whole units, as upstream's framework.Resource. Sums
+// and differences saturate at the int64 limits (upstream's wrap around).
 struct Resource {
   int64_t milli_cpu = 0;
   int64_t memory = 0;

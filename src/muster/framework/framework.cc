@@ -413,7 +413,8 @@ Status Framework::ScorePoint(const CycleState& state, const PodInfo& pod,
   // In plugin order, as if each plugin were normalized and weighed in turn: the first invalid
   // score is the one reported.
   for (size_t p = 0; p < active.size(); ++p) {
-    const auto& [plugin, weight] = *active[p];
+    ScorePlugin* const plugin = active[p]->first;
+    const int32_t weight = active[p]->second;
     std::span<NodeScore> scores;
     std::vector<NodeScore> rescored;
     if (flat_at[p] != SIZE_MAX) {

@@ -94,7 +94,9 @@ std::vector<std::string> NodeToStatus::ReasonCounts(int32_t num_all_nodes) const
   std::map<std::string, int> histogram;
   for (const auto& [node, status] : entries_) {
     if (status.identity() == nullptr) continue;  // no reasons
-    auto same = [&](const auto& d) { return d.first->identity() == status.identity(); };
+    auto same = [identity = status.identity()](const auto& d) {
+      return d.first->identity() == identity;
+    };
     if (auto it = std::find_if(distinct.begin(), distinct.end(), same); it != distinct.end()) {
       ++it->second;
     } else if (distinct.size() < kMaxDistinct) {

@@ -162,6 +162,26 @@ class Metrics {
  private:
   static constexpr uint64_t kPluginSamplePeriod = 10;
 
+  // Orders tuple keys as std::less<> would, reading each std::string member as a
+  // std::string_view, so that a lookup by a tuple of string_views copies nothing. (libstdc++'s
+  // comparison of a tuple of strings with a tuple of string_views does not compile with clang 14.)
+  struct TupleLess {
+    using is_transparent = void;
+    template <typename... A, typename... B>
+    bool operator()(const std::tuple<A...>& a, const std::tuple<B...>& b) const {
+      return Views(a) < Views(b);
+    }
+    template <typename T>
+    static const T& View(const T& x) {
+      return x;
+    }
+    static std::string_view View(const std::string& s) { return s; }
+    template <typename... A>
+    static auto Views(const std::tuple<A...>& t) {
+      return std::apply([](const A&... x) { return std::tuple(View(x)...); }, t);
+    }
+  };
+
   std::shared_ptr<prometheus::Registry> registry_;
   std::atomic<uint64_t> cycles_{0};
 
@@ -182,9 +202,9 @@ class Metrics {
 
   std::mutex mu_;  // guards the maps and lazy creation below
   std::map<std::string, std::unique_ptr<Profile>, std::less<>> profiles_;
-  std::map<std::tuple<std::string, ExtensionPoint, Code>, prometheus::Histogram*, std::less<>>
+  std::map<std::tuple<std::string, ExtensionPoint, Code>, prometheus::Histogram*, TupleLess>
       plugins_;
-  std::map<std::tuple<QueueName, std::string>, prometheus::Counter*, std::less<>> incoming_;
+  std::map<std::tuple<QueueName, std::string>, prometheus::Counter*, TupleLess> incoming_;
   std::array<prometheus::Histogram*, 16> sli_{};  // by attempts label: 1..14, "15+"
 };
 

@@ -6,8 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "muster/api/manifests.h"
-#include "muster/cluster/kube/json.h"
+#include "muster/cluster/kube/decode.h"
 
 namespace muster::cluster::kube {
 
@@ -157,8 +156,6 @@ void Updated(ClusterObserver&, const std::shared_ptr<const api::PodDisruptionBud
              const std::shared_ptr<const api::PodDisruptionBudget>&) {}
 void Deleted(ClusterObserver&, const std::shared_ptr<const api::PodDisruptionBudget>&) {}
 
-enum class EventType { kAdded, kModified, kDeleted };
-
 }  // namespace
 
 // ---- informers ----
@@ -190,7 +187,7 @@ template <typename T>
 class Informer final : public KubeCluster::InformerBase {
  public:
   // `apply` and `replace` run on the scheduler's thread.
-  using Apply = std::function<void(EventType, std::shared_ptr<const T>)>;
+  using Apply = std::function<void(WatchEventType, std::shared_ptr<const T>)>;
   using Replace = std::function<void(std::vector<std::shared_ptr<const T>>)>;
 
   Informer(Http& http, framework::RealClock& clock, std::string path, std::string api_version,
@@ -241,14 +238,8 @@ class Informer final : public KubeCluster::InformerBase {
     }
   }
 
-  std::optional<T> Decode(simdjson::dom::element object, const std::string& what) {
-    std::vector<std::string> errors;
-    std::optional<T> decoded = api::DecodeAs<T>(ToDocument(object), api_version_, what, &errors);
-    if (!decoded) {
-      spdlog::warn("{}: ignoring an object muster cannot read: {}", what,
-                   errors.empty() ? "" : errors.front());
-    }
-    return decoded;
+  static void Skipped(const std::string& what, const std::string& error) {
+    spdlog::warn("{}: ignoring an object muster cannot read: {}", what, error);
   }
 
   // Lists in pages; posts the whole list to the scheduler's thread as one replace.
@@ -268,23 +259,16 @@ class Informer final : public KubeCluster::InformerBase {
         Fail("list", r);
         return false;
       }
-      simdjson::dom::element doc;
-      if (parser_.parse(r.body).get(doc) != simdjson::SUCCESS) {
+      const std::string what = "list " + resource_;
+      std::optional<ListPage<T>> page = DecodeListPage<T>(r.body, api_version_, what);
+      if (!page) {
         spdlog::warn("list {}: the server's answer is not JSON", resource_);
         return false;
       }
-      std::string_view v;
-      if (doc["metadata"]["resourceVersion"].get(v) == simdjson::SUCCESS) *rv = std::string(v);
-      cont.clear();
-      if (doc["metadata"]["continue"].get(v) == simdjson::SUCCESS) cont = std::string(v);
-      simdjson::dom::array array;
-      if (doc["items"].get(array) == simdjson::SUCCESS) {
-        for (simdjson::dom::element item : array) {
-          if (auto obj = Decode(item, "list " + resource_)) {
-            items.push_back(std::make_shared<const T>(std::move(*obj)));
-          }
-        }
-      }
+      if (page->resource_version) *rv = std::move(*page->resource_version);
+      cont = std::move(page->continue_token);
+      for (const std::string& error : page->skipped) Skipped(what, error);
+      for (T& item : page->items) items.push_back(std::make_shared<const T>(std::move(item)));
     } while (!cont.empty() && !stop_.load());
     backoff_ = std::chrono::milliseconds(800);
     clock_.Post(
@@ -304,50 +288,34 @@ class Informer final : public KubeCluster::InformerBase {
     const Response r = http_.Stream(
         path,
         [&](std::string_view line) {
-          if (line.empty()) return true;
-          simdjson::dom::element ev;
-          if (parser_.parse(line.data(), line.size()).get(ev) != simdjson::SUCCESS) {
-            spdlog::warn("watch {}: skipping a line that is not JSON", resource_);
-            return true;
+          const std::string what = "watch " + resource_;
+          WatchEvent<T> event = DecodeWatchEvent<T>(line, api_version_, what);
+          if (event.resource_version) *rv = std::move(*event.resource_version);
+          switch (event.type) {
+            case WatchEventType::kNotJson:
+              spdlog::warn("watch {}: skipping a line that is not JSON", resource_);
+              return true;
+            case WatchEventType::kIgnored:
+            case WatchEventType::kBookmark:
+              return true;
+            case WatchEventType::kError:
+              if (event.code == 410) {
+                gone = true;
+              } else {
+                spdlog::warn("watch {}: the server reported an error {}: {}", resource_, event.code,
+                             event.message);
+              }
+              return false;
+            case WatchEventType::kAdded:
+            case WatchEventType::kModified:
+            case WatchEventType::kDeleted:
+              break;
           }
-          std::string_view type;
-          simdjson::dom::element object;
-          if (ev["type"].get(type) != simdjson::SUCCESS ||
-              ev["object"].get(object) != simdjson::SUCCESS) {
-            return true;
-          }
-          if (type == "ERROR") {
-            int64_t code = 0;
-            if (object["code"].get(code) != simdjson::SUCCESS) code = 0;
-            if (code == 410) {
-              gone = true;
-            } else {
-              std::string_view message;
-              if (object["message"].get(message) != simdjson::SUCCESS) message = "";
-              spdlog::warn("watch {}: the server reported an error {}: {}", resource_, code,
-                           message);
-            }
-            return false;
-          }
-          std::string_view version;
-          if (object["metadata"]["resourceVersion"].get(version) == simdjson::SUCCESS) {
-            *rv = std::string(version);
-          }
-          if (type == "BOOKMARK") return true;
-          EventType t;
-          if (type == "ADDED") {
-            t = EventType::kAdded;
-          } else if (type == "MODIFIED") {
-            t = EventType::kModified;
-          } else if (type == "DELETED") {
-            t = EventType::kDeleted;
+          if (event.object) {
+            clock_.Post([apply = apply_, t = event.type,
+                         o = std::make_shared<const T>(std::move(*event.object))] { apply(t, o); });
           } else {
-            return true;
-          }
-          if (auto obj = Decode(object, "watch " + resource_)) {
-            clock_.Post([apply = apply_, t, o = std::make_shared<const T>(std::move(*obj))] {
-              apply(t, o);
-            });
+            Skipped(what, event.error);
           }
           backoff_ = std::chrono::milliseconds(800);
           return true;
@@ -391,7 +359,6 @@ class Informer final : public KubeCluster::InformerBase {
   Apply apply_;
   Replace replace_;
   std::function<void(std::string)> fatal_;
-  simdjson::dom::parser parser_;
   std::mt19937 rng_{std::random_device{}()};
   std::chrono::milliseconds backoff_{800};
   bool stopped_for_good_ = false;
@@ -425,11 +392,11 @@ void KubeCluster::AddInformer(std::string path, std::string api_version) {
   auto notify_delete = [this](const std::shared_ptr<const T>& o) {
     for (ClusterObserver* obs : observers_) Deleted(*obs, o);
   };
-  auto apply = [&store, notify_add, notify_update, notify_delete](EventType type,
+  auto apply = [&store, notify_add, notify_update, notify_delete](WatchEventType type,
                                                                   std::shared_ptr<const T> obj) {
     const std::string key = KeyOf(obj->metadata);
     auto it = store.items.find(key);
-    if (type == EventType::kDeleted) {
+    if (type == WatchEventType::kDeleted) {
       if (it == store.items.end()) return;
       std::shared_ptr<const T> old = std::move(it->second);
       store.items.erase(it);
@@ -451,7 +418,7 @@ void KubeCluster::AddInformer(std::string path, std::string api_version) {
     std::set<std::string> seen;
     for (std::shared_ptr<const T>& obj : items) {
       seen.insert(KeyOf(obj->metadata));
-      apply(EventType::kModified, std::move(obj));
+      apply(WatchEventType::kModified, std::move(obj));
     }
     for (auto it = store.items.begin(); it != store.items.end();) {
       if (seen.contains(it->first)) {
