@@ -53,9 +53,11 @@ void WaitingPodsMap::Add(framework::PodInfoPtr assumed, api::Symbol node,
   for (const auto& [plugin, timeout] : pending) {
     const std::string message = fmt::format("rejected due to timeout after waiting {} at plugin {}",
                                             api::FormatDuration(timeout), plugin);
-    entry->pending_[plugin] = clock_.AddTimer(clock_.Now() + timeout, [this, uid, plugin, message] {
-      Reject(uid, plugin, message);
-    });
+    // An init-capture, not the structured binding itself (clang 14 refuses capturing those).
+    entry->pending_[plugin] =
+        clock_.AddTimer(clock_.Now() + timeout, [this, uid, plugin = plugin, message] {
+          Reject(uid, plugin, message);
+        });
   }
   order_.push_back(uid);
   pods_.emplace(uid, std::move(entry));

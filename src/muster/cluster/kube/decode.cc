@@ -8,7 +8,7 @@
 namespace muster::cluster::kube {
 namespace {
 
-// Each informer decodes on its own thread.
+// One parser per thread (each informer decodes on its own), keeping its buffers between calls.
 thread_local simdjson::dom::parser parser;
 
 template <typename T>
