@@ -1,5 +1,7 @@
 #include "muster/sim/checker.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "muster/api/pod_resources.h"
