@@ -16,6 +16,7 @@
 #include "muster/host/host.h"
 #include "muster/plugins/registry.h"
 #include "muster/sim/checker.h"
+#include "muster/sim/testing/random_workload.h"
 
 namespace muster::sim {
 namespace {
@@ -32,10 +33,7 @@ class CheckerTest : public ::testing::Test {
   // With `coscheduling`, the profile has Coscheduling (Group mode).
   void Start(bool coscheduling = false) {
     std::vector<std::string> errors;
-    std::istringstream text(
-        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
-        "profiles:\n- plugins:\n    multiPoint: {enabled: [{name: Coscheduling}]}\n"
-        "    queueSort: {enabled: [{name: Coscheduling}], disabled: [{name: \"*\"}]}\n");
+    std::istringstream text(testing::CoschedulingConfig("mode: Group"));
     if (coscheduling) config_ = cli::LoadConfigFile("-", text, &errors);
     const api::SchedulerConfiguration* config = config_ ? &*config_ : nullptr;
     host_ = host::Host::Create(cluster_, clock_, config, 0, plugins::InTreeRegistry(),

@@ -21,35 +21,18 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "muster/api/manifests.h"
 #include "muster/api/pod_resources.h"
-#include "muster/cli/config_file.h"
-#include "muster/plugins/registry.h"
 #include "muster/sim/simulation.h"
+#include "muster/sim/testing/random_workload.h"
+#include "simulate_text.h"
 
 namespace {
 
 constexpr int kSeeds = 150;
 
 std::string Config(const std::string& mode) {
-  return fmt::format(R"(apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-- schedulerName: default-scheduler
-  pluginConfig:
-  - name: Coscheduling
-    args: {{mode: {}, permitWaitingTimeSeconds: 5}}
-  plugins:
-    multiPoint:
-      enabled:
-      - name: Coscheduling
-    queueSort:
-      enabled:
-      - name: Coscheduling
-      disabled:
-      - name: "*"
-)",
-                     mode);
+  return muster::testing::CoschedulingConfig(
+      fmt::format("mode: {}, permitWaitingTimeSeconds: 5", mode));
 }
 
 // The seed's cluster and workload as YAML.
@@ -109,19 +92,11 @@ void Check(uint64_t seed, const std::string& mode) {
   if (std::getenv("GANG_RANDOM_TRACE") != nullptr) {
     std::cerr << "seed " << seed << " " << mode << "\n" << Manifests(seed);
   }
-  std::istringstream in(Manifests(seed));
-  muster::api::LoadResult loaded = muster::api::LoadManifests({"-"}, in);
-  ASSERT_TRUE(loaded.ok()) << loaded.errors.front();
-  std::istringstream config_in(Config(mode));
-  std::vector<std::string> errors;
-  std::optional<muster::api::SchedulerConfiguration> config =
-      muster::cli::LoadConfigFile("-", config_in, &errors);
-  ASSERT_TRUE(config.has_value()) << errors.front();
-  std::unique_ptr<muster::sim::Simulation> sim = muster::sim::Simulation::Create(
-      std::move(loaded.manifests), &*config,
-      muster::sim::SimulationOptions{.seed = seed, .check = true},
-      muster::plugins::InTreeRegistry(), muster::plugins::DefaultPlugins(), &errors);
-  ASSERT_NE(sim, nullptr) << errors.front();
+  std::string error;
+  std::unique_ptr<muster::sim::Simulation> sim = muster::testing::SimulateText(
+      Manifests(seed), "-", Config(mode),
+      muster::sim::SimulationOptions{.seed = seed, .check = true}, &error);
+  ASSERT_NE(sim, nullptr) << error;
   sim->Run();
   ASSERT_FALSE(sim->violation()) << sim->violation()->String();
 
@@ -176,15 +151,10 @@ TEST(GangRandom, PerPodModeNeverBindsBelowMinMemberNorOvercommits) {
 TEST(GangRandom, TheSeedsBothPlaceAndRejectGroups) {
   int placed = 0, waiting = 0;
   for (uint64_t seed = 1; seed <= 40; ++seed) {
-    std::istringstream in(Manifests(seed));
-    muster::api::LoadResult loaded = muster::api::LoadManifests({"-"}, in);
-    std::istringstream config_in(Config("Group"));
-    std::vector<std::string> errors;
-    auto config = muster::cli::LoadConfigFile("-", config_in, &errors);
-    auto sim = muster::sim::Simulation::Create(
-        std::move(loaded.manifests), &*config, muster::sim::SimulationOptions{.seed = seed},
-        muster::plugins::InTreeRegistry(), muster::plugins::DefaultPlugins(), &errors);
-    ASSERT_NE(sim, nullptr);
+    std::string error;
+    auto sim = muster::testing::SimulateText(Manifests(seed), "-", Config("Group"),
+                                             muster::sim::SimulationOptions{.seed = seed}, &error);
+    ASSERT_NE(sim, nullptr) << error;
     sim->Run();
     for (const auto& [key, group] : sim->cluster().pod_groups()) {
       (group.status.scheduled >= group.spec.min_member ? placed : waiting)++;

@@ -16,11 +16,9 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "muster/api/manifests.h"
-#include "muster/cli/config_file.h"
-#include "muster/plugins/registry.h"
 #include "muster/sim/simulation.h"
 #include "muster/sim/testing/random_workload.h"
+#include "simulate_text.h"
 
 namespace {
 
@@ -51,26 +49,10 @@ SeedRange Seeds() {
 std::unique_ptr<muster::sim::Simulation> Simulate(uint64_t seed,
                                                   const muster::testing::RandomWorkload& w,
                                                   std::string* error) {
-  muster::api::LoadResult loaded;
-  muster::api::DecodeText(w.manifests, fmt::format("seed-{}.yaml", seed), loaded);
-  muster::api::FinishLoad(loaded);
-  if (!loaded.ok()) {
-    *error = "the generator wrote invalid manifests: " + loaded.errors.front();
-    return nullptr;
-  }
-  std::istringstream config_in(w.config);
-  std::vector<std::string> errors;
-  std::optional<muster::api::SchedulerConfiguration> config =
-      muster::cli::LoadConfigFile("-", config_in, &errors);
-  if (!config) {
-    *error = "the generator wrote an invalid configuration: " + errors.front();
-    return nullptr;
-  }
-  auto sim = muster::sim::Simulation::Create(
-      std::move(loaded.manifests), &*config,
-      muster::sim::SimulationOptions{.until = kUntil, .seed = seed, .check = true},
-      muster::plugins::InTreeRegistry(), muster::plugins::DefaultPlugins(), &errors);
-  if (sim == nullptr) *error = errors.front();
+  auto sim = muster::testing::SimulateText(
+      w.manifests, fmt::format("seed-{}.yaml", seed), w.config,
+      muster::sim::SimulationOptions{.until = kUntil, .seed = seed, .check = true}, error);
+  if (sim == nullptr) *error = "the generator wrote " + *error;
   return sim;
 }
 

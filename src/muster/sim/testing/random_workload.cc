@@ -136,27 +136,6 @@ std::string Indent(const std::string& text, int by) {
   return out;
 }
 
-std::string Config(std::string_view mode) {
-  if (mode.empty()) {
-    return "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n";
-  }
-  return fmt::format(
-      "apiVersion: kubescheduler.config.k8s.io/v1\n"
-      "kind: KubeSchedulerConfiguration\n"
-      "profiles:\n"
-      "- schedulerName: default-scheduler\n"
-      "  pluginConfig:\n"
-      "  - name: Coscheduling\n"
-      "    args: {{mode: {}, permitWaitingTimeSeconds: 10, podGroupBackoffSeconds: 2}}\n"
-      "  plugins:\n"
-      "    multiPoint:\n"
-      "      enabled: [{{name: Coscheduling}}]\n"
-      "    queueSort:\n"
-      "      enabled: [{{name: Coscheduling}}]\n"
-      "      disabled: [{{name: \"*\"}}]\n",
-      mode);
-}
-
 }  // namespace
 
 RandomWorkload MakeRandomWorkload(uint64_t seed) {
@@ -164,7 +143,10 @@ RandomWorkload MakeRandomWorkload(uint64_t seed) {
   RandomWorkload w;
   constexpr std::string_view kModes[] = {"Group", "PerPod", ""};
   const std::string_view mode = kModes[seed % 3];
-  w.config = Config(mode);
+  w.config = mode.empty()
+                 ? "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+                 : CoschedulingConfig(fmt::format(
+                       "mode: {}, permitWaitingTimeSeconds: 10, podGroupBackoffSeconds: 2", mode));
   std::string& out = w.manifests;
   out += fmt::format("# muster random workload, seed {}\n", seed);
 
@@ -248,6 +230,24 @@ RandomWorkload MakeRandomWorkload(uint64_t seed) {
                               mode.empty() ? "default profile" : std::string(mode) + " mode",
                               nodes, pods, groups);
   return w;
+}
+
+std::string CoschedulingConfig(std::string_view args) {
+  return fmt::format(
+      "apiVersion: kubescheduler.config.k8s.io/v1\n"
+      "kind: KubeSchedulerConfiguration\n"
+      "profiles:\n"
+      "- schedulerName: default-scheduler\n"
+      "  pluginConfig:\n"
+      "  - name: Coscheduling\n"
+      "    args: {{{}}}\n"
+      "  plugins:\n"
+      "    multiPoint:\n"
+      "      enabled: [{{name: Coscheduling}}]\n"
+      "    queueSort:\n"
+      "      enabled: [{{name: Coscheduling}}]\n"
+      "      disabled: [{{name: \"*\"}}]\n",
+      args);
 }
 
 }  // namespace muster::testing

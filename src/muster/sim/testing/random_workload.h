@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace muster::testing {
 
@@ -23,5 +24,9 @@ struct RandomWorkload {
 };
 
 RandomWorkload MakeRandomWorkload(uint64_t seed);
+
+// A KubeSchedulerConfiguration whose one profile adds Coscheduling, also as the queue sort, with
+// `args` (the contents of a flow mapping: "mode: Group, permitWaitingTimeSeconds: 5").
+std::string CoschedulingConfig(std::string_view args);
 
 }  // namespace muster::testing
