@@ -33,7 +33,7 @@ constexpr std::string_view kSuffixAlphabet = "bcdfghjklmnpqrstvwxz2456789";
 // never places them).
 constexpr api::Duration kMaxWait = std::chrono::minutes(15);
 constexpr auto kMaxBusyStall = std::chrono::seconds(60);
-constexpr auto kProgressEvery = std::chrono::seconds(1);
+constexpr auto kProgressEvery = std::chrono::milliseconds(250);
 
 // examples/config/coscheduling.yaml: Coscheduling at every point it implements, and as the
 // only queueSort; with `backoff`, coscheduling-advanced.yaml's podGroupBackoffSeconds too.

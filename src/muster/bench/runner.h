@@ -37,7 +37,7 @@ struct RunOptions {
   std::optional<int32_t> pods;   // the workload's measured pod count when unset
   uint64_t seed = 0;             // node and pod name suffixes, the scheduler's tie-breaks
   std::string gang_mode = "Group";  // Coscheduling's mode (args.mode) in the gang workloads
-  // Called about once a second while the workload runs.
+  // Called about four times a second while the workload runs.
   std::function<void(const Progress&)> progress;
 };
 

@@ -1,7 +1,5 @@
 #include "muster/cli/bench.h"
 
-#include <unistd.h>
-
 #include <ostream>
 
 #include <fmt/format.h>
@@ -9,13 +7,11 @@
 #include "muster/bench/runner.h"
 #include "muster/report/bench.h"
 #include "muster/bench/workloads.h"
+#include "muster/cli/progress.h"
 #include "muster/cli/validate.h"
 
 namespace muster::cli {
 namespace {
-
-// Runs shorter than this print no progress.
-constexpr double kQuietSeconds = 2;
 
 std::string KnownWorkloads() {
   std::string names;
@@ -57,31 +53,25 @@ int RunBench(const BenchFlags& flags, std::ostream& out, std::ostream& err) {
     for (const bench::Workload& w : bench::Workloads()) selected.push_back(&w);
   }
 
-  // A terminal gets one line rewritten in place; a log gets a line every few seconds.
-  const bool tty = isatty(STDERR_FILENO) == 1;
-  bool progress_shown = false;
-  double last_logged = 0;
+  // A terminal gets one line rewritten in place; a log gets nothing but the results.
+  ProgressLine progress(err, flags.progress);
   bench::RunOptions options;
   options.nodes = flags.nodes;
   options.pods = flags.pods;
   options.gang_mode = flags.gang_mode;
   options.progress = [&](const bench::Progress& p) {
-    if (p.elapsed_seconds < kQuietSeconds) return;
-    if (!tty && p.elapsed_seconds - last_logged < 5) return;
-    last_logged = p.elapsed_seconds;
-    const std::string line = fmt::format("{}: {} pods {}/{} bound, {:.0f}s", p.workload, p.phase,
-                                         p.bound, p.total, p.elapsed_seconds);
-    err << (tty ? "\r\x1b[K" : "") << line << (tty ? "" : "\n") << std::flush;
-    progress_shown = true;
+    if (!progress.Due()) return;
+    progress.Update(fmt::format("{}: {} pods {}/{} bound, {:.0f}s, {:.0f} pods/s", p.workload,
+                                p.phase, p.bound, p.total, p.elapsed_seconds,
+                                p.elapsed_seconds > 0 ? p.bound / p.elapsed_seconds : 0.0));
   };
 
   std::vector<bench::Result> results;
   bool failed = false;
   for (const bench::Workload* w : selected) {
-    last_logged = 0;
+    progress.Restart();
     results.push_back(bench::RunWorkload(*w, options));
-    if (progress_shown && tty) err << "\r\x1b[K" << std::flush;
-    progress_shown = false;
+    progress.Clear();
     for (const std::string& e : results.back().errors) {
       err << fmt::format("error: {}: {}\n", w->name, e);
       failed = true;

@@ -1,5 +1,6 @@
 // The muster command: parses flags and hands each subcommand to its runner.
 
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -7,6 +8,8 @@
 #include <CLI/CLI.hpp>
 
 #include "muster/cli/bench.h"
+#include "muster/cli/explain.h"
+#include "muster/cli/progress.h"
 #include "muster/cli/run.h"
 #include "muster/cli/simulate.h"
 #include "muster/cli/validate.h"
@@ -43,6 +46,32 @@ int main(int argc, char** argv) {
                      "Check the scheduler's invariants after every event (no overcommitted node, "
                      "no pod bound against its filters or lost, no gang bound below minMember); "
                      "stop at the first broken one and exit 1");
+  simulate->add_option("--report", simulate_flags.report,
+                       "Also write an HTML report of the run to FILE: pods over time, node "
+                       "utilisation, PodGroup timelines, why pods are pending, the configuration. "
+                       "One self-contained file with inline SVG charts: it loads nothing")
+      ->type_name("FILE");
+
+  muster::cli::ExplainFlags explain_flags;
+  CLI::App* explain = app.add_subcommand(
+      "explain",
+      "Simulate as `simulate` does and show one pod's last scheduling attempt: each node's "
+      "Filter verdicts, each plugin's scores, the node chosen or why none was, preemption, "
+      "and its PodGroup");
+  explain->add_option("pod", explain_flags.pod, "The pod: NAME or NAMESPACE/NAME");
+  explain->add_option("-f,--filename", explain_flags.input.paths,
+                      "Manifests: a file, a directory or - for stdin (repeatable); without it, "
+                      "the built-in demo")
+      ->take_all();
+  explain->add_option("--config", explain_flags.input.config, "A KubeSchedulerConfiguration file");
+  explain->add_option("--until", explain_flags.input.until,
+                      "Stop at this virtual time (e.g. 90s): the last attempt before it");
+  explain->add_option("--seed", explain_flags.input.seed,
+                      "Seed for tie-breaking and generated names (as simulate's)");
+  explain->add_option("-o,--output", explain_flags.output, "table or json");
+  explain->add_option("--top", explain_flags.top,
+                      "Nodes shown in the tables (the best scored; rejected nodes beyond it are "
+                      "summarised by reason); -o json has every node");
 
   muster::cli::BenchFlags bench_flags;
   CLI::App* bench = app.add_subcommand(
@@ -83,10 +112,29 @@ int main(int argc, char** argv) {
   }
 
   if (simulate->parsed()) {
+    simulate_flags.progress = muster::cli::StderrIsTerminal();
     return muster::cli::RunSimulate(simulate_flags, std::cin, std::cout, std::cerr);
   }
   if (run->parsed()) return muster::cli::RunRun(run_flags, std::cerr);
-  if (bench->parsed()) return muster::cli::RunBench(bench_flags, std::cout, std::cerr);
+  if (explain->parsed()) {
+    // `-f PATH... POD`: -f takes every argument after it, the pod too. The last one is the pod
+    // when it names no file.
+    std::vector<std::string>& paths = explain_flags.input.paths;
+    if (explain_flags.pod.empty() && paths.size() > 1 && !std::filesystem::exists(paths.back())) {
+      explain_flags.pod = paths.back();
+      paths.pop_back();
+    }
+    if (explain_flags.pod.empty()) {
+      std::cerr << "error: explain: POD is required (NAME or NAMESPACE/NAME)\n";
+      return muster::cli::kExitBadInput;
+    }
+    explain_flags.progress = muster::cli::StderrIsTerminal();
+    return muster::cli::RunExplain(explain_flags, std::cin, std::cout, std::cerr);
+  }
+  if (bench->parsed()) {
+    bench_flags.progress = muster::cli::StderrIsTerminal();
+    return muster::cli::RunBench(bench_flags, std::cout, std::cerr);
+  }
   if (validate->parsed()) {
     return muster::cli::RunValidate(validate_paths, validate_config, std::cin, std::cout, std::cerr);
   }

@@ -1,27 +1,20 @@
 #include "muster/cli/simulate.h"
 
+#include <algorithm>
 #include <ostream>
+#include <sstream>
 
 #include <fmt/format.h>
 
-#include "muster/api/manifests.h"
-#include "muster/cli/config_file.h"
 #include "muster/cli/demo.h"
+#include "muster/cli/load_simulation.h"
+#include "muster/cli/progress.h"
+#include "muster/cli/report_file.h"
 #include "muster/cli/validate.h"
-#include "muster/plugins/registry.h"
 #include "muster/report/simulation.h"
 #include "muster/sim/simulation.h"
 
 namespace muster::cli {
-namespace {
-
-int BadInput(const std::vector<std::string>& errors, std::ostream& err) {
-  for (const std::string& e : errors) err << "error: " << e << "\n";
-  err << fmt::format("{} error(s); nothing was simulated\n", errors.size());
-  return kExitBadInput;
-}
-
-}  // namespace
 
 int RunSimulate(const SimulateFlags& flags, std::istream& in, std::ostream& out,
                 std::ostream& err) {
@@ -32,42 +25,32 @@ int RunSimulate(const SimulateFlags& flags, std::istream& in, std::ostream& out,
     return kExitBadInput;
   }
   sim::SimulationOptions options;
-  options.seed = flags.seed;
   options.check = flags.check;
-  if (!flags.until.empty()) {
-    auto d = api::ParseDuration(flags.until);
-    if (!d || d->count() < 0) {
-      err << fmt::format("error: --until: invalid duration \"{}\" (want e.g. 90s, 5m)\n",
-                         flags.until);
-      return kExitBadInput;
-    }
-    options.until = *d;
+  ProgressLine progress(err, flags.progress);
+  if (flags.progress) options.progress = SimulationProgress(progress);
+
+  // The report shows the configuration as written, so it keeps what it reads from stdin.
+  const bool reads_stdin =
+      flags.config == "-" ||
+      std::find(flags.paths.begin(), flags.paths.end(), "-") != flags.paths.end();
+  std::string stdin_text;
+  std::istringstream stdin_copy;
+  if (!flags.report.empty() && reads_stdin) {
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    stdin_text = std::move(ss).str();
+    stdin_copy.str(stdin_text);
   }
+  std::istream& input = stdin_text.empty() ? in : stdin_copy;
 
-  api::LoadResult loaded;
-  if (flags.paths.empty()) {
-    err << "muster: no -f given: running the built-in demo (seed 000's coscheduling demo; see "
-           "examples/coscheduling)\n";
-    api::DecodeText(kDemoManifests, std::string(kDemoName), loaded);
-    if (flags.config.empty()) api::DecodeText(kDemoConfig, std::string(kDemoName) + " config", loaded);
-    api::FinishLoad(loaded);
-  } else {
-    loaded = api::LoadManifests(flags.paths, in);
-  }
-  for (const std::string& w : loaded.warnings) err << "warning: " << w << "\n";
-  if (!loaded.ok()) return BadInput(loaded.errors, err);
-
-  // The scheduler configuration: --config, else one KubeSchedulerConfiguration among the inputs.
-  std::vector<std::string> errors;
-  const std::optional<api::SchedulerConfiguration> config =
-      ResolveConfig(flags.config, loaded.manifests, in, &errors);
-  if (!errors.empty()) return BadInput(errors, err);
-
-  std::unique_ptr<sim::Simulation> simulation = sim::Simulation::Create(
-      std::move(loaded.manifests), config ? &*config : nullptr, options,
-      plugins::InTreeRegistry(), plugins::DefaultPlugins(), &errors);
-  if (simulation == nullptr) return BadInput(errors, err);
+  const SimulationInput input_flags{flags.paths, flags.config, flags.until, flags.seed};
+  LoadedSimulation loaded = LoadSimulation(input_flags, std::move(options), input, err);
+  if (loaded.simulation == nullptr) return kExitBadInput;
+  sim::Simulation* simulation = loaded.simulation.get();
+  ReportFile report;
+  if (!flags.report.empty() && !report.Open(flags.report, err)) return kExitRuntimeError;
   simulation->Run();
+  progress.Clear();
   for (const std::string& w : simulation->warnings()) err << "warning: " << w << "\n";
 
   if (flags.output == "json") {
@@ -76,6 +59,17 @@ int RunSimulate(const SimulateFlags& flags, std::istream& in, std::ostream& out,
     report::PrintYaml(*simulation, out);
   } else {
     report::PrintTable(*simulation, flags.output == "wide", out);
+  }
+  if (!flags.report.empty()) {
+    report::HtmlReportOptions report_options;
+    report_options.inputs = flags.paths;
+    if (report_options.inputs.empty()) report_options.inputs.push_back(std::string(kDemoName));
+    const ConfigText config_text = FindConfigText(
+        flags.config, simulation->manifests(),
+        {{"<stdin>", stdin_text}, {std::string(kDemoName) + " config", kDemoConfig}});
+    report_options.config_source = config_text.source;
+    report_options.config_text = config_text.text;
+    if (!report.Write(*simulation, report_options, err)) return kExitRuntimeError;
   }
   if (const std::optional<sim::Violation> v = simulation->violation()) {
     err << "error: invariant violated " << v->String() << "\n"

@@ -14,11 +14,14 @@ struct SimulateFlags {
   std::string output = "table";    // -o table|wide|json|yaml
   uint64_t seed = 0;
   bool check = false;              // --check: the invariant checker
+  std::string report;              // --report FILE: the HTML report
+  bool progress = false;           // a progress line on `err` (stderr is a terminal)
 };
 
 // `muster simulate`: loads the manifests (or the built-in demo), runs the simulation and prints
-// the outcome. Returns the exit status: 0; 2 for bad input or usage; 1 when --check found a
-// broken invariant (the outcome up to it is printed, the violation on `err`).
+// the outcome, and with --report writes the HTML report too. Returns the exit status: 0; 2 for
+// bad input or usage; 1 when --check found a broken invariant (the outcome up to it is printed,
+// the violation on `err`) or the report could not be written.
 int RunSimulate(const SimulateFlags& flags, std::istream& in, std::ostream& out,
                 std::ostream& err);
 

@@ -37,6 +37,7 @@ std::unique_ptr<CycleState> CycleState::Clone() const {
   copy->skip_filter_at = skip_filter_at;
   copy->skip_score_at = skip_score_at;
   copy->plugin_tally = plugin_tally;
+  copy->trace = trace;
   return copy;
 }
 

@@ -25,6 +25,7 @@ class StateData {
 // Not synchronised: written by the scheduling thread in PreFilter/PreScore, read concurrently
 // by Filter/Score over nodes (reads only).
 struct PluginTally;
+class AttemptTrace;
 
 class CycleState {
  public:
@@ -56,6 +57,9 @@ class CycleState {
   // Score tally their calls per node here, the other points observe each call at once. Clones
   // share it: preemption's what-if Filter calls count too.
   std::shared_ptr<PluginTally> plugin_tally;
+  // Set on the attempts `muster explain` records (see trace.h); nullptr otherwise. Clones share
+  // it: Filter's pass with nominated pods runs on one.
+  std::shared_ptr<AttemptTrace> trace;
 
  private:
   std::vector<std::pair<std::string_view, std::unique_ptr<StateData>>> entries_;

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "muster/framework/parallel.h"
+#include "muster/framework/trace.h"
 
 namespace muster::framework {
 namespace {
@@ -17,6 +18,18 @@ namespace {
 Status AsError(std::string_view point, std::string_view plugin, const Status& s) {
   return Status::Error(fmt::format("running {} plugin \"{}\": {}", point, plugin, s.Message()))
       .WithPlugin(plugin);
+}
+
+// The attempt's trace while it records its own verdicts (not those of preemption's what-ifs).
+AttemptTrace* Recording(const CycleState& state) {
+  AttemptTrace* trace = state.trace.get();
+  return trace != nullptr && !trace->in_post_filter ? trace : nullptr;
+}
+
+void RecordOutcome(std::vector<AttemptTrace::Outcome>& outcomes, std::string_view plugin,
+                   const Status& s, std::string message = {}) {
+  if (message.empty()) message = s.Message();
+  outcomes.push_back(AttemptTrace::Outcome{std::string(plugin), s.code(), std::move(message)});
 }
 
 }  // namespace
@@ -91,11 +104,25 @@ Status Framework::PreFilterPoint(CycleState& state, const PodInfo& pod, PreFilte
   const auto& nodes = snapshot().List();
   Status unschedulable;
   std::vector<std::string_view> plugins_with_nodes;
+  if (AttemptTrace* trace = Recording(state)) {
+    trace->filter_plugins.clear();
+    for (const FilterPlugin* pl : plugins_.filter) trace->filter_plugins.emplace_back(pl->Name());
+  }
   for (size_t i = 0; i < plugins_.pre_filter.size(); ++i) {
     PreFilterPlugin* pl = plugins_.pre_filter[i];
     PreFilterResult r;
     Status s = Timed(state, ExtensionPoint::kPreFilter, pl->Name(),
                      [&] { return pl->PreFilter(state, pod, nodes, &r); });
+    if (AttemptTrace* trace = Recording(state)) {
+      std::string subset;
+      if (s.IsSuccess() && !r.AllNodes()) {
+        subset = "only node(s)";
+        for (api::Symbol name : *r.node_names) {
+          subset += fmt::format("{} {}", name == r.node_names->front() ? "" : ",", name.str());
+        }
+      }
+      RecordOutcome(trace->pre_filter, pl->Name(), s, std::move(subset));
+    }
     if (s.IsSkip()) {
       state.skip_filter_plugins.push_back(pl->Name());
       if (filter_of_pre_filter_[i] >= 0) state.skip_filter_at.set(filter_of_pre_filter_[i]);
@@ -199,6 +226,7 @@ Status Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
     const std::optional<Stopwatch> watch =
         tally != nullptr ? std::optional<Stopwatch>(std::in_place) : std::nullopt;
     Status s = pl.Filter(state, pod, node);
+    if (AttemptTrace* trace = Recording(state)) trace->RecordFilter(node.name().string(), at, s);
     if (tally != nullptr) {
       tally->filter_nanos[at].fetch_add(watch->Nanos(), std::memory_order_relaxed);
       tally->filter_calls[at][static_cast<size_t>(s.code())].fetch_add(1,
@@ -221,6 +249,7 @@ void Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
   thread_local std::array<Status, kBlock> verdicts;
   const uint64_t to_run = FiltersToRun(state, plugins_.filter.size());
   PluginTally* tally = state.plugin_tally.get();
+  AttemptTrace* trace = Recording(state);
   for (size_t base = 0; base < nodes.size(); base += kBlock) {
     size_t m = std::min(kBlock, nodes.size() - base);
     for (size_t j = 0; j < m; ++j) {
@@ -234,6 +263,11 @@ void Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
           tally != nullptr ? std::optional<Stopwatch>(std::in_place) : std::nullopt;
       const size_t rejected =
           pl.FilterNodes(state, pod, std::span(passing.data(), m), std::span(verdicts.data(), m));
+      if (trace != nullptr) {
+        for (size_t j = 0; j < m; ++j) {
+          trace->RecordFilter(passing[j]->name().string(), plugin_at, verdicts[j]);
+        }
+      }
       if (tally != nullptr) {
         // The rejections are counted by code below, where they are stamped.
         tally->filter_nanos[plugin_at].fetch_add(watch->Nanos(), std::memory_order_relaxed);
@@ -273,17 +307,29 @@ void Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
 Status Framework::RunFilterPluginsWithNominatedPods(const CycleState& state, const PodInfo& pod,
                                                     const NodeInfo& node,
                                                     std::span<const PodInfoPtr> nominated) const {
-  if (nominated.empty()) return RunFilterPlugins(state, pod, node);
+  // Only the pods nominated with a priority at least the pod's own count, and not the pod itself
+  // (it is nominated to the node it tries first), as upstream's addNominatedPods.
+  const std::string key = pod.Key();
+  auto counts = [&](const PodInfoPtr& p) { return p->priority >= pod.priority && p->Key() != key; };
+  if (std::none_of(nominated.begin(), nominated.end(), counts)) {
+    return RunFilterPlugins(state, pod, node);
+  }
   // Pass 1: as if the nominated pods of higher or equal priority were already running there, so
   // that this pod does not take the room preemption made for them.
   std::unique_ptr<CycleState> with_nominated = state.Clone();
   NodeInfo node_with_nominated = node;
+  int added = 0;
   for (const PodInfoPtr& p : nominated) {
+    if (!counts(p)) continue;
+    ++added;
     node_with_nominated.AddPod(p);
     Status s = RunPreFilterExtensionAddPod(*with_nominated, pod, *p, node_with_nominated);
     if (!s.IsSuccess()) return s;
   }
   Status first = RunFilterPlugins(*with_nominated, pod, node_with_nominated);
+  if (AttemptTrace* trace = Recording(state)) {
+    trace->NominatedPass(node.name().string(), added, first.IsSuccess());
+  }
   if (!first.IsSuccess()) return first;
   // Pass 2: without them, since they may never arrive (inter-pod affinity with them must not
   // be what makes this pod fit).
@@ -301,10 +347,21 @@ Status Framework::PostFilterPoint(CycleState& state, const PodInfo& pod,
                                   const NodeToStatus& statuses, PostFilterResult* result) const {
   std::vector<std::string> reasons;
   std::string rejector;
+  AttemptTrace* trace = Recording(state);
   for (PostFilterPlugin* pl : plugins_.post_filter) {
     PostFilterResult r;
+    if (trace != nullptr) trace->in_post_filter = true;
     Status s = Timed(state, ExtensionPoint::kPostFilter, pl->Name(),
                      [&] { return pl->PostFilter(state, pod, statuses, &r); });
+    if (trace != nullptr) {
+      trace->in_post_filter = false;
+      RecordOutcome(trace->post_filter, pl->Name(), s);
+      trace->post_filter.back().notes = std::move(trace->post_filter_notes);
+      trace->post_filter_notes.clear();
+      if (r.mode == NominatingMode::kOverride) {
+        trace->post_filter_nominated = r.nominated_node_name.string();
+      }
+    }
     if (s.IsSuccess()) {
       *result = r;
       return s;
@@ -328,6 +385,7 @@ Status Framework::RunPreScorePlugins(CycleState& state, const PodInfo& pod,
       PreScorePlugin* pl = plugins_.pre_score[i];
       Status s = Timed(state, ExtensionPoint::kPreScore, pl->Name(),
                        [&] { return pl->PreScore(state, pod, nodes); });
+      if (AttemptTrace* trace = Recording(state)) RecordOutcome(trace->pre_score, pl->Name(), s);
       if (s.IsSkip()) {
         if (score_of_pre_score_[i] >= 0) state.skip_score_at.set(score_of_pre_score_[i]);
         continue;
@@ -357,6 +415,17 @@ Status Framework::ScorePoint(const CycleState& state, const PodInfo& pod,
     }
   }
   PluginTally* tally = state.plugin_tally.get();
+  AttemptTrace* trace = Recording(state);
+  if (trace != nullptr) {
+    trace->scored_nodes.clear();
+    for (const NodeInfo* node : nodes) trace->scored_nodes.push_back(node->name().string());
+    trace->scores.clear();
+    for (const auto* entry : active) {
+      trace->scores.push_back(AttemptTrace::ScoreColumn{
+          std::string(entry->first->Name()), entry->second, entry->first->HasNormalizeScore(),
+          std::vector<int64_t>(nodes.size()), std::vector<int64_t>(nodes.size())});
+    }
+  }
   if (active.empty()) return Status::OK();
   // A plugin that normalizes needs every node's score before any is final: its scores are kept
   // whole, in `flat` (the k-th such plugin's score of nodes[i] is flat[k * n + i]), and weighed
@@ -392,6 +461,10 @@ Status Framework::ScorePoint(const CycleState& state, const PodInfo& pod,
         if (!s.IsSuccess()) {
           if (!failed.exchange(true)) errors[p] = s;
           return;
+        }
+        if (trace != nullptr) {
+          // Each range writes its own nodes' entries.
+          for (size_t j = 0; j < len; ++j) trace->scores[p].raw[b + j] = scores[j].score;
         }
         if (flat_at[p] != SIZE_MAX) continue;
         for (size_t j = 0; j < len; ++j) {
@@ -430,7 +503,11 @@ Status Framework::ScorePoint(const CycleState& state, const PodInfo& pod,
       Status s = plugin->ScoreNodes(state, pod, nodes, scores);
       if (!s.IsSuccess()) return AsError("Score", plugin->Name(), s);
     } else {
+      if (trace != nullptr) trace->scores[p].normalized = trace->scores[p].raw;
       continue;  // weighed in the loop
+    }
+    if (trace != nullptr) {
+      for (size_t i = 0; i < n; ++i) trace->scores[p].normalized[i] = scores[i].score;
     }
     for (size_t i = 0; i < n; ++i) {
       const int64_t score = scores[i].score;
@@ -444,6 +521,7 @@ Status Framework::ScorePoint(const CycleState& state, const PodInfo& pod,
       (*totals)[i] += score * weight;
     }
   }
+  if (trace != nullptr) trace->totals = *totals;
   return Status::OK();
 }
 

@@ -98,7 +98,8 @@ class Framework final : public Handle {
                         std::span<const NodeInfo* const> nodes, std::span<Status> statuses) const;
   // Upstream RunFilterPluginsWithNominatedPods: when higher-or-equal priority pods are nominated
   // to `node`, the pod must fit both with them (pass 1) and without them (pass 2).
-  // `nominated` lists them; empty means a single plain pass.
+  // `nominated` lists the pods nominated to the node; those of lower priority and the pod itself
+  // are left out. With none left, a single plain pass.
   Status RunFilterPluginsWithNominatedPods(const CycleState& state, const PodInfo& pod,
                                            const NodeInfo& node,
                                            std::span<const PodInfoPtr> nominated) const;

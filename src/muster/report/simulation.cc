@@ -7,6 +7,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "muster/api/pod_resources.h"
+#include "muster/report/text.h"
 
 namespace muster::report {
 namespace {
@@ -32,23 +33,6 @@ json ResourcesJson(const api::ResourceList& list) {
 api::Duration Age(const sim::Simulation& sim, const api::ObjectMeta& meta) {
   if (!meta.creation_timestamp) return api::Duration::zero();
   return (sim::kSimulationEpoch + sim.Elapsed()) - *meta.creation_timestamp;
-}
-
-// Pads columns as kubectl's tabwriter does (three spaces between columns).
-void PrintColumns(const std::vector<std::vector<std::string>>& rows, std::ostream& out) {
-  if (rows.empty()) return;
-  std::vector<size_t> widths(rows[0].size(), 0);
-  for (const auto& row : rows) {
-    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
-  }
-  for (const auto& row : rows) {
-    std::string line;
-    for (size_t i = 0; i < row.size(); ++i) {
-      line += row[i];
-      if (i + 1 < row.size()) line += std::string(widths[i] - row[i].size() + 3, ' ');
-    }
-    out << line << "\n";
-  }
 }
 
 void EmitYaml(YAML::Emitter& e, const json& j) {

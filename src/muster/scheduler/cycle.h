@@ -56,6 +56,16 @@ struct Scheduler::Diagnosis {
   }
 };
 
+// Adds a step after the choice of node to the attempt's record, when it is recorded.
+inline void TraceStep(const framework::CycleState& state, api::Time now, std::string_view step,
+                      const Status& s, std::string message = {}) {
+  if (framework::AttemptTrace* trace = state.trace.get()) {
+    if (message.empty()) message = s.Message();
+    trace->steps.push_back(
+        framework::AttemptTrace::Step{now, std::string(step), s.code(), std::move(message)});
+  }
+}
+
 // A pod between Assume and the end of its binding cycle.
 struct Scheduler::BindingContext {
   const framework::Framework* fwk = nullptr;

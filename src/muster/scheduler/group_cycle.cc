@@ -64,10 +64,8 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
     ++attempts_[q.info->Key()];
   }
   const bool sample = metrics_.SamplePluginsThisCycle();
-  auto new_state = [sample] {
-    auto state = std::make_unique<framework::CycleState>();
-    if (sample) state->plugin_tally = std::make_shared<framework::PluginTally>();
-    return state;
+  auto new_state = [&](const framework::QueuedPodInfo& q) {
+    return NewCycleState(fwk, *q.info, sample);
   };
 
   // The group as a whole first (enough members, minResources), while it is short of quorum.
@@ -100,7 +98,8 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
   if (group_status.IsSuccess()) {
     bool placed_after_failure = false;
     for (framework::QueuedPodInfo& q : pending) {
-      GroupMember m{std::move(q), new_state(), {}, {}};
+      std::unique_ptr<framework::CycleState> state = new_state(q);
+      GroupMember m{std::move(q), std::move(state), {}, {}};
       if (place(m)) {
         placed_after_failure |= !failed.empty();
       } else {
@@ -116,7 +115,7 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
       std::vector<GroupMember> retry = std::move(failed);
       failed.clear();
       for (GroupMember& m : retry) {
-        m.state = new_state();
+        m.state = new_state(m.queued);
         if (place(m)) {
           placed_after_failure = true;
         } else {
@@ -125,10 +124,51 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
       }
     }
   } else {
-    for (framework::QueuedPodInfo& q : pending) failed.push_back({std::move(q), new_state(), {}, {}});
+    for (framework::QueuedPodInfo& q : pending) {
+      std::unique_ptr<framework::CycleState> state = new_state(q);
+      failed.push_back({std::move(q), std::move(state), {}, {}});
+    }
   }
 
   const auto fit = assigned + static_cast<int32_t>(placed.size());
+  // For `muster explain`: the group's picture, in the record of each member whose attempt is
+  // recorded (taken now: the placements move on below). `unplaced` says why the group was not
+  // placed, for the members it turns away.
+  std::vector<std::shared_ptr<framework::AttemptTrace>> group_traces;
+  for (const std::shared_ptr<BindingContext>& ctx : placed) {
+    if (ctx->state->trace != nullptr) group_traces.push_back(ctx->state->trace);
+  }
+  for (const GroupMember& m : failed) {
+    if (m.state != nullptr && m.state->trace != nullptr) group_traces.push_back(m.state->trace);
+  }
+  framework::AttemptTrace::Group picture;
+  if (!group_traces.empty()) {
+    picture.name = group.metadata.Key();
+    picture.min_member = min_member;
+    picture.total_members = static_cast<int32_t>(spec.members.size());
+    picture.assigned_before = assigned;
+    picture.attempted = attempted;
+    for (const std::shared_ptr<BindingContext>& ctx : placed) {
+      picture.placed.emplace_back(ctx->assumed->pod.metadata.name, ctx->node.string());
+    }
+    for (const GroupMember& m : failed) {
+      picture.failed.emplace_back(m.queued.info->pod.metadata.name,
+                                  m.diagnosis.fit_error ? m.diagnosis.Reasons()
+                                  : m.status.IsSuccess() ? group_status.Message()
+                                                         : m.status.Message());
+    }
+  }
+  auto trace_group = [&](bool scheduled, const std::string& message, const Status* unplaced) {
+    picture.scheduled = scheduled;
+    picture.message = message;
+    for (const std::shared_ptr<framework::AttemptTrace>& trace : group_traces) {
+      trace->group = picture;
+      if (unplaced != nullptr) {
+        trace->result = unplaced->code();
+        trace->message = unplaced->Message();
+      }
+    }
+  };
   if (group_status.IsSuccess() && fit >= min_member) {
     // Reserve every member before any is permitted, so that Permit sees the whole group.
     std::vector<std::shared_ptr<BindingContext>> reserved;
@@ -139,13 +179,15 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
     if (kept >= min_member) {
       for (std::shared_ptr<BindingContext>& ctx : reserved) Permit(std::move(ctx));
       if (assigned < min_member) plugin.GroupCycleDone(spec, /*placed=*/true);
-      SetGroupCondition(group, /*scheduled=*/true,
-                        fmt::format("{}/{} members placed (minMember {})", fit,
-                                    assigned + attempted, min_member));
+      const std::string message = fmt::format("{}/{} members placed (minMember {})", fit,
+                                              assigned + attempted, min_member);
+      trace_group(/*scheduled=*/true, message, nullptr);
+      SetGroupCondition(group, /*scheduled=*/true, message);
     } else {
       // A Reserve plugin turned members away and the group fell short after all.
       const Status short_of = Status::Unschedulable(fmt::format(
           "{}/{} members reserved (minMember {})", kept, assigned + attempted, min_member));
+      trace_group(/*scheduled=*/false, short_of.Message(), &short_of);
       for (const std::shared_ptr<BindingContext>& ctx : reserved) {
         Unassume(*ctx, short_of, /*room_freed=*/false);
       }
@@ -211,6 +253,7 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
   const Status status = error ? Status::Error(message)
                               : Status(Code::kUnschedulable, message).WithPlugin(
                                     std::string(plugin.Name()));
+  trace_group(/*scheduled=*/false, message, &status);
   const api::Time backoff_until =
       spec.backoff > api::Duration::zero() ? clock_.Now() + spec.backoff : api::Time{};
   auto requeue = [&](framework::QueuedPodInfo queued, const framework::PostFilterResult* nomination) {

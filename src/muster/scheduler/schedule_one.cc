@@ -74,6 +74,10 @@ std::vector<framework::NodeInfo*> Scheduler::FindNodesThatFitPod(const framework
     if (framework::NodeInfo* node = snapshot_.Get(nominated)) {
       Status ns = fwk.RunFilterPluginsWithNominatedPods(state, pod, *node,
                                                         queue_.NominatedPodsForNode(nominated));
+      if (framework::AttemptTrace* trace = state.trace.get()) {
+        trace->nominated_node = nominated.string();
+        trace->nominated_node_status = ns;
+      }
       if (ns.IsSuccess()) return {node};
       if (ns.IsError()) {
         *error = ns;
@@ -95,6 +99,12 @@ std::vector<framework::NodeInfo*> Scheduler::FindNodesThatFitPod(const framework
   if (nodes->empty()) return {};
   const auto to_find =
       static_cast<size_t>(NumFeasibleNodesToFind(fwk, static_cast<int32_t>(nodes->size())));
+  if (framework::AttemptTrace* trace = state.trace.get()) {
+    trace->nodes_to_find = static_cast<int32_t>(to_find);
+    trace->percentage_of_nodes_to_score =
+        fwk.percentage_of_nodes_to_score() ? fwk.percentage_of_nodes_to_score()
+                                           : options_.percentage_of_nodes_to_score;
+  }
   // The Filter point is timed as one pass over the nodes, as upstream's.
   const framework::Stopwatch watch;
   std::vector<framework::NodeInfo*> feasible =
@@ -131,7 +141,6 @@ std::vector<framework::NodeInfo*> Scheduler::FilterNodes(
   bool failed = false;
   size_t examined = 0;
   size_t found = 0;
-  const int32_t priority = pod.priority;
   // The i-th node from the round-robin start (i < n), without a division per node.
   const size_t start = next_start_node_index_ % n;
   auto node_at = [&](size_t i) {
@@ -140,11 +149,8 @@ std::vector<framework::NodeInfo*> Scheduler::FilterNodes(
   };
   auto filter_nominated = [&](size_t i) {
     const framework::NodeInfo& node = *node_at(i);
-    std::vector<framework::PodInfoPtr> nominated;
-    for (auto& p : queue_.NominatedPodsForNode(node.name())) {
-      if (p->priority >= priority && p->Key() != pod.Key()) nominated.push_back(p);
-    }
-    statuses[i] = fwk.RunFilterPluginsWithNominatedPods(state, pod, node, nominated);
+    statuses[i] = fwk.RunFilterPluginsWithNominatedPods(state, pod, node,
+                                                        queue_.NominatedPodsForNode(node.name()));
   };
   while (examined < n && found < to_find && !failed) {
     // As many nodes as should yield the rest at the share found feasible so far (twice as many
@@ -220,6 +226,10 @@ std::vector<framework::NodeInfo*> Scheduler::FilterNodes(
     }
   }
   next_start_node_index_ = (next_start_node_index_ + processed) % snapshot_.NumNodes();
+  if (framework::AttemptTrace* trace = state.trace.get()) {
+    trace->nodes_filtered = static_cast<int32_t>(examined);
+    trace->nodes_feasible = static_cast<int32_t>(found);
+  }
   return result;
 }
 
@@ -228,6 +238,8 @@ Status Scheduler::SchedulePod(const framework::Framework& fwk, framework::CycleS
                               Diagnosis* diagnosis) {
   cache_.UpdateSnapshot(snapshot_);
   diagnosis->num_all_nodes = static_cast<int32_t>(snapshot_.NumNodes());
+  framework::AttemptTrace* trace = state.trace.get();
+  if (trace != nullptr) trace->all_nodes = diagnosis->num_all_nodes;
   if (snapshot_.NumNodes() == 0) {
     // Upstream's ErrNoNodesAvailable: an error (retried after backoff), not a fit failure.
     return Status::Error("no nodes available to schedule pods");
@@ -241,6 +253,10 @@ Status Scheduler::SchedulePod(const framework::Framework& fwk, framework::CycleS
   }
   if (feasible.size() == 1) {
     *host = feasible[0]->name();
+    if (trace != nullptr) {
+      trace->selected_node = host->string();
+      trace->ties = 1;
+    }
     return Status::OK();
   }
   std::vector<int64_t> totals;
@@ -265,7 +281,33 @@ Status Scheduler::SchedulePod(const framework::Framework& fwk, framework::CycleS
     --pick;
   }
   *host = feasible[best]->name();
+  if (trace != nullptr) {
+    trace->selected_node = host->string();
+    trace->ties = ties;
+    if (!fwk.HasScorePlugins()) {
+      trace->scored_nodes.clear();
+      for (const framework::NodeInfo* node : feasible) trace->scored_nodes.push_back(node->name().string());
+    }
+    trace->totals = totals;
+  }
   return Status::OK();
+}
+
+std::unique_ptr<framework::CycleState> Scheduler::NewCycleState(const framework::Framework& fwk,
+                                                                const framework::PodInfo& pod,
+                                                                bool sample) {
+  auto state = std::make_unique<framework::CycleState>();
+  if (sample) state->plugin_tally = std::make_shared<framework::PluginTally>();
+  if (traced_ && traced_(pod.pod)) {
+    auto trace = std::make_shared<framework::AttemptTrace>();
+    const std::string key = pod.Key();
+    trace->attempt = Attempts(key);
+    trace->time = clock_.Now();
+    trace->profile = fwk.scheduler_name();
+    traces_[key] = trace;
+    state->trace = std::move(trace);
+  }
+  return state;
 }
 
 bool Scheduler::ScheduleOne() {
@@ -291,10 +333,8 @@ bool Scheduler::ScheduleOne() {
   last_attempted_ = key;
   const framework::Stopwatch started;
 
-  auto state = std::make_unique<framework::CycleState>();
-  if (metrics_.SamplePluginsThisCycle()) {
-    state->plugin_tally = std::make_shared<framework::PluginTally>();
-  }
+  std::unique_ptr<framework::CycleState> state =
+      NewCycleState(*fwk, pod, metrics_.SamplePluginsThisCycle());
   Diagnosis diagnosis;
   api::Symbol host;
   Status s = SchedulePod(*fwk, *state, pod, &host, &diagnosis);
@@ -323,6 +363,10 @@ void Scheduler::FailAttempt(const framework::Framework& fwk, framework::CycleSta
     }
     status = Status(Code::kUnschedulable, diagnosis.FitErrorMessage());
   }
+  if (framework::AttemptTrace* trace = state.trace.get()) {
+    trace->result = status.code();
+    trace->message = status.Message();
+  }
   fwk.ObservePluginTally(state);
   HandleSchedulingFailure(fwk, started, std::move(queued), status, &diagnosis, &nomination);
   queue_.Done(key);
@@ -341,6 +385,7 @@ std::shared_ptr<Scheduler::BindingContext> Scheduler::Assume(
   ctx->started = started;
   fwk.ObservePluginTally(*ctx->state);
   if (Status a = cache_.AssumePod(ctx->assumed); !a.IsSuccess()) {
+    TraceStep(*ctx->state, clock_.Now(), "Assume", a);
     const std::string key = ctx->assumed->Key();
     HandleSchedulingFailure(fwk, started, std::move(ctx->queued), a, nullptr, nullptr);
     queue_.Done(key);
@@ -351,6 +396,7 @@ std::shared_ptr<Scheduler::BindingContext> Scheduler::Assume(
 
 bool Scheduler::Reserve(const BindingContext& ctx) {
   Status r = ctx.fwk->RunReservePluginsReserve(*ctx.state, *ctx.assumed, ctx.node);
+  TraceStep(*ctx.state, clock_.Now(), "Reserve", r);
   if (r.IsSuccess()) return true;
   Unassume(ctx, r, /*room_freed=*/false);
   return false;
@@ -359,6 +405,14 @@ bool Scheduler::Reserve(const BindingContext& ctx) {
 void Scheduler::Permit(std::shared_ptr<BindingContext> ctx) {
   std::vector<std::pair<std::string, api::Duration>> waiting;
   Status p = ctx->fwk->RunPermitPlugins(*ctx->state, *ctx->assumed, ctx->node, &waiting);
+  if (ctx->state->trace != nullptr) {
+    std::string message;
+    for (const auto& [plugin, timeout] : waiting) {
+      message += fmt::format("{}waiting for {} (at most {})", message.empty() ? "" : "; ", plugin,
+                             api::FormatDuration(timeout));
+    }
+    TraceStep(*ctx->state, clock_.Now(), "Permit", p, message);
+  }
   if (!p.IsSuccess() && !p.IsWait()) {
     Unassume(*ctx, p, /*room_freed=*/false);
     return;
@@ -372,11 +426,13 @@ void Scheduler::Permit(std::shared_ptr<BindingContext> ctx) {
         assumed, node, waiting,
         [this, ctx, waited] {
           metrics_.PermitWait(/*allowed=*/true, waited());
+          TraceStep(*ctx->state, clock_.Now(), "Permit", Status::OK(), "allowed");
           Commit(*ctx);
           StartBindingCycle(ctx);
         },
         [this, ctx, waited](const Status& rejected) {
           metrics_.PermitWait(/*allowed=*/false, waited());
+          TraceStep(*ctx->state, clock_.Now(), "Permit", rejected);
           Unassume(*ctx, rejected, /*room_freed=*/true);
         });
     return;
@@ -475,6 +531,7 @@ void Scheduler::RunBindingCycle(std::shared_ptr<BindingContext> ctx) {
   const std::string key = pod.Key();
   // The pod may have been deleted while it waited.
   if (store_.FindPod(key) == nullptr) {
+    TraceStep(*ctx->state, clock_.Now(), "Bind", Status(Code::kSkip), "the pod was deleted");
     fwk.RunReservePluginsUnreserve(*ctx->state, pod, ctx->node);
     cache_.ForgetPod(pod.pod);
     queue_.Done(key);
@@ -498,10 +555,12 @@ void Scheduler::FinishBindingCycle(const std::shared_ptr<BindingContext>& ctx, c
   const framework::PodInfo& pod = *ctx->assumed;
   const std::string key = pod.Key();
   if (!s.IsSuccess()) {
-    Unassume(*ctx, s.IsSkip() ? Status::Error("no bind plugin bound the pod") : s,
-             /*room_freed=*/true);
+    const Status failure = s.IsSkip() ? Status::Error("no bind plugin bound the pod") : s;
+    TraceStep(*ctx->state, clock_.Now(), "Bind", failure);
+    Unassume(*ctx, failure, /*room_freed=*/true);
     return;
   }
+  TraceStep(*ctx->state, clock_.Now(), "Bind", s, fmt::format("bound to {}", ctx->node.str()));
   cache_.FinishBinding(pod.pod);
   ++stats_.scheduled;
   if (framework::Metrics::Profile* m = fwk.profile_metrics()) {

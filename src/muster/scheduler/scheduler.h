@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -19,6 +20,7 @@
 #include "muster/api/scheduler_config.h"
 #include "muster/framework/framework.h"
 #include "muster/framework/loop_pool.h"
+#include "muster/framework/trace.h"
 #include "muster/scheduler/cache.h"
 #include "muster/scheduler/object_store.h"
 #include "muster/scheduler/profiles.h"
@@ -117,6 +119,14 @@ class Scheduler final : public framework::SchedulerServices {
                                         std::function<void(framework::Status)> done)>;
   void SetBindRunner(BindRunner runner) { bind_runner_ = std::move(runner); }
 
+  // Records the attempts of the pods `traced` selects (see framework/trace.h), for `muster
+  // explain`. Without it, no attempt is recorded.
+  void TracePods(std::function<bool(const api::Pod&)> traced) { traced_ = std::move(traced); }
+  // The last recorded attempt of each traced pod, by namespace/name.
+  const std::map<std::string, std::shared_ptr<framework::AttemptTrace>>& traces() const {
+    return traces_;
+  }
+
  private:
   struct Diagnosis;
   struct BindingContext;
@@ -125,6 +135,9 @@ class Scheduler final : public framework::SchedulerServices {
   Scheduler(SchedulerOptions options, framework::Clock& clock, framework::ClusterClient& client);
 
   // ---- the scheduling and binding cycles (schedule_one.cc) ----
+  // A new attempt's cycle state: timed when `sample`, recorded when the pod is traced.
+  std::unique_ptr<framework::CycleState> NewCycleState(const framework::Framework& fwk,
+                                                       const framework::PodInfo& pod, bool sample);
   framework::Status SchedulePod(const framework::Framework& fwk, framework::CycleState& state,
                                 const framework::PodInfo& pod, api::Symbol* host,
                                 Diagnosis* diagnosis);
@@ -206,6 +219,8 @@ class Scheduler final : public framework::SchedulerServices {
   SchedulerStats stats_;
   std::unordered_map<std::string, int> attempts_;
   std::string last_attempted_;
+  std::function<bool(const api::Pod&)> traced_;
+  std::map<std::string, std::shared_ptr<framework::AttemptTrace>> traces_;
 };
 
 }  // namespace muster::scheduler

@@ -71,12 +71,15 @@ std::unique_ptr<Simulation> Simulation::Create(api::Manifests manifests,
   sim->host_ = host::Host::Create(sim->cluster_, sim->clock_, config, options.seed, registry,
                                   default_plugins, errors);
   if (sim->host_ == nullptr) return nullptr;
+  if (options.traced) sim->host_->scheduler().TracePods(options.traced);
   sim->priorities_ = std::make_unique<api::PriorityResolver>(sim->manifests_.priority_classes);
   sim->cluster_.AddObserver(sim.get());
   Simulation* raw = sim.get();
   sim->pod_groups_ = std::make_unique<host::PodGroupController>(
       sim->cluster_, [raw](std::function<void()> fn) { raw->At(api::Duration::zero(), std::move(fn)); });
   sim->cluster_.AddObserver(sim->pod_groups_.get());
+  sim->history_ = std::make_unique<History>(sim->clock_, kSimulationEpoch);
+  sim->cluster_.AddObserver(sim->history_.get());
   if (options.check) {
     sim->checker_ = std::make_unique<Checker>(sim->cluster_, sim->host_->scheduler(), sim->clock_,
                                               kSimulationEpoch, config, registry, default_plugins);
@@ -381,6 +384,9 @@ class Simulation::Policy final : public host::RunPolicy {
                                   : std::nullopt) {}
 
   bool Done() override {
+    if (sim_.options_.progress && (++turns_ & (kTurnsPerProgress - 1)) == 0) {
+      sim_.options_.progress(sim_);
+    }
     if (Checker* checker = sim_.checker_.get()) {
       checker->AfterTurn();
       if (checker->violation()) return true;
@@ -427,6 +433,8 @@ class Simulation::Policy final : public host::RunPolicy {
   api::Time instant_{};
   uint64_t instant_seq_ = UINT64_MAX;
   size_t attempts_at_instant_ = 0;
+  static constexpr uint64_t kTurnsPerProgress = 1024;  // a power of two
+  uint64_t turns_ = 0;
 };
 
 void Simulation::Run() {

@@ -6,6 +6,7 @@
 // is deterministic for a given input and seed, and an hour of cluster time takes milliseconds.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -22,6 +23,7 @@
 #include "muster/host/podgroup_controller.h"
 #include "muster/scheduler/scheduler.h"
 #include "muster/sim/checker.h"
+#include "muster/sim/history.h"
 
 namespace muster::sim {
 
@@ -38,11 +40,18 @@ inline constexpr std::string_view kUngateAfter = "muster.dev/ungate-after";
 // The safeguard in Run: attempts per pod at one instant with no cluster change.
 inline constexpr size_t kMaxAttemptsPerPodAtInstant = 100;
 
+class Simulation;
+
 struct SimulationOptions {
   std::optional<api::Duration> until;
   uint64_t seed = 0;
   // Run the invariant checker (checker.h); the run stops at the first violation.
   bool check = false;
+  // Record the scheduling attempts of the pods it selects (Scheduler::TracePods), for explain.
+  std::function<bool(const api::Pod&)> traced;
+  // Called every so many turns of the scheduling loop (for a progress line; it must not change
+  // the simulation).
+  std::function<void(const Simulation&)> progress;
 };
 
 // What happened to one pod, for reports.
@@ -67,11 +76,16 @@ class Simulation final : public cluster::ClusterObserver {
   void Run();
 
   api::Duration Elapsed() const { return clock_.Now() - kSimulationEpoch; }
+  const SimulationOptions& options() const { return options_; }
+  // The input it was created with, as decoded.
+  const api::Manifests& manifests() const { return manifests_; }
   const cluster::MemoryCluster& cluster() const { return cluster_; }
   const scheduler::Scheduler& scheduler() const { return host_->scheduler(); }
   // Per pod (namespace/name).
   const std::map<std::string, PodRecord>& records() const { return records_; }
   bool IsGated(const api::Pod& pod) const;
+  // Pod counts over time, PodGroup milestones and node peaks (history.h), for the HTML report.
+  const History& history() const { return *history_; }
   // What the user should hear of the run itself (printed on stderr).
   const std::vector<std::string>& warnings() const { return warnings_; }
   // With options.check: the invariant the run stopped at, if one broke.
@@ -109,6 +123,7 @@ class Simulation final : public cluster::ClusterObserver {
   std::unique_ptr<host::Host> host_;
   std::unique_ptr<host::PodGroupController> pod_groups_;
   std::unique_ptr<Checker> checker_;
+  std::unique_ptr<History> history_;
   std::unique_ptr<api::PriorityResolver> priorities_;
   std::vector<std::unique_ptr<Workload>> workloads_;
   std::map<std::string, Workload*> workload_by_uid_;

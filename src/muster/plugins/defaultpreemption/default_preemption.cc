@@ -11,6 +11,7 @@
 #include "muster/framework/framework.h"
 #include "muster/framework/metrics.h"
 #include "muster/framework/parallel.h"
+#include "muster/framework/trace.h"
 
 namespace muster::plugins::defaultpreemption {
 namespace {
@@ -252,6 +253,35 @@ Status DefaultPreemption::PostFilter(framework::CycleState& state, const PodInfo
     candidates = DryRunPreemption(state, pod, potential, pdbs, Offset(pod.pod, n),
                                   CalculateNumCandidates(n), &dry_run_statuses, &errors);
   }
+  // For `muster explain`: what the dry run looked at and found.
+  framework::AttemptTrace* trace = state.trace.get();
+  auto victims_of = [](const Candidate& c) {
+    std::vector<std::string> names;
+    for (const PodInfoPtr& v : c.victims) names.push_back(v->Key());
+    return fmt::format("{}", fmt::join(names, ", "));
+  };
+  if (trace != nullptr) {
+    trace->post_filter_notes.push_back(
+        potential.empty()
+            ? std::string("no node where evicting pods might help: Filter's rejections are all "
+                          "unresolvable")
+            : fmt::format("{} node(s) where evicting pods might help, {} where it cannot",
+                          potential.size(), hopeless.size()));
+    if (!potential.empty() && snapshot.MinPodPriority() >= pod.pod.Priority()) {
+      trace->post_filter_notes.push_back(
+          "no pod of lower priority runs anywhere: no node has victims");
+    }
+    if (!candidates.empty()) {
+      std::vector<std::string> listed;
+      for (size_t i = 0; i < candidates.size() && i < 5; ++i) {
+        listed.push_back(fmt::format("{} ({} victim(s): {})", candidates[i].node.str(),
+                                     candidates[i].victims.size(), victims_of(candidates[i])));
+      }
+      trace->post_filter_notes.push_back(
+          fmt::format("{} candidate node(s): {}{}", candidates.size(), fmt::join(listed, "; "),
+                      candidates.size() > listed.size() ? "; ..." : ""));
+    }
+  }
   if (candidates.empty()) {
     if (!errors.empty()) return wrap(Code::kError, AggregateErrors(errors));
     // Clears a nomination the pod may hold from an earlier preemption that no longer helps.
@@ -263,6 +293,10 @@ Status DefaultPreemption::PostFilter(framework::CycleState& state, const PodInfo
   const Candidate* best = SelectCandidate(candidates);
   if (best == nullptr || best->node.empty()) return wrap(Code::kUnschedulable, kNoCandidate);
   if (metrics != nullptr) metrics->PreemptionVictims(best->victims.size());
+  if (trace != nullptr) {
+    trace->post_filter_notes.push_back(
+        fmt::format("chose {}: evicting {}", best->node.str(), victims_of(*best)));
+  }
   if (Status s = PrepareCandidate(*best, pod); !s.IsSuccess()) {
     return wrap(s.code(), s.Message());
   }

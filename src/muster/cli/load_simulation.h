@@ -1,0 +1,42 @@
+#pragma once
+
+// What `simulate` and `explain` share: from the input flags to a simulation ready to run.
+
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "muster/api/scheduler_config.h"
+#include "muster/cli/progress.h"
+#include "muster/sim/simulation.h"
+
+namespace muster::cli {
+
+// The flags that say what to simulate.
+struct SimulationInput {
+  std::vector<std::string> paths;  // empty: the built-in demo
+  std::string config;              // --config FILE
+  std::string until;               // --until DURATION
+  uint64_t seed = 0;
+};
+
+struct LoadedSimulation {
+  std::unique_ptr<sim::Simulation> simulation;
+  // The configuration it runs with (none: the default profile).
+  std::optional<api::SchedulerConfiguration> config;
+};
+
+// Loads the manifests (or, without paths, the built-in demo, saying so on `err`) and the
+// configuration, and builds the simulation with `options` (its until and seed taken from
+// `input`). On bad input, prints every error and "nothing was simulated" on `err` and returns
+// no simulation.
+LoadedSimulation LoadSimulation(const SimulationInput& input, sim::SimulationOptions options,
+                                std::istream& in, std::ostream& err);
+
+// SimulationOptions::progress for `line`: virtual time, pods bound and pending, the rate.
+std::function<void(const sim::Simulation&)> SimulationProgress(ProgressLine& line);
+
+}  // namespace muster::cli

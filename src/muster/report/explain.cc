@@ -1,0 +1,475 @@
+#include "muster/report/explain.h"
+
+#include <algorithm>
+#include <map>
+#include <ostream>
+
+#include <fmt/format.h>
+
+#include "muster/report/simulation.h"
+#include "muster/report/text.h"
+
+namespace muster::report {
+namespace {
+
+using json = nlohmann::ordered_json;
+using framework::AttemptTrace;
+using framework::Code;
+
+std::string Name(Code code) { return std::string(framework::CodeName(code)); }
+
+std::string At(api::Time t) { return api::FormatDuration(t - sim::kSimulationEpoch); }
+
+json OutcomesJson(const std::vector<AttemptTrace::Outcome>& outcomes) {
+  json out = json::array();
+  for (const AttemptTrace::Outcome& o : outcomes) {
+    json j;
+    j["plugin"] = o.plugin;
+    j["result"] = Name(o.code);
+    j["message"] = o.message;
+    if (!o.notes.empty()) j["notes"] = o.notes;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+json FilterJson(const AttemptTrace& trace) {
+  json filter;
+  filter["plugins"] = trace.filter_plugins;
+  json skipped = json::array();
+  for (const AttemptTrace::Outcome& o : trace.pre_filter) {
+    if (o.code == Code::kSkip &&
+        std::find(trace.filter_plugins.begin(), trace.filter_plugins.end(), o.plugin) !=
+            trace.filter_plugins.end()) {
+      skipped.push_back(o.plugin);
+    }
+  }
+  filter["skipped"] = std::move(skipped);
+  json nodes = json::array();
+  for (const auto& [node, record] : trace.filtered()) {
+    json n;
+    n["node"] = node;
+    const bool passed = record.verdicts.empty() || record.verdicts.back().code == Code::kSuccess;
+    n["result"] = passed ? "Passed" : "Rejected";
+    if (!passed) {
+      const AttemptTrace::Verdict& last = record.verdicts.back();
+      n["plugin"] = trace.filter_plugins.at(static_cast<size_t>(last.plugin));
+      n["code"] = Name(last.code);
+      n["reason"] = last.reason;
+    }
+    if (record.nominated_pods > 0) {
+      n["nominatedPods"] = record.nominated_pods;
+      n["rejectedWithNominatedPods"] = record.rejected_with_nominated;
+    }
+    json verdicts = json::array();
+    for (const AttemptTrace::Verdict& v : record.verdicts) {
+      json j;
+      j["plugin"] = trace.filter_plugins.at(static_cast<size_t>(v.plugin));
+      j["result"] = Name(v.code);
+      if (!v.reason.empty()) j["reason"] = v.reason;
+      verdicts.push_back(std::move(j));
+    }
+    n["verdicts"] = std::move(verdicts);
+    nodes.push_back(std::move(n));
+  }
+  filter["nodes"] = std::move(nodes);
+  return filter;
+}
+
+json ScoreJson(const AttemptTrace& trace) {
+  json score;
+  json plugins = json::array();
+  for (const AttemptTrace::ScoreColumn& c : trace.scores) {
+    json p;
+    p["plugin"] = c.plugin;
+    p["weight"] = c.weight;
+    p["normalizes"] = c.normalizes;
+    plugins.push_back(std::move(p));
+  }
+  score["plugins"] = std::move(plugins);
+  // Best first, as the scheduler ranks them; ties by name.
+  std::vector<size_t> order(trace.scored_nodes.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  auto total = [&](size_t i) { return i < trace.totals.size() ? trace.totals[i] : int64_t{0}; };
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (total(a) != total(b)) return total(a) > total(b);
+    return trace.scored_nodes[a] < trace.scored_nodes[b];
+  });
+  json nodes = json::array();
+  for (size_t i : order) {
+    json n;
+    n["node"] = trace.scored_nodes[i];
+    n["total"] = total(i);
+    n["selected"] = trace.scored_nodes[i] == trace.selected_node;
+    json scores = json::array();
+    for (const AttemptTrace::ScoreColumn& c : trace.scores) {
+      json s;
+      s["plugin"] = c.plugin;
+      s["raw"] = c.raw.at(i);
+      s["normalized"] = c.normalized.at(i);
+      s["weight"] = c.weight;
+      s["weighted"] = c.normalized.at(i) * c.weight;
+      scores.push_back(std::move(s));
+    }
+    n["scores"] = std::move(scores);
+    nodes.push_back(std::move(n));
+  }
+  score["nodes"] = std::move(nodes);
+  return score;
+}
+
+json GroupJson(const sim::Simulation& sim, const api::Pod& pod, const AttemptTrace* trace) {
+  const std::string name = api::PodGroupName(pod).string();
+  if (name.empty()) return nullptr;
+  const std::string key = pod.metadata.namespace_.string() + "/" + name;
+  json g;
+  g["name"] = key;
+  const api::PodGroup* group = sim.cluster().GetPodGroup(key);
+  g["exists"] = group != nullptr;
+  if (group != nullptr) {
+    g["minMember"] = group->spec.min_member;
+    g["phase"] = std::string(api::PodGroupPhaseName(group->status.phase));
+    g["scheduled"] = group->status.scheduled;
+    const api::PodCondition* cond = api::FindCondition(group->status.conditions, "Scheduled");
+    g["message"] = cond != nullptr ? cond->message : "";
+  }
+  json members = json::array();
+  for (const auto& [k, stored] : sim.cluster().pods()) {
+    const api::Pod& p = *stored;
+    if (p.metadata.namespace_ != pod.metadata.namespace_ || api::PodGroupName(p).string() != name) {
+      continue;
+    }
+    json m;
+    m["name"] = p.metadata.name;
+    m["status"] = PodStatusText(sim, p);
+    m["nodeName"] = p.spec.node_name.string();
+    members.push_back(std::move(m));
+  }
+  g["members"] = std::move(members);
+  if (trace != nullptr && trace->group) {
+    const AttemptTrace::Group& c = *trace->group;
+    json cycle;
+    cycle["minMember"] = c.min_member;
+    cycle["members"] = c.total_members;
+    cycle["assignedBefore"] = c.assigned_before;
+    cycle["attempted"] = c.attempted;
+    json placed = json::array();
+    for (const auto& [member, node] : c.placed) placed.push_back({{"pod", member}, {"node", node}});
+    cycle["placed"] = std::move(placed);
+    json failed = json::array();
+    for (const auto& [member, why] : c.failed) failed.push_back({{"pod", member}, {"reason", why}});
+    cycle["failed"] = std::move(failed);
+    cycle["scheduled"] = c.scheduled;
+    cycle["message"] = c.message;
+    g["lastCycle"] = std::move(cycle);
+  }
+  return g;
+}
+
+// Why a pod has no recorded attempt.
+std::string NoAttemptReason(const sim::Simulation& sim, const api::Pod& pod) {
+  if (!pod.spec.node_name.empty() && sim.records().count(pod.metadata.Key()) != 0 &&
+      !sim.records().at(pod.metadata.Key()).scheduled_at) {
+    return fmt::format("the pod was created bound to {} (spec.nodeName): no scheduler placed it",
+                       pod.spec.node_name.str());
+  }
+  if (!pod.spec.node_name.empty()) {
+    return fmt::format("the pod was created bound to {} (spec.nodeName)", pod.spec.node_name.str());
+  }
+  if (!sim.scheduler().Responsible(pod)) {
+    return fmt::format("no profile of this scheduler is named \"{}\" (spec.schedulerName)",
+                       pod.spec.scheduler_name);
+  }
+  if (sim.IsGated(pod)) {
+    return fmt::format("the pod is held by scheduling gate(s) {}: it never reached the queue",
+                       fmt::join(pod.spec.scheduling_gates, ", "));
+  }
+  return "the scheduler never attempted it (it may have been waiting in backoff, or created "
+         "when the run ended)";
+}
+
+}  // namespace
+
+nlohmann::ordered_json BuildExplanation(const sim::Simulation& sim, const api::Pod& pod,
+                                        const framework::AttemptTrace* trace) {
+  json out;
+  out["apiVersion"] = "muster.dev/v1alpha1";
+  out["kind"] = "SchedulingExplanation";
+  out["time"] = api::FormatDuration(sim.Elapsed());
+  json p;
+  p["namespace"] = pod.metadata.namespace_.string();
+  p["name"] = pod.metadata.name;
+  p["status"] = PodStatusText(sim, pod);
+  p["nodeName"] = pod.spec.node_name.string();
+  p["podGroup"] = api::PodGroupName(pod).string();
+  p["attempts"] = sim.scheduler().Attempts(pod.metadata.Key());
+  const api::PodCondition* cond = api::FindCondition(pod.status.conditions, "PodScheduled");
+  p["message"] = cond != nullptr && cond->status == "False" ? cond->message : "";
+  out["pod"] = std::move(p);
+
+  if (trace == nullptr) {
+    out["attempt"] = nullptr;
+    out["noAttempt"] = NoAttemptReason(sim, pod);
+  } else {
+    json a;
+    a["number"] = trace->attempt;
+    a["time"] = At(trace->time);
+    a["profile"] = trace->profile;
+    a["result"] = Name(trace->result);
+    a["message"] = trace->message;
+    a["selectedNode"] = trace->selected_node;
+    if (!trace->selected_node.empty()) a["ties"] = trace->ties;
+    json nodes;
+    nodes["total"] = trace->all_nodes;
+    nodes["toFind"] = trace->nodes_to_find;
+    nodes["filtered"] = trace->nodes_filtered;
+    nodes["feasible"] = trace->nodes_feasible;
+    nodes["scored"] = trace->scored_nodes.size();
+    if (trace->percentage_of_nodes_to_score) {
+      nodes["percentageOfNodesToScore"] = *trace->percentage_of_nodes_to_score;
+    } else {
+      nodes["percentageOfNodesToScore"] = nullptr;
+    }
+    a["nodes"] = std::move(nodes);
+    if (!trace->nominated_node.empty()) {
+      json n;
+      n["node"] = trace->nominated_node;
+      n["result"] = Name(trace->nominated_node_status->code());
+      n["message"] = trace->nominated_node_status->Message();
+      a["nominatedNode"] = std::move(n);
+    }
+    a["preFilter"] = OutcomesJson(trace->pre_filter);
+    a["filter"] = FilterJson(*trace);
+    a["preScore"] = OutcomesJson(trace->pre_score);
+    a["score"] = ScoreJson(*trace);
+    json post;
+    post["plugins"] = OutcomesJson(trace->post_filter);
+    post["nominatedNode"] = trace->post_filter_nominated.value_or("");
+    a["postFilter"] = std::move(post);
+    json steps = json::array();
+    for (const AttemptTrace::Step& s : trace->steps) {
+      json j;
+      j["time"] = At(s.time);
+      j["step"] = s.step;
+      j["result"] = Name(s.code);
+      j["message"] = s.message;
+      steps.push_back(std::move(j));
+    }
+    a["steps"] = std::move(steps);
+    out["attempt"] = std::move(a);
+  }
+  out["podGroup"] = GroupJson(sim, pod, trace);
+  return out;
+}
+
+namespace {
+
+std::string Str(const json& j) { return j.is_string() ? j.get<std::string>() : j.dump(); }
+
+void PrintOutcomes(const char* title, const json& outcomes, std::ostream& out) {
+  if (outcomes.empty()) return;
+  out << "\n" << title << "\n";
+  std::vector<std::vector<std::string>> rows{{"  PLUGIN", "RESULT", "MESSAGE"}};
+  for (const json& o : outcomes) {
+    rows.push_back({"  " + Str(o["plugin"]), Str(o["result"]), Str(o["message"])});
+  }
+  PrintColumns(rows, out);
+}
+
+void PrintNodes(const json& a, std::ostream& out) {
+  const json& n = a["nodes"];
+  const int64_t total = n["total"].get<int64_t>();
+  const int64_t filtered = n["filtered"].get<int64_t>();
+  out << fmt::format("\nNodes: {} in the cluster; Filter examined {}, {} passed", total, filtered,
+                     n["feasible"].get<int64_t>());
+  if (n["scored"].get<int64_t>() > 0) out << fmt::format(", {} scored", n["scored"].get<int64_t>());
+  out << ".\n";
+  if (filtered < total && filtered > 0) {
+    const std::string pct = n["percentageOfNodesToScore"].is_null()
+                                ? "the adaptive default"
+                                : fmt::format("{}%", n["percentageOfNodesToScore"].get<int>());
+    out << fmt::format(
+        "  Filter stops once it has {} feasible nodes (percentageOfNodesToScore: {}); the "
+        "other {} were not examined in this attempt.\n",
+        n["toFind"].get<int64_t>(), pct, total - filtered);
+  }
+  if (a.contains("nominatedNode")) {
+    const json& nn = a["nominatedNode"];
+    out << fmt::format("  Nominated node {} was tried first: {}{}\n", Str(nn["node"]),
+                       Str(nn["result"]),
+                       Str(nn["message"]).empty() ? "" : ": " + Str(nn["message"]));
+  }
+}
+
+void PrintFilter(const json& filter, size_t top, std::ostream& out) {
+  const json& nodes = filter["nodes"];
+  if (nodes.empty()) return;
+  std::vector<std::string> plugins;
+  for (const json& p : filter["plugins"]) plugins.push_back(Str(p));
+  out << fmt::format("\nFilter (plugins in order: {}", fmt::join(plugins, ", "));
+  std::vector<std::string> skipped;
+  for (const json& p : filter["skipped"]) skipped.push_back(Str(p));
+  if (!skipped.empty()) out << fmt::format("; skipped after PreFilter: {}", fmt::join(skipped, ", "));
+  out << ")\n";
+  std::vector<const json*> passed, rejected;
+  for (const json& n : nodes) (Str(n["result"]) == "Passed" ? passed : rejected).push_back(&n);
+  std::vector<std::vector<std::string>> rows{{"  NODE", "RESULT", "PLUGIN", "REASON"}};
+  auto with_nominated = [](const json& n) {
+    return n.contains("nominatedPods")
+               ? fmt::format(" (with {} pod(s) nominated to it{})", n["nominatedPods"].get<int>(),
+                             n["rejectedWithNominatedPods"].get<bool>() ? "" : ", and without")
+               : std::string();
+  };
+  for (size_t i = 0; i < passed.size() && i < top; ++i) {
+    rows.push_back({"  " + Str((*passed[i])["node"]), "Passed",
+                    fmt::format("(all {} that ran)", (*passed[i])["verdicts"].size()),
+                    with_nominated(*passed[i])});
+  }
+  if (passed.size() > top) {
+    rows.push_back({fmt::format("  ({} more passed)", passed.size() - top), "", "", ""});
+  }
+  if (rejected.size() <= top) {
+    for (const json* n : rejected) {
+      rows.push_back({"  " + Str((*n)["node"]), "Rejected", Str((*n)["plugin"]),
+                      Str((*n)["reason"]) + with_nominated(*n)});
+    }
+    PrintColumns(rows, out);
+    return;
+  }
+  if (rows.size() > 1) PrintColumns(rows, out);
+  // Many rejections: one line per plugin and reason, in order of count.
+  std::map<std::pair<std::string, std::string>, std::vector<std::string>> by_reason;
+  for (const json* n : rejected) {
+    by_reason[{Str((*n)["plugin"]), Str((*n)["reason"])}].push_back(Str((*n)["node"]));
+  }
+  std::vector<std::pair<std::pair<std::string, std::string>, std::vector<std::string>>> sorted(
+      by_reason.begin(), by_reason.end());
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+    return a.second.size() > b.second.size();
+  });
+  out << fmt::format("  {} rejected, by reason:\n", rejected.size());
+  std::vector<std::vector<std::string>> summary{{"    COUNT", "PLUGIN", "REASON", "NODES"}};
+  for (const auto& [why, names] : sorted) {
+    std::vector<std::string> shown(names.begin(), names.begin() + std::min<size_t>(3, names.size()));
+    summary.push_back({fmt::format("    {}", names.size()), why.first, why.second,
+                       fmt::format("{}{}", fmt::join(shown, ", "), names.size() > 3 ? ", ..." : "")});
+  }
+  PrintColumns(summary, out);
+}
+
+void PrintScore(const json& score, const std::string& selected, size_t top, std::ostream& out) {
+  const json& nodes = score["nodes"];
+  if (nodes.empty()) return;
+  if (score["plugins"].empty()) {
+    out << fmt::format("\nScore: no score plugin ran; {} feasible node(s) tied.\n", nodes.size());
+    return;
+  }
+  out << (nodes.size() > top ? fmt::format("\nScore (the top {} of {} nodes)\n", top, nodes.size())
+                             : std::string("\nScore\n"));
+  std::vector<std::vector<std::string>> rows{
+      {"  NODE", "PLUGIN", "RAW", "NORMALIZED", "WEIGHT", "WEIGHTED"}};
+  for (size_t i = 0; i < nodes.size() && i < top; ++i) {
+    const json& n = nodes[i];
+    bool first = true;
+    for (const json& s : n["scores"]) {
+      rows.push_back({first ? "  " + Str(n["node"]) : "", Str(s["plugin"]), s["raw"].dump(),
+                      s["normalized"].dump(), s["weight"].dump(), s["weighted"].dump()});
+      first = false;
+    }
+    rows.push_back({"", "total", "", "", "",
+                    n["total"].dump() + (Str(n["node"]) == selected ? "   <- selected" : "")});
+  }
+  PrintColumns(rows, out);
+}
+
+void PrintGroup(const json& g, std::ostream& out) {
+  if (g.is_null()) return;
+  out << "\nPodGroup " << Str(g["name"]);
+  if (!g["exists"].get<bool>()) {
+    out << ": no such PodGroup at the end of the run\n";
+  } else {
+    out << fmt::format(" (minMember {}): {}, {} scheduled", g["minMember"].get<int>(),
+                       Str(g["phase"]), g["scheduled"].get<int>());
+    if (!Str(g["message"]).empty()) out << "; " << Str(g["message"]);
+    out << "\n";
+  }
+  if (g.contains("lastCycle")) {
+    const json& c = g["lastCycle"];
+    out << fmt::format(
+        "  In this attempt's group cycle: {} member(s) already on nodes, {} tried together.\n",
+        c["assignedBefore"].get<int>(), c["attempted"].get<int>());
+    std::vector<std::string> placed;
+    for (const json& p : c["placed"]) placed.push_back(Str(p["pod"]) + " on " + Str(p["node"]));
+    if (!placed.empty()) out << fmt::format("    placed: {}\n", fmt::join(placed, ", "));
+    for (const json& f : c["failed"]) {
+      out << fmt::format("    not placed: {}: {}\n", Str(f["pod"]), Str(f["reason"]));
+    }
+    out << fmt::format("    decision: {}: {}\n",
+                       c["scheduled"].get<bool>() ? "the group goes on to bind" : "nothing placed",
+                       Str(c["message"]));
+  }
+  std::vector<std::vector<std::string>> rows{{"  MEMBER", "STATUS", "NODE"}};
+  for (const json& m : g["members"]) {
+    rows.push_back({"  " + Str(m["name"]), Str(m["status"]),
+                    Str(m["nodeName"]).empty() ? "<none>" : Str(m["nodeName"])});
+  }
+  PrintColumns(rows, out);
+}
+
+}  // namespace
+
+void PrintExplanation(const nlohmann::ordered_json& e, size_t top, std::ostream& out) {
+  const json& pod = e["pod"];
+  out << fmt::format("Pod {}/{}: {}", Str(pod["namespace"]), Str(pod["name"]), Str(pod["status"]));
+  if (!Str(pod["nodeName"]).empty()) out << " on " << Str(pod["nodeName"]);
+  out << fmt::format(" when the run ended at {} ({} scheduling attempt(s))\n", Str(e["time"]),
+                     pod["attempts"].get<int>());
+  if (!Str(pod["message"]).empty()) out << "  " << Str(pod["message"]) << "\n";
+  const json& a = e["attempt"];
+  if (a.is_null()) {
+    out << "\nNo scheduling attempt: " << Str(e["noAttempt"]) << ".\n";
+    PrintGroup(e["podGroup"], out);
+    return;
+  }
+  out << fmt::format("\nLast attempt: #{} at {}, profile {}\n", a["number"].get<int>(),
+                     Str(a["time"]), Str(a["profile"]));
+  if (!Str(a["selectedNode"]).empty()) {
+    const int64_t ties = a["ties"].get<int64_t>();
+    out << fmt::format("  Chose {}{}\n", Str(a["selectedNode"]),
+                       ties > 1 ? fmt::format(" (one of {} nodes tied at the top score, picked "
+                                              "at random with the run's seed)",
+                                              ties)
+                                : "");
+  }
+  if (Str(a["result"]) != "Success" || !Str(a["message"]).empty()) {
+    out << fmt::format("  Result: {}: {}\n", Str(a["result"]), Str(a["message"]));
+  }
+  PrintOutcomes("PreFilter", a["preFilter"], out);
+  PrintNodes(a, out);
+  PrintFilter(a["filter"], top, out);
+  PrintOutcomes("PreScore", a["preScore"], out);
+  PrintScore(a["score"], Str(a["selectedNode"]), top, out);
+  const json& post = a["postFilter"];
+  if (!post["plugins"].empty()) {
+    PrintOutcomes("PostFilter", post["plugins"], out);
+    for (const json& p : post["plugins"]) {
+      if (!p.contains("notes")) continue;
+      out << "  " << Str(p["plugin"]) << ":\n";
+      for (const json& note : p["notes"]) out << "    " << Str(note) << "\n";
+    }
+    if (!Str(post["nominatedNode"]).empty()) {
+      out << "    nominated node: " << Str(post["nominatedNode"]) << "\n";
+    }
+  }
+  if (!a["steps"].empty()) {
+    out << "\nAfter the choice of node\n";
+    std::vector<std::vector<std::string>> rows{{"  TIME", "STEP", "RESULT", "MESSAGE"}};
+    for (const json& s : a["steps"]) {
+      rows.push_back({"  " + Str(s["time"]), Str(s["step"]), Str(s["result"]), Str(s["message"])});
+    }
+    PrintColumns(rows, out);
+  }
+  PrintGroup(e["podGroup"], out);
+}
+
+}  // namespace muster::report

@@ -1,0 +1,742 @@
+#include "muster/report/html.h"
+
+#include <algorithm>
+#include <array>
+#include <iterator>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "muster/report/charts.h"
+#include "muster/report/simulation.h"
+
+namespace muster::report {
+namespace {
+
+using charts::Escape;
+using charts::TimeLabel;
+
+template <typename... Args>
+void Put(std::string& out, fmt::format_string<Args...> format, Args&&... args) {
+  fmt::format_to(std::back_inserter(out), format, std::forward<Args>(args)...);
+}
+
+// Nothing loads: no script, no fetch, no font; styles and data: images only.
+constexpr std::string_view kContentSecurityPolicy =
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; "
+    "form-action 'none'";
+
+constexpr std::string_view kStyle = R"(
+:root{--fg:#1f2937;--muted:#6b7280;--line:#e5e7eb;--bg:#f4f5f7;--card:#fff}
+*{box-sizing:border-box}
+body{margin:0;background:var(--bg);color:var(--fg);font:14px/1.45 system-ui,-apple-system,
+  "Segoe UI",Roboto,"Helvetica Neue",Arial,"Noto Sans","Liberation Sans",sans-serif}
+main{max-width:1360px;margin:0 auto;padding:24px 28px 40px}
+h1{font-size:22px;margin:0 0 2px;font-weight:650}
+h2{font-size:16px;margin:0 0 2px;font-weight:650}
+.sub{color:var(--muted);font-size:13px}
+.sub code,.note code{font-size:12px}
+code,pre,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace}
+.cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(112px,1fr));gap:10px;
+  margin:18px 0 12px}
+.card{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:10px 12px}
+.card .n{font-size:26px;font-weight:650;line-height:1.15;font-variant-numeric:tabular-nums;
+  white-space:nowrap}
+.card .l{font-size:11.5px;color:var(--muted);text-transform:uppercase;letter-spacing:.05em}
+.card.running .n{color:#0072b2}.card.pending .n{color:#a86400}.card.succeeded .n{color:#007a5a}
+.card.gated .n{color:#a4507f}.card.failed .n{color:#a33d00}
+.verdict{background:var(--card);border:1px solid var(--line);border-left:5px solid #009e73;
+  border-radius:8px;padding:10px 16px;font-size:16px}
+.verdict.warn{border-left-color:#e69f00}
+section{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:18px 22px;
+  margin:16px 0}
+.note{color:var(--muted);font-size:12.5px;margin:2px 0 12px}
+.legend{display:flex;flex-wrap:wrap;gap:6px 18px;font-size:12.5px;margin:0 0 8px}
+.legend span{white-space:nowrap}
+.legend i{display:inline-block;width:12px;height:12px;border-radius:2px;margin-right:6px;
+  vertical-align:-1px;box-shadow:inset 0 0 0 1px rgba(0,0,0,.12)}
+.legend i.mark{width:2px;background:#1f2937;border-radius:0}
+svg.chart{display:block;max-width:100%;height:auto}
+.hists{display:flex;flex-wrap:wrap;gap:8px 18px;margin:4px 0 14px}
+.scroll{overflow-x:auto}
+table{border-collapse:collapse;width:100%;font-size:12.5px}
+th{text-align:left;font-weight:600;color:var(--muted);border-bottom:1px solid var(--line);
+  padding:6px 8px;white-space:nowrap}
+td{border-bottom:1px solid #eef0f2;padding:5px 8px;vertical-align:top}
+td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
+td.msg{color:#374151;max-width:560px}
+tr:hover td{background:#fafbfc}
+.badge{display:inline-block;padding:1px 8px;border-radius:10px;font-size:11.5px;font-weight:600;
+  white-space:nowrap}
+.s-Running{background:#dcecf7;color:#005a8c}.s-Pending{background:#fbecd0;color:#7a4a00}
+.s-Succeeded{background:#d5efe6;color:#00664b}.s-SchedulingGated{background:#f5e3ee;color:#8a3f69}
+.s-Failed{background:#f9e0d3;color:#8f3500}.s-Unknown{background:#eceef1;color:#374151}
+pre{background:#f8f9fb;border:1px solid var(--line);border-radius:6px;padding:12px 14px;
+  margin:8px 0 0;overflow:auto;max-height:520px;font-size:12.5px;line-height:1.5}
+footer{color:var(--muted);font-size:12px;text-align:center;margin-top:20px}
+)";
+
+std::string Thousands(int64_t n) {
+  std::string digits = std::to_string(n < 0 ? -n : n);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return n < 0 ? "-" + out : out;
+}
+
+std::string Plural(int64_t n, std::string_view one, std::string_view many) {
+  return fmt::format("{} {}", Thousands(n), n == 1 ? one : many);
+}
+
+std::string Percent(double fraction) {
+  const double pct = fraction * 100;
+  if (pct > 0 && pct < 1) return "<1%";
+  return fmt::format("{}%", static_cast<int64_t>(pct + 0.5));
+}
+
+// ---- Resources ----
+
+// One column of the utilisation heat map: a resource and how to read and print it.
+struct ResourceColumn {
+  std::string name;
+  api::Symbol symbol;  // for extended resources
+};
+
+int64_t Amount(const api::Resource& r, const ResourceColumn& column) {
+  if (column.name == api::kResourceCPU) return r.milli_cpu;
+  if (column.name == api::kResourceMemory) return r.memory;
+  if (column.name == api::kResourceEphemeralStorage) return r.ephemeral_storage;
+  if (column.name == api::kResourcePods) return r.allowed_pod_number;
+  return r.Scalar(column.symbol);
+}
+
+// "3.5" cores, "1.5Gi" bytes, "12" of anything else.
+std::string FormatAmount(const ResourceColumn& column, int64_t value) {
+  auto trim = [](std::string s) {
+    if (s.find('.') != std::string::npos) {
+      while (s.ends_with('0')) s.pop_back();
+      if (s.ends_with('.')) s.pop_back();
+    }
+    return s;
+  };
+  if (column.name == api::kResourceCPU) {
+    return trim(fmt::format("{:.3f}", static_cast<double>(value) / 1000));
+  }
+  const bool bytes = column.name == api::kResourceMemory ||
+                     column.name == api::kResourceEphemeralStorage ||
+                     api::IsHugePageResourceName(column.name);
+  if (!bytes) return Thousands(value);
+  static constexpr std::array<std::string_view, 6> kUnits = {"", "Ki", "Mi", "Gi", "Ti", "Pi"};
+  double v = static_cast<double>(value);
+  size_t unit = 0;
+  while (unit + 1 < kUnits.size() && v >= 1024) {
+    v /= 1024;
+    ++unit;
+  }
+  return trim(fmt::format("{:.1f}", v)) + std::string(kUnits[unit]);
+}
+
+std::optional<double> Fraction(int64_t requested, int64_t allocatable) {
+  if (allocatable <= 0) return requested > 0 ? std::optional(1.0) : std::nullopt;
+  return static_cast<double>(requested) / static_cast<double>(allocatable);
+}
+
+// ---- What the page says, gathered once ----
+
+struct PodFacts {
+  const api::Pod* pod;
+  const std::string* key;
+  std::string status;
+  std::string group;
+  const api::PodCondition* unschedulable;  // PodScheduled=False, or nullptr
+};
+
+struct Facts {
+  std::vector<PodFacts> pods;  // by namespace/name
+  int running = 0, pending = 0, succeeded = 0, failed = 0, gated = 0;
+  int64_t attempts = 0;
+  bool namespaces = false;  // some object outside "default": names carry their namespace
+  api::Duration end{0};     // the time axis: the run's end
+};
+
+Facts Gather(const sim::Simulation& sim) {
+  Facts f;
+  const cluster::MemoryCluster& c = sim.cluster();
+  for (const auto& [key, stored] : c.pods()) {
+    const api::Pod& pod = *stored;
+    PodFacts p{&pod, &key, PodStatusText(sim, pod), api::PodGroupName(pod).string(), nullptr};
+    const api::PodCondition* cond = api::FindCondition(pod.status.conditions, "PodScheduled");
+    if (cond != nullptr && cond->status == "False") p.unschedulable = cond;
+    if (p.status == "SchedulingGated") {
+      ++f.gated;
+    } else if (pod.status.phase == api::PodPhase::kPending) {
+      ++f.pending;
+    } else if (pod.status.phase == api::PodPhase::kRunning) {
+      ++f.running;
+    } else if (pod.status.phase == api::PodPhase::kSucceeded) {
+      ++f.succeeded;
+    } else if (pod.status.phase == api::PodPhase::kFailed) {
+      ++f.failed;
+    }
+    f.namespaces |= pod.metadata.namespace_.str() != api::kDefaultNamespace;
+    f.pods.push_back(std::move(p));
+  }
+  for (const auto& [key, group] : c.pod_groups()) {
+    f.namespaces |= group.metadata.namespace_.str() != api::kDefaultNamespace;
+  }
+  for (const auto& [key, record] : sim.records()) f.attempts += record.attempts;
+  f.end = sim.Elapsed();
+  if (!sim.history().samples().empty()) {
+    f.end = std::max(f.end, sim.history().samples().back().at);
+  }
+  return f;
+}
+
+std::string ObjectName(const Facts& f, std::string_view ns, std::string_view name) {
+  return f.namespaces ? fmt::format("{}/{}", ns, name) : std::string(name);
+}
+
+// ---- Sections ----
+
+void Header(std::string& out, const sim::Simulation& sim, const HtmlReportOptions& options) {
+  Put(out, "<header><h1>{}</h1><div class=\"sub\">", Escape(options.title));
+  std::string inputs;
+  for (const std::string& input : options.inputs) {
+    Put(inputs, "{}<code>{}</code>", inputs.empty() ? "" : " ", Escape(input));
+  }
+  if (!inputs.empty()) Put(out, "Inputs {} &middot; ", inputs);
+  Put(out, "seed {}", sim.options().seed);
+  if (sim.options().until) Put(out, " &middot; until {}", Escape(TimeLabel(*sim.options().until)));
+  Put(out, " &middot; configuration: {}",
+      options.config_text.empty() ? "the default profile"
+                                  : "<code>" + Escape(options.config_source) + "</code>");
+  out += "</div></header>";
+}
+
+// "3 of 6 pods pending: 1 PodGroup short of quorum; 2 unschedulable (“...”)"
+std::string Verdict(const sim::Simulation& sim, const Facts& f, bool* warn) {
+  const int total = static_cast<int>(f.pods.size());
+  *warn = f.pending + f.gated + f.failed > 0;
+  if (total == 0) return "No pods were created.";
+  if (f.pending == 0 && f.gated == 0) {
+    std::string s = f.succeeded == total
+                        ? fmt::format("All {} ran to completion.", Plural(total, "pod", "pods"))
+                        : fmt::format("All {} were scheduled.", Plural(total, "pod", "pods"));
+    if (f.failed > 0) s += fmt::format(" {} failed.", Thousands(f.failed));
+    return s;
+  }
+  // Pending members of groups short of quorum, and the other pending pods by message.
+  std::set<std::string> short_groups;
+  int in_short_groups = 0;
+  std::map<std::string, int> messages;
+  for (const PodFacts& p : f.pods) {
+    if (p.status != "Pending") continue;
+    if (!p.group.empty()) {
+      const std::string key = p.pod->metadata.namespace_.string() + "/" + p.group;
+      auto it = sim.history().groups().find(key);
+      if (it != sim.history().groups().end() && it->second.created && !it->second.quorum) {
+        short_groups.insert(key);
+        ++in_short_groups;
+        continue;
+      }
+    }
+    ++messages[p.unschedulable ? p.unschedulable->message : ""];
+  }
+  std::vector<std::string> parts;
+  if (!short_groups.empty()) {
+    parts.push_back(
+        fmt::format("{} short of quorum",
+                    Plural(static_cast<int64_t>(short_groups.size()), "PodGroup", "PodGroups")));
+  }
+  const int others = f.pending - in_short_groups;
+  if (others > 0) {
+    auto top = std::max_element(messages.begin(), messages.end(),
+                                [](const auto& a, const auto& b) { return a.second < b.second; });
+    // The message's first sentence: the filters' verdict, without preemption's.
+    std::string_view message = top->first;
+    if (size_t end = message.find(". "); end != std::string_view::npos) {
+      message = message.substr(0, end + 1);
+    }
+    if (message.empty()) {
+      parts.push_back(fmt::format("{} not tried yet", Thousands(others)));
+    } else {
+      parts.push_back(fmt::format("{} unschedulable ({}\u201c{}\u201d)", Thousands(others),
+                                  top->second == others ? "" : "most often ", message));
+    }
+  }
+  if (f.gated > 0) parts.push_back(fmt::format("{} gated", Thousands(f.gated)));
+  std::string s =
+      fmt::format("{} of {} pending", Thousands(f.pending + f.gated), Plural(total, "pod", "pods"));
+  for (size_t i = 0; i < parts.size(); ++i) s += (i == 0 ? ": " : "; ") + parts[i];
+  if (f.failed > 0) s += fmt::format("; {} failed", Thousands(f.failed));
+  return s;
+}
+
+void Summary(std::string& out, const sim::Simulation& sim, const Facts& f) {
+  out += "<div class=\"cards\">";
+  auto card = [&](std::string_view cls, std::string_view label, const std::string& value) {
+    Put(out, "<div class=\"card {}\"><div class=\"n\">{}</div><div class=\"l\">{}</div></div>", cls,
+        Escape(value), label);
+  };
+  card("", "Pods", Thousands(static_cast<int64_t>(f.pods.size())));
+  card("running", "Running", Thousands(f.running));
+  card("pending", "Pending", Thousands(f.pending));
+  card("succeeded", "Succeeded", Thousands(f.succeeded));
+  card("gated", "Gated", Thousands(f.gated));
+  if (f.failed > 0) card("failed", "Failed", Thousands(f.failed));
+  card("", "PodGroups", Thousands(static_cast<int64_t>(sim.cluster().pod_groups().size())));
+  card("", "Nodes", Thousands(static_cast<int64_t>(sim.cluster().nodes().size())));
+  card("", "Virtual time", TimeLabel(sim.Elapsed()));
+  card("", "Seed", std::to_string(sim.options().seed));
+  card("", "Attempts", Thousands(f.attempts));
+  out += "</div>";
+  bool warn = false;
+  const std::string verdict = Verdict(sim, f, &warn);
+  Put(out, "<div class=\"verdict{}\" id=\"verdict\">{}</div>", warn ? " warn" : "",
+      Escape(verdict));
+}
+
+void PodsOverTime(std::string& out, const sim::Simulation& sim, const Facts& f) {
+  const std::vector<charts::Layer> layers = {{"succeeded", charts::kGreen},
+                                             {"running", charts::kBlue},
+                                             {"failed", charts::kVermillion},
+                                             {"pending", charts::kOrange},
+                                             {"gated", charts::kPurple}};
+  std::vector<charts::Step> steps;
+  for (const sim::CountSample& s : sim.history().samples()) {
+    steps.push_back({s.at,
+                     {s.counts.succeeded, s.counts.running, s.counts.failed, s.counts.pending,
+                      s.counts.gated}});
+  }
+  out += "<section id=\"pods-over-time\"><h2>Pods over time</h2>";
+  if (f.end.count() == 0) {
+    out +=
+        "<p class=\"note\">Everything happened at the first instant (0s): the chart holds the "
+        "state the run ended in.</p>";
+  } else {
+    Put(out,
+        "<p class=\"note\">Pods by state over virtual time, stacked: the counts changed at {} "
+        "in a run of {}. Hover for the counts.</p>",
+        Plural(static_cast<int64_t>(steps.size()), "instant", "instants"),
+        Escape(TimeLabel(f.end)));
+  }
+  const sim::PodCounts& now = sim.history().counts();
+  const std::vector<int64_t> end_values = {now.succeeded, now.running, now.failed, now.pending,
+                                           now.gated};
+  out += "<div class=\"legend\">";
+  for (size_t i = layers.size(); i-- > 0;) {
+    Put(out, "<span><i style=\"background:{}\"></i>{} <b>{}</b></span>", layers[i].color,
+        layers[i].name, Thousands(end_values[i]));
+  }
+  out += "</div>";
+  out += charts::StackedStepChart(layers, steps, f.end, 1300, 300);
+  out += "</section>";
+}
+
+void NodeUtilisation(std::string& out, const sim::Simulation& sim,
+                     const HtmlReportOptions& options) {
+  const auto& nodes = sim.cluster().nodes();
+  const sim::History& history = sim.history();
+  out += "<section id=\"nodes\"><h2>Node utilisation</h2>";
+  if (nodes.empty()) {
+    out += "<p class=\"note\">The cluster had no nodes at the end.</p></section>";
+    return;
+  }
+  // The columns: cpu, memory, pods, then what else the nodes offer or the pods asked for.
+  std::vector<ResourceColumn> columns = {{std::string(api::kResourceCPU), {}},
+                                         {std::string(api::kResourceMemory), {}},
+                                         {std::string(api::kResourcePods), {}}};
+  bool storage = false;
+  std::set<std::string> extended;
+  std::vector<std::pair<std::string, api::Resource>> allocatable;
+  api::Resource total_allocatable;
+  for (const auto& [name, node] : nodes) {
+    allocatable.emplace_back(name, api::Resource::FromList(node.status.allocatable));
+    total_allocatable.Add(allocatable.back().second);
+    for (const auto& [resource, value] : allocatable.back().second.scalar) {
+      if (value > 0) extended.insert(resource.string());
+    }
+  }
+  for (const auto& [resource, value] : history.total().peak.scalar) {
+    if (value > 0) extended.insert(resource.string());
+  }
+  storage = history.total().peak.ephemeral_storage > 0;
+  if (storage) columns.push_back({std::string(api::kResourceEphemeralStorage), {}});
+  for (const std::string& name : extended) columns.push_back({name, api::Symbol(name)});
+
+  std::vector<std::string> groups, subcolumns;
+  for (const ResourceColumn& c : columns) {
+    groups.push_back(c.name);
+    subcolumns.push_back("end");
+    subcolumns.push_back("peak");
+  }
+  auto cells = [&](std::string_view who, const api::Resource& alloc, const api::Resource& now,
+                   const api::Resource* peak) {
+    std::vector<charts::Cell> out_cells;
+    for (const ResourceColumn& c : columns) {
+      const int64_t a = Amount(alloc, c);
+      auto cell = [&](std::string_view when, int64_t requested) {
+        const std::optional<double> f = Fraction(requested, a);
+        std::string title = fmt::format("{} \u00b7 {} {}: {} of {} requested", who, c.name, when,
+                                        FormatAmount(c, requested), FormatAmount(c, a));
+        if (f) title += " (" + Percent(*f) + ")";
+        return charts::Cell{f, std::move(title)};
+      };
+      out_cells.push_back(cell("at the end", Amount(now, c)));
+      if (peak != nullptr) {
+        out_cells.push_back(cell("at its peak", Amount(*peak, c)));
+      } else {
+        out_cells.push_back(charts::Cell{std::nullopt, ""});
+      }
+    }
+    return out_cells;
+  };
+  // The fullest resource of a node at the end, for ordering the busiest first.
+  auto fullest = [&](const api::Resource& alloc, const api::Resource& now) {
+    double most = 0;
+    for (const ResourceColumn& c : columns) {
+      most = std::max(most, Fraction(Amount(now, c), Amount(alloc, c)).value_or(0));
+    }
+    return most;
+  };
+  const api::Resource zero;
+  struct NodeRow {
+    const std::string* name;
+    const api::Resource* alloc;
+    const sim::NodeUsage* usage;
+    double fullest;
+  };
+  std::vector<NodeRow> rows;
+  for (const auto& [name, alloc] : allocatable) {
+    const sim::NodeUsage* usage = history.node(api::Symbol(name));
+    rows.push_back({&name, &alloc, usage, fullest(alloc, usage ? usage->requested : zero)});
+  }
+  const bool capped = rows.size() > options.max_heatmap_nodes;
+  if (capped) {
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const NodeRow& a, const NodeRow& b) { return a.fullest > b.fullest; });
+    rows.resize(options.max_heatmap_nodes);
+  }
+  std::vector<charts::HeatRow> heat;
+  heat.push_back(
+      {fmt::format("all {}", Plural(static_cast<int64_t>(nodes.size()), "node", "nodes")),
+       "every node together: the cluster's requests over its allocatable",
+       cells("all nodes", total_allocatable, history.total().requested, &history.total().peak),
+       true});
+  for (const NodeRow& row : rows) {
+    const api::Resource& now = row.usage ? row.usage->requested : zero;
+    const api::Resource& peak = row.usage ? row.usage->peak : zero;
+    heat.push_back({*row.name, *row.name, cells(*row.name, *row.alloc, now, &peak), false});
+  }
+  Put(out,
+      "<p class=\"note\">Requested over allocatable, per resource: at the end of the run and at "
+      "each node&rsquo;s peak during it. {}</p>",
+      capped ? fmt::format("The {} busiest of {} nodes (by their fullest resource at the end); the "
+                           "histograms count every node.",
+                           options.max_heatmap_nodes, Thousands(static_cast<int64_t>(nodes.size())))
+             : std::string("Hover a cell for the amounts."));
+  if (capped) {
+    // Histograms of every node: how many are how full, at the end and at their peak.
+    out += "<div class=\"hists\">";
+    std::vector<std::string> bins, ticks;
+    for (int b = 0; b < 10; ++b) bins.push_back(fmt::format("{}\u2013{}%", b * 10, b * 10 + 10));
+    for (int t = 0; t <= 10; ++t) ticks.push_back(t % 2 == 0 ? fmt::format("{}%", t * 10) : "");
+    for (const ResourceColumn& c : columns) {
+      std::vector<int64_t> at_end(10), at_peak(10);
+      int64_t counted = 0;
+      for (const auto& [name, alloc] : allocatable) {
+        const int64_t a = Amount(alloc, c);
+        if (a <= 0) continue;
+        ++counted;
+        const sim::NodeUsage* usage = history.node(api::Symbol(name));
+        auto bin = [&](int64_t requested) {
+          const double f = static_cast<double>(requested) / static_cast<double>(a);
+          return std::clamp(static_cast<int>(f * 10), 0, 9);
+        };
+        ++at_end[bin(usage ? Amount(usage->requested, c) : 0)];
+        ++at_peak[bin(usage ? Amount(usage->peak, c) : 0)];
+      }
+      if (counted == 0) continue;
+      out += charts::Histogram(
+          fmt::format("{} \u00b7 {}", c.name, Plural(counted, "node", "nodes")), bins, ticks,
+          {{"at the end", charts::kBlue, at_end}, {"at the peak", charts::kOrange, at_peak}},
+          "nodes", 300, 150);
+    }
+    out += "</div><div class=\"legend\"><span><i style=\"background:" + std::string(charts::kBlue) +
+           "\"></i>nodes by utilisation at the end</span><span><i "
+           "style=\"background:" +
+           std::string(charts::kOrange) + "\"></i>at their peak</span></div>";
+  }
+  out += "<div class=\"scroll\">" + charts::HeatMap(groups, subcolumns, heat, 220) + "</div>";
+  out += "<div class=\"legend\" style=\"margin-top:8px\">";
+  for (int pct : {0, 25, 50, 75, 100}) {
+    Put(out, "<span><i style=\"background:{}\"></i>{}%</span>", charts::HeatColor(pct / 100.0),
+        pct);
+  }
+  out += "<span><i style=\"background:#eef0f3\"></i>none allocatable</span></div>";
+  out += "</section>";
+}
+
+void GroupTimelines(std::string& out, const sim::Simulation& sim, const Facts& f,
+                    const HtmlReportOptions& options) {
+  std::vector<const sim::GroupTimeline*> groups;
+  for (const auto& [key, g] : sim.history().groups()) {
+    if (g.created) groups.push_back(&g);
+  }
+  if (groups.empty()) return;
+  const api::Duration end = f.end;
+  auto stop = [&](const sim::GroupTimeline& g) { return g.deleted.value_or(end); };
+  // Longest wait first: groups still short of quorum, then by time to quorum, then by name.
+  auto wait = [&](const sim::GroupTimeline& g) {
+    return g.quorum ? *g.quorum - *g.created : stop(g) - *g.created;
+  };
+  std::stable_sort(groups.begin(), groups.end(), [&](const auto* a, const auto* b) {
+    if (a->quorum.has_value() != b->quorum.has_value()) return !a->quorum.has_value();
+    return wait(*a) > wait(*b);
+  });
+  int64_t reached = 0;
+  std::vector<api::Duration> waits;
+  for (const sim::GroupTimeline* g : groups) {
+    if (!g->quorum) continue;
+    ++reached;
+    waits.push_back(wait(*g));
+  }
+  std::sort(waits.begin(), waits.end());
+  out += "<section id=\"podgroups\"><h2>PodGroups</h2><p class=\"note\">";
+  Put(out, "{} reached quorum (minMember bound) of {}", Thousands(reached),
+      Plural(static_cast<int64_t>(groups.size()), "PodGroup", "PodGroups"));
+  if (!waits.empty()) {
+    Put(out, "; wait from creation to quorum: median {}, longest {}",
+        Escape(TimeLabel(waits[waits.size() / 2])), Escape(TimeLabel(waits.back())));
+  }
+  out += ". Longest wait first.</p>";
+  out += "<div class=\"legend\">";
+  for (auto [color, label] : std::initializer_list<std::pair<std::string_view, std::string_view>>{
+           {charts::kOrange, "waiting for quorum"},
+           {charts::kSkyBlue, "quorum, not yet running"},
+           {charts::kBlue, "running"},
+           {charts::kGreen, "finished"}}) {
+    Put(out, "<span><i style=\"background:{}\"></i>{}</span>", color, label);
+  }
+  out += "<span><i class=\"mark\"></i>first member created</span><span>&times; deleted</span>";
+  out += "</div>";
+
+  std::vector<charts::GanttRow> rows;
+  for (size_t i = 0; i < groups.size() && i < options.max_groups; ++i) {
+    const sim::GroupTimeline& g = *groups[i];
+    const api::Duration created = *g.created, until = stop(g);
+    charts::GanttRow row;
+    const std::string name = ObjectName(f, g.namespace_, g.name);
+    row.label = fmt::format("{} \u00b7 min {}", name, g.min_member);
+    auto when = [](const std::optional<api::Duration>& t) {
+      return t ? TimeLabel(*t) : std::string("\u2013");
+    };
+    row.title = fmt::format(
+        "{} (minMember {}): created {}, first member {}, quorum {}, running {}, finished {}, "
+        "deleted {}; {} member(s), {} bound, {} running, {} succeeded at the end",
+        name, g.min_member, when(g.created), when(g.first_member), when(g.quorum), when(g.running),
+        when(g.finished), when(g.deleted), g.members, g.bound, g.running_now, g.succeeded_now);
+    const api::Duration quorum = g.quorum.value_or(until);
+    const api::Duration running = g.running ? std::max(*g.running, quorum) : until;
+    const api::Duration finished = g.finished ? std::max(*g.finished, running) : until;
+    row.spans.push_back({created, quorum, charts::kOrange,
+                         fmt::format("{}: waiting for quorum {}\u2013{}", name, TimeLabel(created),
+                                     TimeLabel(quorum))});
+    if (g.quorum) {
+      row.spans.push_back({quorum, running, charts::kSkyBlue,
+                           fmt::format("{}: quorum at {}", name, TimeLabel(quorum))});
+    }
+    if (g.running) {
+      row.spans.push_back({running, finished, charts::kBlue,
+                           fmt::format("{}: running from {}", name, TimeLabel(running))});
+    }
+    if (g.finished) {
+      row.spans.push_back({finished, until, charts::kGreen,
+                           fmt::format("{}: finished at {}", name, TimeLabel(finished))});
+    }
+    if (g.first_member) {
+      row.marks.push_back(
+          {std::max(*g.first_member, created),
+           fmt::format("{}: first member created at {}", name, TimeLabel(*g.first_member))});
+    }
+    row.end_mark = g.deleted;
+    if (g.quorum) {
+      row.note = wait(g).count() == 0 ? "quorum at once" : "waited " + TimeLabel(wait(g));
+    } else {
+      row.note = "no quorum after " + TimeLabel(wait(g));
+      row.note_alert = true;
+    }
+    rows.push_back(std::move(row));
+  }
+  out += charts::Gantt(rows, end, 1300, 260, 170);
+  if (groups.size() > rows.size()) {
+    Put(out, "<p class=\"note\">and {} more (the longest waits are shown).</p>",
+        Thousands(static_cast<int64_t>(groups.size() - rows.size())));
+  }
+  out += "</section>";
+}
+
+void PodNames(std::string& out, const std::vector<std::string>& names) {
+  for (size_t i = 0; i < names.size() && i < 5; ++i) {
+    Put(out, "{}<span class=\"mono\">{}</span>", i == 0 ? "" : ", ", Escape(names[i]));
+  }
+  if (names.size() > 5) Put(out, " and {} more", Thousands(static_cast<int64_t>(names.size() - 5)));
+}
+
+void Unschedulable(std::string& out, const Facts& f, const HtmlReportOptions& options) {
+  std::map<std::string, std::vector<std::string>> by_message;
+  std::map<std::string, std::vector<std::string>> by_gates;
+  for (const PodFacts& p : f.pods) {
+    const std::string name = ObjectName(f, p.pod->metadata.namespace_.str(), p.pod->metadata.name);
+    if (p.status == "SchedulingGated") {
+      std::string gates;
+      for (const std::string& gate : p.pod->spec.scheduling_gates) {
+        gates += (gates.empty() ? "" : ", ") + gate;
+      }
+      by_gates[gates].push_back(name);
+    } else if (p.status == "Pending") {
+      std::string message = "(not attempted yet)";
+      if (p.unschedulable != nullptr) {
+        message = p.unschedulable->reason.empty() || p.unschedulable->reason == "Unschedulable"
+                      ? p.unschedulable->message
+                      : p.unschedulable->reason + ": " + p.unschedulable->message;
+      }
+      by_message[message].push_back(name);
+    }
+  }
+  out += "<section id=\"unschedulable\"><h2>Unschedulable and gated pods</h2>";
+  if (by_message.empty() && by_gates.empty()) {
+    out += "<p class=\"note\">Every pod was scheduled.</p></section>";
+    return;
+  }
+  if (!by_message.empty()) {
+    std::vector<std::pair<const std::string*, const std::vector<std::string>*>> reasons;
+    for (const auto& [message, names] : by_message) reasons.emplace_back(&message, &names);
+    std::stable_sort(reasons.begin(), reasons.end(), [](const auto& a, const auto& b) {
+      return a.second->size() > b.second->size();
+    });
+    out +=
+        "<p class=\"note\">Pending pods grouped by their last scheduling failure (the "
+        "PodScheduled=False message).</p>";
+    out +=
+        "<table><thead><tr><th class=\"num\">Pods</th><th>Why</th><th>For example</th></tr></thead>"
+        "<tbody>";
+    for (size_t i = 0; i < reasons.size() && i < options.max_reasons; ++i) {
+      Put(out, "<tr><td class=\"num\">{}</td><td class=\"msg\">{}</td><td>",
+          Thousands(static_cast<int64_t>(reasons[i].second->size())), Escape(*reasons[i].first));
+      PodNames(out, *reasons[i].second);
+      out += "</td></tr>";
+    }
+    out += "</tbody></table>";
+    if (reasons.size() > options.max_reasons) {
+      Put(out, "<p class=\"note\">and {} other messages.</p>",
+          Thousands(static_cast<int64_t>(reasons.size() - options.max_reasons)));
+    }
+  }
+  if (!by_gates.empty()) {
+    out +=
+        "<p class=\"note\" style=\"margin-top:14px\">Pods held by scheduling gates: the "
+        "scheduler does not try them until every gate is removed.</p>";
+    out +=
+        "<table><thead><tr><th class=\"num\">Pods</th><th>Gates</th><th>For example</th></tr>"
+        "</thead><tbody>";
+    size_t shown = 0;
+    for (const auto& [gates, names] : by_gates) {
+      if (shown++ == options.max_reasons) break;
+      Put(out, "<tr><td class=\"num\">{}</td><td class=\"mono\">{}</td><td>",
+          Thousands(static_cast<int64_t>(names.size())), Escape(gates));
+      PodNames(out, names);
+      out += "</td></tr>";
+    }
+    out += "</tbody></table>";
+  }
+  out += "</section>";
+}
+
+void Configuration(std::string& out, const HtmlReportOptions& options) {
+  out += "<section id=\"configuration\"><h2>Scheduler configuration</h2>";
+  if (options.config_text.empty()) {
+    out +=
+        "<p class=\"note\">Default profile: no KubeSchedulerConfiguration was given, so the "
+        "scheduler ran upstream&rsquo;s default plugins.</p>";
+  } else {
+    Put(out, "<p class=\"note\">From <code>{}</code>.</p><pre>{}</pre>",
+        Escape(options.config_source), Escape(options.config_text));
+  }
+  out += "</section>";
+}
+
+void PodTable(std::string& out, const sim::Simulation& sim, const Facts& f,
+              const HtmlReportOptions& options) {
+  out += "<section id=\"pods\"><h2>Pods</h2>";
+  if (f.pods.empty()) {
+    out += "<p class=\"note\">No pods.</p></section>";
+    return;
+  }
+  if (f.pods.size() > options.max_pod_rows) {
+    Put(out,
+        "<p class=\"note\">The first {} of {} pods, by namespace/name (<code>-o json</code> "
+        "lists every pod).</p>",
+        Thousands(static_cast<int64_t>(options.max_pod_rows)),
+        Thousands(static_cast<int64_t>(f.pods.size())));
+  }
+  out +=
+      "<div class=\"scroll\"><table><thead><tr><th>Name</th><th>Status</th><th>Node</th>"
+      "<th>PodGroup</th><th class=\"num\">Attempts</th><th class=\"num\">Scheduled at</th>"
+      "<th>Message</th></tr></thead><tbody>";
+  for (size_t i = 0; i < f.pods.size() && i < options.max_pod_rows; ++i) {
+    const PodFacts& p = f.pods[i];
+    auto record = sim.records().find(*p.key);
+    const bool has = record != sim.records().end();
+    Put(out,
+        "<tr><td class=\"mono\">{}</td><td><span class=\"badge s-{}\">{}</span></td>"
+        "<td class=\"mono\">{}</td><td class=\"mono\">{}</td><td class=\"num\">{}</td>"
+        "<td class=\"num\">{}</td><td class=\"msg\">{}</td></tr>",
+        Escape(ObjectName(f, p.pod->metadata.namespace_.str(), p.pod->metadata.name)),
+        Escape(p.status), Escape(p.status), Escape(p.pod->spec.node_name.str()), Escape(p.group),
+        has ? record->second.attempts : 0,
+        has && record->second.scheduled_at ? Escape(TimeLabel(*record->second.scheduled_at)) : "",
+        p.unschedulable ? Escape(p.unschedulable->message) : "");
+  }
+  out += "</tbody></table></div></section>";
+}
+
+}  // namespace
+
+void WriteHtmlReport(const sim::Simulation& sim, const HtmlReportOptions& options,
+                     std::ostream& out) {
+  const Facts facts = Gather(sim);
+  std::string page;
+  page.reserve(256 * 1024);
+  Put(page,
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+      "<meta http-equiv=\"Content-Security-Policy\" content=\"{}\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+      "<title>{}</title>\n<style>{}</style></head>\n<body><main>\n",
+      kContentSecurityPolicy, Escape(options.title), kStyle);
+  Header(page, sim, options);
+  Summary(page, sim, facts);
+  page += "\n";
+  PodsOverTime(page, sim, facts);
+  page += "\n";
+  NodeUtilisation(page, sim, options);
+  page += "\n";
+  GroupTimelines(page, sim, facts, options);
+  page += "\n";
+  Unschedulable(page, facts, options);
+  page += "\n";
+  Configuration(page, options);
+  page += "\n";
+  PodTable(page, sim, facts, options);
+  page +=
+      "\n<footer>Written by <code>muster simulate --report</code>. The charts are inline SVG "
+      "drawn by muster; the page loads nothing.</footer>\n</main></body></html>\n";
+  out << page;
+}
+
+}  // namespace muster::report
