@@ -42,6 +42,32 @@ int64_t NiceStep(int64_t max, int ticks) {
   return magnitude * 10;
 }
 
+// A count axis from 0 to a round maximum at or above the largest value, in about `ticks` steps,
+// drawn over the plot's rows from `top` down `height` pixels.
+struct CountScale {
+  int64_t step;
+  int64_t max;
+  double top;
+  double height;
+
+  CountScale(int64_t largest, int ticks, double top_px, double height_px)
+      : step(NiceStep(std::max<int64_t>(largest, 1), ticks)),
+        max(std::max<int64_t>(1, (largest + step - 1) / step) * step),
+        top(top_px),
+        height(height_px) {}
+  double Y(int64_t v) const {
+    return top + height - height * static_cast<double>(v) / static_cast<double>(max);
+  }
+};
+
+// Opens a chart's <svg> element (width and height as they are to be written).
+void OpenSvg(std::string& out, std::string_view width, std::string_view height) {
+  Put(out,
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"{0}\" height=\"{1}\" "
+      "viewBox=\"0 0 {0} {1}\" role=\"img\">",
+      width, height);
+}
+
 // Shortens `text` to about `max_chars`, ending in an ellipsis.
 std::string Clip(std::string_view text, size_t max_chars) {
   if (text.size() <= max_chars) return std::string(text);
@@ -194,20 +220,14 @@ std::string StackedStepChart(const std::vector<Layer>& layers, const std::vector
     for (int64_t v : steps[i].values) total += v;
     max_total = std::max(max_total, total);
   }
-  const int64_t y_step = NiceStep(std::max<int64_t>(max_total, 1), 5);
-  const int64_t y_max = std::max<int64_t>(1, (max_total + y_step - 1) / y_step) * y_step;
-  auto y_of = [&](int64_t v) {
-    return top + ph - ph * static_cast<double>(v) / static_cast<double>(y_max);
-  };
+  const CountScale scale(max_total, 5, top, ph);
+  auto y_of = [&](int64_t v) { return scale.Y(v); };
 
   std::string out;
-  Put(out,
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"{0}\" height=\"{1}\" "
-      "viewBox=\"0 0 {0} {1}\" role=\"img\">",
-      width, height);
+  OpenSvg(out, std::to_string(width), std::to_string(height));
   // Grid and the count axis.
   Put(out, "<g font-size=\"11\" fill=\"{}\" text-anchor=\"end\">", kAxisColor);
-  for (int64_t v = 0; v <= y_max; v += y_step) {
+  for (int64_t v = 0; v <= scale.max; v += scale.step) {
     Put(out, "<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" stroke=\"{3}\"/>", C(left),
         C(left + pw), C(y_of(v)), v == 0 ? kAxisColor : kGridColor);
     Put(out, "<text x=\"{}\" y=\"{}\">{}</text>", C(left - 6), C(y_of(v) + 4), v);
@@ -291,10 +311,7 @@ std::string HeatMap(const std::vector<std::string>& groups, const std::vector<st
   for (const HeatRow& row : rows) height += cell_h + (row.emphasis ? gap : 0);
   const double width = x_of(columns.size()) + 4;
   std::string out;
-  Put(out,
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"{0}\" height=\"{1}\" "
-      "viewBox=\"0 0 {0} {1}\" role=\"img\">",
-      C(width), C(height));
+  OpenSvg(out, C(width), C(height));
   Put(out, "<g font-size=\"11\" fill=\"{}\" text-anchor=\"middle\">", kAxisColor);
   for (size_t g = 0; g < groups.size(); ++g) {
     const double x0 = x_of(g * per_group), x1 = x_of((g + 1) * per_group - 1) + cell_w;
@@ -352,20 +369,14 @@ std::string Histogram(const std::string& title, const std::vector<std::string>& 
   for (const HistogramSeries& s : series) {
     for (int64_t c : s.counts) max_count = std::max(max_count, c);
   }
-  const int64_t y_step = NiceStep(std::max<int64_t>(max_count, 1), 4);
-  const int64_t y_max = std::max<int64_t>(1, (max_count + y_step - 1) / y_step) * y_step;
-  auto y_of = [&](int64_t v) {
-    return top + ph - ph * static_cast<double>(v) / static_cast<double>(y_max);
-  };
+  const CountScale scale(max_count, 4, top, ph);
+  auto y_of = [&](int64_t v) { return scale.Y(v); };
   std::string out;
-  Put(out,
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"{0}\" height=\"{1}\" "
-      "viewBox=\"0 0 {0} {1}\" role=\"img\">",
-      width, height);
+  OpenSvg(out, std::to_string(width), std::to_string(height));
   Put(out, "<text x=\"{}\" y=\"14\" font-size=\"12\" font-weight=\"600\" fill=\"{}\">{}</text>",
       C(left), kTextColor, Escape(title));
   Put(out, "<g font-size=\"10\" fill=\"{}\" text-anchor=\"end\">", kAxisColor);
-  for (int64_t v = 0; v <= y_max; v += y_step) {
+  for (int64_t v = 0; v <= scale.max; v += scale.step) {
     Put(out, "<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" stroke=\"{3}\"/>", C(left),
         C(left + pw), C(y_of(v)), v == 0 ? kAxisColor : kGridColor);
     Put(out, "<text x=\"{}\" y=\"{}\">{}</text>", C(left - 4), C(y_of(v) + 3), v);
@@ -405,10 +416,7 @@ std::string Gantt(const std::vector<GanttRow>& rows, api::Duration end, int widt
     return x0 + pw * static_cast<double>(std::clamp<int64_t>(t.count(), 0, end.count())) / domain;
   };
   std::string out;
-  Put(out,
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"{0}\" height=\"{1}\" "
-      "viewBox=\"0 0 {0} {1}\" role=\"img\">",
-      width, C(height));
+  OpenSvg(out, std::to_string(width), C(height));
   for (size_t r = 1; r < rows.size(); r += 2) {
     Put(out, "<rect x=\"0\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#f9fafb\"/>",
         C(top + r * row_h), width, C(row_h));

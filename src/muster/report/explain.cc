@@ -168,13 +168,9 @@ json GroupJson(const sim::Simulation& sim, const api::Pod& pod, const AttemptTra
 
 // Why a pod has no recorded attempt.
 std::string NoAttemptReason(const sim::Simulation& sim, const api::Pod& pod) {
-  if (!pod.spec.node_name.empty() && sim.records().count(pod.metadata.Key()) != 0 &&
-      !sim.records().at(pod.metadata.Key()).scheduled_at) {
+  if (!pod.spec.node_name.empty()) {
     return fmt::format("the pod was created bound to {} (spec.nodeName): no scheduler placed it",
                        pod.spec.node_name.str());
-  }
-  if (!pod.spec.node_name.empty()) {
-    return fmt::format("the pod was created bound to {} (spec.nodeName)", pod.spec.node_name.str());
   }
   if (!sim.scheduler().Responsible(pod)) {
     return fmt::format("no profile of this scheduler is named \"{}\" (spec.schedulerName)",
