@@ -172,5 +172,34 @@ TEST_F(CheckerTest, AWholeGangAndAFittingPodAreNoViolation) {
   EXPECT_FALSE(checker_->violation()) << Violated();
 }
 
+TEST_F(CheckerTest, ANominationOfAPodThatIsGone) {
+  Start();
+  cluster_.CreateNode(MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
+  clock_.RunDue();
+  // The scheduler hears of a nominated pod the cluster never had (a nomination outliving its
+  // pod looks the same).
+  api::Pod ghost = MakePod().Name("ghost").Obj();
+  ghost.status.nominated_node_name = api::Symbol("n1");
+  host_->scheduler().OnPodAdd(std::make_shared<const api::Pod>(ghost));
+  checker_->AfterTurn();
+  EXPECT_THAT(Violated(), HasSubstr("pod default/ghost is nominated to n1 but no longer exists"));
+}
+
+TEST_F(CheckerTest, APendingPodThatFitsAtTheEnd) {
+  Start();
+  cluster_.CreateNode(MakeNode().Name("n1").Capacity({{"cpu", "1"}, {"pods", "10"}}).Obj());
+  clock_.RunDue();
+  cluster_.CreatePod(MakePod().Name("web").Req({{"cpu", "2"}}).Obj());
+  clock_.RunDue();
+  checker_->EndOfRun();
+  EXPECT_FALSE(checker_->violation()) << Violated();  // it fits nowhere
+  // Room appears behind the scheduler's back: nothing retries the pod.
+  cluster_.UpdateNode(MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
+  checker_->OnNodeUpdate(api::Node{}, *cluster_.GetNode("n1"));
+  checker_->EndOfRun();
+  EXPECT_THAT(Violated(), HasSubstr("pod default/web is left pending, but it passes PreFilter "
+                                    "and Filter on node n1"));
+}
+
 }  // namespace
 }  // namespace muster::sim

@@ -156,6 +156,33 @@ TEST(ExplainTest, ScoresAreUpstreamsNumbersForTheAttempt) {
   EXPECT_EQ(a["steps"].back()["message"], "bound to idle");
 }
 
+// Without a PreferNoSchedule taint anywhere, muster skips scoring TaintToleration (every node
+// would score 0, normalized 100), but reports and adds upstream's numbers all the same, so the
+// totals equal kube-scheduler's.
+TEST(ExplainTest, TaintTolerationCountsWhenNoNodeIsTainted) {
+  std::string manifests(kLeastAllocated);
+  const std::string taint =
+      "spec: {taints: [{key: noisy, value: \"yes\", effect: PreferNoSchedule}]}\n";
+  ASSERT_NE(manifests.find(taint), std::string::npos);
+  manifests.erase(manifests.find(taint), taint.size());
+  const json e = Explain(manifests, "new");
+  ASSERT_FALSE(e.is_null());
+  const json& a = e["attempt"];
+  EXPECT_EQ((*FindBy(a["preScore"], "plugin", "TaintToleration"))["result"], "Skip");
+  const json& nodes = a["score"]["nodes"];
+  ASSERT_EQ(nodes.size(), 2u);
+  for (const json& node : nodes) {
+    SCOPED_TRACE(node["node"].get<std::string>());
+    const json* score = FindBy(node["scores"], "plugin", "TaintToleration");
+    ASSERT_NE(score, nullptr);
+    EXPECT_EQ((*score)["raw"], 0);
+    EXPECT_EQ((*score)["normalized"], 100);
+    EXPECT_EQ((*score)["weighted"], 300);
+  }
+  EXPECT_EQ(FindBy(nodes, "node", "idle")->at("total"), 81 + 93 + 300);
+  EXPECT_EQ(FindBy(nodes, "node", "busy")->at("total"), 18 + 81 + 300);
+}
+
 constexpr std::string_view kNoRoom = R"yaml(
 apiVersion: v1
 kind: Node

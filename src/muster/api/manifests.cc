@@ -1027,6 +1027,12 @@ PodDisruptionBudget ReadPDB(Decoder& d, Map& m) {
   pdb.status.current_healthy = counter("currentHealthy");
   pdb.status.desired_healthy = counter("desiredHealthy");
   pdb.status.expected_pods = counter("expectedPods");
+  ReadMapEntries(d, st.Get("disruptedPods"), st.Path("disruptedPods"),
+                 [&](const std::string& pod, const YAML::Node& when, const std::string& path) {
+                   ReadTime(d, when, path);
+                   pdb.status.disrupted_pods.push_back(pod);
+                 });
+  std::sort(pdb.status.disrupted_pods.begin(), pdb.status.disrupted_pods.end());
   return pdb;
 }
 

@@ -731,5 +731,29 @@ message: "0/3 nodes are available"
   EXPECT_EQ(r.manifests.events[0].reason, "FailedScheduling");
 }
 
+TEST(DecodeTest, PodDisruptionBudgetDisruptedPods) {
+  LoadResult r = Decode(R"(
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: pdb}
+spec: {maxUnavailable: 1, selector: {matchLabels: {app: a}}}
+status:
+  disruptionsAllowed: 1
+  disruptedPods: {web-2: "2026-11-25T10:00:00Z", web-0: "2026-11-25T10:00:01Z"}
+)");
+  ASSERT_THAT(r.errors, IsEmpty());
+  EXPECT_THAT(r.manifests.pod_disruption_budgets[0].status.disrupted_pods,
+              ElementsAre("web-0", "web-2"));
+  LoadResult bad = Decode(R"(
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: pdb}
+spec: {maxUnavailable: 1}
+status: {disruptedPods: {web-0: yesterday}}
+)");
+  ASSERT_EQ(bad.errors.size(), 1u);
+  EXPECT_THAT(bad.errors[0], HasSubstr("status.disruptedPods.web-0: invalid RFC 3339 time"));
+}
+
 }  // namespace
 }  // namespace muster::api

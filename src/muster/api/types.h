@@ -308,6 +308,9 @@ struct PodDisruptionBudget {
     int32_t current_healthy = 0;
     int32_t desired_healthy = 0;
     int32_t expected_pods = 0;
+    // Pods whose eviction the API server has processed but the disruption controller has not
+    // yet seen go (status.disruptedPods' keys), sorted: already counted in disruptionsAllowed.
+    std::vector<std::string> disrupted_pods;
   } status;
 };
 

@@ -103,7 +103,6 @@ Status Framework::PreFilterPoint(CycleState& state, const PodInfo& pod, PreFilte
                                  std::string* rejector) const {
   const auto& nodes = snapshot().List();
   Status unschedulable;
-  std::vector<std::string_view> plugins_with_nodes;
   if (AttemptTrace* trace = Recording(state)) {
     trace->filter_plugins.clear();
     for (const FilterPlugin* pl : plugins_.filter) trace->filter_plugins.emplace_back(pl->Name());
@@ -145,17 +144,23 @@ Status Framework::PreFilterPoint(CycleState& state, const PodInfo& pod, PreFilte
       *rejector = std::string(pl->Name());
       return AsError("PreFilter", pl->Name(), s);
     }
-    if (!r.AllNodes()) plugins_with_nodes.push_back(pl->Name());
+    if (!r.AllNodes()) {
+      result->narrowed_by.insert(
+          std::upper_bound(result->narrowed_by.begin(), result->narrowed_by.end(), pl->Name()),
+          std::string(pl->Name()));
+    }
     result->Merge(r);
     if (!result->AllNodes() && result->node_names->empty()) {
+      const std::vector<std::string>& plugins = result->narrowed_by;
       std::string msg;
-      if (plugins_with_nodes.size() == 1) {
-        msg = fmt::format("node(s) didn't satisfy plugin {}", plugins_with_nodes[0]);
+      if (plugins.size() == 1) {
+        msg = fmt::format("node(s) didn't satisfy plugin {}", plugins[0]);
       } else {
         msg = fmt::format("node(s) didn't satisfy plugin(s) [{}] simultaneously",
-                          fmt::join(plugins_with_nodes, " "));
+                          fmt::join(plugins, " "));
       }
-      *rejector = std::string(pl->Name());
+      // No one plugin rejected: the plugins that narrowed the nodes did, together.
+      *rejector = fmt::format("{}", fmt::join(plugins, ","));
       return Status::Unresolvable(std::move(msg));
     }
   }
@@ -405,25 +410,36 @@ Status Framework::RunScorePlugins(const CycleState& state, const PodInfo& pod,
 Status Framework::ScorePoint(const CycleState& state, const PodInfo& pod,
                              std::span<NodeInfo* const> nodes,
                              std::vector<int64_t>* totals) const {
-  totals->assign(nodes.size(), 0);
   std::vector<const std::pair<ScorePlugin*, int32_t>*> active;
   std::vector<size_t> position;  // of active[p] in the profile's Score list
+  // What the plugins that skipped with a uniform score add to every node's total.
+  int64_t uniform = 0;
   for (size_t i = 0; i < plugins_.score.size(); ++i) {
     if (!state.skip_score_at[i]) {
       active.push_back(&plugins_.score[i]);
       position.push_back(i);
+    } else if (auto score = plugins_.score[i].first->UniformScoreWhenSkipped()) {
+      uniform += score->second * plugins_.score[i].second;
     }
   }
+  totals->assign(nodes.size(), uniform);
   PluginTally* tally = state.plugin_tally.get();
   AttemptTrace* trace = Recording(state);
+  std::vector<size_t> column;  // active[p]'s column in the trace
   if (trace != nullptr) {
     trace->scored_nodes.clear();
     for (const NodeInfo* node : nodes) trace->scored_nodes.push_back(node->name().string());
     trace->scores.clear();
-    for (const auto* entry : active) {
+    // In profile order: the uniform columns too, filled in here (the others as they score).
+    for (size_t i = 0; i < plugins_.score.size(); ++i) {
+      const auto& [plugin, weight] = plugins_.score[i];
+      std::optional<std::pair<int64_t, int64_t>> score;
+      if (state.skip_score_at[i] && !(score = plugin->UniformScoreWhenSkipped())) continue;
+      if (!state.skip_score_at[i]) column.push_back(trace->scores.size());
       trace->scores.push_back(AttemptTrace::ScoreColumn{
-          std::string(entry->first->Name()), entry->second, entry->first->HasNormalizeScore(),
-          std::vector<int64_t>(nodes.size()), std::vector<int64_t>(nodes.size())});
+          std::string(plugin->Name()), weight, plugin->HasNormalizeScore(),
+          std::vector<int64_t>(nodes.size(), score ? score->first : 0),
+          std::vector<int64_t>(nodes.size(), score ? score->second : 0)});
     }
   }
   if (active.empty()) return Status::OK();
@@ -464,7 +480,7 @@ Status Framework::ScorePoint(const CycleState& state, const PodInfo& pod,
         }
         if (trace != nullptr) {
           // Each range writes its own nodes' entries.
-          for (size_t j = 0; j < len; ++j) trace->scores[p].raw[b + j] = scores[j].score;
+          for (size_t j = 0; j < len; ++j) trace->scores[column[p]].raw[b + j] = scores[j].score;
         }
         if (flat_at[p] != SIZE_MAX) continue;
         for (size_t j = 0; j < len; ++j) {
@@ -503,11 +519,11 @@ Status Framework::ScorePoint(const CycleState& state, const PodInfo& pod,
       Status s = plugin->ScoreNodes(state, pod, nodes, scores);
       if (!s.IsSuccess()) return AsError("Score", plugin->Name(), s);
     } else {
-      if (trace != nullptr) trace->scores[p].normalized = trace->scores[p].raw;
+      if (trace != nullptr) trace->scores[column[p]].normalized = trace->scores[column[p]].raw;
       continue;  // weighed in the loop
     }
     if (trace != nullptr) {
-      for (size_t i = 0; i < n; ++i) trace->scores[p].normalized[i] = scores[i].score;
+      for (size_t i = 0; i < n; ++i) trace->scores[column[p]].normalized[i] = scores[i].score;
     }
     for (size_t i = 0; i < n; ++i) {
       const int64_t score = scores[i].score;

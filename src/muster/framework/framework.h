@@ -29,6 +29,11 @@ class SchedulerServices {
   virtual ClusterClient& client() = 0;
   virtual const ObjectLister& lister() const = 0;
   virtual void ActivatePods(std::span<const std::string> pod_keys) = 0;
+  virtual void RetryAt(const std::string& pod_key, api::Time at, uint64_t version) {
+    (void)pod_key, (void)at, (void)version;
+  }
+  virtual uint64_t ClusterVersion() const { return 0; }
+  virtual void QueueOrderChanged(std::span<const std::string> pod_keys) { (void)pod_keys; }
   virtual std::vector<PodInfoPtr> NominatedPodsForNode(api::Symbol node) const = 0;
   virtual int parallelism() const = 0;
   virtual api::Duration pod_initial_backoff() const { return std::chrono::seconds(1); }
@@ -141,6 +146,13 @@ class Framework final : public Handle {
   const ObjectLister& lister() const override { return services_.lister(); }
   void ActivatePods(std::span<const std::string> pod_keys) override {
     services_.ActivatePods(pod_keys);
+  }
+  void RetryAt(const std::string& pod_key, api::Time at, uint64_t version) override {
+    services_.RetryAt(pod_key, at, version);
+  }
+  uint64_t ClusterVersion() const override { return services_.ClusterVersion(); }
+  void QueueOrderChanged(std::span<const std::string> pod_keys) override {
+    services_.QueueOrderChanged(pod_keys);
   }
   std::vector<PodInfoPtr> NominatedPodsForNode(api::Symbol node) const override {
     return services_.NominatedPodsForNode(node);

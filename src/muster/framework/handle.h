@@ -68,6 +68,19 @@ class Handle {
   virtual const ObjectLister& lister() const = 0;
   // Moves these pods (by namespace/name) from wherever they wait in the queue to activeQ.
   virtual void ActivatePods(std::span<const std::string> pod_keys) = 0;
+  // The pod in its scheduling cycle is being turned away for a reason that lapses at `at` (its
+  // group backing off), a reason decided when the cluster was at `version` (ClusterVersion): it
+  // waits in backoffQ until then and is retried, whatever events come, rather than parked until
+  // an event. (A simulation may end before the retry if the cluster is still at `version`: the
+  // retry would meet the cluster that decided the reason, and repeat it.)
+  virtual void RetryAt(const std::string& pod_key, api::Time at, uint64_t version) {
+    (void)pod_key, (void)at, (void)version;
+  }
+  // A number that changes whenever the cluster changes in a way that may change an attempt's
+  // answer (the queue's count of changes).
+  virtual uint64_t ClusterVersion() const { return 0; }
+  // The QueueSort order of these pods changed (their group's sort time): the queue re-sorts them.
+  virtual void QueueOrderChanged(std::span<const std::string> pod_keys) { (void)pod_keys; }
   // Pods that preemption nominated to `node` (upstream PodNominator), in nomination order.
   virtual std::vector<PodInfoPtr> NominatedPodsForNode(api::Symbol node) const = 0;
   // The profile this plugin belongs to (for preemption's what-if Filter runs).

@@ -93,6 +93,9 @@ class EnqueueExtensions : public virtual Plugin {
 // PreFilter may narrow the nodes to consider; absent node_names means all nodes.
 struct PreFilterResult {
   std::optional<std::vector<api::Symbol>> node_names;
+  // Set by the framework on the merged result: the plugins whose results narrowed it, sorted by
+  // name (upstream's pluginsWithNodes). The nodes they left out are rejected in their name.
+  std::vector<std::string> narrowed_by;
 
   bool AllNodes() const { return !node_names.has_value(); }
   // Intersection (upstream PreFilterResult.Merge).
@@ -213,6 +216,13 @@ class ScorePlugin : public virtual Plugin {
   // Stops at, and returns, the first failure.
   virtual Status ScoreNodes(const CycleState& state, const PodInfo& pod,
                             std::span<NodeInfo* const> nodes, std::span<NodeScore> scores) const;
+  // The (raw, normalized) score every node would get when this plugin's PreScore returned Skip
+  // as a shortcut for "every node scores the same", where upstream scores them all: the
+  // framework adds it to every total, so totals equal upstream's. nullopt: a skip means the
+  // plugin does not score this pod at all (upstream skips it too).
+  virtual std::optional<std::pair<int64_t, int64_t>> UniformScoreWhenSkipped() const {
+    return std::nullopt;
+  }
   // Maps the raw scores into [0, 100]; plugins whose Score is already in range return false.
   virtual bool HasNormalizeScore() const { return false; }
   virtual Status NormalizeScore(const CycleState& state, const PodInfo& pod,

@@ -15,6 +15,13 @@ struct SchedulingQueue::Entry {
   std::optional<Where> where;  // nullopt while in flight and not yet requeued
   bool in_flight = false;
   bool force_activate = false;  // activated while in flight
+  // Set while in flight (RetryAt): the attempt's rejection lapses then; it was decided when
+  // change_seq_ was retry_version.
+  api::Time retry_at{};
+  uint64_t retry_version = 0;
+  // In backoffQ until a rejection lapses: a retry is due, unless nothing changed since the
+  // rejection was decided (it would only be decided again).
+  bool timed_retry = false;
   uint64_t popped_at_event = 0;
   // change_seq_ when last popped; a pod never popped has seen no state at all.
   uint64_t popped_at_change = UINT64_MAX;
@@ -294,12 +301,14 @@ void SchedulingQueue::Update(const api::Pod& old_pod, framework::PodInfoPtr new_
 }
 
 void SchedulingQueue::Delete(const api::Pod& pod) {
+  // A nomination goes with the pod, whether or not the queue still holds it (a pod bound after
+  // its scheduling cycle ended has left the queue already).
+  DeleteNominatedPodIfExists(pod);
   const std::string key = pod.metadata.Key();
   Entry* e = Find(key);
   if (e == nullptr) return;
   Detach(e);
   if (e->in_flight) EndInFlight(*e);
-  DeleteNominatedPodIfExists(pod);
   pods_.erase(key);
 }
 
@@ -320,6 +329,8 @@ QueuedPodInfo SchedulingQueue::StartFlight(Entry* e) {
   e->info.attempted = true;
   e->in_flight = true;
   e->force_activate = false;
+  e->retry_at = api::Time{};
+  e->timed_retry = false;
   e->popped_at_event = event_sequence_;
   e->popped_at_change = change_seq_;
   in_flight_since_.insert(e->popped_at_event);
@@ -361,6 +372,11 @@ void SchedulingQueue::AddUnschedulableIfNotPresent(QueuedPodInfo info) {
   Strategy strategy = Strategy::kSkip;
   if (e->info.unschedulable_plugins.empty() && e->info.pending_plugins.empty()) {
     strategy = Strategy::kAfterBackoff;  // an error, not a rejection: retry after backoff
+  } else if (e->retry_at > e->info.timestamp) {
+    // Turned away until a time, not until an event: backoffQ until then, then a retry.
+    e->info.backoff_until = std::max(e->info.backoff_until, e->retry_at);
+    e->timed_retry = true;
+    strategy = Strategy::kAfterBackoff;
   } else if (e->force_activate) {
     strategy = Strategy::kAfterBackoff;
   } else {
@@ -476,6 +492,20 @@ void SchedulingQueue::Activate(const std::vector<std::string>& pod_keys) {
   }
 }
 
+void SchedulingQueue::RetryAt(const std::string& pod_key, api::Time at, uint64_t version) {
+  Entry* e = Find(pod_key);
+  if (e == nullptr || !e->in_flight || at < e->retry_at) return;
+  e->retry_at = at;
+  e->retry_version = version;
+}
+
+void SchedulingQueue::Reorder(std::span<const std::string> pod_keys) {
+  for (const std::string& key : pod_keys) {
+    Entry* e = Find(key);
+    if (e != nullptr && e->where == Where::kActive) active_->Fix(e);
+  }
+}
+
 bool SchedulingQueue::IsBackingOff(const Entry& e) const {
   return BackoffExpiry(e) > clock_.Now();
 }
@@ -529,6 +559,7 @@ bool SchedulingQueue::Settled() const {
   if (!active_->empty() || !in_flight_since_.empty()) return false;
   for (const Entry* e : backoff_->items()) {
     if (e->popped_at_change != change_seq_) return false;
+    if (e->timed_retry && e->retry_version != change_seq_) return false;
   }
   for (const auto& [key, e] : unschedulable_) {
     if (!e->info.gated && e->popped_at_change != change_seq_) return false;
@@ -550,8 +581,33 @@ void SchedulingQueue::AddNominatedPod(framework::PodInfoPtr pod, api::Symbol nod
 }
 
 void SchedulingQueue::DeleteNominatedPodIfExists(const api::Pod& pod) {
+  if (nominated_.empty()) return;
   const std::string key = pod.metadata.Key();
   std::erase_if(nominated_, [&](const auto& n) { return n.first->Key() == key; });
+}
+
+void SchedulingQueue::UpdateNominatedPod(const api::Pod& old_pod, framework::PodInfoPtr new_pod) {
+  const api::Symbol was = old_pod.status.nominated_node_name;
+  const api::Symbol now = new_pod->pod.status.nominated_node_name;
+  if (was.empty() && now.empty()) {
+    // The nomination preemption made may not have reached the API server yet: it stands, with
+    // the pod's new copy.
+    const std::string key = new_pod->Key();
+    for (auto& [pod, node] : nominated_) {
+      if (pod->Key() == key) pod = std::move(new_pod);
+    }
+    return;
+  }
+  // Added, changed or cleared on the pod: the pod's own field is the truth.
+  DeleteNominatedPodIfExists(old_pod);
+  if (!now.empty()) nominated_.emplace_back(std::move(new_pod), now);
+}
+
+std::vector<std::pair<std::string, std::string>> SchedulingQueue::NominatedPods() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  out.reserve(nominated_.size());
+  for (const auto& [pod, node] : nominated_) out.emplace_back(pod->Key(), node.string());
+  return out;
 }
 
 std::vector<framework::PodInfoPtr> SchedulingQueue::NominatedPodsForNode(api::Symbol node) const {

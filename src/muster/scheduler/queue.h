@@ -88,10 +88,17 @@ class SchedulingQueue {
                                      const std::string& exclude_key = "");
   // Moves these pods (namespace/name) to activeQ from wherever they wait.
   void Activate(const std::vector<std::string>& pod_keys);
+  // The pod in flight, when its attempt fails, waits in backoffQ until at least `at` and is
+  // retried then, whatever events come (Handle::RetryAt); it keeps the queue from settling while
+  // the cluster has changed since `version`.
+  void RetryAt(const std::string& pod_key, api::Time at, uint64_t version);
+  // These pods' QueueSort order changed: activeQ re-sorts them.
+  void Reorder(std::span<const std::string> pod_keys);
 
   // The cluster changed (an object was added, deleted, or changed in more than its status): a
   // pod attempted before this may get another answer now.
   void ClusterChanged() { ++change_seq_; }
+  uint64_t change_seq() const { return change_seq_; }
   // The in-flight pod's attempt saw the cluster as it is now, changes made during its cycle
   // included (a group member that failed after the group's other members were placed).
   void AttemptSawCurrentState(const std::string& key);
@@ -120,6 +127,12 @@ class SchedulingQueue {
   // Nominated pods (upstream nominator): pods that preemption made room for.
   void AddNominatedPod(framework::PodInfoPtr pod, api::Symbol node);
   void DeleteNominatedPodIfExists(const api::Pod& pod);
+  // A pending pod changed (upstream's updateNominatedPod): a nominatedNodeName added, changed or
+  // cleared on the pod replaces the one kept here; without one on either copy, the nomination
+  // kept here (made by this scheduler, perhaps not yet written) stands.
+  void UpdateNominatedPod(const api::Pod& old_pod, framework::PodInfoPtr new_pod);
+  // Every nomination, as (pod namespace/name, node), in nomination order (for the checker).
+  std::vector<std::pair<std::string, std::string>> NominatedPods() const;
   // Nominated to `node`, in nomination order.
   std::vector<framework::PodInfoPtr> NominatedPodsForNode(api::Symbol node) const;
   bool HasNominatedPods() const { return !nominated_.empty(); }

@@ -64,8 +64,13 @@ std::vector<framework::NodeInfo*> Scheduler::FindNodesThatFitPod(const framework
     }
     diagnosis->statuses.absent = s;
     diagnosis->pre_filter_msg = s.Message();
-    if (s.plugin().empty()) s.WithPlugin(rejector);
-    diagnosis->AddPluginStatus(s);
+    if (!s.plugin().empty()) {
+      diagnosis->AddPluginStatus(s);
+    } else {
+      // The plugins that narrowed the nodes to none, together.
+      diagnosis->unschedulable_plugins.insert(pre_result.narrowed_by.begin(),
+                                              pre_result.narrowed_by.end());
+    }
     return {};
   }
 
@@ -93,8 +98,12 @@ std::vector<framework::NodeInfo*> Scheduler::FindNodesThatFitPod(const framework
       if (framework::NodeInfo* info = snapshot_.Get(name)) candidates.push_back(info);
     }
     nodes = &candidates;
-    diagnosis->statuses.absent = Status::Unresolvable(
-        fmt::format("node(s) didn't satisfy plugin(s) [{}]", rejector));
+    // The nodes left out count as rejected by the plugins that left them out, as upstream's
+    // SetAbsentNodesStatus: in the FitError and for the events that may bring the pod back.
+    diagnosis->statuses.absent = Status::Unresolvable(fmt::format(
+        "node(s) didn't satisfy plugin(s) [{}]", fmt::join(pre_result.narrowed_by, " ")));
+    diagnosis->unschedulable_plugins.insert(pre_result.narrowed_by.begin(),
+                                            pre_result.narrowed_by.end());
   }
   if (nodes->empty()) return {};
   const auto to_find =
@@ -304,6 +313,9 @@ std::unique_ptr<framework::CycleState> Scheduler::NewCycleState(const framework:
     trace->attempt = Attempts(key);
     trace->time = clock_.Now();
     trace->profile = fwk.scheduler_name();
+    // The cluster's size, for an attempt rejected before SchedulePod counts it (a gang turned
+    // away whole); SchedulePod sets it again.
+    trace->all_nodes = static_cast<int32_t>(snapshot_.NumNodes());
     traces_[key] = trace;
     state->trace = std::move(trace);
   }
@@ -384,6 +396,9 @@ std::shared_ptr<Scheduler::BindingContext> Scheduler::Assume(
   ctx->node = host;
   ctx->started = started;
   fwk.ObservePluginTally(*ctx->state);
+  // A pod that reaches a node keeps no nomination: the room it held for itself elsewhere (or on
+  // this node, where it now counts as assumed) is released, as upstream's assume does.
+  queue_.DeleteNominatedPodIfExists(ctx->assumed->pod);
   if (Status a = cache_.AssumePod(ctx->assumed); !a.IsSuccess()) {
     TraceStep(*ctx->state, clock_.Now(), "Assume", a);
     const std::string key = ctx->assumed->Key();
@@ -491,6 +506,8 @@ void Scheduler::HandleSchedulingFailure(const framework::Framework& fwk,
     nominated = nomination->nominated_node_name.string();
     if (!nomination->nominated_node_name.empty()) {
       queue_.AddNominatedPod(*stored, nomination->nominated_node_name);
+    } else {
+      queue_.DeleteNominatedPodIfExists(pod);
     }
   }
   const std::string message = status.Message();
@@ -578,12 +595,27 @@ void Scheduler::FinishBindingCycle(const std::shared_ptr<BindingContext>& ctx, c
   queue_.Done(key);
 }
 
+Status Scheduler::OnChosenNode(const Status& status) {
+  // A rejection after the node was chosen (Reserve, Permit, the wait at Permit) is reported as
+  // upstream reports it, a FitError over that one node: "0/1 nodes are available: 1 <reason>."
+  if (!status.IsRejected()) return status;
+  Diagnosis diagnosis;
+  diagnosis.num_all_nodes = 1;
+  diagnosis.statuses.absent = status;
+  return Status(status.code(), diagnosis.FitErrorMessage()).WithPlugin(status.plugin());
+}
+
 void Scheduler::Unassume(const BindingContext& ctx, const Status& status, bool room_freed) {
   const framework::PodInfo& pod = *ctx.assumed;
   ctx.fwk->RunReservePluginsUnreserve(*ctx.state, pod, ctx.node);
   cache_.ForgetPod(pod.pod);
   const std::string key = pod.Key();
-  HandleSchedulingFailure(*ctx.fwk, ctx.started, ctx.queued, status, nullptr, nullptr);
+  // A pod that failed after its node was chosen holds no nomination (upstream's
+  // clearNominatedNode): its status is cleared of one too.
+  framework::PostFilterResult clear;
+  clear.mode = framework::NominatingMode::kOverride;
+  HandleSchedulingFailure(*ctx.fwk, ctx.started, ctx.queued, OnChosenNode(status), nullptr,
+                          &clear);
   if (ctx.committed) queue_.ClusterChanged();
   if (room_freed) {
     // The node's room is free again: other pods may fit now (not this one, when it was

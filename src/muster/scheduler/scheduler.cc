@@ -101,6 +101,10 @@ void Scheduler::OnPodAdd(const api::PodPtr& added) {
     return;
   }
   if (!Responsible(pod) || pod.IsTerminal()) return;
+  // A pod nominated before this scheduler started (a restart, a new leader) keeps its room.
+  if (!pod.status.nominated_node_name.empty()) {
+    queue_.AddNominatedPod(info, pod.status.nominated_node_name);
+  }
   queue_.Add(info);
   MoveAll(kUnscheduledPodAdd, objects, pod.metadata.Key());
 }
@@ -164,10 +168,9 @@ void Scheduler::OnPodUpdate(const api::PodPtr& old_ptr, const api::PodPtr& new_p
     return;
   }
   // A nomination cleared (by preemption of a higher-priority pod, or by hand) releases the room
-  // the nominator kept for the pod.
-  if (!old_pod.status.nominated_node_name.empty() && new_pod.status.nominated_node_name.empty()) {
-    queue_.DeleteNominatedPodIfExists(new_pod);
-  }
+  // the nominator kept for the pod; one set on the pod (by an earlier run of the scheduler) keeps
+  // room there.
+  queue_.UpdateNominatedPod(old_pod, info);
   queue_.Update(old_pod, info, status_only);
 }
 
@@ -179,6 +182,7 @@ void Scheduler::OnPodDelete(const api::PodPtr& deleted) {
   objects.old_pod = &pod;
   if (Assigned(pod)) {
     cache_.RemovePod(pod);
+    queue_.DeleteNominatedPodIfExists(pod);
     if (!pod.IsTerminal()) MoveAll(kAssignedPodDelete, objects);
     return;
   }

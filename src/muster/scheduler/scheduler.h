@@ -98,6 +98,13 @@ class Scheduler final : public framework::SchedulerServices {
   framework::ClusterClient& client() override { return client_; }
   const framework::ObjectLister& lister() const override { return store_; }
   void ActivatePods(std::span<const std::string> pod_keys) override;
+  void RetryAt(const std::string& pod_key, api::Time at, uint64_t version) override {
+    queue_.RetryAt(pod_key, at, version);
+  }
+  uint64_t ClusterVersion() const override { return queue_.change_seq(); }
+  void QueueOrderChanged(std::span<const std::string> pod_keys) override {
+    queue_.Reorder(pod_keys);
+  }
   std::vector<framework::PodInfoPtr> NominatedPodsForNode(api::Symbol node) const override {
     return queue_.NominatedPodsForNode(node);
   }
@@ -190,6 +197,8 @@ class Scheduler final : public framework::SchedulerServices {
   // The one way out for an assumed pod that does not bind: its reservations undone, its room
   // in the cache given back, the pod requeued with `status`. With `room_freed`, pods that wait
   // for room hear of it (failures once the binding cycle has started, as upstream's).
+  // A failure after the choice of node, worded as upstream words it.
+  static framework::Status OnChosenNode(const framework::Status& status);
   void Unassume(const BindingContext& ctx, const framework::Status& status, bool room_freed);
   void StartBindingCycle(std::shared_ptr<BindingContext> ctx);
   void RunBindingCycle(std::shared_ptr<BindingContext> ctx);

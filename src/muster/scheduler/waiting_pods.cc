@@ -88,16 +88,29 @@ void WaitingPodsMap::Reject(std::string uid, std::string_view plugin,
   std::erase(order_, uid);
   framework::Status status = framework::Status::Unschedulable(message);
   if (!plugin.empty()) status.WithPlugin(std::string(plugin));
+  if (deferred_ != nullptr) {
+    deferred_->emplace_back(rejected, std::move(status));
+    return;
+  }
   rejected(status);
 }
 
 void WaitingPodsMap::Iterate(const std::function<void(framework::WaitingPod&)>& fn) {
+  // Rejections made while iterating take effect at once (the pods leave the map, a later
+  // rejection of theirs is ignored), but their pods fail only once the iteration is over, as
+  // upstream's rejections are signals that each pod's binding cycle acts on later: a plugin
+  // that rejects a group's waiting pods rejects them all with its own message before the first
+  // one's Unreserve runs.
+  std::vector<std::pair<std::function<void(const framework::Status&)>, framework::Status>> rejected;
+  auto* const outer = std::exchange(deferred_, &rejected);
   // Copy the order: fn may allow or reject, which removes pods.
   const std::vector<std::string> order = order_;
   for (const std::string& uid : order) {
     auto it = pods_.find(uid);
     if (it != pods_.end()) fn(*it->second);
   }
+  deferred_ = outer;
+  for (auto& [fail, status] : rejected) fail(status);
 }
 
 framework::WaitingPod* WaitingPodsMap::Get(std::string_view uid) {

@@ -37,7 +37,8 @@ class WaitingPodsMap final : public framework::WaitingPods {
            std::function<void(const framework::Status&)> rejected);
   // `uid` is taken by value: the entry that calls these is gone before they return.
   void Allow(std::string uid, std::string_view plugin);
-  // `plugin` "" for a rejection of no plugin's (the pod was deleted).
+  // `plugin` "" for a rejection of no plugin's (the pod was deleted). Called while Iterate runs,
+  // the pod leaves the map at once but fails when the iteration ends.
   void Reject(std::string uid, std::string_view plugin, const std::string& message);
 
   // ---- WaitingPods ----
@@ -50,6 +51,9 @@ class WaitingPodsMap final : public framework::WaitingPods {
   framework::Clock& clock_;
   std::map<std::string, std::unique_ptr<Entry>, std::less<>> pods_;  // by uid
   std::vector<std::string> order_;                                   // uids, as they came
+  // While Iterate runs: the rejections made meanwhile, run when it ends.
+  std::vector<std::pair<std::function<void(const framework::Status&)>, framework::Status>>*
+      deferred_ = nullptr;
 };
 
 }  // namespace muster::scheduler

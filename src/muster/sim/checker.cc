@@ -194,11 +194,15 @@ void Checker::CheckRoom(const api::Pod& pod, api::Symbol node_name) {
   }
 }
 
-void Checker::CheckFilters(const api::Pod& pod, api::Symbol node_name) {
-  const framework::Framework* fwk = nullptr;
+const framework::Framework* Checker::Profile(const api::Pod& pod) const {
   for (const auto& p : profiles_) {
-    if (p->scheduler_name() == pod.spec.scheduler_name) fwk = p.get();
+    if (p->scheduler_name() == pod.spec.scheduler_name) return p.get();
   }
+  return nullptr;
+}
+
+void Checker::CheckFilters(const api::Pod& pod, api::Symbol node_name) {
+  const framework::Framework* fwk = Profile(pod);
   if (fwk == nullptr) return;  // another scheduler's pod
   cache_.UpdateSnapshot(snapshot_);
   const framework::NodeInfo* node = snapshot_.Get(node_name);
@@ -228,6 +232,7 @@ void Checker::CheckFilters(const api::Pod& pod, api::Symbol node_name) {
 // ---- after each turn ----
 
 void Checker::AfterTurn() {
+  if (!violation_) CheckNominations();
   if (!violation_) CheckPlaces();
 }
 
@@ -310,6 +315,72 @@ void Checker::CheckPlaces() {
                             "(a pod that is gone or bound is still queued)",
                             queue.NumPods(), expected_in_queue));
   }
+}
+
+void Checker::CheckNominations() {
+  // A nomination keeps room on a node for a pod that preemption made it for, until that pod
+  // reaches a node or goes: room kept for any other pod is room no pod can use.
+  for (const auto& [key, node] : scheduler_.queue().NominatedPods()) {
+    auto it = cluster_.pods().find(key);
+    if (it == cluster_.pods().end()) {
+      return Fail(fmt::format("pod {} is nominated to {} but no longer exists", key, node));
+    }
+    const api::Pod& pod = *it->second;
+    if (Bound(pod) || pod.IsTerminal() || !scheduler_.Responsible(pod)) {
+      return Fail(fmt::format("pod {} is nominated to {} but is not a pending pod of the "
+                              "scheduler's (it is {})",
+                              key, node,
+                              Bound(pod) ? "bound to " + pod.spec.node_name.string()
+                                         : std::string(api::PodPhaseName(pod.status.phase))));
+    }
+  }
+}
+
+// ---- at the end of a run ----
+
+void Checker::EndOfRun() {
+  if (violation_) return;
+  Event("the end of the run");
+  cache_.UpdateSnapshot(snapshot_);
+  const SchedulingQueue& queue = scheduler_.queue();
+  for (const auto& [key, ptr] : cluster_.pods()) {
+    const api::Pod& pod = *ptr;
+    if (Bound(pod) || pod.IsTerminal() || queue.IsGated(key)) continue;
+    const framework::Framework* own = scheduler_.ProfileFor(pod);
+    // A gang member may fit alone and still wait for its group: gangs are the group checks'.
+    if (own == nullptr || (own->group_plugin() != nullptr && !api::PodGroupName(pod).empty())) {
+      continue;
+    }
+    const framework::Framework* fwk = Profile(pod);
+    if (fwk == nullptr) continue;
+    if (const std::optional<std::string> node = FitsSomewhere(*fwk, pod)) {
+      return Fail(fmt::format("pod {} is left pending, but it passes PreFilter and Filter on node "
+                              "{} as the cluster ends (counting the nominated pods): its last "
+                              "rejection no longer holds and nothing retried it",
+                              key, *node));
+    }
+  }
+}
+
+std::optional<std::string> Checker::FitsSomewhere(const framework::Framework& fwk,
+                                                  const api::Pod& pod) {
+  const framework::PodInfoPtr info = framework::PodInfo::Make(pod);
+  framework::CycleState state;
+  framework::PreFilterResult result;
+  std::string rejector;
+  if (!fwk.RunPreFilterPlugins(state, *info, &result, &rejector).IsSuccess()) return std::nullopt;
+  for (const framework::NodeInfo* node : snapshot_.List()) {
+    if (!result.AllNodes() && std::find(result.node_names->begin(), result.node_names->end(),
+                                        node->name()) == result.node_names->end()) {
+      continue;
+    }
+    const std::vector<framework::PodInfoPtr> nominated =
+        scheduler_.queue().NominatedPodsForNode(node->name());
+    if (fwk.RunFilterPluginsWithNominatedPods(state, *info, *node, nominated).IsSuccess()) {
+      return node->name().string();
+    }
+  }
+  return std::nullopt;
 }
 
 // ---- after each instant ----

@@ -17,6 +17,13 @@
 //                      and binding; every bound pod is in the scheduler's cache on its node and
 //                      nowhere else; the queue holds no pod that is gone or bound, and the cache
 //                      no pod beyond these;
+//                      every nomination is that of a pending pod of the scheduler's (a pod that
+//                      was bound, finished or deleted holds no room);
+//   at the end         when the run ended because nothing more could happen: no pending pod of
+//                      the scheduler's (gated pods and gang members aside) passes PreFilter and
+//                      Filter on some node of the final cluster, counting the pods nominated
+//                      there, as the scheduler would (its last rejection no longer holds, and
+//                      nothing retried it);
 //   after each instant a PodGroup whose first members bound at that instant has at least
 //                      minMember of them bound (for pods of a profile with a group plugin:
 //                      without Coscheduling a PodGroup promises nothing).
@@ -68,6 +75,8 @@ class Checker final : public cluster::ClusterObserver, private framework::Schedu
   void Attempted(std::string_view pod_key);
   // Before the clock moves on from the current instant, and when the run ends.
   void EndOfInstant();
+  // When the run ended because nothing more could happen (not at --until).
+  void EndOfRun();
 
   // ---- ClusterObserver ----
   void OnPodAdd(const api::PodPtr& pod) override;
@@ -100,6 +109,11 @@ class Checker final : public cluster::ClusterObserver, private framework::Schedu
   void CheckRoom(const api::Pod& pod, api::Symbol node);
   void CheckFilters(const api::Pod& pod, api::Symbol node);
   void CheckPlaces();
+  void CheckNominations();
+  // The checker's own profile for the pod, or nullptr (another scheduler's pod).
+  const framework::Framework* Profile(const api::Pod& pod) const;
+  // A node of the snapshot where the pod passes PreFilter and Filter, if any.
+  std::optional<std::string> FitsSomewhere(const framework::Framework& fwk, const api::Pod& pod);
   // The tally of the pods bound to each node, from the cluster's events.
   void Tally(const api::Pod& pod, int sign);
 

@@ -441,7 +441,10 @@ void Simulation::Run() {
   ScheduleCreations();
   Policy policy(*this);
   host_->Run(policy);
-  if (checker_) checker_->EndOfInstant();
+  if (checker_) {
+    checker_->EndOfInstant();
+    if (pending_actions_ == 0 && host_->scheduler().Settled()) checker_->EndOfRun();
+  }
   for (auto& [key, record] : records_) record.attempts = host_->scheduler().Attempts(key);
 }
 

@@ -56,6 +56,9 @@ class FakeServices final : public framework::SchedulerServices,
   std::vector<std::pair<std::string, api::PodGroup::Status>> group_status_updates;
   std::vector<std::pair<std::string, api::PodCondition>> condition_updates;
   std::vector<std::string> activated;
+  // What plugins asked of the queue: RetryAt's (pod, time), the pods QueueOrderChanged named.
+  std::vector<std::pair<std::string, api::Time>> retried;
+  std::vector<std::string> reordered;
 
   // ---- SchedulerServices ----
   const framework::Snapshot& snapshot() const override { return snapshot_; }
@@ -63,6 +66,12 @@ class FakeServices final : public framework::SchedulerServices,
   framework::WaitingPods& waiting_pods() override { return *this; }
   framework::ClusterClient& client() override { return *this; }
   const framework::ObjectLister& lister() const override { return *this; }
+  void RetryAt(const std::string& pod_key, api::Time at, uint64_t) override {
+    retried.emplace_back(pod_key, at);
+  }
+  void QueueOrderChanged(std::span<const std::string> keys) override {
+    reordered.insert(reordered.end(), keys.begin(), keys.end());
+  }
   void ActivatePods(std::span<const std::string> keys) override {
     activated.insert(activated.end(), keys.begin(), keys.end());
   }

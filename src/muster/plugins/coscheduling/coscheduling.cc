@@ -190,9 +190,36 @@ Status Coscheduling::Reserve(framework::CycleState&, const framework::PodInfo& p
   return Status::OK();
 }
 
-std::optional<api::Time> Coscheduling::GroupTime(const framework::PodInfo& pod) const {
-  if (const api::PodGroup* group = PodGroupOf(pod)) return group->metadata.creation_timestamp;
-  return std::nullopt;
+std::optional<Coscheduling::SortTime> Coscheduling::GroupTime(const framework::PodInfo& pod) const {
+  if (pod.pod_group.empty()) return std::nullopt;
+  // A group that failed sorts by its last failure, behind the groups that have not failed
+  // since (upstream's fix of head-of-line blocking, scheduler-plugins afaa22f2).
+  if (!last_failed_.empty()) {
+    auto it = last_failed_.find(api::PairId(pod.pod.metadata.namespace_, pod.pod_group));
+    if (it != last_failed_.end()) return it->second;
+  }
+  const api::PodGroup* group = PodGroupOf(pod);
+  if (group == nullptr || !group->metadata.creation_timestamp) return std::nullopt;
+  return SortTime{*group->metadata.creation_timestamp, 0};
+}
+
+void Coscheduling::MarkFailed(api::Symbol ns, api::Symbol group) {
+  // On a virtual clock a failure can happen at the very instant groups were created: the
+  // sequence number puts it after them, and after earlier failures, as real time would.
+  last_failed_[api::PairId(ns, group)] = SortTime{handle_.clock().Now(), ++failures_};
+  Reorder(ns, group);
+}
+
+void Coscheduling::ClearFailed(api::Symbol ns, api::Symbol group) {
+  if (last_failed_.erase(api::PairId(ns, group)) > 0) Reorder(ns, group);
+}
+
+void Coscheduling::Reorder(api::Symbol ns, api::Symbol group) {
+  std::vector<std::string> pending;
+  for (const api::Pod* p : GroupPods(ns, group)) {
+    if (p->spec.node_name.empty()) pending.push_back(p->metadata.Key());
+  }
+  if (!pending.empty()) handle_.QueueOrderChanged(pending);
 }
 
 bool Coscheduling::Less(const framework::QueuedPodInfo& a,
@@ -209,12 +236,13 @@ int Coscheduling::Compare(const framework::QueuedPodInfo& a,
   const api::Symbol group = a.info->pod_group;
   const bool siblings = !group.empty() && group == b.info->pod_group &&
                         a.pod().metadata.namespace_ == b.pod().metadata.namespace_;
-  const std::optional<api::Time> ga = GroupTime(*a.info);
-  const std::optional<api::Time> gb = siblings ? ga : GroupTime(*b.info);
+  const std::optional<SortTime> ga = GroupTime(*a.info);
+  const std::optional<SortTime> gb = siblings ? ga : GroupTime(*b.info);
   // A pod outside any (existing) group sorts by its own first attempt.
-  const api::Time ta = ga.value_or(a.initial_attempt_timestamp);
-  const api::Time tb = gb.value_or(b.initial_attempt_timestamp);
-  if (const int c = framework::ThreeWay(ta, tb); c != 0) return c;
+  const SortTime ta = ga.value_or(SortTime{a.initial_attempt_timestamp, 0});
+  const SortTime tb = gb.value_or(SortTime{b.initial_attempt_timestamp, 0});
+  if (const int c = framework::ThreeWay(ta.time, tb.time); c != 0) return c;
+  if (const int c = framework::ThreeWay(ta.failure, tb.failure); c != 0) return c;
   // Upstream compares the "namespace/name" keys; within one namespace the names decide alone,
   // without building the keys.
   const api::ObjectMeta& ma = a.pod().metadata;
@@ -299,6 +327,8 @@ Status Coscheduling::PreFilter(framework::CycleState&, const framework::PodInfo&
   const uint64_t id = api::PairId(pod.metadata.namespace_, name);
   // Failures here are UnschedulableAndUnresolvable: preemption cannot form a group.
   if (Before(backed_off_, id)) {
+    // The backoff is a time, not an event to wait for: the pod is retried when it ends.
+    handle_.RetryAt(pod.metadata.Key(), backed_off_[id], backed_off_version_[id]);
     return Status::Unresolvable(fmt::format("podGroup {} failed recently", group->metadata.Key()));
   }
   const std::vector<const api::Pod*> members = GroupPods(pod.metadata.namespace_, name);
@@ -340,6 +370,7 @@ int Coscheduling::RejectWaitingSiblings(const api::Pod& pod, api::Symbol group,
 
 void Coscheduling::BackOff(const api::Pod& pod, const api::PodGroup& group, bool released) {
   const uint64_t id = api::PodGroupId(group);
+  // A backoff under way is not restarted (upstream adds to its cache only when absent).
   if (Before(backed_off_, id)) return;
   if (args_.pod_group_backoff_seconds == 0 && !released) return;
   if (static_cast<int32_t>(GroupPods(pod.metadata.namespace_, api::Symbol(group.metadata.name))
@@ -350,6 +381,7 @@ void Coscheduling::BackOff(const api::Pod& pod, const api::PodGroup& group, bool
                                     ? std::chrono::seconds(args_.pod_group_backoff_seconds)
                                     : handle_.pod_initial_backoff();
   backed_off_[id] = handle_.clock().Now() + backoff;
+  backed_off_version_[id] = handle_.ClusterVersion();
 }
 
 Status Coscheduling::PostFilter(framework::CycleState&, const framework::PodInfo& pod_info,
@@ -376,6 +408,7 @@ Status Coscheduling::PostFilter(framework::CycleState&, const framework::PodInfo
   const int released = RejectWaitingSiblings(pod, name, "optimistic rejection in PostFilter");
   BackOff(pod, *group, released > 0);
   permitted_.erase(id);
+  MarkFailed(pod.metadata.namespace_, name);
   return Status::Unschedulable(
       fmt::format("PodGroup {} gets rejected due to Pod {} is unschedulable even after PostFilter",
                   group->metadata.Key(), pod.metadata.name));
@@ -403,6 +436,7 @@ Status Coscheduling::Permit(framework::CycleState&, const framework::PodInfo& po
       }
     });
     StopWaiting(id, WaitEnd::kQuorum);
+    ClearFailed(pod.metadata.namespace_, group_name);
     return Status::OK();
   }
   if (waiting_since_.emplace(id, handle_.clock().Now()).second && metrics_ != nullptr) {
@@ -438,6 +472,7 @@ void Coscheduling::Unreserve(framework::CycleState&, const framework::PodInfo& p
   RejectWaitingSiblings(pod, group_name, "rejection in Unreserve");
   BackOff(pod, *group, /*released=*/true);  // this pod's own reservation, at least
   permitted_.erase(id);
+  MarkFailed(pod.metadata.namespace_, group_name);
 }
 
 std::optional<framework::PodGroupSpec> Coscheduling::GroupOf(const framework::PodInfo& pod) {
@@ -482,10 +517,14 @@ Status Coscheduling::PreFilterGroup(const framework::PodGroupSpec& spec,
 void Coscheduling::GroupCycleDone(const framework::PodGroupSpec& spec, bool placed) {
   const uint64_t id = api::PodGroupId(*spec.group);
   const bool first = waiting_since_.emplace(id, handle_.clock().Now()).second;
+  const api::Symbol ns = spec.group->metadata.namespace_;
+  const api::Symbol name(spec.group->metadata.name);
   if (placed) {
     StopWaiting(id, WaitEnd::kQuorum);
+    ClearFailed(ns, name);
     return;
   }
+  MarkFailed(ns, name);
   if (metrics_ == nullptr) return;
   if (first) metrics_->waiting->Set(static_cast<double>(waiting_since_.size()));
   metrics_->failed_group_cycle->Increment();

@@ -5,7 +5,9 @@
 // pod-group.scheduling.sigs.k8s.io of scheduling.sigs.k8s.io PodGroups), naming a PodGroup in
 // their namespace. The group's pods are placed together or not at all:
 //   QueueSort  keeps a group's pods together in the queue (priority, then the group's creation
-//              time, then namespace/name), so that a group keeps its place across retries;
+//              time, then namespace/name); a group that failed sorts by the time of its last
+//              failure instead until it reaches quorum, so that it goes behind the groups that
+//              have not failed since (upstream's fix of head-of-line blocking, v0.34);
 //   Group      (mode Group, the default) has the scheduler place the group's pending members in
 //              one cycle (framework::GroupPlugin): PreFilterGroup makes PreFilter's checks once,
 //              for the group, and PreFilter and PostFilter step aside; Permit then finds every
@@ -22,13 +24,16 @@
 //              status too before); kept so that configurations naming Coscheduling at postBind
 //              stay valid.
 //
-// One difference from upstream, when podGroupBackoffSeconds is 0 (upstream: no group backoff,
-// pods retry at once): a rejection that released members holding room (PostFilter rejecting
+// Two differences from upstream. When podGroupBackoffSeconds is 0 (upstream: no group backoff,
+// pods retry at once), a rejection that released members holding room (PostFilter rejecting
 // waiting siblings, Unreserve) backs the group off for the pod initial backoff all the same.
-// Without it the next member to reach Permit re-activates the rejected ones at once, and a group
-// that cannot fit keeps the head of the queue for ever, starving every group sorted after it.
-// With podGroupBackoffSeconds set, the backoff is upstream's. Either way, a pod turned away
-// because its group is backing off does not restart the backoff.
+// Without it the next member to reach Permit re-activates the rejected ones at once (activation
+// skips the pods' own backoff), and a group that cannot fit goes round in that circle for as
+// long as nothing else changes; upstream's sort by last failure lets other groups pass it, but
+// it keeps spinning. With podGroupBackoffSeconds set, the backoff is upstream's. And a pod that
+// PreFilter turns away because its group is backing off is retried when the backoff ends
+// (Handle::RetryAt), where upstream parks it until an event or the unschedulable pods' flush,
+// minutes later: the backoff is a time. A pod turned away that way does not restart the backoff.
 
 #include <memory>
 #include <optional>
@@ -115,9 +120,15 @@ class Coscheduling final : public framework::QueueSortPlugin,
  private:
   // The PodGroup the pod names, or nullptr (it names none, or no such group exists).
   const api::PodGroup* PodGroupOf(const framework::PodInfo& pod) const;
-  // The time the pod's group sorts by, its creation; nullopt when the pod has no group (it then
-  // sorts by its own initial attempt).
-  std::optional<api::Time> GroupTime(const framework::PodInfo& pod) const;
+  // What a group sorts by: its creation time, or its last failure's time and sequence number
+  // (from 1; 0 for a creation), which orders failures within one instant of a virtual clock.
+  struct SortTime {
+    api::Time time;
+    uint64_t failure = 0;
+  };
+  // The pod's group's sort time; nullopt when the pod has no group (it then sorts by its own
+  // initial attempt).
+  std::optional<SortTime> GroupTime(const framework::PodInfo& pod) const;
   // What the cluster lacks for the group's minResources (pods: minMember), counting its own
   // pods' room as free, as "cpu:2 memory:1Gi"; empty when it has room (or none is asked).
   std::string MinResourcesGap(const api::PodGroup& group,
@@ -128,6 +139,12 @@ class Coscheduling final : public framework::QueueSortPlugin,
   // backs off (see the file comment) unless it is backing off already or has fewer pods than
   // minMember (PreFilter turns those away anyway).
   void BackOff(const api::Pod& pod, const api::PodGroup& group, bool released);
+  // The group failed (PostFilter rejected it, a member was unreserved, its group cycle fell
+  // short): it sorts by this time from now on, until it reaches quorum (ClearFailed).
+  void MarkFailed(api::Symbol ns, api::Symbol group);
+  void ClearFailed(api::Symbol ns, api::Symbol group);
+  // Asks the queue to re-sort the group's pending pods, whose sort time changed.
+  void Reorder(api::Symbol ns, api::Symbol group);
   // How a group's wait at Permit ended: its pods were all let through, or all released.
   enum class WaitEnd { kQuorum, kRejectedInPostFilter, kRejectedInUnreserve, kRejectedInGroupCycle };
   // The group no longer waits at Permit; the gang metrics hear how that ended.
@@ -140,11 +157,16 @@ class Coscheduling final : public framework::QueueSortPlugin,
   // Every map is keyed by the group's api::PairId(namespace, name), api::PodGroupId of the group.
   // When the group's backoff ends.
   std::unordered_map<uint64_t, api::Time> backed_off_;
+  // The cluster's version (Handle::ClusterVersion) when the group's backoff began.
+  std::unordered_map<uint64_t, uint64_t> backed_off_version_;
   // Until when the group's minResources check stands.
   std::unordered_map<uint64_t, api::Time> permitted_;
   // Names of the group's pods reserved on a node and not unreserved (a name is dropped once the
   // lister shows the pod bound).
   std::unordered_map<uint64_t, std::unordered_set<std::string>> reserved_;
+  // When each group last failed, until it reaches quorum (its sort time meanwhile).
+  std::unordered_map<uint64_t, SortTime> last_failed_;
+  uint64_t failures_ = 0;
   // Since when each group has had pods waiting at Permit short of quorum.
   std::unordered_map<uint64_t, api::Time> waiting_since_;
   // muster's gang metrics (muster_podgroup_*), when the scheduler records metrics.

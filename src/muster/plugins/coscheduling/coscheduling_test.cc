@@ -68,6 +68,15 @@ class CoschedulingTest : public ::testing::Test {
     return plugin_->Permit(state, *framework::PodInfo::Make(pod), api::Symbol("n1"), timeout);
   }
 
+  // The pod as the queue holds it.
+  static framework::QueuedPodInfo Queued(const api::Pod& pod, api::Time initial = {}) {
+    framework::QueuedPodInfo q;
+    q.info = framework::PodInfo::Make(pod);
+    q.initial_attempt_timestamp = initial;
+    q.timestamp = initial;
+    return q;
+  }
+
   // PodGroup g (minMember 3) with pending members a, b and c.
   void AddGroupOfThree() {
     fake_.AddPodGroup(Group("g", 3));
@@ -120,23 +129,16 @@ TEST_F(CoschedulingTest, LessOrdersByPriorityThenGroupTimeThenName) {
   fake_.AddPodGroup(Group("old", 2, t0));
   fake_.AddPodGroup(Group("new", 2, t0 + std::chrono::seconds(5)));
   Coscheduling& cs = Plugin();
-  auto queued = [](const api::Pod& pod, api::Time initial) {
-    framework::QueuedPodInfo q;
-    q.info = framework::PodInfo::Make(pod);
-    q.initial_attempt_timestamp = initial;
-    q.timestamp = initial;
-    return q;
-  };
-  const auto old_z = queued(Member("z", "old"), t0 + std::chrono::seconds(9));
-  const auto new_a = queued(Member("a", "new"), t0);
+  const auto old_z = Queued(Member("z", "old"), t0 + std::chrono::seconds(9));
+  const auto new_a = Queued(Member("a", "new"), t0);
   EXPECT_TRUE(cs.Less(old_z, new_a)) << "the older group first, whatever the pods' names";
   EXPECT_FALSE(cs.Less(new_a, old_z));
-  auto high = queued(MakePod().Name("h").Priority(10).PodGroup("new").Obj(), t0);
+  auto high = Queued(MakePod().Name("h").Priority(10).PodGroup("new").Obj(), t0);
   EXPECT_TRUE(cs.Less(high, old_z)) << "priority first";
-  const auto old_a = queued(Member("a", "old"), t0 + std::chrono::seconds(9));
+  const auto old_a = Queued(Member("a", "old"), t0 + std::chrono::seconds(9));
   EXPECT_TRUE(cs.Less(old_a, old_z)) << "same group: by namespace/name";
   // A pod without a group sorts by its own initial attempt time.
-  const auto lone = queued(MakePod().Name("lone").Obj(), t0 + std::chrono::seconds(1));
+  const auto lone = Queued(MakePod().Name("lone").Obj(), t0 + std::chrono::seconds(1));
   EXPECT_TRUE(cs.Less(old_z, lone));
   EXPECT_TRUE(cs.Less(lone, new_a));
   // Compare, which the queue uses, says the same in one call: its sign is Less both ways.
@@ -349,6 +351,17 @@ TEST_F(CoschedulingTest, ARejectionThatReleasesRoomBacksOffForThePodBackoffByDef
   EXPECT_TRUE(PreFilter(Member("b", "g")).IsSuccess());
 }
 
+TEST_F(CoschedulingTest, APodTurnedAwayWhileTheGroupBacksOffIsRetriedWhenItEnds) {
+  AddGroupOfThree();
+  Plugin(GroupBackoff(10));
+  PostFilter(Member("a", "g"));
+  Advance(std::chrono::seconds(4));
+  ASSERT_FALSE(PreFilter(Member("b", "g")).IsSuccess());
+  ASSERT_EQ(fake_.retried.size(), 1u);
+  EXPECT_EQ(fake_.retried[0].first, "default/b");
+  EXPECT_EQ(fake_.retried[0].second, testing::TestEpoch() + std::chrono::seconds(10));
+}
+
 TEST_F(CoschedulingTest, APodTurnedAwayWhileTheGroupBacksOffDoesNotRestartTheBackoff) {
   AddGroupOfThree();
   Plugin(GroupBackoff(10));
@@ -378,30 +391,72 @@ TEST_F(CoschedulingTest, UnreserveBacksTheGroupOff) {
   EXPECT_EQ(PreFilter(Member("b", "g")).Message(), "podGroup default/g failed recently");
 }
 
-TEST_F(CoschedulingTest, AFailingGroupKeepsItsPlaceInTheQueue) {
-  // Upstream's order: a group's place is its priority and creation time, not when it last
-  // failed. Rejected, b still sorts before c; its backoff, not its place, lets c through.
+TEST_F(CoschedulingTest, AFailedGroupSortsByItsLastFailure) {
   const api::Time t0 = testing::TestEpoch();
-  fake_.AddPodGroup(Group("b", 2, t0));
-  fake_.AddPodGroup(Group("c", 2, t0));
-  fake_.AddPodGroup(Group("later", 2, t0 + std::chrono::seconds(1)));
-  for (const char* name : {"b-0", "b-1"}) fake_.AddPod(Member(name, "b"));
+  fake_.AddPodGroup(Group("pg1", 2, t0));
+  fake_.AddPodGroup(Group("pg2", 2, t0 + std::chrono::seconds(5)));
+  for (const char* name : {"p1", "q1"}) fake_.AddPod(Member(name, "pg1"));
+  fake_.AddPod(Member("p2", "pg2"));
   Coscheduling& cs = Plugin();
-  auto queued = [](const api::Pod& pod) {
-    framework::QueuedPodInfo q;
-    q.info = framework::PodInfo::Make(pod);
-    return q;
-  };
-  const auto b1 = queued(Member("b-1", "b"));
-  const auto c0 = queued(Member("c-0", "c"));
-  const auto later = queued(Member("a", "later"));
-  ASSERT_LT(cs.Compare(b1, c0), 0);
+  const auto p1 = Queued(Member("p1", "pg1"));
+  const auto p2 = Queued(Member("p2", "pg2"));
+  ASSERT_TRUE(cs.Less(p1, p2)) << "before any failure, the older group first";
+  Advance(std::chrono::seconds(10));
+  PostFilter(Member("q1", "pg1"));
+  EXPECT_TRUE(cs.Less(p2, p1)) << "pg1 failed at 10s: it sorts after pg2, created at 5s";
+  EXPECT_FALSE(cs.Less(p1, p2));
+  EXPECT_THAT(fake_.reordered, UnorderedElementsAre("default/p1", "default/q1"))
+      << "the queue is told to re-sort the failed group's pending pods";
+  // pg1 reaches quorum: its creation time is its place again.
+  fake_.AddPod(Member("r1", "pg1", "n1"));
+  api::Duration timeout{};
+  ASSERT_TRUE(Permit(Member("p1", "pg1"), &timeout).IsSuccess());
+  EXPECT_TRUE(cs.Less(p1, p2));
+}
+
+TEST_F(CoschedulingTest, AFailureAtTheInstantOfCreationStillSortsAfter) {
+  // On the virtual clock the groups are created and fail at one instant: failures go after
+  // creations, and a later failure after an earlier one, as real time would order them.
+  const api::Time t0 = testing::TestEpoch();
+  for (const char* g : {"a", "b", "c"}) {
+    fake_.AddPodGroup(Group(g, 2, t0));
+    fake_.AddPod(Member(std::string(g) + "-0", g));
+  }
+  Coscheduling& cs = Plugin();
+  const auto a = Queued(Member("a-0", "a"));
+  const auto b = Queued(Member("b-0", "b"));
+  const auto c = Queued(Member("c-0", "c"));
   PostFilter(Member("b-0", "b"));
-  Advance(std::chrono::seconds(30));
-  PostFilter(Member("b-1", "b"));
-  EXPECT_LT(cs.Compare(b1, c0), 0) << "b keeps its place after failing";
-  EXPECT_LT(cs.Compare(b1, later), 0) << "and stays ahead of a group created after it";
-  EXPECT_GT(cs.Compare(later, c0), 0);
+  PostFilter(Member("a-0", "a"));
+  EXPECT_TRUE(cs.Less(c, b)) << "c has not failed";
+  EXPECT_TRUE(cs.Less(b, a)) << "b failed before a";
+  EXPECT_TRUE(cs.Less(c, a));
+}
+
+TEST_F(CoschedulingTest, UnreserveAndAFailedGroupCycleMarkTheGroupFailed) {
+  const api::Time t0 = testing::TestEpoch();
+  fake_.AddPodGroup(Group("pg1", 2, t0));
+  fake_.AddPodGroup(Group("pg2", 2, t0 + std::chrono::seconds(5)));
+  fake_.AddPod(Member("p1", "pg1"));
+  fake_.AddPod(Member("p2", "pg2"));
+  Coscheduling& cs = Plugin();
+  const auto p1 = Queued(Member("p1", "pg1"));
+  const auto p2 = Queued(Member("p2", "pg2"));
+  Advance(std::chrono::seconds(10));
+  framework::CycleState state;
+  plugin_->Unreserve(state, *framework::PodInfo::Make(Member("p1", "pg1", "n1")),
+                     api::Symbol("n1"));
+  EXPECT_TRUE(cs.Less(p2, p1));
+  // Group mode: a cycle that falls short marks the group; one that places it clears it.
+  Coscheduling& group_mode = Plugin(CoschedulingArgs{});
+  ASSERT_TRUE(group_mode.Less(p1, p2)) << "a new plugin: no failure yet";
+  std::optional<framework::PodGroupSpec> spec =
+      group_mode.GroupOf(*framework::PodInfo::Make(Member("p1", "pg1")));
+  ASSERT_TRUE(spec.has_value());
+  group_mode.GroupCycleDone(*spec, /*placed=*/false);
+  EXPECT_TRUE(group_mode.Less(p2, p1)) << "pg1 failed at 10s, after pg2's creation";
+  group_mode.GroupCycleDone(*spec, /*placed=*/true);
+  EXPECT_TRUE(group_mode.Less(p1, p2));
 }
 
 TEST_F(CoschedulingTest, UnreserveRejectsWaitingSiblings) {

@@ -125,6 +125,12 @@ void FilterPodsWithPDBViolation(std::span<const PodInfoPtr> pods,
         if (!pdb.selector || pdb.selector->Empty() || !pdb.selector->Matches(pod.metadata.labels)) {
           continue;
         }
+        // An eviction the API server has processed already counts in disruptionsAllowed:
+        // this pod's is no new disruption of the budget (upstream does not decrement twice).
+        if (std::binary_search(pdb.status.disrupted_pods.begin(),
+                               pdb.status.disrupted_pods.end(), pod.metadata.name)) {
+          continue;
+        }
         if (--allowed[i] < 0) violated = true;
       }
     }

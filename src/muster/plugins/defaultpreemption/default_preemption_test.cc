@@ -92,6 +92,25 @@ api::PodDisruptionBudget MakePDB(std::string_view name, std::string_view key,
   return pdb;
 }
 
+// p1.1 ... p1.n on node1, of mid priority and medium size, labelled app=foo.
+std::vector<PodSpec> FooVictimsOnNode1(int n) {
+  std::vector<PodSpec> pods;
+  for (int i = 1; i <= n; ++i) {
+    pods.push_back({.name = fmt::format("p1.{}", i),
+                    .node = "node1",
+                    .priority = kMidPriority,
+                    .req = kMediumRes,
+                    .labels = {{"app", "foo"}}});
+  }
+  return pods;
+}
+
+// The budget with these pods' evictions processed already (status.disruptedPods).
+api::PodDisruptionBudget Disrupted(api::PodDisruptionBudget pdb, std::vector<std::string> pods) {
+  pdb.status.disrupted_pods = std::move(pods);
+  return pdb;
+}
+
 // Counts Filter calls, as upstream's FakeFilterPlugin, and returns `code` for every node.
 class CountingFilter final : public framework::FilterPlugin {
  public:
@@ -602,19 +621,38 @@ INSTANTIATE_TEST_SUITE_P(
             .name = "preemption with violation of same pdb",
             .nodes = {"node1"},
             .test_pods = {{.name = "p", .priority = kHighPriority, .req = kVeryLargeRes}},
-            .init_pods = {{.name = "p1.1",
-                           .node = "node1",
-                           .priority = kMidPriority,
-                           .req = kMediumRes,
-                           .labels = {{"app", "foo"}}},
-                          {.name = "p1.2",
-                           .node = "node1",
-                           .priority = kMidPriority,
-                           .req = kMediumRes,
-                           .labels = {{"app", "foo"}}}},
+            .init_pods = FooVictimsOnNode1(2),
             .pdbs = {MakePDB("pdb", "app", "foo", 1)},
             .expected = {{"node1: p1.1,p1.2 (1)"}},
             .expected_filter_calls = {3},
+        },
+        // Upstream's three cases of a victim whose eviction the API server already processed.
+        DryRunCase{
+            .name = "pdb with a processed eviction, the victim not among DisruptedPods",
+            .nodes = {"node1"},
+            .test_pods = {{.name = "p", .priority = kHighPriority, .req = kVeryLargeRes}},
+            .init_pods = FooVictimsOnNode1(2),
+            .pdbs = {Disrupted(MakePDB("pdb", "app", "foo", 1), {"p2"})},
+            .expected = {{"node1: p1.1,p1.2 (1)"}},
+            .expected_filter_calls = {3},
+        },
+        DryRunCase{
+            .name = "pdb with a processed eviction, the victim among DisruptedPods",
+            .nodes = {"node1"},
+            .test_pods = {{.name = "p", .priority = kHighPriority, .req = kVeryLargeRes}},
+            .init_pods = FooVictimsOnNode1(2),
+            .pdbs = {Disrupted(MakePDB("pdb", "app", "foo", 1), {"p1.2"})},
+            .expected = {{"node1: p1.1,p1.2 (0)"}},
+            .expected_filter_calls = {3},
+        },
+        DryRunCase{
+            .name = "pdb with a processed eviction, the victim among DisruptedPods is non-violating",
+            .nodes = {"node1"},
+            .test_pods = {{.name = "p", .priority = kHighPriority, .req = kVeryLargeRes}},
+            .init_pods = FooVictimsOnNode1(3),
+            .pdbs = {Disrupted(MakePDB("pdb", "app", "foo", 1), {"p1.3"})},
+            .expected = {{"node1: p1.1,p1.2,p1.3 (1)"}},
+            .expected_filter_calls = {4},
         },
         DryRunCase{
             .name = "all nodes are possible candidates, but DefaultPreemptionArgs limits to 2",

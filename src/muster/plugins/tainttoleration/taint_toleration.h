@@ -46,7 +46,8 @@ class TaintToleration final : public framework::FilterPlugin,
                      std::span<framework::Status> statuses) const override;
 
   // Keeps the pod's tolerations that can tolerate a PreferNoSchedule taint (that effect, or any).
-  // Skip when no feasible node has a PreferNoSchedule taint: then all would score alike.
+  // Skip when no feasible node has a PreferNoSchedule taint: then all would score alike, 0 raw
+  // and 100 normalized (UniformScoreWhenSkipped), as upstream, which scores them anyway.
   framework::Status PreScore(framework::CycleState& state, const framework::PodInfo& pod,
                              std::span<framework::NodeInfo* const> feasible) override;
   // The number of the node's PreferNoSchedule taints the pod does not tolerate; an Error when
@@ -57,6 +58,9 @@ class TaintToleration final : public framework::FilterPlugin,
                                std::span<framework::NodeInfo* const> nodes,
                                std::span<framework::NodeScore> scores) const override;
   // Fewer intolerable taints score higher: the counts are scaled to [0, 100] and reversed.
+  std::optional<std::pair<int64_t, int64_t>> UniformScoreWhenSkipped() const override {
+    return std::pair<int64_t, int64_t>{0, framework::kMaxNodeScore};
+  }
   bool HasNormalizeScore() const override { return true; }
   framework::Status NormalizeScore(const framework::CycleState& state,
                                    const framework::PodInfo& pod,
