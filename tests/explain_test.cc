@@ -6,6 +6,7 @@
 #include <sstream>
 #include <string>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -447,6 +448,30 @@ TEST(ExplainTest, NothingIsRecordedUnlessAsked) {
   ASSERT_NE(simulation, nullptr) << error;
   simulation->Run();
   EXPECT_TRUE(simulation->scheduler().traces().empty());
+}
+
+// Coscheduling's PreFilter turns the pod away (PerPod mode, a gang short of minMember): the
+// cluster's nodes are counted, and the table says Filter examined none, not "examined 0".
+// A gang short of minMember: in PerPod mode Coscheduling's PreFilter turns each member away, in
+// Group mode the group cycle turns the gang away whole before any member reaches Filter. Either
+// way the attempt counts the cluster's nodes.
+TEST(ExplainTest, APodRejectedBeforeFilterCountsTheClustersNodes) {
+  const std::string dir =
+      std::string(MUSTER_SOURCE_DIR) + "/tests/scenarios/gang-perpod-short-of-min-member/";
+  for (const char* mode : {"PerPod", "Group"}) {
+    SCOPED_TRACE(mode);
+    std::ostringstream out, err;
+    std::istringstream in(testing::CoschedulingConfig(fmt::format("mode: {}", mode)));
+    cli::ExplainFlags flags;
+    flags.input.paths = {dir + "all.yaml", "-"};  // the configuration comes on stdin
+    flags.pod = "g-0";
+    ASSERT_EQ(cli::RunExplain(flags, in, out, err), 0) << err.str();
+    EXPECT_NE(out.str().find("Nodes: 2 in the cluster; the attempt was rejected before Filter "
+                             "examined any.\n"),
+              std::string::npos)
+        << out.str();
+    EXPECT_EQ(out.str().find("Filter examined 0"), std::string::npos) << out.str();
+  }
 }
 
 TEST(ExplainTest, RecordingChangesNoDecision) {

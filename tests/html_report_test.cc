@@ -411,5 +411,18 @@ TEST(SimulateReportFlagTest, AFileThatCannotBeWrittenFailsBeforeTheRun) {
   EXPECT_THAT(run.output, Not(HasSubstr("NAME ")));
 }
 
+// The timeline ends the gang's running span when preemption takes a member, shows it waiting,
+// and running again once the member is replaced (tests/scenarios/gang-member-preempted).
+TEST(HtmlReportTest, AGangsTimelineFollowsItBackAndForth) {
+  const std::string dir = kRoot + "/tests/scenarios/gang-member-preempted/";
+  auto s = Simulate(ReadFile(dir + "all.yaml"), ReadFile(dir + "scheduler.yaml"));
+  ASSERT_NE(s, nullptr);
+  const std::string page = Report(*s);
+  EXPECT_EQ(Count(page, "<title>g: running "), 2u) << page;
+  EXPECT_THAT(page, HasSubstr("<title>g: running 0s\u20135s</title>"));
+  EXPECT_THAT(page, HasSubstr("<title>g: waiting for quorum 5s\u201311s</title>"));
+  EXPECT_THAT(page, HasSubstr("<title>g: running from 11s</title>"));
+}
+
 }  // namespace
 }  // namespace muster

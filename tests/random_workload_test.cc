@@ -25,9 +25,9 @@ namespace {
 namespace fs = std::filesystem;
 constexpr int kShards = 4;
 // Every run stops at this virtual time. The generated timings are all under two minutes, but a
-// workload may churn for ever as a real cluster would: seed 2798's high-priority pod preempts a
-// Job's pod, the Job replaces it, the replacement lands beside the preemptor's node and turns
-// its spread constraint against it again, and so on every ten seconds.
+// workload may churn for ever as a real cluster would: a high-priority pod preempts a pod, its
+// ReplicaSet replaces it, the replacement lands beside the preemptor's node and turns its spread
+// constraint against it again, and so on (a Job's pods would stop past its backoffLimit).
 constexpr muster::api::Duration kUntil = std::chrono::hours(1);
 
 struct SeedRange {

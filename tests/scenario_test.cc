@@ -4,7 +4,7 @@
 //
 //   args: {seed: 1, until: 30s, config: cfg.yaml}   # optional simulate flags
 //   summary: {running: 3, pending: 3}               # these fields of .summary
-//   pods:                                           # likewise podGroups, nodes, events
+//   pods:                                           # likewise podGroups, jobs, nodes, events
 //   - match: {status: Pending}                      # the elements whose fields equal these
 //     count: 3                                      # ...are exactly this many (optional)
 //     expect: {reason: Unschedulable}               # ...and each also has these (optional)
@@ -107,7 +107,7 @@ TEST_P(ScenarioTest, MatchesExpectations) {
     std::string mismatch;
     EXPECT_TRUE(Matches(result["summary"], expect["summary"], &mismatch)) << "summary " << mismatch;
   }
-  for (const char* collection : {"pods", "podGroups", "nodes", "events"}) {
+  for (const char* collection : {"pods", "podGroups", "jobs", "nodes", "events"}) {
     if (!expect[collection]) continue;
     for (const YAML::Node& rule : expect[collection]) {
       std::vector<const json*> matched;

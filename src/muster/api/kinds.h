@@ -29,7 +29,8 @@ struct Kind {
   // Whether a name without a namespace means the object lives in the default namespace.
   bool namespaced = true;
   // The template a workload controller makes its pods from; null for a kind that makes no pods.
-  // Its priorityClassName is admitted at load time, as the pods' would be when they are created.
+  // Its priorityClassName is checked at load time: one that does not exist is a warning, since
+  // the API server accepts the workload and refuses only its pods.
   PodTemplateSpec T::*pod_template = nullptr;
   // Whether an unknown field is an error rather than ignored: kube-scheduler decodes its
   // configuration strictly, the API server its objects leniently.

@@ -67,7 +67,8 @@ struct LoadResult {
 // or "-" for `stdin`. Decodes every document (multi-document YAML, JSON, `kind: List`), applies the
 // API server's defaults, validates, rejects duplicates (same kind, namespace and name), and admits
 // pods against the PriorityClasses in the input (priority from priorityClassName or the global
-// default). Kinds muster does not model are skipped with one warning naming them.
+// default); a workload whose template names a class that does not exist is a warning. Kinds
+// muster does not model are skipped with one warning naming them.
 LoadResult LoadManifests(const std::vector<std::string>& paths, std::istream& stdin_stream);
 
 // Decodes one stream's text as if it were the file `name`. Appends to `result`; does not run the

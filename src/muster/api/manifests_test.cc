@@ -1,5 +1,6 @@
 #include "muster/api/manifests.h"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -349,6 +350,128 @@ spec:
 )");
   ASSERT_EQ(r.errors.size(), 1u);
   EXPECT_THAT(r.errors[0], HasSubstr("spec.template.spec.restartPolicy: Required value"));
+}
+
+// A Job whose spec has `fields` (a YAML flow mapping's entries) beside a one-container template.
+std::string JobWith(std::string_view fields, std::string_view restart_policy = "Never") {
+  return fmt::format(R"(
+apiVersion: batch/v1
+kind: Job
+metadata: {{name: j}}
+spec: {{{}{}template: {{spec: {{restartPolicy: {}, containers: [{{name: main, image: i}}]}}}}}}
+)",
+                     fields, fields.empty() ? "" : ", ", restart_policy);
+}
+
+std::vector<std::string> JobErrors(std::string_view fields, std::string_view restart = "Never") {
+  std::vector<std::string> out;
+  for (const std::string& e : Decode(JobWith(fields, restart), "j.yaml").errors) {
+    out.push_back(e.substr(e.find("): ") + 3));
+  }
+  return out;
+}
+
+TEST(DecodeTest, JobCompletionModeAndBackoffLimit) {
+  LoadResult r = Decode(JobWith("completionMode: Indexed, completions: 3, backoffLimit: 0"));
+  ASSERT_THAT(r.errors, IsEmpty());
+  const Job& job = r.manifests.jobs[0];
+  EXPECT_EQ(job.completion_mode, CompletionMode::kIndexed);
+  EXPECT_EQ(job.backoff_limit, 0);
+  EXPECT_FALSE(job.pod_failure_policy);
+  const LoadResult defaults = Decode(JobWith(""));
+  ASSERT_THAT(defaults.errors, IsEmpty());
+  EXPECT_EQ(defaults.manifests.jobs[0].completion_mode, CompletionMode::kNonIndexed);
+  EXPECT_EQ(defaults.manifests.jobs[0].backoff_limit, 6);
+
+  EXPECT_THAT(JobErrors("completionMode: Indexed"),
+              ElementsAre("spec.completions: Required value: when completion mode is Indexed"));
+  EXPECT_THAT(JobErrors("completionMode: Ordered"),
+              ElementsAre("spec.completionMode: Unsupported value: \"Ordered\": supported values: "
+                          "\"NonIndexed\", \"Indexed\""));
+  EXPECT_THAT(JobErrors("backoffLimit: -1"),
+              ElementsAre("spec.backoffLimit: Invalid value: -1: must be greater than or equal "
+                          "to 0"));
+}
+
+TEST(DecodeTest, AnIndexedJobsHostnamesMustBeDnsLabels) {
+  const std::string name(62, 'a');
+  LoadResult r = Decode(R"(
+apiVersion: batch/v1
+kind: Job
+metadata: {name: )" + name +
+                        R"(}
+spec:
+  completionMode: Indexed
+  completions: 10
+  template: {spec: {restartPolicy: Never, containers: [{name: c, image: i}]}}
+)");
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_THAT(r.errors[0],
+              HasSubstr("metadata.name: Invalid value: \"" + name +
+                        "\": will not able to create pod with invalid DNS label: " + name + "-9"));
+}
+
+TEST(DecodeTest, PodFailurePolicy) {
+  LoadResult r = Decode(JobWith(R"(podFailurePolicy: {rules: [
+      {action: Ignore, onPodConditions: [{type: DisruptionTarget}]},
+      {action: FailJob, onExitCodes: {containerName: main, operator: In, values: [1, 42]}},
+      {action: Count, onPodConditions: [{type: ConfigIssue, status: "False"}]}]})"));
+  ASSERT_THAT(r.errors, IsEmpty());
+  ASSERT_TRUE(r.manifests.jobs[0].pod_failure_policy);
+  const std::vector<PodFailurePolicyRule>& rules = r.manifests.jobs[0].pod_failure_policy->rules;
+  ASSERT_EQ(rules.size(), 3u);
+  EXPECT_EQ(rules[0].action, PodFailurePolicyAction::kIgnore);
+  ASSERT_EQ(rules[0].on_pod_conditions.size(), 1u);
+  EXPECT_EQ(rules[0].on_pod_conditions[0].type, "DisruptionTarget");
+  EXPECT_EQ(rules[0].on_pod_conditions[0].status, "True") << "the API server's default";
+  EXPECT_EQ(rules[1].action, PodFailurePolicyAction::kFailJob);
+  ASSERT_TRUE(rules[1].on_exit_codes);
+  EXPECT_EQ(rules[1].on_exit_codes->container_name, "main");
+  EXPECT_EQ(rules[1].on_exit_codes->values, (std::vector<int32_t>{1, 42}));
+  EXPECT_EQ(rules[2].on_pod_conditions[0].status, "False");
+}
+
+TEST(DecodeTest, PodFailurePolicyIsValidatedAsTheApiServerDoes) {
+  const std::string rule = "spec.podFailurePolicy.rules[0]";
+  EXPECT_THAT(JobErrors("podFailurePolicy: {rules: [{action: Ignore, onPodConditions: "
+                        "[{type: DisruptionTarget}]}]}",
+                        "OnFailure"),
+              ElementsAre("spec.template.spec.restartPolicy: Invalid value: \"OnFailure\": only "
+                          "\"Never\" is supported when podFailurePolicy is specified"));
+  EXPECT_THAT(JobErrors("podFailurePolicy: {rules: [{onPodConditions: [{type: X}]}]}"),
+              ElementsAre(rule + ".action: Required value: valid values: [\"Count\" \"FailIndex\" "
+                                 "\"FailJob\" \"Ignore\"]"));
+  EXPECT_THAT(JobErrors("podFailurePolicy: {rules: [{action: Retry, onPodConditions: "
+                        "[{type: X}]}]}"),
+              ElementsAre(rule + ".action: Unsupported value: \"Retry\": supported values: "
+                                 "\"Count\", \"FailIndex\", \"FailJob\", \"Ignore\""));
+  EXPECT_THAT(JobErrors("podFailurePolicy: {rules: [{action: FailIndex, onPodConditions: "
+                        "[{type: X}]}]}"),
+              ElementsAre(rule + ".action: Invalid value: \"FailIndex\": requires the "
+                                 "backoffLimitPerIndex to be set"));
+  EXPECT_THAT(JobErrors("podFailurePolicy: {rules: [{action: Count}]}"),
+              ElementsAre(rule + ": Invalid value: specifying one of OnExitCodes and "
+                                 "OnPodConditions is required"));
+  EXPECT_THAT(JobErrors("podFailurePolicy: {rules: [{action: Count, onPodConditions: "
+                        "[{type: X, status: Maybe}]}]}"),
+              ElementsAre(rule + ".onPodConditions[0].status: Unsupported value: \"Maybe\": "
+                                 "supported values: \"False\", \"True\", \"Unknown\""));
+  EXPECT_THAT(
+      JobErrors("podFailurePolicy: {rules: [{action: FailJob, onExitCodes: {containerName: "
+                "side, operator: In, values: [3, 0, 3]}}]}"),
+      ElementsAre(rule + ".onExitCodes.containerName: Invalid value: \"side\": must be one of "
+                         "the container or initContainer names in the pod template",
+                  rule + ".onExitCodes.values[1]: Invalid value: 0: must not be 0 for the In "
+                         "operator",
+                  rule + ".onExitCodes.values[2]: Duplicate value: 3",
+                  rule + ".onExitCodes.values: Invalid value: []int32{3, 0, 3}: must be "
+                         "ordered"));
+}
+
+TEST(DecodeTest, PerIndexBackoffIsRefusedNotIgnored) {
+  EXPECT_THAT(JobErrors("completionMode: Indexed, completions: 2, backoffLimitPerIndex: 1"),
+              ElementsAre("spec.backoffLimitPerIndex: not supported: muster does not simulate "
+                          "per-index backoff"));
 }
 
 TEST(DecodeTest, PriorityClassAdmission) {

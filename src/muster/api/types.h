@@ -330,11 +330,46 @@ struct Deployment {
   PodTemplateSpec template_;
 };
 
+// An Indexed Job's pods carry their completion index under this key, as a label and as an
+// annotation.
+inline constexpr std::string_view kJobCompletionIndex = "batch.kubernetes.io/job-completion-index";
+
+enum class CompletionMode { kNonIndexed, kIndexed };
+
+// What a pod failure policy rule does with a failed pod it matches.
+enum class PodFailurePolicyAction { kFailJob, kFailIndex, kIgnore, kCount };
+
+// A rule's requirement on the exit codes of the pod's containers.
+struct PodFailurePolicyOnExitCodes {
+  std::optional<std::string> container_name;  // nullopt: any container
+  std::string operator_;                      // In or NotIn
+  std::vector<int32_t> values;                // ascending
+};
+
+// A rule's requirement on one of the pod's conditions.
+struct PodFailurePolicyOnPodConditionsPattern {
+  std::string type;
+  std::string status = "True";
+};
+
+// One of onExitCodes and onPodConditions is set.
+struct PodFailurePolicyRule {
+  PodFailurePolicyAction action = PodFailurePolicyAction::kCount;
+  std::optional<PodFailurePolicyOnExitCodes> on_exit_codes;
+  std::vector<PodFailurePolicyOnPodConditionsPattern> on_pod_conditions;
+};
+
+struct PodFailurePolicy {
+  std::vector<PodFailurePolicyRule> rules;  // the first that matches a failed pod decides
+};
+
 struct Job {
   ObjectMeta metadata;
   int32_t parallelism = 1;
   std::optional<int32_t> completions;  // nullopt: any one success completes the job
+  CompletionMode completion_mode = CompletionMode::kNonIndexed;
   int32_t backoff_limit = 6;
+  std::optional<PodFailurePolicy> pod_failure_policy;
   bool suspend = false;
   std::optional<LabelSelector> selector;
   PodTemplateSpec template_;

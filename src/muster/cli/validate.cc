@@ -7,6 +7,7 @@
 #include "muster/api/kinds.h"
 #include "muster/api/manifests.h"
 #include "muster/api/pod_resources.h"
+#include "muster/api/priority.h"
 #include "muster/cli/config_file.h"
 #include "muster/host/host.h"
 #include "muster/plugins/registry.h"
@@ -25,9 +26,10 @@ std::string FormatResources(const api::ResourceList& list) {
   return out.empty() ? "none" : out;
 }
 
-std::string PodFacts(const api::Pod& pod) {
+// `priority` as admission resolved it.
+std::string PodFacts(const api::Pod& pod, const std::string& priority) {
   std::string facts = fmt::format("requests {} priority {}",
-                                  FormatResources(api::PodRequests(pod).ToList()), pod.Priority());
+                                  FormatResources(api::PodRequests(pod).ToList()), priority);
   if (!pod.spec.node_name.empty()) facts += fmt::format(" node {}", pod.spec.node_name.str());
   if (const api::Symbol group = api::PodGroupName(pod); !group.empty()) {
     facts += fmt::format(" podGroup {}", group.str());
@@ -38,11 +40,15 @@ std::string PodFacts(const api::Pod& pod) {
   return facts;
 }
 
-std::string TemplateFacts(const api::PodTemplateSpec& t) {
+// The template's pod as admission will make each pod of it: the priority its class resolves to,
+// or the class that does not exist (LoadManifests warned of it).
+std::string TemplateFacts(const api::PodTemplateSpec& t, const api::PriorityResolver& priorities) {
   api::Pod pod;
   pod.spec = t.spec;
   pod.metadata.labels = t.metadata.labels;
-  return "pod " + PodFacts(pod);
+  const std::string refused = priorities.Admit(pod);
+  return "pod " + PodFacts(pod, refused.empty() ? std::to_string(pod.Priority())
+                                                : "unresolved (" + refused + ")");
 }
 
 // One line of `validate`'s listing: the object's name and its key facts. There is one Describe
@@ -59,7 +65,9 @@ Listing Describe(const api::Node& n) {
   return {n.metadata.Key(), facts};
 }
 
-Listing Describe(const api::Pod& p) { return {p.metadata.Key(), PodFacts(p)}; }
+Listing Describe(const api::Pod& p) {
+  return {p.metadata.Key(), PodFacts(p, std::to_string(p.Priority()))};
+}
 
 Listing Describe(const api::PodGroup& pg) {
   std::string facts = fmt::format("minMember {}", pg.spec.min_member);
@@ -79,18 +87,31 @@ Listing Describe(const api::PriorityClass& pc) {
 
 Listing Describe(const api::Namespace& ns) { return {ns.metadata.Key(), ""}; }
 
+// A workload's listing also takes the PriorityResolver its pods will be admitted by.
 template <typename Replicated>
-Listing DescribeReplicated(const Replicated& w) {
-  return {w.metadata.Key(), fmt::format("replicas {} {}", w.replicas, TemplateFacts(w.template_))};
+Listing DescribeReplicated(const Replicated& w, const api::PriorityResolver& priorities) {
+  return {w.metadata.Key(),
+          fmt::format("replicas {} {}", w.replicas, TemplateFacts(w.template_, priorities))};
 }
-Listing Describe(const api::ReplicaSet& w) { return DescribeReplicated(w); }
-Listing Describe(const api::Deployment& w) { return DescribeReplicated(w); }
-Listing Describe(const api::StatefulSet& w) { return DescribeReplicated(w); }
+Listing Describe(const api::ReplicaSet& w, const api::PriorityResolver& priorities) {
+  return DescribeReplicated(w, priorities);
+}
+Listing Describe(const api::Deployment& w, const api::PriorityResolver& priorities) {
+  return DescribeReplicated(w, priorities);
+}
+Listing Describe(const api::StatefulSet& w, const api::PriorityResolver& priorities) {
+  return DescribeReplicated(w, priorities);
+}
 
-Listing Describe(const api::Job& j) {
-  return {j.metadata.Key(), fmt::format("parallelism {} completions {} {}", j.parallelism,
-                                        j.completions ? std::to_string(*j.completions) : "unset",
-                                        TemplateFacts(j.template_))};
+Listing Describe(const api::Job& j, const api::PriorityResolver& priorities) {
+  std::string facts = fmt::format("parallelism {} completions {}", j.parallelism,
+                                  j.completions ? std::to_string(*j.completions) : "unset");
+  if (j.completion_mode == api::CompletionMode::kIndexed) facts += " Indexed";
+  facts += fmt::format(" backoffLimit {}", j.backoff_limit);
+  if (j.pod_failure_policy) {
+    facts += fmt::format(" podFailurePolicy {} rule(s)", j.pod_failure_policy->rules.size());
+  }
+  return {j.metadata.Key(), facts + " " + TemplateFacts(j.template_, priorities)};
 }
 
 Listing Describe(const api::PodDisruptionBudget& pdb) {
@@ -151,8 +172,15 @@ int RunValidate(const std::vector<std::string>& paths, const std::string& config
     return kExitBadInput;
   }
   const Manifests& m = result.manifests;
+  const api::PriorityResolver priorities(m.priority_classes);
   for (const ObjectEntry& e : m.order) {
-    const Listing line = api::Visit(m, e, [](const auto& object) { return Describe(object); });
+    const Listing line = api::Visit(m, e, [&](const auto& object) {
+      if constexpr (requires { Describe(object, priorities); }) {
+        return Describe(object, priorities);
+      } else {
+        return Describe(object);
+      }
+    });
     out << fmt::format("{:<27} {:<40} {}\n", e.kind, line.name, line.facts);
   }
   out << fmt::format("{} object(s) valid\n", m.order.size());

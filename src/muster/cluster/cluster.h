@@ -29,6 +29,14 @@ class ClusterObserver {
   virtual void OnPodDisruptionBudgetAdd(const api::PodDisruptionBudget& /*pdb*/) {}
 };
 
+// The condition preemption sets on a victim before deleting it, as upstream's preemption
+// executor sets it; `scheduler` names the scheduler that preempts.
+inline api::PodCondition PreemptionCondition(std::string_view scheduler, api::Time now) {
+  return api::PodCondition{
+      "DisruptionTarget", "True", "PreemptionByScheduler",
+      std::string(scheduler) + ": preempting to accommodate a higher priority pod", now};
+}
+
 // A cluster: the scheduler's writes (ClusterClient) plus a stream of object events.
 class Cluster : public framework::ClusterClient {
  public:

@@ -206,7 +206,20 @@ Status MemoryCluster::UpdatePodCondition(const api::Pod& pod, const api::PodCond
   return ReplacePod(it, std::move(updated));
 }
 
-Status MemoryCluster::DeletePod(const api::Pod& pod) { return DeletePodByKey(pod.metadata.Key()); }
+Status MemoryCluster::DeletePod(const api::Pod& pod) {
+  auto it = FindPod(pod.metadata.Key());
+  if (it == pods_.end()) return NotFound("pods", pod.metadata.Key());
+  // A preemption victim gets the DisruptionTarget condition (naming the victim's scheduler: the
+  // call does not say which one preempts), then is deleted. Its grace period passes at once
+  // here: the kubelet stops it and it ends Failed with that condition, which a Job's pod
+  // failure policy reads, before it is removed.
+  api::Pod victim = *it->second;
+  api::SetCondition(victim.status.conditions,
+                    PreemptionCondition(victim.spec.scheduler_name, clock_.Now()));
+  if (!victim.IsTerminal()) victim.status.phase = api::PodPhase::kFailed;
+  ReplacePod(it, std::move(victim));
+  return DeletePodByKey(pod.metadata.Key());
+}
 
 Status MemoryCluster::UpdatePodGroupStatus(const api::PodGroup& group,
                                            const api::PodGroup::Status& status) {

@@ -92,6 +92,35 @@ TEST_F(MemoryClusterTest, UpdatePodConditionReplacesTheConditionOfItsType) {
   EXPECT_EQ(recorder_.updates.size(), 2u);
 }
 
+// Preemption's deletion: the victim is seen to end Failed with upstream's DisruptionTarget
+// condition (for a Job's pod failure policy), then to go.
+TEST_F(MemoryClusterTest, APreemptedPodEndsFailedWithDisruptionTargetBeforeItGoes) {
+  struct Watcher final : ClusterObserver {
+    void OnPodUpdate(const api::PodPtr&, const api::PodPtr& pod) override { seen.push_back(pod); }
+    void OnPodDelete(const api::PodPtr& pod) override { seen.push_back(pod); }
+    std::vector<api::PodPtr> seen;
+  } watcher;
+  cluster_.AddObserver(&watcher);
+  ASSERT_TRUE(cluster_.Bind(Web(), api::Symbol("node-a")).IsSuccess());
+  clock_.RunDue();
+  watcher.seen.clear();
+  ASSERT_TRUE(cluster_.DeletePod(Web()).IsSuccess());
+  EXPECT_EQ(cluster_.GetPod("prod/web"), nullptr);
+  clock_.RunDue();
+  ASSERT_EQ(watcher.seen.size(), 2u) << "an update, then the deletion";
+  for (const api::PodPtr& pod : watcher.seen) {
+    EXPECT_EQ(pod->status.phase, api::PodPhase::kFailed);
+    const api::PodCondition* target =
+        api::FindCondition(pod->status.conditions, "DisruptionTarget");
+    ASSERT_NE(target, nullptr);
+    EXPECT_EQ(target->status, "True");
+    EXPECT_EQ(target->reason, "PreemptionByScheduler");
+    EXPECT_EQ(target->message,
+              "default-scheduler: preempting to accommodate a higher priority pod");
+  }
+  EXPECT_FALSE(cluster_.DeletePod(MakePod().Name("ghost").Namespace("prod").Obj()).IsSuccess());
+}
+
 // As Kubernetes' event correlator: a repeat of an event (same object, type, reason and message,
 // whatever its action) counts on the first; any other difference is an event of its own.
 TEST_F(MemoryClusterTest, RepeatedEventsAreCountedOnTheFirst) {

@@ -82,6 +82,12 @@ void Title(std::string& out, std::string_view title) {
 }
 
 // The time axis under a plot from x0 to x0 + width at y, with vertical grid lines up to `top`.
+// Where a chart's time axis ends: at `end`, or a fortieth further when the last change comes at
+// `end` (a run usually ends at its last change), so that the state the run ended in has a width.
+api::Duration AxisEnd(api::Duration end, api::Duration last_change) {
+  return end.count() > 0 && last_change >= end ? end + end / 40 : end;
+}
+
 void TimeAxis(std::string& out, api::Duration end, double x0, double width, double y, double top) {
   const double domain = static_cast<double>(std::max<int64_t>(end.count(), 1));
   const int max_ticks = std::max(2, static_cast<int>(width / 90));
@@ -200,7 +206,9 @@ std::string StackedStepChart(const std::vector<Layer>& layers, const std::vector
                              api::Duration end, int width, int height) {
   const double left = 48, right = 12, top = 10, bottom = 28;
   const double pw = width - left - right, ph = height - top - bottom;
-  const double domain = static_cast<double>(std::max<int64_t>(end.count(), 1));
+  const api::Duration axis_end =
+      AxisEnd(end, steps.empty() ? api::Duration::zero() : steps.back().at);
+  const double domain = static_cast<double>(std::max<int64_t>(axis_end.count(), 1));
   auto x_of = [&](api::Duration t) {
     return left + pw * std::clamp(static_cast<double>(t.count()), 0.0, domain) / domain;
   };
@@ -233,7 +241,7 @@ std::string StackedStepChart(const std::vector<Layer>& layers, const std::vector
     Put(out, "<text x=\"{}\" y=\"{}\">{}</text>", C(left - 6), C(y_of(v) + 4), v);
   }
   out += "</g>";
-  TimeAxis(out, end, left, pw, top + ph, top);
+  TimeAxis(out, axis_end, left, pw, top + ph, top);
   // One closed path per layer: along its top, then back along the layer under it.
   const double x_end = left + pw;
   for (size_t layer = 0; layer < layers.size(); ++layer) {
@@ -411,9 +419,15 @@ std::string Gantt(const std::vector<GanttRow>& rows, api::Duration end, int widt
   const double row_h = 24, bar_h = 12, top = 4, axis_h = 28;
   const double x0 = label_width, pw = width - label_width - note_width - 8;
   const double height = top + rows.size() * row_h + axis_h;
-  const double domain = static_cast<double>(std::max<int64_t>(end.count(), 1));
+  api::Duration last_change = api::Duration::zero();
+  for (const GanttRow& row : rows) {
+    for (const Span& span : row.spans) last_change = std::max(last_change, span.from);
+  }
+  const api::Duration axis_end = AxisEnd(end, last_change);
+  const double domain = static_cast<double>(std::max<int64_t>(axis_end.count(), 1));
   auto x_of = [&](api::Duration t) {
-    return x0 + pw * static_cast<double>(std::clamp<int64_t>(t.count(), 0, end.count())) / domain;
+    return x0 +
+           pw * static_cast<double>(std::clamp<int64_t>(t.count(), 0, axis_end.count())) / domain;
   };
   std::string out;
   OpenSvg(out, std::to_string(width), C(height));
@@ -421,7 +435,7 @@ std::string Gantt(const std::vector<GanttRow>& rows, api::Duration end, int widt
     Put(out, "<rect x=\"0\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#f9fafb\"/>",
         C(top + r * row_h), width, C(row_h));
   }
-  TimeAxis(out, end, x0, pw, top + rows.size() * row_h, top);
+  TimeAxis(out, axis_end, x0, pw, top + rows.size() * row_h, top);
   for (size_t r = 0; r < rows.size(); ++r) {
     const GanttRow& row = rows[r];
     const double y = top + r * row_h;

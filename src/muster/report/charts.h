@@ -50,7 +50,8 @@ struct Step {
 
 // Layers stacked bottom first, each value held until the next step and the last until `end`;
 // zero before the first step. Steps closer than half a pixel collapse into the last of them.
-// `end` 0 draws the one instant across the whole width.
+// `end` 0 draws the one instant across the whole width; a last step at `end` gets a width past
+// it (the axis runs a fortieth further), so that the state the run ended in shows.
 std::string StackedStepChart(const std::vector<Layer>& layers, const std::vector<Step>& steps,
                              api::Duration end, int width, int height);
 
@@ -118,7 +119,8 @@ struct GanttRow {
 };
 
 // One row per entry on a shared time axis from 0 to `end`. A span that lasts to `end` reaches
-// the right edge, so with `end` 0 a row shows the state its one instant ended in.
+// the right edge, so with `end` 0 a row shows the state its one instant ended in; when a span
+// starts at `end`, the axis runs a fortieth further, so that it shows too.
 std::string Gantt(const std::vector<GanttRow>& rows, api::Duration end, int width, int label_width,
                   int note_width);
 

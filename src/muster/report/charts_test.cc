@@ -76,6 +76,36 @@ TEST(ChartsTest, StepsWithinHalfAPixelCollapseIntoTheLast) {
   EXPECT_LE(Count(svg, "<rect "), 240u);
 }
 
+// The width of the hover target whose title is `title`, in pixels; -1 when there is none.
+double HoverWidth(const std::string& svg, const std::string& title) {
+  const size_t at = svg.find("><title>" + title + "</title>");
+  if (at == std::string::npos) return -1;
+  const size_t width = svg.rfind("width=\"", at);
+  return std::stod(svg.substr(width + 7));
+}
+
+// A run usually ends at its last change: the state it ended in is drawn with a width, not as a
+// line at the right edge.
+TEST(ChartsTest, TheLastStepAtTheEndHasAWidth) {
+  const std::vector<Layer> layers = {{"succeeded", kGreen}, {"running", kBlue}};
+  const std::vector<Step> steps = {{seconds(0), {0, 2}}, {seconds(20), {2, 0}}};
+  const std::string svg = StackedStepChart(layers, steps, seconds(20), 1300, 300);
+  EXPECT_GT(HoverWidth(svg, "20s: 2 succeeded"), 20) << svg;
+  EXPECT_GT(HoverWidth(svg, "0s\u201320s: 2 running"), 1000) << svg;
+  // A state reached before the end already lasts to it: the axis stays as it was.
+  const std::string until_later = StackedStepChart(layers, steps, seconds(40), 1300, 300);
+  EXPECT_NEAR(HoverWidth(until_later, "20s: 2 succeeded"), 620, 1);
+}
+
+TEST(ChartsTest, GanttDrawsASpanThatStartsAtTheEnd) {
+  GanttRow row;
+  row.label = "g";
+  row.spans = {{seconds(0), seconds(20), kBlue, "running"},
+               {seconds(20), seconds(20), kGreen, "finished"}};
+  const std::string svg = Gantt({row}, seconds(20), 1000, 200, 150);
+  EXPECT_GT(HoverWidth(svg, "finished"), 5) << svg;
+}
+
 TEST(ChartsTest, HeatMapColoursAndPrintsFractions) {
   EXPECT_EQ(HeatColor(0), "#f7fbff");
   EXPECT_EQ(HeatColor(1), "#08306b");

@@ -276,6 +276,14 @@ void PrintNodes(const json& a, std::ostream& out) {
   const json& n = a["nodes"];
   const int64_t total = n["total"].get<int64_t>();
   const int64_t filtered = n["filtered"].get<int64_t>();
+  if (filtered == 0 && Str(a["selectedNode"]).empty() && !a.contains("nominatedNode")) {
+    // PreFilter (or a gang's check of its group) turned the pod away first.
+    out << fmt::format(
+        "\nNodes: {} in the cluster; the attempt was rejected before Filter "
+        "examined any.\n",
+        total);
+    return;
+  }
   out << fmt::format("\nNodes: {} in the cluster; Filter examined {}, {} passed", total, filtered,
                      n["feasible"].get<int64_t>());
   if (n["scored"].get<int64_t>() > 0) out << fmt::format(", {} scored", n["scored"].get<int64_t>());

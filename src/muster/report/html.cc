@@ -482,6 +482,26 @@ void NodeUtilisation(std::string& out, const sim::Simulation& sim,
   out += "</section>";
 }
 
+// A PodGroup's state from `from` to `to`, in the timeline's colours; its `last` state lasts
+// from `from` on.
+charts::Span StateSpan(const std::string& name, sim::GroupState state, api::Duration from,
+                       api::Duration to, bool last) {
+  const std::string during =
+      last ? "from " + TimeLabel(from) : TimeLabel(from) + "\u2013" + TimeLabel(to);
+  switch (state) {
+    case sim::GroupState::kWaiting:
+      return {from, to, charts::kOrange, fmt::format("{}: waiting for quorum {}", name, during)};
+    case sim::GroupState::kQuorum:
+      return {from, to, charts::kSkyBlue,
+              fmt::format("{}: quorum, not yet running {}", name, during)};
+    case sim::GroupState::kRunning:
+      return {from, to, charts::kBlue, fmt::format("{}: running {}", name, during)};
+    case sim::GroupState::kFinished:
+      break;
+  }
+  return {from, to, charts::kGreen, fmt::format("{}: finished at {}", name, TimeLabel(from))};
+}
+
 void GroupTimelines(std::string& out, const sim::Simulation& sim, const Facts& f,
                     const HtmlReportOptions& options) {
   std::vector<const sim::GroupTimeline*> groups;
@@ -541,23 +561,13 @@ void GroupTimelines(std::string& out, const sim::Simulation& sim, const Facts& f
         "deleted {}; {} member(s), {} bound, {} running, {} succeeded at the end",
         name, g.min_member, when(g.created), when(g.first_member), when(g.quorum), when(g.running),
         when(g.finished), when(g.deleted), g.members, g.bound, g.running_now, g.succeeded_now);
-    const api::Duration quorum = g.quorum.value_or(until);
-    const api::Duration running = g.running ? std::max(*g.running, quorum) : until;
-    const api::Duration finished = g.finished ? std::max(*g.finished, running) : until;
-    row.spans.push_back({created, quorum, charts::kOrange,
-                         fmt::format("{}: waiting for quorum {}\u2013{}", name, TimeLabel(created),
-                                     TimeLabel(quorum))});
-    if (g.quorum) {
-      row.spans.push_back({quorum, running, charts::kSkyBlue,
-                           fmt::format("{}: quorum at {}", name, TimeLabel(quorum))});
-    }
-    if (g.running) {
-      row.spans.push_back({running, finished, charts::kBlue,
-                           fmt::format("{}: running from {}", name, TimeLabel(running))});
-    }
-    if (g.finished) {
-      row.spans.push_back({finished, until, charts::kGreen,
-                           fmt::format("{}: finished at {}", name, TimeLabel(finished))});
+    // One span per state, each until the next change: a group that loses members running
+    // (preempted) waits again, and runs again once they are replaced.
+    for (size_t k = 0; k < g.states.size(); ++k) {
+      const api::Duration from = std::clamp(g.states[k].from, created, until);
+      const api::Duration to =
+          k + 1 < g.states.size() ? std::clamp(g.states[k + 1].from, from, until) : until;
+      row.spans.push_back(StateSpan(name, g.states[k].state, from, to, k + 1 == g.states.size()));
     }
     if (g.first_member) {
       row.marks.push_back(

@@ -71,6 +71,26 @@ void EmitYaml(YAML::Emitter& e, const json& j) {
   }
 }
 
+// Each Job's status: kubectl's STATUS (Running, Complete, Failed, Suspended), its counts, and
+// the reason and message of the condition it finished with.
+json JobsJson(const sim::Simulation& sim) {
+  json jobs = json::array();
+  for (const sim::JobRecord& r : sim.Jobs()) {
+    json j;
+    j["namespace"] = r.namespace_;
+    j["name"] = r.name;
+    j["status"] = r.finished ? r.finished->type : (r.suspended ? "Suspended" : "Running");
+    j["active"] = r.active;
+    j["succeeded"] = r.succeeded;
+    j["failed"] = r.failed;
+    if (r.indexed) j["completedIndexes"] = r.completed_indexes;
+    j["reason"] = r.finished ? r.finished->reason : "";
+    j["message"] = r.finished ? r.finished->message : "";
+    jobs.push_back(std::move(j));
+  }
+  return jobs;
+}
+
 }  // namespace
 
 std::string HumanDuration(api::Duration d) {
@@ -171,6 +191,7 @@ nlohmann::ordered_json BuildResult(const sim::Simulation& sim) {
     groups.push_back(std::move(g));
   }
   result["podGroups"] = std::move(groups);
+  result["jobs"] = JobsJson(sim);
 
   json nodes = json::array();
   for (const auto& [name, node] : c.nodes()) {

@@ -25,6 +25,19 @@ int32_t& CountOf(PodCounts& counts, const api::Pod& pod) {
 // Whether the pod's requests count against its node.
 bool OnNode(const api::Pod& pod) { return !pod.spec.node_name.empty() && !pod.IsTerminal(); }
 
+// Records `state` as of `now`, one entry per instant, as History::Sample keeps the counts.
+void SetState(std::vector<GroupStateChange>& states, api::Duration now, GroupState state) {
+  if (!states.empty() && states.back().state == state) return;
+  if (states.empty() || states.back().from != now) {
+    states.push_back(GroupStateChange{now, state});
+    return;
+  }
+  // A later change at the same instant overwrites it; back where the instant started, the
+  // instant leaves no trace.
+  states.back().state = state;
+  if (states.size() >= 2 && states[states.size() - 2].state == state) states.pop_back();
+}
+
 }  // namespace
 
 const NodeUsage* History::node(api::Symbol name) const {
@@ -73,11 +86,22 @@ void History::Reached(GroupTimeline& group) {
   if (!group.created || group.deleted) return;
   const int32_t need = std::max(group.min_member, 1);
   const api::Duration now = Now();
-  if (!group.quorum && group.bound >= need) group.quorum = now;
-  if (!group.running && group.running_now + group.succeeded_now >= need) group.running = now;
+  const bool quorum = group.bound >= need;
+  const bool running = group.running_now + group.succeeded_now >= need;
+  if (!group.quorum && quorum) group.quorum = now;
+  if (!group.running && running) group.running = now;
   if (!group.finished && group.succeeded_now >= need && group.succeeded_now == group.members) {
     group.finished = now;
   }
+  GroupState state = GroupState::kWaiting;
+  if (group.finished) {
+    state = GroupState::kFinished;
+  } else if (running) {
+    state = GroupState::kRunning;
+  } else if (quorum) {
+    state = GroupState::kQuorum;
+  }
+  SetState(group.states, now, state);
 }
 
 void History::Sample() {

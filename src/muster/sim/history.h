@@ -39,6 +39,16 @@ struct CountSample {
   PodCounts counts;  // from `at` until the next sample
 };
 
+// What a PodGroup is doing, by its members: short of minMember bound, bound but short of
+// minMember running, running (minMember running or succeeded), finished (every member
+// succeeded, minMember at least; a group stays finished).
+enum class GroupState { kWaiting, kQuorum, kRunning, kFinished };
+
+struct GroupStateChange {
+  api::Duration from;  // since the simulation's start
+  GroupState state;    // from `from` until the next change
+};
+
 // One PodGroup's milestones, each the first time it was reached, as times since the
 // simulation's start (nullopt: never). A milestone needs the group to exist: members that run
 // before their PodGroup is created reach it when the group is.
@@ -52,6 +62,9 @@ struct GroupTimeline {
   std::optional<api::Duration> running;       // minMember members running or succeeded
   std::optional<api::Duration> finished;      // every member succeeded, minMember at least
   std::optional<api::Duration> deleted;
+  // Its state from its creation on, one entry per change (at most one per instant): unlike the
+  // milestones, it goes back, as when preemption takes members of a running group.
+  std::vector<GroupStateChange> states;
   // Its member pods now (those that exist), and how many of them are bound, running, succeeded.
   int32_t members = 0;
   int32_t bound = 0;
@@ -94,7 +107,7 @@ class History final : public cluster::ClusterObserver {
   // Adds the requests of a pod that lands on its node (+1) or takes them away (-1).
   void Charge(const api::Pod& pod, int sign);
   GroupTimeline& Group(api::Symbol namespace_, api::Symbol name);
-  // Sets the milestones `group` has reached now.
+  // Sets the milestones `group` has reached now, and its state.
   void Reached(GroupTimeline& group);
   void Sample();
   api::Duration Now() const { return clock_.Now() - epoch_; }

@@ -137,6 +137,46 @@ TEST_F(HistoryTest, RecordsEachGroupMilestoneOnce) {
   EXPECT_EQ(g.succeeded_now, 2);
 }
 
+std::vector<std::string> States(const GroupTimeline& g) {
+  static constexpr const char* kNames[] = {"waiting", "quorum", "running", "finished"};
+  std::vector<std::string> out;
+  for (const GroupStateChange& c : g.states) {
+    out.push_back(api::FormatDuration(c.from) + " " + kNames[static_cast<int>(c.state)]);
+  }
+  return out;
+}
+
+// A running group that loses a member (preempted) waits again, and runs again once the member
+// is replaced; its milestones stay the first times.
+TEST_F(HistoryTest, AGroupThatLosesAMemberWaitsAndRunsAgain) {
+  At(seconds(0), [&] {
+    CreateGroup("g", 2);
+    for (const char* name : {"g-0", "g-1"}) {
+      cluster_.CreatePod(MakePod().Name(name).PodGroup("g").Req({{"cpu", "1"}}).Obj());
+    }
+  });
+  At(seconds(1), [&] {
+    cluster_.Bind(Pod("g-0"), api::Symbol("n1"));
+    cluster_.Bind(Pod("g-1"), api::Symbol("n1"));
+  });
+  At(seconds(1), [&] {
+    SetPhase("g-0", api::PodPhase::kRunning);
+    SetPhase("g-1", api::PodPhase::kRunning);
+  });
+  At(seconds(5), [&] { cluster_.DeletePod(Pod("g-1")); });
+  At(seconds(6), [&] {
+    cluster_.CreatePod(MakePod().Name("g-2").PodGroup("g").Req({{"cpu", "1"}}).Obj());
+  });
+  At(seconds(8), [&] { cluster_.Bind(Pod("g-2"), api::Symbol("n1")); });
+  At(seconds(9), [&] { SetPhase("g-2", api::PodPhase::kRunning); });
+
+  const GroupTimeline& g = history_.groups().at("default/g");
+  EXPECT_EQ(States(g), (std::vector<std::string>{"0s waiting", "1s running", "5s waiting",
+                                                 "8s quorum", "9s running"}));
+  EXPECT_EQ(g.running, api::Duration(seconds(1)));
+  EXPECT_EQ(g.quorum, api::Duration(seconds(1)));
+}
+
 TEST_F(HistoryTest, MembersBeforeTheirGroupReachMilestonesWhenItIsCreated) {
   At(seconds(0), [&] { cluster_.CreatePod(MakePod().Name("early").PodGroup("late").Obj()); });
   At(seconds(0), [&] { cluster_.Bind(Pod("early"), api::Symbol("n1")); });

@@ -6,6 +6,7 @@
 
 #include "muster/api/kinds.h"
 #include "muster/scheduler/informer_events.h"
+#include "muster/sim/job.h"
 
 namespace muster::sim {
 namespace {
@@ -44,10 +45,25 @@ struct Simulation::Workload {
   int32_t parallelism = 1;
   std::optional<int32_t> completions;
   bool ordered = false;  // StatefulSet OrderedReady
+  const api::Job* job = nullptr;  // a Job's spec (manifests_ outlives every workload)
   std::mt19937_64 rng;
   std::vector<std::string> active;  // pod keys not yet finished
   int32_t succeeded = 0;
   int32_t next_ordinal = 0;
+  bool created = false;        // its creation came
+  bool cannot_create = false;  // the API server refused a pod: it tries no more
+  // ---- a Job's controller ----
+  int32_t failed = 0;                      // status.failed: failures counted toward backoffLimit
+  std::map<std::string, int32_t> indexes;  // Indexed: each active pod's completion index
+  std::vector<bool> completed;             // Indexed: the indexes that succeeded
+  int32_t failures_since_success = 0;      // for the pod failure backoff
+  api::Time last_failure{};
+  bool creation_due = false;                  // a timer creates pods when the backoff ends
+  std::optional<api::PodCondition> finished;  // Complete or Failed
+
+  bool Indexed() const {
+    return job != nullptr && job->completion_mode == api::CompletionMode::kIndexed;
+  }
 };
 
 
@@ -113,7 +129,10 @@ void Simulation::ScheduleCreations() {
     Workload* raw = w.get();
     workload_by_uid_[w->meta.uid] = raw;
     workloads_.push_back(std::move(w));
-    schedule(raw->meta, [this, raw] { CreateWorkloadPods(*raw); });
+    schedule(raw->meta, [this, raw] {
+      raw->created = true;
+      CreateWorkloadPods(*raw);
+    });
   };
   // What the simulation does with each kind. The objects are read when their creation is due,
   // from manifests_, which outlives every timer.
@@ -128,7 +147,15 @@ void Simulation::ScheduleCreations() {
           if (deletes) At(del, [this, name] { cluster_.DeleteNode(name); });
         });
       },
-      [&](const api::Pod& pod) { schedule(pod.metadata, [this, &pod] { CreatePodNow(pod); }); },
+      [&](const api::Pod& pod) {
+        schedule(pod.metadata, [this, &pod] {
+          if (std::string err = CreatePodNow(pod); !err.empty()) {
+            cluster_.RecordEvent(framework::EventRecord{"Pod", pod.metadata.namespace_.string(),
+                                                        pod.metadata.name, "Warning",
+                                                        "FailedCreate", "Create", err});
+          }
+        });
+      },
       [&](const api::PodGroup& g) {
         schedule(g.metadata, [this, &g] {
           api::PodGroup group = g;
@@ -177,6 +204,8 @@ void Simulation::ScheduleCreations() {
         w->pod_template = j.template_;
         w->parallelism = j.suspend ? 0 : j.parallelism;
         w->completions = j.completions;
+        w->job = &j;
+        if (w->Indexed()) w->completed.assign(static_cast<size_t>(*j.completions), false);
         w->pod_template.metadata.labels.Set(api::Symbol("job-name"), api::Symbol(j.metadata.name));
         start(std::move(w));
       },
@@ -201,16 +230,11 @@ void Simulation::ScheduleCreations() {
   for (const api::ObjectEntry& e : manifests_.order) api::Visit(manifests_, e, act);
 }
 
-void Simulation::CreatePodNow(api::Pod pod) {
-  if (std::string err = priorities_->Admit(pod); !err.empty()) {
-    cluster_.RecordEvent(framework::EventRecord{"Pod", pod.metadata.namespace_.string(),
-                                                pod.metadata.name, "Warning", "FailedCreate",
-                                                "Create", err});
-    return;
-  }
+std::string Simulation::CreatePodNow(api::Pod pod) {
+  if (std::string err = priorities_->Admit(pod); !err.empty()) return err;
   const std::string key = pod.metadata.Key();
   const api::ObjectMeta meta = pod.metadata;
-  if (!cluster_.CreatePod(std::move(pod)).IsSuccess()) return;
+  if (!cluster_.CreatePod(std::move(pod)).IsSuccess()) return "";
   records_.try_emplace(key);
   if (HasAnnotation(meta, kUngateAfter)) {
     At(AnnotationDuration(meta, kUngateAfter), [this, key] {
@@ -224,9 +248,10 @@ void Simulation::CreatePodNow(api::Pod pod) {
   if (HasAnnotation(meta, kDeleteAfter)) {
     At(AnnotationDuration(meta, kDeleteAfter), [this, key] { cluster_.DeletePodByKey(key); });
   }
+  return "";
 }
 
-void Simulation::CreatePodFor(Workload& w, int ordinal) {
+api::Pod Simulation::PodFor(Workload& w, int ordinal) {
   api::Pod pod;
   pod.metadata.labels = w.pod_template.metadata.labels;
   pod.metadata.annotations = w.pod_template.metadata.annotations;
@@ -237,8 +262,16 @@ void Simulation::CreatePodFor(Workload& w, int ordinal) {
     pod.metadata.labels.Set(api::Symbol("statefulset.kubernetes.io/pod-name"),
                             api::Symbol(pod.metadata.name));
   } else {
+    // An Indexed Job's pod is named after its completion index too, and carries it.
+    std::string prefix = w.meta.name + "-";
+    if (w.Indexed()) {
+      const std::string index = std::to_string(ordinal);
+      prefix += index + "-";
+      pod.metadata.labels.Set(api::Symbol(api::kJobCompletionIndex), api::Symbol(index));
+      pod.metadata.annotations[std::string(api::kJobCompletionIndex)] = index;
+    }
     do {
-      pod.metadata.name = w.meta.name + "-" + RandomSuffix(w.rng, 5);
+      pod.metadata.name = prefix + RandomSuffix(w.rng, 5);
     } while (cluster_.GetPod(pod.metadata.Key()) != nullptr);
   }
   api::OwnerReference owner;
@@ -250,34 +283,197 @@ void Simulation::CreatePodFor(Workload& w, int ordinal) {
   owner.block_owner_deletion = true;
   pod.metadata.owner_references.push_back(owner);
   pod.spec = w.pod_template.spec;
+  return pod;
+}
+
+bool Simulation::CreatePodFor(Workload& w, int ordinal) {
+  api::Pod pod = PodFor(w, ordinal);
   const std::string key = pod.metadata.Key();
+  const std::string name = pod.metadata.name;
+  if (std::string refused = CreatePodNow(std::move(pod)); !refused.empty()) {
+    RefusedPod(w, name, refused);
+    return false;
+  }
   w.active.push_back(key);
-  CreatePodNow(std::move(pod));
+  if (w.Indexed()) w.indexes[key] = ordinal;
+  return true;
+}
+
+// The controller's Warning, in upstream's words for its kind, when the API server refuses a pod
+// (the template names a PriorityClass that does not exist). The workload tries no more: nothing
+// in a simulation would make a later try succeed.
+void Simulation::RefusedPod(Workload& w, const std::string& pod, const std::string& why) {
+  w.cannot_create = true;
+  const std::string error = fmt::format("pods \"{}\" is forbidden: {}", pod, why);
+  const std::string message =
+      w.kind == "StatefulSet"
+          ? fmt::format("create Pod {} in StatefulSet {} failed error: {}", pod, w.meta.name, error)
+          : "Error creating: " + error;
+  cluster_.RecordEvent(framework::EventRecord{w.kind, w.meta.namespace_.string(), w.meta.name,
+                                              "Warning", "FailedCreate", "Create", message});
 }
 
 void Simulation::CreateWorkloadPods(Workload& w) {
+  if (w.cannot_create) return;
   if (w.kind == "ReplicaSet") {
-    while (static_cast<int32_t>(w.active.size()) + w.succeeded < w.replicas) CreatePodFor(w, 0);
-  } else if (w.kind == "Job") {
-    int32_t want = w.parallelism;
-    if (w.completions) {
-      want = std::min(want, *w.completions - w.succeeded);
-    } else if (w.succeeded > 0) {
-      want = 0;  // without completions, the first success completes the Job
+    while (static_cast<int32_t>(w.active.size()) + w.succeeded < w.replicas && CreatePodFor(w, 0)) {
     }
-    while (static_cast<int32_t>(w.active.size()) < want) CreatePodFor(w, 0);
+  } else if (w.kind == "Job") {
+    SyncJob(w);
   } else if (w.kind == "StatefulSet") {
     if (!w.ordered) {
-      while (w.next_ordinal < w.replicas) CreatePodFor(w, w.next_ordinal++);
+      while (w.next_ordinal < w.replicas && CreatePodFor(w, w.next_ordinal)) ++w.next_ordinal;
     } else if (w.next_ordinal < w.replicas) {
       // OrderedReady: the next ordinal only once every earlier one runs.
       for (const std::string& key : w.active) {
         const api::Pod* p = cluster_.GetPod(key);
         if (p == nullptr || p->status.phase != api::PodPhase::kRunning) return;
       }
-      CreatePodFor(w, w.next_ordinal++);
+      if (CreatePodFor(w, w.next_ordinal)) ++w.next_ordinal;
     }
   }
+}
+
+// ---- the Job controller (upstream syncJob and manageJob) ----
+
+// Done once its completions succeeded (without completions, once one pod did) and no pod runs;
+// else it creates the pods it still wants.
+void Simulation::SyncJob(Workload& w) {
+  if (w.finished) return;
+  const bool done = w.completions ? w.succeeded >= *w.completions : w.succeeded > 0;
+  if (done && w.active.empty()) {
+    FinishJob(w, api::PodCondition{"Complete", "True", "CompletionsReached",
+                                   "Reached expected number of succeeded pods", clock_.Now()});
+    return;
+  }
+  CreateJobPods(w);
+}
+
+// As many pods as parallelism allows and completions still need, once the pod failure backoff
+// has passed; an Indexed Job's for its lowest indexes that neither succeeded nor have a pod.
+void Simulation::CreateJobPods(Workload& w) {
+  int32_t want = w.parallelism;
+  if (w.completions) {
+    want = std::min(want, *w.completions - w.succeeded);
+  } else if (w.succeeded > 0) {
+    want = 0;  // without completions, the first success completes the Job
+  }
+  auto short_of = [&] { return static_cast<int32_t>(w.active.size()) < want; };
+  if (!short_of()) return;
+  const api::Duration wait =
+      w.last_failure + PodFailureBackoff(w.failures_since_success) - clock_.Now();
+  if (wait > api::Duration::zero()) {
+    if (!w.creation_due) {
+      w.creation_due = true;
+      At(wait, [this, &w] {
+        w.creation_due = false;
+        CreateWorkloadPods(w);
+      });
+    }
+    return;
+  }
+  if (!w.Indexed()) {
+    while (short_of() && CreatePodFor(w, 0)) {
+    }
+    return;
+  }
+  std::vector<bool> taken = w.completed;
+  for (const auto& [key, index] : w.indexes) taken[static_cast<size_t>(index)] = true;
+  for (size_t index = 0; index < taken.size() && short_of(); ++index) {
+    if (!taken[index] && !CreatePodFor(w, static_cast<int>(index))) return;
+  }
+}
+
+void Simulation::JobPodSucceeded(Workload& w, const std::string& key) {
+  std::erase(w.active, key);
+  if (auto it = w.indexes.find(key); it != w.indexes.end()) {
+    // Each index completes once.
+    w.completed[static_cast<size_t>(it->second)] = true;
+    w.indexes.erase(it);
+    w.succeeded = static_cast<int32_t>(std::count(w.completed.begin(), w.completed.end(), true));
+  } else {
+    ++w.succeeded;
+  }
+  // A success ends the run of failures the backoff counts.
+  w.failures_since_success = 0;
+  SyncJob(w);
+}
+
+void Simulation::PodFailed(Workload& w, const api::Pod& pod) {
+  const std::string key = pod.metadata.Key();
+  if (w.kind == "StatefulSet") {
+    // Upstream deletes a failed pod and creates its ordinal again once it is gone (OnPodDelete).
+    cluster_.DeletePodByKey(key);
+    return;
+  }
+  std::erase(w.active, key);
+  if (w.kind == "Job") {
+    JobPodFailed(w, pod);
+  } else {
+    CreateWorkloadPods(w);
+  }
+}
+
+// Each failure counts toward backoffLimit unless the pod failure policy ignores it, and past
+// the limit (or on a FailJob rule) the Job fails; else the pod is replaced after the backoff.
+void Simulation::JobPodFailed(Workload& w, const api::Pod& pod) {
+  w.indexes.erase(pod.metadata.Key());
+  if (w.finished) return;
+  ++w.failures_since_success;
+  w.last_failure = clock_.Now();
+  const PodFailureVerdict verdict = MatchPodFailurePolicy(w.job->pod_failure_policy, pod);
+  if (verdict.counts) ++w.failed;
+  if (verdict.fail_job) {
+    FinishJob(w, api::PodCondition{"Failed", "True", "PodFailurePolicy", *verdict.fail_job,
+                                   clock_.Now()});
+  } else if (w.failed > w.job->backoff_limit) {
+    FinishJob(w, api::PodCondition{"Failed", "True", "BackoffLimitExceeded",
+                                   "Job has reached the specified backoff limit", clock_.Now()});
+  } else {
+    SyncJob(w);
+  }
+}
+
+// The Job's final condition and upstream's event for it. A Job that failed deletes its pods
+// still running or pending, and counts them as failed, as upstream does.
+void Simulation::FinishJob(Workload& w, api::PodCondition condition) {
+  const bool failed = condition.type == "Failed";
+  if (failed) {
+    for (const std::string& key : std::exchange(w.active, {})) {
+      const api::Pod* pod = cluster_.GetPod(key);
+      if (pod == nullptr || MatchPodFailurePolicy(w.job->pod_failure_policy, *pod).counts) {
+        ++w.failed;
+      }
+      if (pod != nullptr) cluster_.DeletePodByKey(key);
+    }
+    w.indexes.clear();
+  }
+  cluster_.RecordEvent(framework::EventRecord{
+      "Job", w.meta.namespace_.string(), w.meta.name, failed ? "Warning" : "Normal",
+      failed ? condition.reason : "Completed", "", failed ? condition.message : "Job completed"});
+  w.finished = std::move(condition);
+}
+
+std::vector<JobRecord> Simulation::Jobs() const {
+  std::vector<JobRecord> out;
+  for (const std::unique_ptr<Workload>& w : workloads_) {
+    if (w->job == nullptr || !w->created) continue;
+    JobRecord r;
+    r.namespace_ = w->meta.namespace_.string();
+    r.name = w->meta.name;
+    r.indexed = w->Indexed();
+    r.suspended = w->job->suspend;
+    r.active = static_cast<int32_t>(w->active.size());
+    r.succeeded = w->succeeded;
+    r.failed = w->failed;
+    if (r.indexed) r.completed_indexes = FormatIndexes(w->completed);
+    r.finished = w->finished;
+    out.push_back(std::move(r));
+  }
+  std::sort(out.begin(), out.end(), [](const JobRecord& a, const JobRecord& b) {
+    return std::tie(a.namespace_, a.name) < std::tie(b.namespace_, b.name);
+  });
+  return out;
 }
 
 bool Simulation::IsGated(const api::Pod& pod) const {
@@ -335,42 +531,51 @@ void Simulation::OnPodUpdate(const api::PodPtr& old_ptr, const api::PodPtr& new_
     });
   }
   // Controllers.
-  const api::OwnerReference* owner = new_pod.metadata.ControllerRef();
-  if (owner == nullptr || !phase_changed) return;
-  auto it = workload_by_uid_.find(owner->uid);
-  if (it == workload_by_uid_.end()) return;
-  Workload& w = *it->second;
+  if (!phase_changed) return;
+  Workload* owner = ActiveOwner(new_pod);
+  if (owner == nullptr) return;
+  Workload& w = *owner;
   if (new_pod.status.phase == api::PodPhase::kSucceeded) {
+    if (w.kind == "Job") {
+      JobPodSucceeded(w, key);
+      return;
+    }
     std::erase(w.active, key);
     ++w.succeeded;
     CreateWorkloadPods(w);
   } else if (new_pod.status.phase == api::PodPhase::kFailed) {
-    std::erase(w.active, key);
-    CreateWorkloadPods(w);
+    PodFailed(w, new_pod);
   } else if (new_pod.status.phase == api::PodPhase::kRunning && w.ordered) {
     CreateWorkloadPods(w);
   }
 }
 
+Simulation::Workload* Simulation::ActiveOwner(const api::Pod& pod) {
+  const api::OwnerReference* owner = pod.metadata.ControllerRef();
+  if (owner == nullptr) return nullptr;
+  auto it = workload_by_uid_.find(owner->uid);
+  if (it == workload_by_uid_.end()) return nullptr;
+  const std::vector<std::string>& active = it->second->active;
+  return std::find(active.begin(), active.end(), pod.metadata.Key()) == active.end() ? nullptr
+                                                                                     : it->second;
+}
+
 void Simulation::OnPodDelete(const api::PodPtr& deleted) {
   const api::Pod& pod = *deleted;
   Changed();
-  const api::OwnerReference* owner = pod.metadata.ControllerRef();
+  Workload* owner = ActiveOwner(pod);
   if (owner == nullptr) return;
-  auto it = workload_by_uid_.find(owner->uid);
-  if (it == workload_by_uid_.end()) return;
-  Workload& w = *it->second;
-  const std::string key = pod.metadata.Key();
-  if (std::find(w.active.begin(), w.active.end(), key) == w.active.end()) return;
-  std::erase(w.active, key);
+  Workload& w = *owner;
   if (w.kind == "StatefulSet") {
     // A StatefulSet recreates the same ordinal.
+    std::erase(w.active, pod.metadata.Key());
     const std::string prefix = w.meta.name + "-";
     const int ordinal = std::stoi(pod.metadata.name.substr(prefix.size()));
     CreatePodFor(w, ordinal);
     return;
   }
-  CreateWorkloadPods(w);
+  // Gone before it succeeded: a failure, as the Job controller counts a deleted pod.
+  PodFailed(w, pod);
 }
 
 // The simulation's stop rule: the run ends when no creation, deletion, ungating or run-for is

@@ -60,6 +60,20 @@ struct PodRecord {
   int attempts = 0;
 };
 
+// A Job's status as its controller keeps it (batch/v1 JobStatus), for reports.
+struct JobRecord {
+  std::string namespace_;
+  std::string name;
+  bool indexed = false;
+  bool suspended = false;
+  int32_t active = 0;
+  int32_t succeeded = 0;
+  int32_t failed = 0;             // the failures counted toward backoffLimit
+  std::string completed_indexes;  // Indexed: "0-2,5"
+  // Once it finished: Complete or Failed, with upstream's reason and message.
+  std::optional<api::PodCondition> finished;
+};
+
 class Simulation final : public cluster::ClusterObserver {
  public:
   // Builds the cluster and scheduler for `manifests`; `config` is the scheduler configuration
@@ -84,6 +98,8 @@ class Simulation final : public cluster::ClusterObserver {
   // Per pod (namespace/name).
   const std::map<std::string, PodRecord>& records() const { return records_; }
   bool IsGated(const api::Pod& pod) const;
+  // The Jobs created so far, by namespace/name.
+  std::vector<JobRecord> Jobs() const;
   // Pod counts over time, PodGroup milestones and node peaks (history.h), for the HTML report.
   const History& history() const { return *history_; }
   // What the user should hear of the run itself (printed on stderr).
@@ -111,9 +127,25 @@ class Simulation final : public cluster::ClusterObserver {
   Simulation(api::Manifests manifests, SimulationOptions options);
   void ScheduleCreations();
   void At(api::Duration offset_from_now, std::function<void()> fn);
-  void CreatePodNow(api::Pod pod);
+  // Creates the pod, after priority admission; returns admission's refusal (empty: admitted).
+  std::string CreatePodNow(api::Pod pod);
   void CreateWorkloadPods(Workload& w);
-  void CreatePodFor(Workload& w, int ordinal);
+  // `ordinal` is a StatefulSet's ordinal or an Indexed Job's completion index. False when the
+  // API server refused the pod, which stops the workload's creations.
+  bool CreatePodFor(Workload& w, int ordinal);
+  // The pod the workload's controller makes from its template: named, labelled, owned.
+  api::Pod PodFor(Workload& w, int ordinal);
+  void RefusedPod(Workload& w, const std::string& pod, const std::string& why);
+  // The workload whose pod `pod` is, while the pod is one of its active ones; else nullptr.
+  Workload* ActiveOwner(const api::Pod& pod);
+  // ---- the Job controller ----
+  void SyncJob(Workload& w);
+  void CreateJobPods(Workload& w);
+  void JobPodSucceeded(Workload& w, const std::string& key);
+  // A pod of `w` that failed or was deleted before it succeeded.
+  void PodFailed(Workload& w, const api::Pod& pod);
+  void JobPodFailed(Workload& w, const api::Pod& pod);
+  void FinishJob(Workload& w, api::PodCondition condition);
   std::string RandomSuffix(std::mt19937_64& rng, size_t length) const;
   void Changed() { ++change_seq_; }
   SimulationOptions options_;

@@ -591,10 +591,7 @@ Status KubeCluster::DeletePod(const api::Pod& pod) {
                                        pod.metadata.namespace_.str(), pod.metadata.name);
   // As upstream's preemption: the DisruptionTarget condition first, then the deletion, made
   // only if the pod is still the one chosen (its uid).
-  api::PodCondition target{"DisruptionTarget", "True", "PreemptionByScheduler",
-                           fmt::format("{}: preempting to accommodate a higher priority pod",
-                                       options_.reporting_controller),
-                           clock_.Now()};
+  const api::PodCondition target = PreemptionCondition(options_.reporting_controller, clock_.Now());
   const Json patch = {{"status", {{"conditions", Json::array({ConditionJson(target)})}}}};
   Json options = {{"apiVersion", "v1"}, {"kind", "DeleteOptions"}};
   if (!pod.metadata.uid.empty()) options["preconditions"] = {{"uid", pod.metadata.uid}};
