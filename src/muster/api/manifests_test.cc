@@ -674,6 +674,31 @@ profiles:
                          "profiles[0].pluginConfig[0]: unknown field \"extra\"");
 }
 
+TEST(DecodeTest, LeaderElectionIsValidatedAsUpstreamValidatesIt) {
+  auto errors = [](const std::string& leader_election) {
+    return Decode("apiVersion: kubescheduler.config.k8s.io/v1\n"
+                  "kind: KubeSchedulerConfiguration\n"
+                  "leaderElection: " + leader_election + "\n",
+                  "cfg.yaml")
+        .errors;
+  };
+  const std::string at = "cfg.yaml: document 1 (KubeSchedulerConfiguration): leaderElection.";
+  EXPECT_THAT(errors("{leaseDuration: 15s, renewDeadline: 10s, retryPeriod: 2s}"), IsEmpty());
+  EXPECT_THAT(errors("{leaseDuration: 10s, renewDeadline: 10s}"),
+              ElementsAre(at + "leaseDuration: Invalid value: \"10s\": LeaseDuration must be "
+                               "greater than RenewDeadline"));
+  // client-go's leader elector: renewDeadline > retryPeriod * 1.2.
+  EXPECT_THAT(errors("{leaseDuration: 15s, renewDeadline: 6s, retryPeriod: 5s}"),
+              ElementsAre(at + "renewDeadline: Invalid value: \"6s\": renewDeadline must be "
+                               "greater than retryPeriod*JitterFactor (1.2)"));
+  EXPECT_THAT(errors("{leaseDuration: 15s, renewDeadline: 7s, retryPeriod: 5s}"), IsEmpty());
+  EXPECT_THAT(errors("{retryPeriod: 0s, resourceName: \"\"}"),
+              ElementsAre(at + "retryPeriod: Invalid value: \"0s\": must be greater than zero",
+                          at + "resourceName: Invalid value: \"\": resourceName is required"));
+  // Without leader election nothing of it is checked, as upstream.
+  EXPECT_THAT(errors("{leaderElect: false, leaseDuration: 1s, renewDeadline: 10s}"), IsEmpty());
+}
+
 TEST(DecodeTest, SchedulerConfigurationDefaultsAndFields) {
   LoadResult r = Decode(R"(
 apiVersion: kubescheduler.config.k8s.io/v1
