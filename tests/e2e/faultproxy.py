@@ -31,6 +31,10 @@ class Faults:
         self.bind_status = []
         self.delay = 0.0
         self.down = False
+        # A partition: requests are held unanswered (not refused) while it lasts, then dropped
+        # without ever reaching the server. Watches already open keep flowing.
+        self.stall = False
+        self.bind_requests = []  # time.monotonic() of each binding request received
         self.binds_accepted = {}  # "ns/name" -> count
         self.injected = {"watch_cut": 0, "watch_gone": 0, "bind": 0, "down": 0}
 
@@ -102,9 +106,23 @@ current-context: proxy
         f = self.faults
         length = int(h.headers.get("Content-Length") or 0)
         body = h.rfile.read(length) if length else None
+        if h.command == "POST" and h.path.endswith("/binding"):
+            with f.lock:
+                f.bind_requests.append(time.monotonic())
         with f.lock:
             down = f.down
             delay = f.delay
+            stall = f.stall
+        if stall:
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline:
+                with f.lock:
+                    if not f.stall:
+                        break
+                time.sleep(0.05)
+            h.close_connection = True
+            h.connection.close()
+            return
         if down:
             with f.lock:
                 f.injected["down"] += 1

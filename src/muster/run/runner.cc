@@ -133,6 +133,15 @@ int Run(const RunOptions& options, const std::atomic<bool>& stop,
   set_wake([&clock] { clock.Wake(); });
   cluster::kube::KubeClusterOptions cluster_options;
   cluster_options.reporting_instance = identity;
+  // With leader election, a binding is sent only while the lease is held and renewed within its
+  // deadline: not in the moments between the deadline passing and the scheduler stopping.
+  std::atomic<const cluster::kube::LeaderElector*> lease{nullptr};
+  if (leader_elect) {
+    cluster_options.bind_budget = [&lease] {
+      const cluster::kube::LeaderElector* e = lease.load();
+      return e != nullptr ? e->LeaseTimeLeft() : std::chrono::milliseconds(0);
+    };
+  }
   cluster::kube::KubeCluster cluster(http, clock, cluster_options);
 
   std::vector<std::string> errors;
@@ -224,6 +233,7 @@ int Run(const RunOptions& options, const std::atomic<bool>& stop,
           leading.store(false);
           clock.Wake();
         });
+    lease.store(elector.get());
     elector->Start();
     // Until elected, the informers keep the scheduler's view current; nothing is scheduled.
     while (!leading.load() && !over()) {
@@ -235,7 +245,10 @@ int Run(const RunOptions& options, const std::atomic<bool>& stop,
   if (!over()) {
     ready.store(true);
     spdlog::info("scheduling pods of {}", fmt::join(host->scheduler().scheduler_names(), ", "));
-    ServePolicy policy(clock, [&] { return over() || (leader_elect && !leading.load()); });
+    // A lapsed lease ends scheduling at once, before the elector's own thread says so.
+    ServePolicy policy(clock, [&] {
+      return over() || (leader_elect && (!leading.load() || !elector->LeaseValid()));
+    });
     host->Run(policy);
   }
   ready.store(false);

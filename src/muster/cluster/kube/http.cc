@@ -1,6 +1,8 @@
 #include "muster/cluster/kube/http.h"
 
 #include <curl/curl.h>
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <simdjson.h>
 
@@ -237,12 +239,14 @@ void Http::Prepare(Handle& h, std::string_view method, const std::string& path) 
 }
 
 Response Http::Do(std::string_view method, const std::string& path, const std::string& body,
-                  std::string_view content_type) {
+                  std::string_view content_type, std::chrono::milliseconds timeout) {
   limiter_.Acquire();
   std::unique_ptr<Handle> h = Take();
   Prepare(*h, method, path);
   CURL* c = h->curl;
-  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 30000L);
+  const long timeout_ms = static_cast<long>(std::max<int64_t>(timeout.count(), 1));
+  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms);
+  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, std::min(timeout_ms, 10000L));
   if (!body.empty() || method == "POST" || method == "PUT" || method == "PATCH") {
     h->headers =
         curl_slist_append(h->headers, fmt::format("Content-Type: {}", content_type).c_str());

@@ -51,9 +51,11 @@ class Http {
   Http(const Http&) = delete;
   Http& operator=(const Http&) = delete;
 
-  // One request (rate limited). `path` starts with "/" and may carry a query.
+  // One request (rate limited). `path` starts with "/" and may carry a query. It gives up after
+  // `timeout` (the leader elector bounds each request by what is left of its renew deadline).
   Response Do(std::string_view method, const std::string& path, const std::string& body = "",
-              std::string_view content_type = "application/json");
+              std::string_view content_type = "application/json",
+              std::chrono::milliseconds timeout = std::chrono::seconds(30));
   // A streaming GET (a watch): calls on_line with each newline-terminated line of the body as
   // it arrives, until the server ends the response, on_line returns false, `stop` becomes true
   // (checked at least once a second), or the connection fails. The response has no body.

@@ -1,5 +1,7 @@
 #include "muster/cluster/kube/kube_cluster.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -565,7 +567,14 @@ Status KubeCluster::Bind(const api::Pod& pod, api::Symbol node) {
                                        pod.metadata.namespace_.str(), pod.metadata.name);
   // Not retried: a bind that failed goes back to the scheduler, which retries it after backoff
   // (or forgets it when the pod was bound or deleted elsewhere: 409, 404).
-  const Response r = http_.Do("POST", path, body.dump());
+  std::chrono::milliseconds budget = std::chrono::seconds(30);
+  if (options_.bind_budget) budget = std::min(budget, options_.bind_budget());
+  if (budget.count() <= 0) {
+    spdlog::warn("binding {} to {} not sent: this instance no longer holds the leader lease",
+                 pod.metadata.Key(), node.str());
+    return Status::Error("binding not sent: the leader lease has lapsed");
+  }
+  const Response r = http_.Do("POST", path, body.dump(), "application/json", budget);
   if (r.ok()) return Status::OK();
   spdlog::warn("binding {} to {} failed: {}", pod.metadata.Key(), node.str(), r.Describe());
   return Status::Error(fmt::format("binding rejected: {}", r.Describe()));

@@ -15,6 +15,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -55,6 +56,10 @@ struct KubeClusterOptions {
   std::string reporting_instance = "muster";
   // Binds in flight at once.
   int binders = 16;
+  // Asked on the binder's thread right before each binding is sent: how long the binding may
+  // take (what is left of the leader lease); zero or less refuses it, so that an instance whose
+  // lease has lapsed sends none. Unset: every binding is sent, with 30s to answer.
+  std::function<std::chrono::milliseconds()> bind_budget;
 };
 
 class KubeCluster final : public Cluster {

@@ -62,32 +62,54 @@ bool LeaderElector::SleepFor(std::chrono::milliseconds d) {
   return !cv_.wait_for(lock, d, [this] { return stop_.load(); });
 }
 
+bool LeaderElector::LeaseValid() const { return LeaseTimeLeft().count() > 0; }
+
+std::chrono::milliseconds LeaderElector::LeaseTimeLeft() const {
+  if (!leading_.load()) return std::chrono::milliseconds(0);
+  const Steady::duration left =
+      Steady::duration(valid_until_.load()) - Steady::now().time_since_epoch();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(left);
+}
+
 void LeaderElector::Loop() {
   // Acquire.
   spdlog::info("leader election: trying to take lease {}/{} as {}", config_.lease_namespace,
                config_.lease_name, config_.identity);
+  Steady::time_point attempt;
   while (!stop_.load()) {
-    if (TryAcquireOrRenew()) break;
+    attempt = Steady::now();
+    if (TryAcquireOrRenew(attempt + config_.renew_deadline)) break;
     if (!SleepFor(config_.retry_period)) return;
   }
   if (stop_.load()) return;
-  spdlog::info("leader election: took lease {}/{}", config_.lease_namespace, config_.lease_name);
+  // The record written says it was renewed when the attempt began: the deadline runs from then.
+  Steady::time_point valid_until = attempt + config_.renew_deadline;
+  valid_until_.store(valid_until.time_since_epoch().count());
   leading_.store(true);
+  spdlog::info("leader election: took lease {}/{}", config_.lease_namespace, config_.lease_name);
   on_started_();
-  // Renew until a renewal fails for the whole renew deadline.
-  Steady::time_point last_renew = Steady::now();
-  while (SleepFor(config_.retry_period)) {
-    if (TryAcquireOrRenew()) {
-      last_renew = Steady::now();
-      continue;
+  // Renew every retry period; each try is bounded by what is left of the renew deadline, and
+  // leadership ends the moment it passes.
+  auto left = [&] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(valid_until - Steady::now());
+  };
+  while (left().count() > 0 && SleepFor(std::min(config_.retry_period, left()))) {
+    attempt = Steady::now();
+    if (attempt >= valid_until) break;
+    if (TryAcquireOrRenew(valid_until)) {
+      valid_until = attempt + config_.renew_deadline;
+      valid_until_.store(valid_until.time_since_epoch().count());
     }
-    if (Steady::now() - last_renew >= config_.renew_deadline) {
-      spdlog::error("leader election: lost lease {}/{} (not renewed for {}ms)",
-                    config_.lease_namespace, config_.lease_name, config_.renew_deadline.count());
-      leading_.store(false);
-      on_stopped_();
-      return;
-    }
+  }
+  // Stopped with the deadline passed (the scheduler saw it first) is a loss too: nothing to
+  // give up.
+  if (!stop_.load() || Steady::now() >= valid_until) {
+    spdlog::error("leader election: lost lease {}/{} (not renewed within the renew deadline, "
+                  "{}ms)",
+                  config_.lease_namespace, config_.lease_name, config_.renew_deadline.count());
+    leading_.store(false);
+    on_stopped_();
+    return;
   }
   // Stopped while leading.
   Release();
@@ -95,14 +117,18 @@ void LeaderElector::Loop() {
   on_stopped_();
 }
 
-bool LeaderElector::TryAcquireOrRenew() {
+bool LeaderElector::TryAcquireOrRenew(Steady::time_point deadline) {
+  auto left = [&] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Steady::now());
+  };
   const std::string base =
       fmt::format("/apis/coordination.k8s.io/v1/namespaces/{}/leases", config_.lease_namespace);
   const std::string path = base + "/" + config_.lease_name;
   const std::string now = NowMicroTime();
   const int lease_seconds = static_cast<int>(
       std::chrono::duration_cast<std::chrono::seconds>(config_.lease_duration).count());
-  const Response got = http_.Do("GET", path);
+  if (left().count() <= 0) return false;
+  const Response got = http_.Do("GET", path, "", "application/json", left());
   if (got.status == 404) {
     const Json lease = {
         {"apiVersion", "coordination.k8s.io/v1"},
@@ -114,7 +140,8 @@ bool LeaderElector::TryAcquireOrRenew() {
           {"acquireTime", now},
           {"renewTime", now},
           {"leaseTransitions", 0}}}};
-    const Response r = http_.Do("POST", base, lease.dump());
+    if (left().count() <= 0) return false;
+    const Response r = http_.Do("POST", base, lease.dump(), "application/json", left());
     if (!r.ok()) spdlog::warn("leader election: creating the lease: {}", r.Describe());
     return r.ok();
   }
@@ -143,7 +170,8 @@ bool LeaderElector::TryAcquireOrRenew() {
   spec["leaseDurationSeconds"] = lease_seconds;
   spec["renewTime"] = now;
   // The update carries the resourceVersion read: a concurrent change makes it fail (409).
-  const Response r = http_.Do("PUT", path, lease.dump());
+  if (left().count() <= 0) return false;
+  const Response r = http_.Do("PUT", path, lease.dump(), "application/json", left());
   if (r.ok()) {
     observed_record_ = Json::parse(r.body, nullptr, false).value("spec", Json()).dump();
     observed_at_ = Steady::now();
@@ -154,7 +182,8 @@ bool LeaderElector::TryAcquireOrRenew() {
 void LeaderElector::Release() {
   const std::string path = fmt::format("/apis/coordination.k8s.io/v1/namespaces/{}/leases/{}",
                                        config_.lease_namespace, config_.lease_name);
-  const Response got = http_.Do("GET", path);
+  const auto timeout = config_.renew_deadline;
+  const Response got = http_.Do("GET", path, "", "application/json", timeout);
   if (!got.ok()) return;
   Json lease = Json::parse(got.body, nullptr, false);
   if (lease.is_discarded() || lease["spec"].value("holderIdentity", "") != config_.identity) {
@@ -163,7 +192,7 @@ void LeaderElector::Release() {
   lease["spec"]["holderIdentity"] = "";
   lease["spec"]["leaseDurationSeconds"] = 1;
   lease["spec"]["renewTime"] = NowMicroTime();
-  const Response r = http_.Do("PUT", path, lease.dump());
+  const Response r = http_.Do("PUT", path, lease.dump(), "application/json", timeout);
   if (r.ok()) {
     spdlog::info("leader election: released lease {}/{}", config_.lease_namespace,
                  config_.lease_name);

@@ -3,6 +3,10 @@
 // Leader election on a coordination.k8s.io/v1 Lease, as client-go's leaderelection with
 // kube-scheduler's settings: try to take the lease every retry period; once held, renew it
 // every retry period; when no renewal succeeded for the renew deadline, leadership is lost.
+// The renew deadline is kept whatever the network does: each request is bounded by the time
+// left before it, and LeaseValid() says false the moment it passes, even while a request
+// hangs. As renewDeadline < leaseDuration, this instance stops leading before any other can
+// take the lease.
 // Expiry is judged by the local clock from when this elector last saw the record change, as
 // client-go does, so that clock skew between machines does not matter.
 
@@ -39,13 +43,20 @@ class LeaderElector {
   // takes it at once, as ReleaseOnCancel does.
   void Stop();
   bool leading() const { return leading_.load(); }
+  // Whether this instance leads and its last renewal is within the renew deadline: what may
+  // schedule and bind. Any thread.
+  bool LeaseValid() const;
+  // What is left of the renew deadline while leading (zero or less once it passed, or when not
+  // leading). Any thread.
+  std::chrono::milliseconds LeaseTimeLeft() const;
   // "hostname_<random uuid>", as kube-scheduler's identity.
   static std::string DefaultIdentity();
 
  private:
   void Loop();
-  // One try: true when this elector holds the lease afterwards.
-  bool TryAcquireOrRenew();
+  // One try, its requests given up by `deadline`: true when this elector holds the lease
+  // afterwards.
+  bool TryAcquireOrRenew(std::chrono::steady_clock::time_point deadline);
   void Release();
   bool SleepFor(std::chrono::milliseconds d);  // false when stopped
 
@@ -53,6 +64,8 @@ class LeaderElector {
   LeaderElectionConfig config_;
   std::function<void()> on_started_, on_stopped_;
   std::atomic<bool> leading_{false};
+  // While leading: the renew deadline of the last successful renewal (steady clock ticks).
+  std::atomic<std::chrono::steady_clock::rep> valid_until_{0};
   std::atomic<bool> stop_{false};
   std::mutex mu_;
   std::condition_variable cv_;

@@ -1,0 +1,99 @@
+"""One leader under a partition (issue 29): instance A reaches the server through a proxy that
+stops answering (a partition, not a refused connection) while its open watches keep flowing, so
+A keeps seeing new pods; instance B talks to the server directly. A must stop leading when its
+renew deadline passes: no binding request leaves it after that, it exits non-zero, and B takes
+over once the lease expires. No pod is bound twice."""
+
+import os
+import signal
+import tempfile
+import time
+
+import faultproxy
+import kube
+
+LEASE, RENEW, RETRY = 6.0, 4.0, 1.0
+CONFIG = f"""apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+leaderElection:
+  leaderElect: true
+  leaseDuration: {LEASE:g}s
+  renewDeadline: {RENEW:g}s
+  retryPeriod: {RETRY:g}s
+  resourceNamespace: kube-system
+  resourceName: muster-partition
+podInitialBackoffSeconds: 1
+podMaxBackoffSeconds: 1
+"""
+
+
+def node_of(c, name):
+    status, pod = c.get(f"/api/v1/namespaces/default/pods/{name}")
+    return pod["spec"].get("nodeName") if status == 200 else None
+
+
+def test(binary, server):
+    c = server.client
+    c.create_node("n1", cpu="64", pods="200")
+    pa, pb = faultproxy.Proxy(server.url), faultproxy.Proxy(server.url)
+    d = tempfile.mkdtemp()
+    a = kube.Muster(binary, pa.kubeconfig(os.path.join(d, "a"), server.token),
+                    ["--leader-elect"], config=CONFIG)
+    b = None
+    try:
+        kube.wait_until("a to lead", lambda: "took lease" in a.text(), timeout=30)
+        c.create_pod("before")
+        kube.wait_until("a binds", lambda: node_of(c, "before") == "n1", timeout=30)
+        b = kube.Muster(binary, pb.kubeconfig(os.path.join(d, "b"), server.token),
+                        ["--leader-elect"], config=CONFIG)
+        kube.wait_until("b to try", lambda: "trying to take lease" in b.text(), timeout=30)
+
+        # The partition: A's requests hang; its watches still bring it every new pod.
+        with pa.faults.lock:
+            pa.faults.stall = True
+        cut = time.monotonic()
+        names = []
+        b_led_at = None
+        while time.monotonic() - cut < LEASE + 6:
+            name = f"p-{len(names)}"
+            c.create_pod(name)
+            names.append(name)
+            if b_led_at is None and "took lease" in b.text():
+                b_led_at = time.monotonic()
+            time.sleep(0.25)
+        code = a.proc.wait(timeout=30)
+        assert code == 1, f"a exited {code}:\n{a.text()}"
+        assert "lost lease" in a.text(), a.text()
+        kube.wait_until("b to lead", lambda: "took lease" in b.text(), timeout=30)
+        b_led_at = b_led_at or time.monotonic()
+
+        # A's last renewal was before the cut: its deadline is at most RENEW after it. No
+        # binding request may leave A past it (a little slack for the proxy's own timing).
+        with pa.faults.lock:
+            late = [t - cut for t in pa.faults.bind_requests if t > cut + RENEW + 0.3]
+        assert not late, f"a sent bindings {late}s after the cut (renew deadline {RENEW}s)"
+        assert b_led_at - cut >= RENEW, f"b led {b_led_at - cut:.1f}s after the cut"
+
+        kube.wait_until("every pod bound", lambda: all(node_of(c, n) for n in names), timeout=60)
+        with pa.faults.lock, pb.faults.lock:
+            for n in names + ["before"]:
+                key = f"default/{n}"
+                twice = pa.faults.binds_accepted.get(key, 0) + pb.faults.binds_accepted.get(key, 0)
+                assert twice <= 1, f"{key} bound {twice} times"
+    except BaseException:
+        print("---- a ----\n" + a.text())
+        if b is not None:
+            print("---- b ----\n" + b.text())
+        raise
+    finally:
+        with pa.faults.lock:
+            pa.faults.stall = False
+        for m in (a, b):
+            if m is not None and m.proc.poll() is None:
+                m.stop(signal.SIGKILL)
+        pa.close()
+        pb.close()
+
+
+if __name__ == "__main__":
+    kube.main(test)
