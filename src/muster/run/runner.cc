@@ -133,11 +133,12 @@ int Run(const RunOptions& options, const std::atomic<bool>& stop,
   set_wake([&clock] { clock.Wake(); });
   cluster::kube::KubeClusterOptions cluster_options;
   cluster_options.reporting_instance = identity;
-  // With leader election, a binding is sent only while the lease is held and renewed within its
-  // deadline: not in the moments between the deadline passing and the scheduler stopping.
+  // With leader election, a write (a binding above all) is sent only while the lease is held and
+  // renewed within its deadline: not in the moments between the deadline passing and the
+  // scheduler stopping, nor while it stops.
   std::atomic<const cluster::kube::LeaderElector*> lease{nullptr};
   if (leader_elect) {
-    cluster_options.bind_budget = [&lease] {
+    cluster_options.write_budget = [&lease] {
       const cluster::kube::LeaderElector* e = lease.load();
       return e != nullptr ? e->LeaseTimeLeft() : std::chrono::milliseconds(0);
     };
@@ -263,6 +264,7 @@ int Run(const RunOptions& options, const std::atomic<bool>& stop,
   health.Stop();
   spdlog::info("stopped: {} pods bound, {} attempts", host->scheduler().stats().scheduled,
                host->scheduler().stats().attempts);
+  over();  // a lease that lapsed while stopping is a failure all the same
   return exit_code();
 }
 

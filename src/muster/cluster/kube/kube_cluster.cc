@@ -535,6 +535,11 @@ size_t KubeCluster::num_pods() const { return stores_->pods.items.size(); }
 
 size_t KubeCluster::num_nodes() const { return stores_->nodes.items.size(); }
 
+std::chrono::milliseconds KubeCluster::WriteBudget() const {
+  const std::chrono::milliseconds most = std::chrono::seconds(30);
+  return options_.write_budget ? std::min(most, options_.write_budget()) : most;
+}
+
 Response KubeCluster::Write(std::string_view method, const std::string& path,
                             const std::string& body, std::string_view content_type,
                             const std::string& object, bool retry) {
@@ -543,7 +548,12 @@ Response KubeCluster::Write(std::string_view method, const std::string& path,
   Response r;
   auto delay = std::chrono::milliseconds(100);
   for (int attempt = 0; attempt < 16; ++attempt) {
-    r = http_.Do(method, path, body, content_type);
+    const std::chrono::milliseconds budget = WriteBudget();
+    if (budget.count() <= 0) {
+      r.error = "not written: this instance no longer holds the leader lease";
+      return r;
+    }
+    r = http_.Do(method, path, body, content_type, budget);
     const bool transient = r.status == 0 || r.status == 429 || r.status >= 500;
     if (!retry || !transient || stop_.load()) break;
     std::this_thread::sleep_for(delay);
@@ -567,15 +577,23 @@ Status KubeCluster::Bind(const api::Pod& pod, api::Symbol node) {
                                        pod.metadata.namespace_.str(), pod.metadata.name);
   // Not retried: a bind that failed goes back to the scheduler, which retries it after backoff
   // (or forgets it when the pod was bound or deleted elsewhere: 409, 404).
-  std::chrono::milliseconds budget = std::chrono::seconds(30);
-  if (options_.bind_budget) budget = std::min(budget, options_.bind_budget());
+  const std::chrono::milliseconds budget = WriteBudget();
   if (budget.count() <= 0) {
     spdlog::warn("binding {} to {} not sent: this instance no longer holds the leader lease",
                  pod.metadata.Key(), node.str());
     return Status::Error("binding not sent: the leader lease has lapsed");
   }
+  {
+    std::unique_lock lock(binding_mu_);
+    binding_cv_.wait(lock, [&] { return !failing_.contains(pod.metadata.uid); });
+    binding_.insert(pod.metadata.uid);
+  }
   const Response r = http_.Do("POST", path, body.dump(), "application/json", budget);
   if (r.ok()) return Status::OK();
+  {
+    std::lock_guard lock(binding_mu_);
+    binding_.erase(pod.metadata.uid);
+  }
   spdlog::warn("binding {} to {} failed: {}", pod.metadata.Key(), node.str(), r.Describe());
   return Status::Error(fmt::format("binding rejected: {}", r.Describe()));
 }
@@ -589,8 +607,26 @@ Status KubeCluster::UpdatePodCondition(const api::Pod& pod, const api::PodCondit
   const Json patch = {{"status", status}};
   const std::string path = fmt::format("/api/v1/namespaces/{}/pods/{}/status",
                                        pod.metadata.namespace_.str(), pod.metadata.name);
-  writer_.Submit([this, path, body = patch.dump(), object = "pod " + pod.metadata.Key()] {
+  // Written in the order decided, but binds go their own way: a failure decided before the pod
+  // was bound must not land after its binding.
+  const bool failure = condition.type == "PodScheduled" && condition.status == "False";
+  writer_.Submit([this, path, body = patch.dump(), object = "pod " + pod.metadata.Key(),
+                  uid = failure ? pod.metadata.uid : std::string()] {
+    if (uid.empty()) {
+      Write("PATCH", path, body, "application/strategic-merge-patch+json", object, true);
+      return;
+    }
+    {
+      std::lock_guard lock(binding_mu_);
+      if (binding_.contains(uid)) return;
+      failing_.insert(uid);
+    }
     Write("PATCH", path, body, "application/strategic-merge-patch+json", object, true);
+    {
+      std::lock_guard lock(binding_mu_);
+      failing_.erase(failing_.find(uid));
+    }
+    binding_cv_.notify_all();
   });
   return Status::OK();
 }

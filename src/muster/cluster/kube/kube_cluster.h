@@ -23,6 +23,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <unordered_set>
 #include <vector>
 
 #include "muster/cluster/cluster.h"
@@ -56,10 +57,11 @@ struct KubeClusterOptions {
   std::string reporting_instance = "muster";
   // Binds in flight at once.
   int binders = 16;
-  // Asked on the binder's thread right before each binding is sent: how long the binding may
-  // take (what is left of the leader lease); zero or less refuses it, so that an instance whose
-  // lease has lapsed sends none. Unset: every binding is sent, with 30s to answer.
-  std::function<std::chrono::milliseconds()> bind_budget;
+  // Asked right before each write (binding, status, event, deletion) is sent, on the thread
+  // that sends it: how long it may take (what is left of the leader lease); zero or less drops
+  // it, so that an instance whose lease has lapsed writes nothing more, as kube-scheduler exits
+  // at once. Unset: every write is sent, with 30s to answer.
+  std::function<std::chrono::milliseconds()> write_budget;
 };
 
 class KubeCluster final : public Cluster {
@@ -136,8 +138,19 @@ class KubeCluster final : public Cluster {
     int32_t count = 1;
   };
   std::map<std::string, PostedEvent> events_;  // writer thread only
+  // How long the next write may take (KubeClusterOptions::write_budget, at most 30s).
+  std::chrono::milliseconds WriteBudget() const;
   std::mutex failed_mu_;
   std::set<std::string> failed_;  // objects whose failing write was logged
+  // Uids of the pods this instance has sent a binding for (and not seen it fail): a
+  // PodScheduled=False condition still queued for one of them is stale and is not written, as
+  // upstream writes a failure only for a pod still unassigned. (One entry per pod bound.)
+  // And the uids whose failure condition is being written: a binding waits for that write to
+  // be answered, so that the two never cross on the way to the server.
+  std::mutex binding_mu_;
+  std::condition_variable binding_cv_;
+  std::unordered_set<std::string> binding_;
+  std::unordered_multiset<std::string> failing_;
 };
 
 }  // namespace muster::cluster::kube
