@@ -177,6 +177,20 @@ class Client:
     def pods(self, namespace="default"):
         return self.must("GET", f"/api/v1/namespaces/{namespace}/pods")["items"]
 
+    def pod(self, name, namespace="default"):
+        """The pod, or None when it does not exist."""
+        status, obj = self.get(f"/api/v1/namespaces/{namespace}/pods/{name}")
+        return obj if status == 200 else None
+
+    def node_of(self, name, namespace="default"):
+        """The node the pod is bound to, or None (pending, or gone)."""
+        p = self.pod(name, namespace)
+        return p["spec"].get("nodeName") if p else None
+
+    def all_bound(self, names, namespace="default"):
+        pods = {p["metadata"]["name"]: p for p in self.pods(namespace)}
+        return all(pods.get(n, {}).get("spec", {}).get("nodeName") for n in names)
+
     def pod_group(self, name, namespace="default"):
         return self.must(
             "GET", f"/apis/scheduling.x-k8s.io/v1alpha1/namespaces/{namespace}/podgroups/{name}")

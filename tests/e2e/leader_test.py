@@ -23,11 +23,6 @@ leaderElection:
 """
 
 
-def bound(c, names):
-    pods = {p["metadata"]["name"]: p for p in c.pods()}
-    return all(pods.get(n, {}).get("spec", {}).get("nodeName") for n in names)
-
-
 def test(binary, server):
     c = server.client
     c.create_node("n1", cpu="64", pods="200")
@@ -44,7 +39,7 @@ def test(binary, server):
         first = [f"first-{i}" for i in range(10)]
         for n in first:
             c.create_pod(n)
-        kube.wait_until("the first pods bound", lambda: bound(c, first), timeout=30)
+        kube.wait_until("the first pods bound", lambda: c.all_bound(first), timeout=30)
         assert sum(pa.faults.binds_accepted.values()) == 10, pa.faults.binds_accepted
         assert sum(pb.faults.binds_accepted.values()) == 0, pb.faults.binds_accepted
         assert "took lease" not in b.text()
@@ -58,7 +53,7 @@ def test(binary, server):
         second = [f"second-{i}" for i in range(10)]
         for n in second:
             c.create_pod(n)
-        kube.wait_until("the second pods bound", lambda: bound(c, second), timeout=30)
+        kube.wait_until("the second pods bound", lambda: c.all_bound(second), timeout=30)
         assert sum(pb.faults.binds_accepted.values()) == 10, pb.faults.binds_accepted
         assert sum(pa.faults.binds_accepted.values()) == 10, pa.faults.binds_accepted
 

@@ -25,20 +25,10 @@ def pod(name, priority_class=None):
             "metadata": {"name": name, "namespace": "default"}, "spec": spec}
 
 
-def get_pod(c, name):
-    status, obj = c.get(f"/api/v1/namespaces/default/pods/{name}")
-    return obj if status == 200 else None
-
-
 def force_delete(c, name):
     """What the kubelet does once a pod's containers stop: the deletion completes."""
     c.request("DELETE", f"/api/v1/namespaces/default/pods/{name}",
               {"apiVersion": "v1", "kind": "DeleteOptions", "gracePeriodSeconds": 0})
-
-
-def node_of(c, name):
-    p = get_pod(c, name)
-    return p and p["spec"].get("nodeName")
 
 
 def test(binary, server):
@@ -50,27 +40,27 @@ def test(binary, server):
     m = kube.Muster(binary, server.kubeconfig, config=CONFIG)
     try:
         c.must("POST", "/api/v1/namespaces/default/pods", pod("low-1"))
-        kube.wait_until("low-1 bound", lambda: node_of(c, "low-1") == "n1")
+        kube.wait_until("low-1 bound", lambda: c.node_of("low-1") == "n1")
 
         c.must("POST", "/api/v1/namespaces/default/pods", pod("urgent", "high"))
         # Preemption deletes the victim; no kubelet runs here to finish the deletion.
         kube.wait_until("low-1 evicted",
-                        lambda: (get_pod(c, "low-1") or {}).get("metadata", {})
-                        .get("deletionTimestamp") or get_pod(c, "low-1") is None)
+                        lambda: (c.pod("low-1") or {}).get("metadata", {})
+                        .get("deletionTimestamp") or c.pod("low-1") is None)
         force_delete(c, "low-1")
-        kube.wait_until("urgent bound", lambda: node_of(c, "urgent") == "n1")
+        kube.wait_until("urgent bound", lambda: c.node_of("urgent") == "n1")
 
         # The replacement a ReplicaSet would create: no room while urgent runs.
         c.must("POST", "/api/v1/namespaces/default/pods", pod("low-2"))
         kube.wait_until(
             "low-2 unschedulable",
-            lambda: (kube.pod_scheduled_condition(get_pod(c, "low-2") or {}) or {})
+            lambda: (kube.pod_scheduled_condition(c.pod("low-2") or {}) or {})
             .get("status") == "False")
-        assert not node_of(c, "low-2")
+        assert not c.node_of("low-2")
 
         # urgent finishes: its node is free, and no nomination may keep it.
         force_delete(c, "urgent")
-        kube.wait_until("low-2 bound where urgent ran", lambda: node_of(c, "low-2") == "n1",
+        kube.wait_until("low-2 bound where urgent ran", lambda: c.node_of("low-2") == "n1",
                         timeout=30)
     except BaseException:
         print(m.text())

@@ -27,11 +27,6 @@ podMaxBackoffSeconds: 1
 """
 
 
-def node_of(c, name):
-    status, pod = c.get(f"/api/v1/namespaces/default/pods/{name}")
-    return pod["spec"].get("nodeName") if status == 200 else None
-
-
 def test(binary, server):
     c = server.client
     c.create_node("n1", cpu="64", pods="200")
@@ -43,7 +38,7 @@ def test(binary, server):
     try:
         kube.wait_until("a to lead", lambda: "took lease" in a.text(), timeout=30)
         c.create_pod("before")
-        kube.wait_until("a binds", lambda: node_of(c, "before") == "n1", timeout=30)
+        kube.wait_until("a binds", lambda: c.node_of("before") == "n1", timeout=30)
         b = kube.Muster(binary, pb.kubeconfig(os.path.join(d, "b"), server.token),
                         ["--leader-elect"], config=CONFIG)
         kube.wait_until("b to try", lambda: "trying to take lease" in b.text(), timeout=30)
@@ -74,7 +69,7 @@ def test(binary, server):
         assert not late, f"a sent bindings {late}s after the cut (renew deadline {RENEW}s)"
         assert b_led_at - cut >= RENEW, f"b led {b_led_at - cut:.1f}s after the cut"
 
-        kube.wait_until("every pod bound", lambda: all(node_of(c, n) for n in names), timeout=60)
+        kube.wait_until("every pod bound", lambda: c.all_bound(names), timeout=60)
         with pa.faults.lock, pb.faults.lock:
             for n in names + ["before"]:
                 key = f"default/{n}"

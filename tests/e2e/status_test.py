@@ -27,11 +27,7 @@ def test(binary, server):
 
         names = [f"{g}-{j}" for g in groups for j in range(4)]
 
-        def all_bound():
-            pods = {p["metadata"]["name"]: p for p in c.pods()}
-            return all(pods.get(n, {}).get("spec", {}).get("nodeName") for n in names)
-
-        kube.wait_until("every member bound", all_bound, timeout=60)
+        kube.wait_until("every member bound", lambda: c.all_bound(names), timeout=60)
         time.sleep(2)  # any write still queued lands by now
         wrong = []
         for p in c.pods():

@@ -247,9 +247,7 @@ int Run(const RunOptions& options, const std::atomic<bool>& stop,
     ready.store(true);
     spdlog::info("scheduling pods of {}", fmt::join(host->scheduler().scheduler_names(), ", "));
     // A lapsed lease ends scheduling at once, before the elector's own thread says so.
-    ServePolicy policy(clock, [&] {
-      return over() || (leader_elect && (!leading.load() || !elector->LeaseValid()));
-    });
+    ServePolicy policy(clock, [&] { return over() || (leader_elect && !elector->LeaseValid()); });
     host->Run(policy);
   }
   ready.store(false);

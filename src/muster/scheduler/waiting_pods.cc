@@ -101,7 +101,7 @@ void WaitingPodsMap::Iterate(const std::function<void(framework::WaitingPod&)>& 
   // upstream's rejections are signals that each pod's binding cycle acts on later: a plugin
   // that rejects a group's waiting pods rejects them all with its own message before the first
   // one's Unreserve runs.
-  std::vector<std::pair<std::function<void(const framework::Status&)>, framework::Status>> rejected;
+  Rejections rejected;
   auto* const outer = std::exchange(deferred_, &rejected);
   // Copy the order: fn may allow or reject, which removes pods.
   const std::vector<std::string> order = order_;

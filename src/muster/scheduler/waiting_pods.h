@@ -51,9 +51,11 @@ class WaitingPodsMap final : public framework::WaitingPods {
   framework::Clock& clock_;
   std::map<std::string, std::unique_ptr<Entry>, std::less<>> pods_;  // by uid
   std::vector<std::string> order_;                                   // uids, as they came
-  // While Iterate runs: the rejections made meanwhile, run when it ends.
-  std::vector<std::pair<std::function<void(const framework::Status&)>, framework::Status>>*
-      deferred_ = nullptr;
+  // While Iterate runs: the rejections made meanwhile (each pod's failure and its status), run
+  // when it ends.
+  using Rejections =
+      std::vector<std::pair<std::function<void(const framework::Status&)>, framework::Status>>;
+  Rejections* deferred_ = nullptr;
 };
 
 }  // namespace muster::scheduler

@@ -21,6 +21,12 @@ std::string GroupKey(const api::Pod& pod) {
 
 bool Bound(const api::Pod& pod) { return !pod.spec.node_name.empty(); }
 
+// Whether PreFilter's result leaves `node` among the nodes to filter.
+bool Admits(const framework::PreFilterResult& result, api::Symbol node) {
+  return result.AllNodes() || std::find(result.node_names->begin(), result.node_names->end(),
+                                        node) != result.node_names->end();
+}
+
 // Where the scheduler keeps a pending pod, for messages.
 std::string_view PlaceName(SchedulingQueue::Where where) {
   switch (where) {
@@ -212,9 +218,7 @@ void Checker::CheckFilters(const api::Pod& pod, api::Symbol node_name) {
   framework::PreFilterResult result;
   std::string rejector;
   framework::Status s = fwk->RunPreFilterPlugins(state, *info, &result, &rejector);
-  if (s.IsSuccess() && !result.AllNodes() &&
-      std::find(result.node_names->begin(), result.node_names->end(), node_name) ==
-          result.node_names->end()) {
+  if (s.IsSuccess() && !Admits(result, node_name)) {
     s = framework::Status(framework::Code::kUnschedulableAndUnresolvable,
                           "node is not among PreFilter's result");
     rejector = "PreFilter";
@@ -370,10 +374,7 @@ std::optional<std::string> Checker::FitsSomewhere(const framework::Framework& fw
   std::string rejector;
   if (!fwk.RunPreFilterPlugins(state, *info, &result, &rejector).IsSuccess()) return std::nullopt;
   for (const framework::NodeInfo* node : snapshot_.List()) {
-    if (!result.AllNodes() && std::find(result.node_names->begin(), result.node_names->end(),
-                                        node->name()) == result.node_names->end()) {
-      continue;
-    }
+    if (!Admits(result, node->name())) continue;
     const std::vector<framework::PodInfoPtr> nominated =
         scheduler_.queue().NominatedPodsForNode(node->name());
     if (fwk.RunFilterPluginsWithNominatedPods(state, *info, *node, nominated).IsSuccess()) {
