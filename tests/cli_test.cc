@@ -175,6 +175,48 @@ TEST(SimulateCommandTest, BadManifestExitsTwo) {
   EXPECT_THAT(run.output, HasSubstr("invalid quantity \"4 cores\""));
 }
 
+// A PodGroup with no gang plugin in any profile would be scheduled pod by pod without a word:
+// one warning per run names it.
+TEST(SimulateCommandTest, PodGroupWithoutAGangPluginIsWarnedOnce) {
+  CommandResult run = Muster("simulate -f " + kRoot + "/tests/data/two-podgroups.yaml");
+  EXPECT_EQ(run.status, 0) << run.output;
+  const std::string warning = "warning: PodGroup default/";
+  const size_t first = run.output.find(warning);
+  ASSERT_NE(first, std::string::npos) << run.output;
+  EXPECT_THAT(run.output.substr(first), HasSubstr("no profile enables a gang plugin (Coscheduling)"));
+  EXPECT_EQ(run.output.find(warning, first + 1), std::string::npos) << run.output;
+
+  run = Muster("simulate -f " + kRoot + "/examples/coscheduling --config " + kRoot +
+               "/examples/config/coscheduling.yaml");
+  EXPECT_EQ(run.status, 0) << run.output;
+  EXPECT_THAT(run.output, Not(HasSubstr("gang plugin")));
+}
+
+// kubectl's spellings: `-f=path` and `--flag=value` as well as `-f path`.
+TEST(FlagsTest, ValuesAfterAnEqualsSign) {
+  for (const std::string& flag : {"-f=", "--filename=", "-f "}) {
+    CommandResult run = Muster("validate " + flag + kRoot + "/examples/coscheduling");
+    EXPECT_EQ(run.status, 0) << flag << "\n" << run.output;
+    EXPECT_THAT(run.output, HasSubstr("5 object(s) valid")) << flag;
+  }
+  CommandResult run = Muster("simulate --seed=7 -o=json -f=" + kRoot + "/examples/coscheduling");
+  EXPECT_EQ(run.status, 0) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("\"pods\""));
+}
+
+TEST(FlagsTest, VersionEverywhere) {
+  const CommandResult top = Muster("--version");
+  EXPECT_EQ(top.status, 0);
+  EXPECT_THAT(top.output, ::testing::StartsWith("muster "));
+  EXPECT_THAT(top.output, HasSubstr("(commit "));
+  for (const char* sub : {"version", "simulate --version", "validate --version", "run --version",
+                          "bench --version", "explain --version"}) {
+    const CommandResult run = Muster(sub);
+    EXPECT_EQ(run.status, 0) << sub;
+    EXPECT_EQ(run.output, top.output) << sub;
+  }
+}
+
 TEST(ValidateCommandTest, UsageErrorsExitTwo) {
   EXPECT_EQ(Muster("validate").status, 2);
   EXPECT_EQ(Muster("frobnicate").status, 2);

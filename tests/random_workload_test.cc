@@ -86,8 +86,15 @@ TEST_P(RandomWorkload, KeepsEveryInvariant) {
       sim->Run();
       if (const auto v = sim->violation()) {
         error = "invariant violated " + v->String();
-      } else if (!sim->warnings().empty()) {
-        error = sim->warnings().front();
+      } else {
+        // A warning is a failure (the scheduler going round in circles), except the one that
+        // says PodGroups meet a profile without a gang plugin, which some workloads mean to.
+        for (const std::string& w : sim->warnings()) {
+          if (w.find("no profile enables a gang plugin") == std::string::npos) {
+            error = w;
+            break;
+          }
+        }
       }
     }
     if (!error.empty()) {

@@ -60,11 +60,30 @@ def test(binary, server):
         assert group["status"]["running"] == 3, group["status"]
         assert group["status"]["scheduled"] == 3, group["status"]
 
-        # Events: Scheduled for each bound pod, through events.k8s.io/v1.
-        events = c.must("GET", "/apis/events.k8s.io/v1/namespaces/default/events")["items"]
-        scheduled = {e["regarding"]["name"] for e in events if e["reason"] == "Scheduled"}
-        assert scheduled == {p["metadata"]["name"] for p in bound}, scheduled
-        assert any(e["reason"] == "FailedScheduling" for e in events)
+        # Events: Scheduled for each bound pod, through events.k8s.io/v1, found as `kubectl
+        # describe` finds them: by the pod's uid (regarding.uid, and core/v1's
+        # involvedObject.uid that describe itself selects on).
+        for p in bound + pending:
+            uid = p["metadata"]["uid"]
+            events = c.events(f"regarding.uid={uid}")
+            reasons = {e["reason"] for e in events}
+            want = "Scheduled" if p in bound else "FailedScheduling"
+            assert want in reasons, (p["metadata"]["name"], events)
+            for e in events:
+                assert e["regarding"]["name"] == p["metadata"]["name"], e
+                assert e["regarding"].get("resourceVersion"), e
+                assert e["reportingController"] == "default-scheduler", e
+                assert e["reportingInstance"], e
+                assert e["action"] == ("Binding" if e["reason"] == "Scheduled" else "Scheduling")
+            core = c.must("GET", "/api/v1/namespaces/default/events?fieldSelector="
+                          f"involvedObject.uid%3D{uid}")["items"]
+            assert want in {e["reason"] for e in core}, core
+        scheduled = [e for e in c.events() if e["reason"] == "Scheduled"]
+        assert {e["regarding"]["name"] for e in scheduled} == \
+            {p["metadata"]["name"] for p in bound}, scheduled
+        for e in scheduled:
+            assert e["note"] == (f"Successfully assigned default/{e['regarding']['name']} to "
+                                 f"{c.node_of(e['regarding']['name'])}"), e
 
         # /metrics, under kube-scheduler's names: three attempts scheduled, the others turned
         # away; the gang reached quorum once; the three left over wait unschedulable.

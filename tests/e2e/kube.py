@@ -14,6 +14,7 @@ import sys
 import tempfile
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -107,6 +108,13 @@ class Client:
             except ValueError:
                 return e.code, text.decode(errors="replace")
 
+    def events(self, field_selector=None, namespace="default"):
+        """events.k8s.io/v1 Events, optionally by a field selector ("regarding.uid=...")."""
+        path = f"/apis/events.k8s.io/v1/namespaces/{namespace}/events"
+        if field_selector:
+            path += "?fieldSelector=" + urllib.parse.quote(field_selector)
+        return self.must("GET", path)["items"]
+
     def get(self, path):
         return self.request("GET", path)
 
@@ -116,23 +124,66 @@ class Client:
             raise AssertionError(f"{method} {path}: {status} {obj}")
         return obj
 
+    # The collection each kind of the project's manifests (deploy/) is posted to.
+    PATHS = {
+        "CustomResourceDefinition": "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+        "ServiceAccount": "/api/v1/namespaces/{ns}/serviceaccounts",
+        "ConfigMap": "/api/v1/namespaces/{ns}/configmaps",
+        "ClusterRole": "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+        "ClusterRoleBinding": "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+    }
+
     def apply_file(self, path):
-        """Creates the CustomResourceDefinitions of a YAML file, each document posted as
-        application/yaml (the API server reads YAML, so no YAML library is needed here)."""
+        """Creates each document of a YAML file (of the kinds in PATHS), posted as
+        application/yaml (the API server reads YAML, so no YAML library is needed here);
+        those that exist already are left as they are."""
         with open(path) as f:
-            docs = [d for d in f.read().split("\n---\n") if "kind:" in d]
+            docs = [d for d in f.read().split("\n---\n") if "\nkind:" in "\n" + d]
         for doc in docs:
-            data = doc.encode()
-            req = urllib.request.Request(
-                self.url + "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
-                data=data, method="POST")
+            kind = next(l.split(":", 1)[1].strip() for l in doc.splitlines()
+                        if l.startswith("kind:"))
+            ns = next((l.split(":", 1)[1].strip() for l in doc.splitlines()
+                       if l.startswith("  namespace:")), "default")
+            req = urllib.request.Request(self.url + self.PATHS[kind].format(ns=ns),
+                                         data=doc.encode(), method="POST")
             req.add_header("Authorization", "Bearer " + self.token)
             req.add_header("Content-Type", "application/yaml")
             try:
                 urllib.request.urlopen(req, context=self.ctx, timeout=30).read()
             except urllib.error.HTTPError as e:
                 if e.code != 409:
-                    raise AssertionError(f"apply {path}: {e.code} {e.read()}")
+                    raise AssertionError(f"apply {path} ({kind}): {e.code} {e.read()}")
+
+    def service_account_token(self, name, namespace="default"):
+        """A token of the ServiceAccount (TokenRequest), which is created if missing."""
+        status, _ = self.request("POST", f"/api/v1/namespaces/{namespace}/serviceaccounts",
+                                 {"apiVersion": "v1", "kind": "ServiceAccount",
+                                  "metadata": {"name": name}})
+        assert status in (201, 409), status
+        review = self.must("POST",
+                           f"/api/v1/namespaces/{namespace}/serviceaccounts/{name}/token",
+                           {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
+                            "spec": {"expirationSeconds": 3600}})
+        return review["status"]["token"]
+
+    def kubeconfig_for(self, token):
+        """A kubeconfig file for this server with the given bearer token."""
+        f = tempfile.NamedTemporaryFile("w", suffix=".kubeconfig", delete=False)
+        f.write(f"""apiVersion: v1
+kind: Config
+clusters:
+- name: test
+  cluster: {{server: "{self.url}", insecure-skip-tls-verify: true}}
+users:
+- name: u
+  user: {{token: "{token}"}}
+contexts:
+- name: test
+  context: {{cluster: test, user: u, namespace: default}}
+current-context: test
+""")
+        f.close()
+        return f.name
 
     # ---- objects ----
 
@@ -237,6 +288,9 @@ class Muster:
         """config: a KubeSchedulerConfiguration's text; config_path: a file holding one."""
         self.log = tempfile.NamedTemporaryFile("w+", suffix=".muster.log", delete=False)
         cmd = [binary, "run", "--kubeconfig", kubeconfig, "-v", "2", *args]
+        # Tests run side by side: no secure port unless the test asks for one.
+        if not any(a.startswith("--secure-port") for a in args):
+            cmd.append("--secure-port=0")
         if config_path is not None:
             cmd += ["--config", config_path]
         if config is not None:

@@ -49,6 +49,18 @@ def test(binary, server):
                         .get("deletionTimestamp") or c.pod("low-1") is None)
         force_delete(c, "low-1")
         kube.wait_until("urgent bound", lambda: c.node_of("urgent") == "n1")
+        # The victim's Preempted event: about the victim, related to the preemptor, whose name
+        # (not uid) the note gives.
+        urgent = c.pod("urgent")
+        preempted = kube.wait_until("the Preempted event", lambda: [
+            e for e in c.events() if e["reason"] == "Preempted"])
+        assert len(preempted) == 1, preempted
+        e = preempted[0]
+        assert e["regarding"]["name"] == "low-1" and e["regarding"].get("uid"), e
+        assert e["related"]["uid"] == urgent["metadata"]["uid"], e
+        assert e["related"]["name"] == "urgent", e
+        assert e["note"] == "Preempted by default/urgent on node n1", e
+        assert e["action"] == "Preempting" and e["reportingController"] == "default-scheduler", e
 
         # The replacement a ReplicaSet would create: no room while urgent runs.
         c.must("POST", "/api/v1/namespaces/default/pods", pod("low-2"))

@@ -1345,38 +1345,8 @@ std::optional<int32_t> ReadPercentage(Decoder& d, Map& m, std::string_view field
   return static_cast<int32_t>(*v);
 }
 
-// component-base's ValidateLeaderElectionConfiguration, and client-go's leader elector's own
-// check (renewDeadline > retryPeriod * JitterFactor 1.2): a leader must stop leading before its
-// lease can expire, and retry at least once before it gives up.
 void ValidateLeaderElection(Decoder& d, Map& le, const LeaderElectionConfig& l) {
-  auto invalid = [&](std::string_view field, Duration value, std::string_view why) {
-    d.Error(le.Path(std::string(field)),
-            fmt::format("Invalid value: \"{}\": {}", FormatDuration(value), why));
-  };
-  if (l.lease_duration <= Duration::zero()) {
-    invalid("leaseDuration", l.lease_duration, "must be greater than zero");
-  }
-  if (l.renew_deadline <= Duration::zero()) {
-    invalid("renewDeadline", l.renew_deadline, "must be greater than zero");
-  }
-  if (l.retry_period <= Duration::zero()) {
-    invalid("retryPeriod", l.retry_period, "must be greater than zero");
-  }
-  if (l.lease_duration <= l.renew_deadline) {
-    invalid("leaseDuration", l.renew_deadline, "LeaseDuration must be greater than RenewDeadline");
-  }
-  if (l.retry_period > Duration::zero() && l.renew_deadline * 5 <= l.retry_period * 6) {
-    invalid("renewDeadline", l.renew_deadline, "renewDeadline must be greater than retryPeriod*JitterFactor (1.2)");
-  }
-  for (const auto& [field, value] : {std::pair<std::string_view, const std::string*>{
-                                         "resourceLock", &l.resource_lock},
-                                     {"resourceNamespace", &l.resource_namespace},
-                                     {"resourceName", &l.resource_name}}) {
-    if (value->empty()) {
-      d.Error(le.Path(std::string(field)),
-              fmt::format("Invalid value: \"\": {} is required", field));
-    }
-  }
+  for (const auto& [field, why] : LeaderElectionProblems(l)) d.Error(le.Path(field), why);
 }
 
 SchedulerConfiguration ReadSchedulerConfig(Decoder& d, Map& m, const std::string& api_version) {

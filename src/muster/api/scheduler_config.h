@@ -56,6 +56,14 @@ struct LeaderElectionConfig {
   std::string resource_namespace = "kube-system";
 };
 
+// What is wrong with a leader election configuration that is on, as component-base's
+// ValidateLeaderElectionConfiguration and client-go's elector check it (leaseDuration >
+// renewDeadline > retryPeriod * JitterFactor 1.2: a leader stops leading before its lease can
+// expire, after retrying at least once): each problem as (field, message), the field as the
+// configuration names it ("leaseDuration"). Empty when it is valid.
+std::vector<std::pair<std::string, std::string>> LeaderElectionProblems(
+    const LeaderElectionConfig& l);
+
 struct ClientConnectionConfig {
   std::string kubeconfig;
   std::string accept_content_types;

@@ -1,6 +1,8 @@
 // The muster command: parses flags and hands each subcommand to its runner.
 
+#include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -14,9 +16,43 @@
 #include "muster/cli/simulate.h"
 #include "muster/cli/validate.h"
 
+#ifndef MUSTER_VERSION
+#define MUSTER_VERSION "dev"
+#define MUSTER_GIT_COMMIT "unknown"
+#define MUSTER_BUILD_KIND "unknown"
+#endif
+
+namespace {
+
+const std::string kVersion = "muster " MUSTER_VERSION " (commit " MUSTER_GIT_COMMIT
+                             ", " MUSTER_BUILD_KIND " build)";
+
+// kubectl's and kube-scheduler's spellings all work: `--flag value`, `--flag=value`, `-f value`
+// and `-f=value` (CLI11 takes the first three; the last is split here).
+std::vector<std::string> Arguments(int argc, char** argv) {
+  std::vector<std::string> args;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a.size() > 3 && a[0] == '-' && a[1] != '-' && a[2] == '=') {
+      args.push_back(a.substr(0, 2));
+      args.push_back(a.substr(3));
+    } else {
+      args.push_back(a);
+    }
+  }
+  std::reverse(args.begin(), args.end());  // CLI11 takes them last first
+  return args;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"muster: a Kubernetes scheduler with gang scheduling"};
   app.require_subcommand(1);
+  // A flag given twice takes its last value, as kubectl's and kube-scheduler's (pflag) do.
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  app.set_version_flag("--version", kVersion, "Print the version and exit");
+  CLI::App* version = app.add_subcommand("version", "Print the version and exit");
 
   std::vector<std::string> validate_paths;
   CLI::App* validate = app.add_subcommand(
@@ -78,7 +114,8 @@ int main(int argc, char** argv) {
       "bench",
       "Run upstream scheduler_perf's workloads and the gang workloads on an in-memory "
       "cluster and print the scheduling throughput");
-  bench->add_option("workloads", bench_flags.workloads, "Workloads to run (default: all)");
+  bench->add_option("workloads", bench_flags.workloads, "Workloads to run (default: all)")
+      ->take_all();
   bench->add_option("--nodes", bench_flags.nodes, "Scale the runs to this many nodes");
   bench->add_option("--pods", bench_flags.pods, "Scale the runs to this many measured pods");
   bench->add_option("-o,--output", bench_flags.output, "table or json");
@@ -94,22 +131,97 @@ int main(int argc, char** argv) {
                   "A kubeconfig (default: KUBECONFIG, ~/.kube/config, then in-cluster)");
   run->add_option("--context", run_flags.context, "The kubeconfig context to use");
   run->add_option("--config", run_flags.config, "A KubeSchedulerConfiguration file");
-  run->add_option("--leader-elect", run_flags.leader_elect,
-                  "Take part in leader election on a Lease before scheduling (default: the "
-                  "configuration's leaderElection.leaderElect, true)")
-      ->expected(0, 1)
-      ->default_str("true")
-      ->each([&](const std::string&) { run_flags.leader_elect_given = true; });
+  bool leader_elect = true;
+  CLI::Option* leader_elect_flag =
+      run->add_option("--leader-elect", leader_elect,
+                      "Take part in leader election on a Lease before scheduling (default: the "
+                      "configuration's leaderElection.leaderElect, true)")
+          ->expected(0, 1)
+          ->default_str("true");
+  // kube-scheduler's --leader-elect-* flags: each one given wins over the configuration's.
+  std::string lease_duration, renew_deadline, retry_period, resource_lock, resource_name,
+      resource_namespace;
+  const std::vector<std::pair<CLI::Option*, std::optional<std::string>*>> leader_flags = {
+      {run->add_option("--leader-elect-lease-duration", lease_duration,
+                       "How long a lease lasts without renewal (default 15s)"),
+       &run_flags.lease_duration},
+      {run->add_option("--leader-elect-renew-deadline", renew_deadline,
+                       "How long the leader tries to renew before it stops leading (default 10s)"),
+       &run_flags.renew_deadline},
+      {run->add_option("--leader-elect-retry-period", retry_period,
+                       "How long between tries to take or renew the lease (default 2s)"),
+       &run_flags.retry_period},
+      {run->add_option("--leader-elect-resource-lock", resource_lock,
+                       "The lock's kind: leases, the only one client-go still has"),
+       &run_flags.resource_lock},
+      {run->add_option("--leader-elect-resource-name", resource_name,
+                       "The Lease's name (default kube-scheduler)"),
+       &run_flags.resource_name},
+      {run->add_option("--leader-elect-resource-namespace", resource_namespace,
+                       "The Lease's namespace (default kube-system)"),
+       &run_flags.resource_namespace},
+  };
+  double kube_api_qps = 0;
+  int kube_api_burst = 0;
+  CLI::Option* qps_flag = run->add_option(
+      "--kube-api-qps", kube_api_qps,
+      "Requests a second to the API server (default 50; ignored with --config, as "
+      "kube-scheduler ignores it: set clientConnection.qps)");
+  CLI::Option* burst_flag = run->add_option(
+      "--kube-api-burst", kube_api_burst,
+      "Burst of requests to the API server (default 100; ignored with --config)");
+  run->add_option("--secure-port", run_flags.secure_port,
+                  "Serve /healthz, /livez, /readyz and /metrics over HTTPS on this port, "
+                  "authenticated and authorized by the API server (0: not at all)")
+      ->default_val(10259);
+  run->add_option("--bind-address", run_flags.bind_address,
+                  "The address the secure port listens on")
+      ->default_val("0.0.0.0");
+  run->add_option("--tls-cert-file", run_flags.tls_cert_file,
+                  "The serving certificate (PEM, with its chain); without it, a self-signed one");
+  run->add_option("--tls-private-key-file", run_flags.tls_private_key_file,
+                  "The serving certificate's private key (PEM)");
+  run->add_option("--authentication-kubeconfig", run_flags.authentication_kubeconfig,
+                  "A kubeconfig for the TokenReviews that authenticate requests (default: the "
+                  "scheduler's own connection)");
+  run->add_option("--authorization-kubeconfig", run_flags.authorization_kubeconfig,
+                  "A kubeconfig for the SubjectAccessReviews that authorize requests (default: "
+                  "the scheduler's own connection)");
+  run->add_option("--authorization-always-allow-paths", run_flags.always_allow_paths,
+                  "Paths served without authentication or authorization")
+      ->delimiter(',')
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->default_str("/healthz,/readyz,/livez");
   run->add_option("--metrics-bind-address", run_flags.metrics_bind_address,
-                  "Serve /metrics, /healthz and /readyz here (host:port)");
-  run->add_option("-v,--v", run_flags.verbosity, "Log verbosity, as klog's (0-10)");
+                  "Also serve the same paths over plain HTTP, without authentication, here "
+                  "(host:port); only when given");
+  run->add_option("-v,--v", run_flags.verbosity,
+                  "Log verbosity, as klog's: 2 a line per bind and per unschedulable attempt, "
+                  "3 each attempt, 4 queue moves, 6 each API request, 8 its headers (credentials "
+                  "masked)");
+  run->add_option("--logging-format", run_flags.logging_format, "text (klog's) or json")
+      ->default_val("text");
+  for (CLI::App* sub : {validate, simulate, explain, bench, run}) {
+    sub->set_version_flag("--version", kVersion, "Print the version and exit");
+  }
 
   try {
-    app.parse(argc, argv);
+    std::vector<std::string> args = Arguments(argc, argv);
+    app.parse(args);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return code == 0 ? 0 : muster::cli::kExitBadInput;
   }
+  if (version->parsed()) {
+    std::cout << kVersion << "\n";
+    return 0;
+  }
+  if (leader_elect_flag->count() > 0) run_flags.leader_elect = leader_elect;
+  for (const auto& [flag, value] : leader_flags) {
+    if (flag->count() > 0) *value = flag->as<std::string>();
+  }
+  if (qps_flag->count() > 0) run_flags.kube_api_qps = kube_api_qps;
+  if (burst_flag->count() > 0) run_flags.kube_api_burst = kube_api_burst;
 
   if (simulate->parsed()) {
     simulate_flags.progress = muster::cli::StderrIsTerminal();

@@ -1,51 +1,149 @@
 #include "muster/cli/run.h"
 
-#include <spdlog/sinks/stdout_sinks.h>
-#include <spdlog/spdlog.h>
+#include <fmt/format.h>
 
 #include <csignal>
 #include <iostream>
 #include <ostream>
+#include <set>
 #include <thread>
+#include <tuple>
 
 #include "muster/cli/config_file.h"
 #include "muster/cli/validate.h"
+#include "muster/framework/log.h"
+#include "muster/run/logging.h"
 #include "muster/run/runner.h"
 
 namespace muster::cli {
 namespace {
 
-// klog's -v levels to spdlog's: 0-1 info and above, 2-3 debug, 4+ trace.
-spdlog::level::level_enum Level(int v) {
-  if (v >= 4) return spdlog::level::trace;
-  if (v >= 2) return spdlog::level::debug;
-  return spdlog::level::info;
+// The configuration field each --leader-elect-* flag sets, for messages.
+std::string LeaderElectFlag(const std::string& field) {
+  if (field == "leaseDuration") return "--leader-elect-lease-duration";
+  if (field == "renewDeadline") return "--leader-elect-renew-deadline";
+  if (field == "retryPeriod") return "--leader-elect-retry-period";
+  if (field == "resourceLock") return "--leader-elect-resource-lock";
+  if (field == "resourceName") return "--leader-elect-resource-name";
+  if (field == "resourceNamespace") return "--leader-elect-resource-namespace";
+  return field;
+}
+
+// The leader election to run with: the configuration's, each flag given winning (as
+// kube-scheduler's ApplyLeaderElectionTo), validated as kube-scheduler validates it. Errors name
+// the flag, or the configuration's field when no flag set it.
+std::optional<api::LeaderElectionConfig> LeaderElection(const RunFlags& flags,
+                                                        const api::SchedulerConfiguration* config,
+                                                        std::vector<std::string>* errors) {
+  api::LeaderElectionConfig le = config ? config->leader_election : api::LeaderElectionConfig{};
+  if (flags.leader_elect) le.leader_elect = *flags.leader_elect;
+  std::set<std::string> from_flags;
+  auto duration = [&](const std::optional<std::string>& flag, std::string_view name,
+                      const char* field, api::Duration* out) {
+    if (!flag) return;
+    from_flags.insert(field);
+    if (std::optional<api::Duration> d = api::ParseDuration(*flag)) {
+      *out = *d;
+    } else {
+      errors->push_back(fmt::format("{} {}: not a duration (e.g. 15s, 1m30s)", name, *flag));
+    }
+  };
+  duration(flags.lease_duration, "--leader-elect-lease-duration", "leaseDuration",
+           &le.lease_duration);
+  duration(flags.renew_deadline, "--leader-elect-renew-deadline", "renewDeadline",
+           &le.renew_deadline);
+  duration(flags.retry_period, "--leader-elect-retry-period", "retryPeriod", &le.retry_period);
+  for (const auto& [flag, field, out] :
+       {std::tuple{&flags.resource_lock, "resourceLock", &le.resource_lock},
+        std::tuple{&flags.resource_name, "resourceName", &le.resource_name},
+        std::tuple{&flags.resource_namespace, "resourceNamespace", &le.resource_namespace}}) {
+    if (*flag) {
+      *out = **flag;
+      from_flags.insert(field);
+    }
+  }
+  if (!errors->empty()) return std::nullopt;
+  if (le.leader_elect) {
+    for (const auto& [field, why] : api::LeaderElectionProblems(le)) {
+      if (from_flags.contains(field) || config == nullptr) {
+        errors->push_back(fmt::format("{}: {}", LeaderElectFlag(field), why));
+      } else {
+        errors->push_back(fmt::format("{}: leaderElection.{}: {}", config->source, field, why));
+      }
+    }
+  }
+  if (!errors->empty()) return std::nullopt;
+  return le;
 }
 
 }  // namespace
 
 int RunRun(const RunFlags& flags, std::ostream& err) {
-  auto logger = spdlog::stderr_logger_mt("muster");
-  spdlog::set_default_logger(logger);
-  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%fZ %^%l%$ %v", spdlog::pattern_time_type::utc);
-  spdlog::set_level(Level(flags.verbosity));
+  run::LogFormat format = run::LogFormat::kText;
+  if (!run::ParseLogFormat(flags.logging_format, &format)) {
+    err << "error: --logging-format " << flags.logging_format << ": must be text or json\n";
+    return kExitBadInput;
+  }
+  if (flags.verbosity < 0) {
+    err << "error: -v " << flags.verbosity << ": must be 0 or more\n";
+    return kExitBadInput;
+  }
+  run::InstallLog(format, flags.verbosity);
 
   std::optional<api::SchedulerConfiguration> config;
+  std::vector<std::string> errors;
   if (!flags.config.empty()) {
-    std::vector<std::string> errors;
     config = LoadConfigFile(flags.config, std::cin, &errors);
     if (!config) {
       for (const std::string& e : errors) err << "error: " << e << "\n";
       return kExitBadInput;
     }
   }
+  std::optional<api::LeaderElectionConfig> election =
+      LeaderElection(flags, config ? &*config : nullptr, &errors);
+  if (flags.kube_api_burst && *flags.kube_api_burst < 0) {
+    errors.push_back(fmt::format("--kube-api-burst {}: must be non-negative", *flags.kube_api_burst));
+  }
+  if (flags.secure_port < 0 || flags.secure_port > 65535) {
+    errors.push_back(fmt::format("--secure-port {}: must be between 0 and 65535 (0: no secure serving)",
+                                 flags.secure_port));
+  }
+  if (flags.tls_cert_file.empty() != flags.tls_private_key_file.empty()) {
+    errors.push_back("--tls-cert-file and --tls-private-key-file: give both or neither");
+  }
+  if (!errors.empty()) {
+    for (const std::string& e : errors) err << "error: " << e << "\n";
+    return kExitBadInput;
+  }
+
+  if (!config) {
+    log::Warning(
+        "No --config given: scheduling the pods of schedulerName default-scheduler with the "
+        "default profile, as kube-scheduler does; beside a running kube-scheduler, give a "
+        "configuration with a profile of another name (examples/config/second-scheduler.yaml)");
+  } else if (flags.kube_api_qps || flags.kube_api_burst) {
+    log::Warning(
+        "--kube-api-qps and --kube-api-burst are ignored with --config, as kube-scheduler "
+        "ignores them: set clientConnection.qps and burst in the configuration");
+  }
 
   run::RunOptions options;
   options.kubeconfig = flags.kubeconfig;
   options.context = flags.context;
   options.config = config ? &*config : nullptr;
-  if (flags.leader_elect_given) options.leader_elect = flags.leader_elect;
-  options.metrics_bind_address = flags.metrics_bind_address;
+  options.leader_election = election;
+  if (!config) {
+    if (flags.kube_api_qps) options.qps = *flags.kube_api_qps;
+    if (flags.kube_api_burst) options.burst = *flags.kube_api_burst;
+  }
+  options.serving.secure_port = flags.secure_port;
+  options.serving.bind_address = flags.bind_address;
+  options.serving.tls_cert_file = flags.tls_cert_file;
+  options.serving.tls_private_key_file = flags.tls_private_key_file;
+  options.serving.always_allow_paths = flags.always_allow_paths;
+  options.serving.insecure_address = flags.metrics_bind_address;
+  options.authentication_kubeconfig = flags.authentication_kubeconfig;
+  options.authorization_kubeconfig = flags.authorization_kubeconfig;
 
   // SIGTERM and SIGINT are taken by a thread of their own (sigwait), which asks the loop to
   // stop: nothing runs inside a signal handler. Blocked before any other thread starts, so every
@@ -63,7 +161,7 @@ int RunRun(const RunFlags& flags, std::ostream& err) {
     sigwait(&signals, &sig);
     if (sig == SIGTERM || sig == SIGINT) {
       if (!stop.exchange(true)) {
-        spdlog::info("received {}: stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+        log::Infof(0, "received {}: stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
       }
     }
     std::lock_guard lock(wake_mu);

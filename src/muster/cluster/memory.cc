@@ -234,14 +234,16 @@ namespace {
 
 // Events are aggregated by these fields, as Kubernetes' event correlator does (not by action).
 bool SameAggregate(const framework::EventRecord& a, const framework::EventRecord& b) {
-  return a.kind == b.kind && a.namespace_ == b.namespace_ && a.name == b.name &&
-         a.type == b.type && a.reason == b.reason && a.message == b.message;
+  return a.regarding.kind == b.regarding.kind &&
+         a.regarding.namespace_ == b.regarding.namespace_ &&
+         a.regarding.name == b.regarding.name && a.type == b.type && a.reason == b.reason &&
+         a.message == b.message;
 }
 
 uint64_t AggregateHash(const framework::EventRecord& e) {
   uint64_t h = 0;
-  for (const std::string* field : {&e.kind, &e.namespace_, &e.name, &e.type, &e.reason,
-                                   &e.message}) {
+  for (const std::string* field : {&e.regarding.kind, &e.regarding.namespace_,
+                                   &e.regarding.name, &e.type, &e.reason, &e.message}) {
     h = (h ^ std::hash<std::string>{}(*field)) * 0x9E3779B97F4A7C15ULL;
   }
   return h;

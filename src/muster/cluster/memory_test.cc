@@ -125,8 +125,11 @@ TEST_F(MemoryClusterTest, APreemptedPodEndsFailedWithDisruptionTargetBeforeItGoe
 // whatever its action) counts on the first; any other difference is an event of its own.
 TEST_F(MemoryClusterTest, RepeatedEventsAreCountedOnTheFirst) {
   auto event = [](std::string name, std::string reason, std::string message) {
-    return framework::EventRecord{"Pod", "prod", std::move(name), "Warning", std::move(reason),
-                                  "Scheduling", std::move(message)};
+    framework::ObjectReference pod;
+    pod.namespace_ = "prod";
+    pod.name = std::move(name);
+    return framework::EventRecord{pod, "Warning", std::move(reason), "Scheduling",
+                                  std::move(message)};
   };
   cluster_.RecordEvent(event("web", "FailedScheduling", "0/2 nodes are available"));
   clock_.AdvanceTo(clock_.Now() + std::chrono::seconds(5));
@@ -143,7 +146,7 @@ TEST_F(MemoryClusterTest, RepeatedEventsAreCountedOnTheFirst) {
   EXPECT_EQ(events[0].record.action, "Scheduling") << "the first keeps its own fields";
   for (size_t i = 1; i < events.size(); ++i) EXPECT_EQ(events[i].count, 1) << i;
   EXPECT_EQ(events[1].record.message, "0/3 nodes are available");
-  EXPECT_EQ(events[2].record.name, "api");
+  EXPECT_EQ(events[2].record.regarding.name, "api");
   EXPECT_EQ(events[3].record.reason, "Preempted");
 }
 

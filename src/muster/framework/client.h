@@ -12,15 +12,42 @@
 
 namespace muster::framework {
 
-// A Kubernetes Event the scheduler posts (Scheduled, FailedScheduling, Preempted...).
-struct EventRecord {
+// The object an event is about, or the one it relates to: events.k8s.io/v1's `regarding` and
+// `related`. `uid` and `resource_version` are what `kubectl describe` finds an object's events
+// by; they are empty for objects the simulator made without them.
+struct ObjectReference {
+  std::string api_version = "v1";
   std::string kind = "Pod";
   std::string namespace_;
   std::string name;
-  std::string type;  // Normal, Warning
+  std::string uid;
+  std::string resource_version;
+
+  // "namespace/name", or "name" for a cluster-scoped object.
+  std::string Key() const { return namespace_.empty() ? name : namespace_ + "/" + name; }
+};
+
+// A reference to an object of the given kind, from its metadata.
+ObjectReference ReferenceTo(const api::ObjectMeta& meta, std::string kind,
+                            std::string api_version);
+inline ObjectReference ReferenceTo(const api::Pod& pod) {
+  return ReferenceTo(pod.metadata, "Pod", "v1");
+}
+// In the API group the PodGroup came from (scheduling.x-k8s.io/v1alpha1 when not known).
+ObjectReference ReferenceTo(const api::PodGroup& group);
+
+// A Kubernetes Event the scheduler posts (Scheduled, FailedScheduling, Preempted...), with
+// events.k8s.io/v1's fields: type Normal or Warning, action (Scheduling, Binding, Preempting),
+// and the note (`message`) a person reads.
+struct EventRecord {
+  ObjectReference regarding;
+  std::string type;
   std::string reason;
   std::string action;
   std::string message;
+  std::optional<ObjectReference> related;  // a victim's Preempted names its preemptor
+  // The profile that decided (kubectl describe's "From"); empty: the cluster's default.
+  std::string reporting_controller;
 };
 
 // The scheduler's writes to the cluster (the `cluster` layer implements it for memory and a real

@@ -33,8 +33,12 @@ class NodeStore {
 
   // Brings `snapshot` up to date, copying only the node infos changed since its last update.
   void UpdateSnapshot(Snapshot& snapshot);
-  // Nodes in the scheduling order (as of the last UpdateSnapshot).
-  size_t NodeCount() const { return node_order_.size(); }
+  // The nodes known now (not only as of the last UpdateSnapshot, which orders them).
+  size_t NodeCount() const {
+    size_t n = 0;
+    for (const auto& zone : zones_) n += zone.second.size();
+    return n;
+  }
 
  private:
   // Marks the node changed: the next UpdateSnapshot copies it.

@@ -1,5 +1,7 @@
 #include "muster/host/host.h"
 
+#include <fmt/format.h>
+
 #include "muster/cluster/memory.h"
 #include "muster/framework/virtual_clock.h"
 #include "muster/plugins/registry.h"
@@ -9,14 +11,31 @@ namespace muster::host {
 // The scheduler's informer handlers, fed by the cluster's object events.
 class Host::Informers final : public cluster::ClusterObserver {
  public:
-  explicit Informers(scheduler::Scheduler& s) : s_(s) {}
+  explicit Informers(scheduler::Scheduler& s) : s_(s) {
+    for (const std::string& name : s.scheduler_names()) {
+      api::Pod pod;
+      pod.spec.scheduler_name = name;
+      const framework::Framework* fwk = s.ProfileFor(pod);
+      if (fwk != nullptr && fwk->group_plugin() != nullptr) gangs_ = true;
+    }
+  }
   void OnPodAdd(const api::PodPtr& pod) override { s_.OnPodAdd(pod); }
   void OnPodUpdate(const api::PodPtr& o, const api::PodPtr& n) override { s_.OnPodUpdate(o, n); }
   void OnPodDelete(const api::PodPtr& pod) override { s_.OnPodDelete(pod); }
   void OnNodeAdd(const api::Node& node) override { s_.OnNodeAdd(node); }
   void OnNodeUpdate(const api::Node& o, const api::Node& n) override { s_.OnNodeUpdate(o, n); }
   void OnNodeDelete(const api::Node& node) override { s_.OnNodeDelete(node); }
-  void OnPodGroupAdd(const api::PodGroup& g) override { s_.OnPodGroupAdd(g); }
+  void OnPodGroupAdd(const api::PodGroup& g) override {
+    if (!gangs_ && !warned_ && warn_) {
+      warned_ = true;
+      warn_(fmt::format(
+          "PodGroup {}: no profile enables a gang plugin (Coscheduling), so the pods of "
+          "PodGroups are scheduled one by one, not all or nothing (this is said once); enable "
+          "Coscheduling in the configuration as examples/config/coscheduling.yaml does",
+          g.metadata.Key()));
+    }
+    s_.OnPodGroupAdd(g);
+  }
   void OnPodGroupUpdate(const api::PodGroup& o, const api::PodGroup& n) override {
     s_.OnPodGroupUpdate(o, n);
   }
@@ -26,8 +45,12 @@ class Host::Informers final : public cluster::ClusterObserver {
     s_.OnPodDisruptionBudgetAdd(pdb);
   }
 
+  std::function<void(const std::string&)> warn_;
+
  private:
   scheduler::Scheduler& s_;
+  bool gangs_ = false;  // a profile has a gang plugin
+  bool warned_ = false;
 };
 
 Host::Host(framework::LoopClock& clock, std::unique_ptr<scheduler::Scheduler> scheduler)
@@ -36,6 +59,10 @@ Host::Host(framework::LoopClock& clock, std::unique_ptr<scheduler::Scheduler> sc
       informers_(std::make_unique<Informers>(*scheduler_)) {}
 
 Host::~Host() = default;
+
+void Host::SetWarn(std::function<void(const std::string&)> warn) {
+  informers_->warn_ = std::move(warn);
+}
 
 std::unique_ptr<Host> Host::Create(cluster::Cluster& cluster, framework::LoopClock& clock,
                                    const api::SchedulerConfiguration* config, uint64_t seed,

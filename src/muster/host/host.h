@@ -16,6 +16,7 @@
 // Single-threaded, as the scheduler is: everything happens on the thread that calls Run or Step.
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -74,6 +75,11 @@ class Host {
 
   scheduler::Scheduler& scheduler() { return *scheduler_; }
   const scheduler::Scheduler& scheduler() const { return *scheduler_; }
+
+  // Where the host's warnings go (simulate's list, run's log): for now one, once per run, when
+  // a PodGroup appears while no profile enables a gang plugin, so that its pods would be
+  // scheduled one by one without anyone saying so.
+  void SetWarn(std::function<void(const std::string&)> warn);
 
   // Turns until `policy` says the run is over: fires the due timers, then runs one scheduling
   // cycle when a pod is ready, or asks the policy to move time on when none is.

@@ -211,9 +211,8 @@ nlohmann::ordered_json BuildResult(const sim::Simulation& sim) {
     ev["time"] = api::FormatDuration(e.time - sim::kSimulationEpoch);
     ev["type"] = e.record.type;
     ev["reason"] = e.record.reason;
-    ev["kind"] = e.record.kind;
-    ev["object"] = e.record.namespace_.empty() ? e.record.name
-                                               : e.record.namespace_ + "/" + e.record.name;
+    ev["kind"] = e.record.regarding.kind;
+    ev["object"] = e.record.regarding.Key();
     ev["message"] = e.record.message;
     if (e.count > 1) {
       ev["count"] = e.count;

@@ -1,8 +1,6 @@
 #include "muster/run/runner.h"
 
 #include <fmt/format.h>
-#include <httplib.h>
-#include <spdlog/spdlog.h>
 
 #include <random>
 #include <thread>
@@ -11,77 +9,16 @@
 #include "muster/cluster/kube/kube_cluster.h"
 #include "muster/cluster/kube/leader_election.h"
 #include "muster/cluster/kube/rest_config.h"
+#include "muster/framework/log.h"
 #include "muster/framework/real_clock.h"
 #include "muster/host/host.h"
 #include "muster/host/podgroup_controller.h"
+#include "muster/run/serving.h"
 
 namespace muster::run {
 namespace {
 
 using Steady = std::chrono::steady_clock;
-
-// /healthz, /readyz and /metrics on their own thread.
-class HealthServer {
- public:
-  HealthServer(const std::atomic<bool>& ready, const framework::Metrics& metrics)
-      : ready_(ready), metrics_(metrics) {}
-  ~HealthServer() { Stop(); }
-
-  // "host:port", ":port" or "port"; false with *error when it cannot listen there.
-  bool Start(const std::string& address, std::string* error) {
-    std::string host = "0.0.0.0";
-    std::string port = address;
-    if (const size_t colon = address.rfind(':'); colon != std::string::npos) {
-      host = address.substr(0, colon);
-      port = address.substr(colon + 1);
-      if (host.empty()) host = "0.0.0.0";
-    }
-    int p = 0;
-    try {
-      p = std::stoi(port);
-    } catch (...) {
-      *error = fmt::format("--metrics-bind-address {}: not host:port", address);
-      return false;
-    }
-    server_.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
-      res.set_content("ok", "text/plain");
-    });
-    server_.Get("/livez", [](const httplib::Request&, httplib::Response& res) {
-      res.set_content("ok", "text/plain");
-    });
-    server_.Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
-      if (ready_.load()) {
-        res.set_content("ok", "text/plain");
-      } else {
-        res.status = 503;
-        res.set_content("not ready: informers syncing or not leading", "text/plain");
-      }
-    });
-    server_.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-      res.set_content(metrics_.Text(), "text/plain; version=0.0.4; charset=utf-8");
-    });
-    if (!server_.bind_to_port(host.c_str(), p)) {
-      *error = fmt::format("--metrics-bind-address {}: cannot listen there", address);
-      return false;
-    }
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-    spdlog::info("serving /metrics, /healthz and /readyz on {}", address);
-    return true;
-  }
-
-  void Stop() {
-    server_.stop();
-    if (thread_.joinable()) thread_.join();
-  }
-
-  httplib::Server& server() { return server_; }
-
- private:
-  const std::atomic<bool>& ready_;
-  const framework::Metrics& metrics_;
-  httplib::Server server_;
-  std::thread thread_;
-};
 
 // Schedules while the run lasts: the real clock waits for a timer or a watch event whenever no
 // pod is ready.
@@ -115,16 +52,18 @@ int Run(const RunOptions& options, const std::atomic<bool>& stop,
   std::optional<cluster::kube::RestConfig> rest =
       cluster::kube::LoadRestConfig(rest_options, &error);
   if (!rest) {
-    spdlog::error("{}", error);
+    log::Errorf("{}", error);
     return kRunBadInput;
   }
-  rest->qps = config.client_connection.qps;
-  rest->burst = config.client_connection.burst;
-  for (const std::string& w : rest->warnings) spdlog::warn("{}", w);
-  spdlog::info("API server {} ({}), qps {} burst {}", rest->server, rest->source, rest->qps,
+  rest->qps = options.qps.value_or(config.client_connection.qps);
+  rest->burst = options.burst.value_or(config.client_connection.burst);
+  for (const std::string& w : rest->warnings) log::Warningf("{}", w);
+  log::Infof(0, "API server {} ({}), qps {} burst {}", rest->server, rest->source, rest->qps,
                rest->burst);
 
-  const bool leader_elect = options.leader_elect.value_or(config.leader_election.leader_elect);
+  const api::LeaderElectionConfig& election =
+      options.leader_election ? *options.leader_election : config.leader_election;
+  const bool leader_elect = election.leader_elect;
   const std::string identity =
       options.identity.empty() ? cluster::kube::LeaderElector::DefaultIdentity() : options.identity;
 
@@ -149,9 +88,10 @@ int Run(const RunOptions& options, const std::atomic<bool>& stop,
   std::unique_ptr<host::Host> host =
       host::Host::Create(cluster, clock, options.config, std::random_device{}(), &errors);
   if (host == nullptr) {
-    for (const std::string& e : errors) spdlog::error("{}", e);
+    for (const std::string& e : errors) log::Errorf("{}", e);
     return kRunBadInput;
   }
+  host->SetWarn([](const std::string& w) { log::Warning(w); });
   host->scheduler().SetBindRunner([&cluster](std::function<framework::Status()> work,
                                              std::function<void(framework::Status)> done) {
     cluster.RunBind(std::move(work), std::move(done));
@@ -160,18 +100,55 @@ int Run(const RunOptions& options, const std::atomic<bool>& stop,
       cluster, [&clock](std::function<void()> fn) { clock.Post(std::move(fn)); });
   cluster.AddObserver(&pod_groups);
 
+  // Serving: the API server authenticates and authorizes every request but the health checks,
+  // through the clients of --authentication-kubeconfig and --authorization-kubeconfig (by
+  // default the scheduler's own connection, each with its own rate limit).
+  auto client_for = [&](const std::string& kubeconfig,
+                        std::string_view flag) -> std::unique_ptr<cluster::kube::Http> {
+    if (kubeconfig.empty()) return std::make_unique<cluster::kube::Http>(*rest);
+    cluster::kube::RestConfigOptions o;
+    o.kubeconfig = kubeconfig;
+    std::optional<cluster::kube::RestConfig> r = cluster::kube::LoadRestConfig(o, &error);
+    if (!r) {
+      error = fmt::format("{}: {}", flag, error);
+      return nullptr;
+    }
+    return std::make_unique<cluster::kube::Http>(*r);
+  };
+  std::unique_ptr<cluster::kube::Http> authn_http;
+  std::unique_ptr<cluster::kube::Http> authz_http;
+  std::unique_ptr<DelegatedAuth> auth;
+  if (options.serving.secure_port != 0) {
+    authn_http = client_for(options.authentication_kubeconfig, "--authentication-kubeconfig");
+    if (authn_http == nullptr) {
+      log::Errorf("{}", error);
+      return kRunBadInput;
+    }
+    authz_http = client_for(options.authorization_kubeconfig, "--authorization-kubeconfig");
+    if (authz_http == nullptr) {
+      log::Errorf("{}", error);
+      return kRunBadInput;
+    }
+    auth = std::make_unique<DelegatedAuth>(*authn_http, *authz_http);
+  }
   std::atomic<bool> ready{false};
-  HealthServer health(ready, *host->scheduler().metrics());
-  if (!options.metrics_bind_address.empty() &&
-      !health.Start(options.metrics_bind_address, &error)) {
-    spdlog::error("{}", error);
+  const framework::Metrics& metrics = *host->scheduler().metrics();
+  Serving serving(ready, [&metrics] { return metrics.Text(); }, auth.get());
+  if (!serving.Start(options.serving, &error)) {
+    log::Errorf("{}", error);
     return kRunBadInput;
   }
 
   if (framework::Status s = cluster.Start(); !s.IsSuccess()) {
-    spdlog::error("{}", s.Message());
+    log::Errorf("{}", s.Message());
     return kRunFailed;
   }
+  // The event series' counts are written on a timer of their own, as client-go's are.
+  std::function<void()> tidy_events = [&] {
+    cluster.TidyEvents();
+    clock.AddTimer(clock.Now() + std::chrono::minutes(1), tidy_events, /*keeps_alive=*/false);
+  };
+  clock.AddTimer(clock.Now() + std::chrono::minutes(1), tidy_events, /*keeps_alive=*/false);
 
   // The end of the run: asked to stop, or a failure (a fatal informer error, the lease lost),
   // recorded once and reported when the run is over.
@@ -186,7 +163,7 @@ int Run(const RunOptions& options, const std::atomic<bool>& stop,
   };
   auto exit_code = [&] {
     if (failure.empty()) return kRunOk;
-    spdlog::error("{}", failure);
+    log::Errorf("{}", failure);
     return kRunFailed;
   };
 
@@ -202,11 +179,14 @@ int Run(const RunOptions& options, const std::atomic<bool>& stop,
     clock.Wait(clock.Now() + std::chrono::seconds(1));
     clock.RunDue();
     if (Steady::now() > next_note) {
-      spdlog::info("waiting for the informers to sync");
+      log::Infof(0, "waiting for the informers to sync");
       next_note += std::chrono::seconds(10);
     }
   }
-  spdlog::info("informers synced in {}ms: {} nodes, {} pods",
+  // Ready once synced, leading or not, as kube-scheduler's /readyz (its sched-handler-sync
+  // check): a standby replica is ready to take over, and a rolling update does not wait on it.
+  ready.store(true);
+  log::Infof(0, "informers synced in {}ms: {} nodes, {} pods",
                std::chrono::duration_cast<std::chrono::milliseconds>(Steady::now() - began).count(),
                cluster.num_nodes(), cluster.num_pods());
 
@@ -214,15 +194,15 @@ int Run(const RunOptions& options, const std::atomic<bool>& stop,
   std::atomic<bool> leading{!leader_elect};
   if (leader_elect) {
     cluster::kube::LeaderElectionConfig le;
-    le.lease_namespace = config.leader_election.resource_namespace;
-    le.lease_name = config.leader_election.resource_name;
+    le.lease_namespace = election.resource_namespace;
+    le.lease_name = election.resource_name;
     le.identity = identity;
     auto ms = [](api::Duration d) {
       return std::chrono::duration_cast<std::chrono::milliseconds>(d);
     };
-    le.lease_duration = ms(config.leader_election.lease_duration);
-    le.renew_deadline = ms(config.leader_election.renew_deadline);
-    le.retry_period = ms(config.leader_election.retry_period);
+    le.lease_duration = ms(election.lease_duration);
+    le.renew_deadline = ms(election.renew_deadline);
+    le.retry_period = ms(election.retry_period);
     elector = std::make_unique<cluster::kube::LeaderElector>(
         http, le,
         [&] {
@@ -238,14 +218,12 @@ int Run(const RunOptions& options, const std::atomic<bool>& stop,
     elector->Start();
     // Until elected, the informers keep the scheduler's view current; nothing is scheduled.
     while (!leading.load() && !over()) {
-      ready.store(false);
       clock.Wait(clock.Now() + std::chrono::seconds(1));
       clock.RunDue();
     }
   }
   if (!over()) {
-    ready.store(true);
-    spdlog::info("scheduling pods of {}", fmt::join(host->scheduler().scheduler_names(), ", "));
+    log::Infof(0, "scheduling pods of {}", fmt::join(host->scheduler().scheduler_names(), ", "));
     // A lapsed lease ends scheduling at once, before the elector's own thread says so.
     ServePolicy policy(clock, [&] { return over() || (leader_elect && !elector->LeaseValid()); });
     host->Run(policy);
@@ -254,13 +232,13 @@ int Run(const RunOptions& options, const std::atomic<bool>& stop,
 
   // Stop: no new cycles; binds in flight finish (their outcome reaches the scheduler), writes
   // are flushed, the lease is given up.
-  spdlog::info("stopping: finishing binds in flight");
+  log::Infof(0, "stopping: finishing binds in flight");
   cluster.Flush();
   clock.RunDue();
   if (elector != nullptr) elector->Stop();
   cluster.Stop();
-  health.Stop();
-  spdlog::info("stopped: {} pods bound, {} attempts", host->scheduler().stats().scheduled,
+  serving.Stop();
+  log::Infof(0, "stopped: {} pods bound, {} attempts", host->scheduler().stats().scheduled,
                host->scheduler().stats().attempts);
   over();  // a lease that lapsed while stopping is a failure all the same
   return exit_code();

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "muster/api/scheduler_config.h"
+#include "muster/run/serving.h"
 
 namespace muster::run {
 
@@ -19,10 +20,17 @@ struct RunOptions {
   std::string kubeconfig;  // --kubeconfig (wins over clientConnection.kubeconfig)
   std::string context;     // --context
   // The KubeSchedulerConfiguration (nullptr: upstream's default profile). Its leaderElection
-  // and clientConnection sections apply, with the flags below winning.
+  // and clientConnection sections apply, unless set below.
   const api::SchedulerConfiguration* config = nullptr;
-  std::optional<bool> leader_elect;  // --leader-elect
-  std::string metrics_bind_address;  // --metrics-bind-address; empty: no server
+  // The leader election to take part in: the configuration's with kube-scheduler's
+  // --leader-elect* flags applied (validated by the caller); nullopt: the configuration's.
+  std::optional<api::LeaderElectionConfig> leader_election;
+  // --kube-api-qps and --kube-api-burst (without --config); nullopt: the configuration's.
+  std::optional<double> qps;
+  std::optional<int32_t> burst;
+  ServingOptions serving;            // --secure-port, --tls-*, --metrics-bind-address...
+  std::string authentication_kubeconfig;  // empty: the scheduler's own connection
+  std::string authorization_kubeconfig;
   // The identity in the Lease; empty: hostname_uuid.
   std::string identity;
 };

@@ -25,6 +25,9 @@ struct Scheduler::Diagnosis {
   std::string pre_filter_msg;
   std::string post_filter_msg;
   int32_t num_all_nodes = 0;
+  // The nodes Filter looked at and those that passed (the log's evaluatedNodes, feasibleNodes).
+  int32_t evaluated_nodes = 0;
+  int32_t feasible_nodes = 0;
   bool fit_error = false;  // the pod fits no node (as opposed to an error)
 
   void AddPluginStatus(const Status& s) {
@@ -74,6 +77,8 @@ struct Scheduler::BindingContext {
   framework::PodInfoPtr assumed;  // the pod with spec.nodeName set
   api::Symbol node;
   framework::Stopwatch started;   // when its scheduling attempt began
+  int32_t evaluated_nodes = 0;    // for the log, as Diagnosis's
+  int32_t feasible_nodes = 0;
   // Whether the pod is bound for its node past Permit: from then on the cluster counts as
   // changed by it (see Scheduler::Permit), and again if it lets the node go.
   bool committed = false;

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "muster/framework/log.h"
 #include "muster/scheduler/cycle.h"
 
 // The whole-group cycle. A pod whose profile has a GroupPlugin naming its group is not placed
@@ -92,7 +93,11 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
     metrics_.SchedulingAlgorithm(started.Seconds());
     std::shared_ptr<BindingContext> ctx =
         Assume(fwk, std::move(m.state), std::move(m.queued), host, started);
-    if (ctx != nullptr) placed.push_back(std::move(ctx));
+    if (ctx != nullptr) {
+      ctx->evaluated_nodes = m.diagnosis.evaluated_nodes;
+      ctx->feasible_nodes = m.diagnosis.feasible_nodes;
+      placed.push_back(std::move(ctx));
+    }
     return true;  // placed, or requeued by Assume
   };
   if (group_status.IsSuccess()) {
@@ -276,9 +281,13 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
     requeue(std::move(m.queued), &nomination);
   }
   plugin.GroupCycleDone(spec, /*placed=*/false);
-  client_.RecordEvent(framework::EventRecord{"PodGroup", group.metadata.namespace_.string(),
-                                             group.metadata.name, "Warning", "FailedScheduling",
-                                             "Scheduling", message});
+  if (log::V(2)) {
+    log::Info(2, "Unable to schedule pod group; waiting",
+              {{"podGroup", group.metadata.Key()}, {"err", message}});
+  }
+  client_.RecordEvent(framework::EventRecord{framework::ReferenceTo(group), "Warning",
+                                             "FailedScheduling", "Scheduling", message,
+                                             std::nullopt, fwk.scheduler_name()});
   // Last: writing the condition may replace the store's copy of the group.
   SetGroupCondition(group, /*scheduled=*/false, message);
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "muster/framework/log.h"
 #include "muster/scheduler/informer_events.h"
 
 namespace muster::scheduler {
@@ -200,6 +201,17 @@ void SchedulingQueue::IndexUnschedulable(Entry* e, bool add) {
   for (const std::string& p : e->info.pending_plugins) index(p);
 }
 
+namespace {
+
+// -v=4: where each pod goes (upstream logs the same at -v=5).
+void LogMove(const framework::QueuedPodInfo& info, std::string_view queue) {
+  if (!log::V(4)) return;
+  log::Info(4, "Pod moved to an internal scheduling queue",
+            {{"pod", info.info->Key()}, {"queue", queue}});
+}
+
+}  // namespace
+
 void SchedulingQueue::MoveToActive(Entry* e) {
   Detach(e);
   framework::Status s = profiles_.PreEnqueue(e->info.pod());
@@ -214,6 +226,10 @@ void SchedulingQueue::MoveToActive(Entry* e) {
     IndexUnschedulable(e, true);
     ScheduleFlush();
     Incoming(framework::QueueName::kUnschedulable);
+    if (log::V(4)) {
+      log::Info(4, "Pod gated at PreEnqueue",
+                {{"pod", e->info.info->Key()}, {"plugin", s.plugin()}, {"reason", s.Message()}});
+    }
     return;
   }
   if (e->info.gated) {
@@ -223,6 +239,7 @@ void SchedulingQueue::MoveToActive(Entry* e) {
   e->where = Where::kActive;
   active_->Push(e);
   Incoming(framework::QueueName::kActive);
+  LogMove(e->info, "Active");
 }
 
 void SchedulingQueue::MoveToBackoff(Entry* e) {
@@ -231,6 +248,7 @@ void SchedulingQueue::MoveToBackoff(Entry* e) {
   backoff_->Push(e);
   clock_.AddTimer(BackoffExpiry(*e), [this] { FlushBackoffCompleted(); });
   Incoming(framework::QueueName::kBackoff);
+  LogMove(e->info, "Backoff");
 }
 
 void SchedulingQueue::MoveToUnschedulable(Entry* e) {
@@ -241,6 +259,7 @@ void SchedulingQueue::MoveToUnschedulable(Entry* e) {
   IndexUnschedulable(e, true);
   ScheduleFlush();
   Incoming(framework::QueueName::kUnschedulable);
+  LogMove(e->info, "Unschedulable");
 }
 
 void SchedulingQueue::Add(framework::PodInfoPtr pod) {

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "muster/framework/log.h"
 #include "muster/framework/parallel.h"
 #include "muster/scheduler/cycle.h"
 #include "muster/scheduler/informer_events.h"
@@ -256,6 +257,9 @@ Status Scheduler::SchedulePod(const framework::Framework& fwk, framework::CycleS
   Status error;
   std::vector<framework::NodeInfo*> feasible = FindNodesThatFitPod(fwk, state, pod, diagnosis, &error);
   if (!error.IsSuccess()) return error;
+  diagnosis->feasible_nodes = static_cast<int32_t>(feasible.size());
+  diagnosis->evaluated_nodes =
+      diagnosis->feasible_nodes + static_cast<int32_t>(diagnosis->statuses.size());
   if (feasible.empty()) {
     diagnosis->fit_error = true;
     return Status(Code::kUnschedulable);  // the caller words it, after PostFilter
@@ -345,6 +349,7 @@ bool Scheduler::ScheduleOne() {
   last_attempted_ = key;
   const framework::Stopwatch started;
 
+  if (log::V(3)) log::Info(3, "Attempting to schedule pod", {{"pod", key}});
   std::unique_ptr<framework::CycleState> state =
       NewCycleState(*fwk, pod, metrics_.SamplePluginsThisCycle());
   Diagnosis diagnosis;
@@ -357,7 +362,10 @@ bool Scheduler::ScheduleOne() {
   metrics_.SchedulingAlgorithm(started.Seconds());
   std::shared_ptr<BindingContext> ctx =
       Assume(*fwk, std::move(state), std::move(queued), host, started);
-  if (ctx != nullptr && Reserve(*ctx)) Permit(std::move(ctx));
+  if (ctx == nullptr) return true;
+  ctx->evaluated_nodes = diagnosis.evaluated_nodes;
+  ctx->feasible_nodes = diagnosis.feasible_nodes;
+  if (Reserve(*ctx)) Permit(std::move(ctx));
   return true;
 }
 
@@ -511,9 +519,16 @@ void Scheduler::HandleSchedulingFailure(const framework::Framework& fwk,
     }
   }
   const std::string message = status.Message();
-  client_.RecordEvent(framework::EventRecord{"Pod", pod.metadata.namespace_.string(),
-                                             pod.metadata.name, "Warning", "FailedScheduling",
-                                             "Scheduling", message});
+  if (error) {
+    log::Error("Error scheduling pod; retrying",
+               {{"pod", pod.metadata.Key()}, {"err", message}});
+  } else if (log::V(2)) {
+    log::Info(2, "Unable to schedule pod; no fit; waiting",
+              {{"pod", pod.metadata.Key()}, {"err", message}});
+  }
+  client_.RecordEvent(framework::EventRecord{framework::ReferenceTo(pod), "Warning",
+                                             "FailedScheduling", "Scheduling", message,
+                                             std::nullopt, fwk.scheduler_name()});
   api::PodCondition condition;
   condition.type = "PodScheduled";
   condition.status = "False";
@@ -587,10 +602,15 @@ void Scheduler::FinishBindingCycle(const std::shared_ptr<BindingContext>& ctx, c
         std::chrono::duration<double>(clock_.Now() - ctx->queued.initial_attempt_timestamp)
             .count());
   }
+  if (log::V(2)) {
+    log::Info(2, "Successfully bound pod to node",
+              {{"pod", key}, {"node", ctx->node.str()}, {"evaluatedNodes", ctx->evaluated_nodes},
+               {"feasibleNodes", ctx->feasible_nodes}});
+  }
   client_.RecordEvent(framework::EventRecord{
-      "Pod", pod.pod.metadata.namespace_.string(), pod.pod.metadata.name, "Normal", "Scheduled",
-      "Binding",
-      fmt::format("Successfully assigned {} to {}", key, ctx->node.str())});
+      framework::ReferenceTo(pod.pod), "Normal", "Scheduled", "Binding",
+      fmt::format("Successfully assigned {} to {}", key, ctx->node.str()), std::nullopt,
+      fwk.scheduler_name()});
   fwk.RunPostBindPlugins(*ctx->state, pod, ctx->node);
   queue_.Done(key);
 }

@@ -61,6 +61,7 @@ struct Simulation::Workload {
   bool creation_due = false;                  // a timer creates pods when the backoff ends
   std::optional<api::PodCondition> finished;  // Complete or Failed
 
+  std::string ApiVersion() const { return kind == "Job" ? "batch/v1" : "apps/v1"; }
   bool Indexed() const {
     return job != nullptr && job->completion_mode == api::CompletionMode::kIndexed;
   }
@@ -88,6 +89,7 @@ std::unique_ptr<Simulation> Simulation::Create(api::Manifests manifests,
                                   default_plugins, errors);
   if (sim->host_ == nullptr) return nullptr;
   if (options.traced) sim->host_->scheduler().TracePods(options.traced);
+  sim->host_->SetWarn([raw = sim.get()](const std::string& w) { raw->warnings_.push_back(w); });
   sim->priorities_ = std::make_unique<api::PriorityResolver>(sim->manifests_.priority_classes);
   sim->cluster_.AddObserver(sim.get());
   Simulation* raw = sim.get();
@@ -150,8 +152,7 @@ void Simulation::ScheduleCreations() {
       [&](const api::Pod& pod) {
         schedule(pod.metadata, [this, &pod] {
           if (std::string err = CreatePodNow(pod); !err.empty()) {
-            cluster_.RecordEvent(framework::EventRecord{"Pod", pod.metadata.namespace_.string(),
-                                                        pod.metadata.name, "Warning",
+            cluster_.RecordEvent(framework::EventRecord{framework::ReferenceTo(pod), "Warning",
                                                         "FailedCreate", "Create", err});
           }
         });
@@ -275,7 +276,7 @@ api::Pod Simulation::PodFor(Workload& w, int ordinal) {
     } while (cluster_.GetPod(pod.metadata.Key()) != nullptr);
   }
   api::OwnerReference owner;
-  owner.api_version = w.kind == "Job" ? "batch/v1" : "apps/v1";
+  owner.api_version = w.ApiVersion();
   owner.kind = w.owner_kind;
   owner.name = w.meta.name;
   owner.uid = w.meta.uid;
@@ -309,8 +310,9 @@ void Simulation::RefusedPod(Workload& w, const std::string& pod, const std::stri
       w.kind == "StatefulSet"
           ? fmt::format("create Pod {} in StatefulSet {} failed error: {}", pod, w.meta.name, error)
           : "Error creating: " + error;
-  cluster_.RecordEvent(framework::EventRecord{w.kind, w.meta.namespace_.string(), w.meta.name,
-                                              "Warning", "FailedCreate", "Create", message});
+  cluster_.RecordEvent(framework::EventRecord{
+      framework::ReferenceTo(w.meta, w.kind, w.ApiVersion()), "Warning", "FailedCreate",
+      "Create", message});
 }
 
 void Simulation::CreateWorkloadPods(Workload& w) {
@@ -449,7 +451,7 @@ void Simulation::FinishJob(Workload& w, api::PodCondition condition) {
     w.indexes.clear();
   }
   cluster_.RecordEvent(framework::EventRecord{
-      "Job", w.meta.namespace_.string(), w.meta.name, failed ? "Warning" : "Normal",
+      framework::ReferenceTo(w.meta, "Job", "batch/v1"), failed ? "Warning" : "Normal",
       failed ? condition.reason : "Completed", "", failed ? condition.message : "Job completed"});
   w.finished = std::move(condition);
 }

@@ -11,8 +11,31 @@
 #include <sstream>
 #include <thread>
 
+#include "muster/framework/log.h"
+
 namespace muster::cluster::kube {
 namespace {
+
+// client-go's request log: at -v=6 one line per request, at -v=8 its headers too, the
+// credentials masked. Nothing secret is ever logged: not a token, not a body.
+void LogRequest(std::string_view method, const std::string& url, long status, CURLcode code,
+                std::chrono::steady_clock::time_point began, bool authorized) {
+  if (!log::V(6)) return;
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::steady_clock::now() - began)
+                      .count();
+  if (log::V(8)) {
+    log::Info(8, "Request Headers", {{"Accept", "application/json"},
+                                     {"Authorization", authorized ? "Bearer <masked>" : ""}});
+  }
+  if (code != CURLE_OK) {
+    log::Info(6, "HTTP", {{"verb", method}, {"url", url}, {"error", curl_easy_strerror(code)},
+                          {"milliseconds", static_cast<int64_t>(ms)}});
+  } else {
+    log::Info(6, "HTTP", {{"verb", method}, {"url", url}, {"status", status},
+                          {"milliseconds", static_cast<int64_t>(ms)}});
+  }
+}
 
 // curl_global_init once per process, before the first handle.
 void GlobalInit() {
@@ -95,6 +118,7 @@ struct Http::Handle {
   const std::function<bool(std::string_view)>* on_line = nullptr;
   const std::atomic<bool>* stop = nullptr;
   bool stopped = false;
+  bool authorized = false;  // sends a bearer token (which the log masks)
   const std::string* upload = nullptr;
 
   ~Handle() {
@@ -233,6 +257,7 @@ void Http::Prepare(Handle& h, std::string_view method, const std::string& path) 
   }
   h.headers = curl_slist_append(h.headers, "Accept: application/json");
   const std::string token = Token();
+  h.authorized = !token.empty();
   if (!token.empty()) {
     h.headers = curl_slist_append(h.headers, ("Authorization: Bearer " + token).c_str());
   }
@@ -255,7 +280,13 @@ Response Http::Do(std::string_view method, const std::string& path, const std::s
   }
   curl_easy_setopt(c, CURLOPT_HTTPHEADER, h->headers);
   Response r;
+  const auto began = std::chrono::steady_clock::now();
   const CURLcode code = curl_easy_perform(c);
+  if (log::V(6)) {
+    long status = 0;
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+    LogRequest(method, config_.server + path, status, code, began, h->authorized);
+  }
   if (code != CURLE_OK) {
     r.error = fmt::format("{} {}{}: {}", method, config_.server, path, curl_easy_strerror(code));
   } else {
@@ -279,8 +310,11 @@ Response Http::Stream(const std::string& path, const std::function<bool(std::str
   curl_easy_setopt(c, CURLOPT_XFERINFODATA, h.get());
   curl_easy_setopt(c, CURLOPT_HTTPHEADER, h->headers);
   Response r;
+  const auto began = std::chrono::steady_clock::now();
   const CURLcode code = curl_easy_perform(c);
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r.status);
+  LogRequest("WATCH", config_.server + path, r.status, h->stopped ? CURLE_OK : code, began,
+             h->authorized);
   if (code != CURLE_OK && !h->stopped) {
     r.error = fmt::format("GET {}{}: {}", config_.server, path, curl_easy_strerror(code));
   }

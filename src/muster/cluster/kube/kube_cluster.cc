@@ -3,12 +3,12 @@
 #include <algorithm>
 
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include <nlohmann/json.hpp>
 #include <random>
 
 #include "muster/cluster/kube/decode.h"
+#include "muster/framework/log.h"
 
 namespace muster::cluster::kube {
 
@@ -231,7 +231,7 @@ class Informer final : public KubeCluster::InformerBase {
       }
       const WatchEnd end = Watch(&rv);
       if (end == WatchEnd::kGone) {
-        spdlog::info("watch of {} expired (410 Gone): relisting", resource_);
+        log::Infof(0, "watch of {} expired (410 Gone): relisting", resource_);
         listed = false;
       } else if (end == WatchEnd::kFailed) {
         if (stopped_for_good_) return;
@@ -241,7 +241,7 @@ class Informer final : public KubeCluster::InformerBase {
   }
 
   static void Skipped(const std::string& what, const std::string& error) {
-    spdlog::warn("{}: ignoring an object muster cannot read: {}", what, error);
+    log::Warningf("{}: ignoring an object muster cannot read: {}", what, error);
   }
 
   // Lists in pages; posts the whole list to the scheduler's thread as one replace.
@@ -264,7 +264,7 @@ class Informer final : public KubeCluster::InformerBase {
       const std::string what = "list " + resource_;
       std::optional<ListPage<T>> page = DecodeListPage<T>(r.body, api_version_, what);
       if (!page) {
-        spdlog::warn("list {}: the server's answer is not JSON", resource_);
+        log::Warningf("list {}: the server's answer is not JSON", resource_);
         return false;
       }
       if (page->resource_version) *rv = std::move(*page->resource_version);
@@ -295,7 +295,7 @@ class Informer final : public KubeCluster::InformerBase {
           if (event.resource_version) *rv = std::move(*event.resource_version);
           switch (event.type) {
             case WatchEventType::kNotJson:
-              spdlog::warn("watch {}: skipping a line that is not JSON", resource_);
+              log::Warningf("watch {}: skipping a line that is not JSON", resource_);
               return true;
             case WatchEventType::kIgnored:
             case WatchEventType::kBookmark:
@@ -304,7 +304,7 @@ class Informer final : public KubeCluster::InformerBase {
               if (event.code == 410) {
                 gone = true;
               } else {
-                spdlog::warn("watch {}: the server reported an error {}: {}", resource_, event.code,
+                log::Warningf("watch {}: the server reported an error {}: {}", resource_, event.code,
                              event.message);
               }
               return false;
@@ -330,7 +330,7 @@ class Informer final : public KubeCluster::InformerBase {
       return WatchEnd::kFailed;
     }
     if (!r.error.empty()) {
-      spdlog::info("watch {} ended: {}; resuming from resourceVersion {}", resource_, r.error, *rv);
+      log::Infof(0, "watch {} ended: {}; resuming from resourceVersion {}", resource_, r.error, *rv);
       return WatchEnd::kFailed;
     }
     return WatchEnd::kClosed;
@@ -347,7 +347,7 @@ class Informer final : public KubeCluster::InformerBase {
       stopped_for_good_ = true;
       fatal_(Forbidden(verb, resource_, r));
     } else {
-      spdlog::warn("{} {} failed: {}; retrying in {}ms", verb, resource_, r.Describe(),
+      log::Warningf("{} {} failed: {}; retrying in {}ms", verb, resource_, r.Describe(),
                    backoff_.count());
     }
   }
@@ -488,7 +488,7 @@ Status KubeCluster::Start() {
     if (list.ok()) pod_group_versions_.push_back(group);
   }
   if (pod_group_versions_.empty()) {
-    spdlog::warn(
+    log::Warningf(
         "the API server serves no PodGroup API (scheduling.x-k8s.io/v1alpha1 or "
         "scheduling.sigs.k8s.io/v1alpha1): gang scheduling has no groups; apply "
         "deploy/crd-podgroups.yaml to enable it");
@@ -528,6 +528,8 @@ void KubeCluster::RunBind(std::function<Status()> work, std::function<void(Statu
 
 void KubeCluster::Flush() {
   binders_.Drain();
+  // The counts of the event series not written yet, then every write queued.
+  writer_.Submit([this, now = clock_.Now()] { TidyEventSeries(now, /*all=*/true); });
   writer_.Drain();
 }
 
@@ -562,7 +564,7 @@ Response KubeCluster::Write(std::string_view method, const std::string& path,
   if (!r.ok() && r.status != 404) {
     std::lock_guard lock(failed_mu_);
     if (failed_.insert(object).second) {
-      spdlog::error("{} {} failed: {}", method, object, r.Describe());
+      log::Errorf("{} {} failed: {}", method, object, r.Describe());
     }
   }
   return r;
@@ -579,7 +581,7 @@ Status KubeCluster::Bind(const api::Pod& pod, api::Symbol node) {
   // (or forgets it when the pod was bound or deleted elsewhere: 409, 404).
   const std::chrono::milliseconds budget = WriteBudget();
   if (budget.count() <= 0) {
-    spdlog::warn("binding {} to {} not sent: this instance no longer holds the leader lease",
+    log::Warningf("binding {} to {} not sent: this instance no longer holds the leader lease",
                  pod.metadata.Key(), node.str());
     return Status::Error("binding not sent: the leader lease has lapsed");
   }
@@ -594,7 +596,7 @@ Status KubeCluster::Bind(const api::Pod& pod, api::Symbol node) {
     std::lock_guard lock(binding_mu_);
     binding_.erase(pod.metadata.uid);
   }
-  spdlog::warn("binding {} to {} failed: {}", pod.metadata.Key(), node.str(), r.Describe());
+  log::Warningf("binding {} to {} failed: {}", pod.metadata.Key(), node.str(), r.Describe());
   return Status::Error(fmt::format("binding rejected: {}", r.Describe()));
 }
 
@@ -694,51 +696,107 @@ Status KubeCluster::UpdatePodGroupCondition(const api::PodGroup& group,
   return Status::OK();
 }
 
+namespace {
+
+Json ReferenceJson(const framework::ObjectReference& ref) {
+  Json j = {{"apiVersion", ref.api_version}, {"kind", ref.kind}, {"name", ref.name}};
+  if (!ref.namespace_.empty()) j["namespace"] = ref.namespace_;
+  if (!ref.uid.empty()) j["uid"] = ref.uid;
+  if (!ref.resource_version.empty()) j["resourceVersion"] = ref.resource_version;
+  return j;
+}
+
+std::string ReferenceKey(const framework::ObjectReference& ref) {
+  return fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}", ref.api_version, ref.kind, ref.namespace_,
+                     ref.name, ref.uid, ref.resource_version);
+}
+
+// How often the series of repeated events are written, and how long a series lasts without a
+// repeat: client-go's event broadcaster's refresh (30 minutes) and finish (6 minutes) periods.
+constexpr auto kSeriesRefresh = std::chrono::minutes(30);
+constexpr auto kSeriesFinish = std::chrono::minutes(6);
+
+}  // namespace
+
 void KubeCluster::RecordEvent(framework::EventRecord event) {
   const api::Time now = clock_.Now();
   writer_.Submit([this, event = std::move(event), now] {
-    const std::string object = fmt::format("{}/{}", event.namespace_, event.name);
-    const std::string key = fmt::format("{}\n{}\n{}\n{}\n{}", event.kind, object, event.type,
-                                        event.reason, event.message);
-    const std::string ns = event.namespace_.empty() ? "default" : event.namespace_;
-    auto it = events_.find(key);
-    if (it != events_.end()) {
-      // The same event again: counted in its series, as the event correlator does.
+    const std::string controller = event.reporting_controller.empty()
+                                       ? options_.reporting_controller
+                                       : event.reporting_controller;
+    // One series per (action, reason, controller, regarding, related), as client-go keys it:
+    // the note is not part of the key, and a repeat keeps the first note.
+    const std::string key = fmt::format(
+        "{}\n{}\n{}\n{}\n{}", event.action, event.reason, controller,
+        ReferenceKey(event.regarding), event.related ? ReferenceKey(*event.related) : "");
+    TidyEventSeries(now, /*all=*/false);
+    if (auto it = events_.find(key); it != events_.end()) {
+      // The second occurrence starts the series and is written at once; later ones only count,
+      // written when the series is refreshed or finishes.
       PostedEvent& posted = it->second;
       ++posted.count;
-      const Json patch = {
-          {"series", {{"count", posted.count}, {"lastObservedTime", api::FormatMicroTime(now)}}}};
-      const Response r =
-          Write("PATCH",
-                fmt::format("/apis/events.k8s.io/v1/namespaces/{}/events/{}", posted.namespace_,
-                            posted.name),
-                patch.dump(), "application/merge-patch+json", "event " + posted.name, true);
-      if (r.ok()) return;
-      events_.erase(it);  // expired or deleted: post it anew
+      posted.last_observed = now;
+      posted.unwritten = true;
+      if (posted.count > 2 || WriteSeries(posted)) return;
+      events_.erase(it);  // the event is gone (expired, deleted): posted anew below
     }
-    const auto stamp = now.time_since_epoch().count();
-    const std::string name = fmt::format("{}.{:x}", event.name, stamp);
-    Json regarding = {{"kind", event.kind}, {"name", event.name}};
-    if (!event.namespace_.empty()) regarding["namespace"] = event.namespace_;
-    regarding["apiVersion"] = event.kind == "PodGroup" ? "scheduling.x-k8s.io/v1alpha1" : "v1";
+    const framework::ObjectReference& regarding = event.regarding;
+    const std::string ns = regarding.namespace_.empty() ? "default" : regarding.namespace_;
+    const std::string name =
+        fmt::format("{}.{:x}", regarding.name, now.time_since_epoch().count());
     Json body = {{"apiVersion", "events.k8s.io/v1"},
                  {"kind", "Event"},
                  {"metadata", {{"name", name}, {"namespace", ns}}},
                  {"eventTime", api::FormatMicroTime(now)},
-                 {"reportingController", options_.reporting_controller},
+                 {"reportingController", controller},
                  {"reportingInstance", options_.reporting_instance},
                  {"action", event.action.empty() ? event.reason : event.action},
                  {"reason", event.reason},
                  {"note", event.message.substr(0, 1024)},
                  {"type", event.type},
-                 {"regarding", regarding}};
+                 {"regarding", ReferenceJson(regarding)}};
+    if (event.related) body["related"] = ReferenceJson(*event.related);
     const Response r = Write("POST", fmt::format("/apis/events.k8s.io/v1/namespaces/{}/events", ns),
                              body.dump(), "application/json", "event " + name, false);
-    if (r.ok()) events_[key] = PostedEvent{name, ns, 1};
+    if (r.ok()) events_[key] = PostedEvent{name, ns, 1, now, now, false};
     // Events are best effort, as upstream's broadcaster: a cap keeps the map from growing
     // without end.
     if (events_.size() > 10000) events_.clear();
   });
+}
+
+void KubeCluster::TidyEvents() {
+  writer_.Submit([this, now = clock_.Now()] { TidyEventSeries(now, /*all=*/false); });
+}
+
+bool KubeCluster::WriteSeries(PostedEvent& posted) {
+  const Json patch = {{"series",
+                       {{"count", posted.count},
+                        {"lastObservedTime", api::FormatMicroTime(posted.last_observed)}}}};
+  const Response r = Write(
+      "PATCH",
+      fmt::format("/apis/events.k8s.io/v1/namespaces/{}/events/{}", posted.namespace_, posted.name),
+      patch.dump(), "application/merge-patch+json", "event " + posted.name, false);
+  posted.unwritten = false;
+  return r.ok();  // false: expired or deleted, so the next repeat is posted anew
+}
+
+void KubeCluster::TidyEventSeries(api::Time now, bool all) {
+  const bool refresh = all || now - last_series_refresh_ >= kSeriesRefresh;
+  const bool finish = all || now - last_series_finish_ >= kSeriesFinish;
+  if (refresh) last_series_refresh_ = now;
+  if (finish) last_series_finish_ = now;
+  if (!refresh && !finish) return;
+  for (auto it = events_.begin(); it != events_.end();) {
+    PostedEvent& posted = it->second;
+    const bool over = now - (posted.count > 1 ? posted.last_observed : posted.first) >= kSeriesFinish;
+    if (posted.unwritten && (refresh || over)) WriteSeries(posted);
+    if (finish && over) {
+      it = events_.erase(it);
+    } else {
+      ++it;
+    }
+  }
 }
 
 }  // namespace muster::cluster::kube

@@ -108,6 +108,10 @@ class KubeCluster final : public Cluster {
   framework::Status UpdatePodGroupCondition(const api::PodGroup& group,
                                             const api::PodCondition& condition) override;
   void RecordEvent(framework::EventRecord event) override;
+  // Writes the event series due (client-go's broadcaster does so on its own timers: counts
+  // every 30 minutes, a series ending after 6 minutes without a repeat). `muster run` calls it
+  // every minute.
+  void TidyEvents();
 
   struct Stores;       // the local stores (kube_cluster.cc)
   class InformerBase;  // one informer thread
@@ -131,13 +135,24 @@ class KubeCluster final : public Cluster {
   std::string fatal_;
   WorkQueue binders_;
   WorkQueue writer_;
-  // Events already posted, for aggregation: (object, type, reason, message) -> name, count.
+  // Events posted, for their series: by client-go's key (action, reason, controller, regarding,
+  // related). Writer thread only.
   struct PostedEvent {
     std::string name;
     std::string namespace_;
     int32_t count = 1;
+    api::Time first;
+    api::Time last_observed;
+    bool unwritten = false;  // a count not written yet
   };
-  std::map<std::string, PostedEvent> events_;  // writer thread only
+  std::map<std::string, PostedEvent> events_;
+  api::Time last_series_refresh_{};
+  api::Time last_series_finish_{};
+  // PATCHes the series' count; false when the event is gone (expired or deleted).
+  bool WriteSeries(PostedEvent& posted);
+  // Writes the counts of series due a refresh and forgets events whose series is over, as
+  // client-go's broadcaster does on its timers; `all` writes every unwritten count now.
+  void TidyEventSeries(api::Time now, bool all);
   // How long the next write may take (KubeClusterOptions::write_budget, at most 30s).
   std::chrono::milliseconds WriteBudget() const;
   std::mutex failed_mu_;

@@ -1,13 +1,13 @@
 #include "muster/cluster/kube/leader_election.h"
 
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
 #include <random>
 
 #include "muster/api/time.h"
+#include "muster/framework/log.h"
 
 namespace muster::cluster::kube {
 namespace {
@@ -73,7 +73,7 @@ std::chrono::milliseconds LeaderElector::LeaseTimeLeft() const {
 
 void LeaderElector::Loop() {
   // Acquire.
-  spdlog::info("leader election: trying to take lease {}/{} as {}", config_.lease_namespace,
+  log::Infof(0, "leader election: trying to take lease {}/{} as {}", config_.lease_namespace,
                config_.lease_name, config_.identity);
   Steady::time_point attempt;
   while (!stop_.load()) {
@@ -86,7 +86,7 @@ void LeaderElector::Loop() {
   Steady::time_point valid_until = attempt + config_.renew_deadline;
   valid_until_.store(valid_until.time_since_epoch().count());
   leading_.store(true);
-  spdlog::info("leader election: took lease {}/{}", config_.lease_namespace, config_.lease_name);
+  log::Infof(0, "leader election: took lease {}/{}", config_.lease_namespace, config_.lease_name);
   on_started_();
   // Renew every retry period; each try is bounded by what is left of the renew deadline, and
   // leadership ends the moment it passes.
@@ -104,7 +104,7 @@ void LeaderElector::Loop() {
   // Stopped with the deadline passed (the scheduler saw it first) is a loss too: nothing to
   // give up.
   if (!stop_.load() || Steady::now() >= valid_until) {
-    spdlog::error("leader election: lost lease {}/{} (not renewed within the renew deadline, "
+    log::Errorf("leader election: lost lease {}/{} (not renewed within the renew deadline, "
                   "{}ms)",
                   config_.lease_namespace, config_.lease_name, config_.renew_deadline.count());
     leading_.store(false);
@@ -142,11 +142,11 @@ bool LeaderElector::TryAcquireOrRenew(Steady::time_point deadline) {
           {"leaseTransitions", 0}}}};
     if (left().count() <= 0) return false;
     const Response r = http_.Do("POST", base, lease.dump(), "application/json", left());
-    if (!r.ok()) spdlog::warn("leader election: creating the lease: {}", r.Describe());
+    if (!r.ok()) log::Warningf("leader election: creating the lease: {}", r.Describe());
     return r.ok();
   }
   if (!got.ok()) {
-    spdlog::warn("leader election: reading the lease: {}", got.Describe());
+    log::Warningf("leader election: reading the lease: {}", got.Describe());
     return false;
   }
   Json lease = Json::parse(got.body, nullptr, false);
@@ -194,7 +194,7 @@ void LeaderElector::Release() {
   lease["spec"]["renewTime"] = NowMicroTime();
   const Response r = http_.Do("PUT", path, lease.dump(), "application/json", timeout);
   if (r.ok()) {
-    spdlog::info("leader election: released lease {}/{}", config_.lease_namespace,
+    log::Infof(0, "leader election: released lease {}/{}", config_.lease_namespace,
                  config_.lease_name);
   }
 }

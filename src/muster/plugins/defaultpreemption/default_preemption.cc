@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "muster/framework/framework.h"
+#include "muster/framework/log.h"
 #include "muster/framework/metrics.h"
 #include "muster/framework/parallel.h"
 #include "muster/framework/trace.h"
@@ -565,10 +566,17 @@ Status DefaultPreemption::PrepareCandidate(const Candidate& candidate, const Pod
     } else if (Status s = client.DeletePod(victim); !s.IsSuccess()) {
       return Status::Error(s.Message());
     }
+    if (log::V(2)) {
+      log::Info(2, "Preemptor pod preempted victim pod",
+                {{"preemptor", pod.pod.metadata.Key()}, {"victim", victim.metadata.Key()},
+                 {"node", candidate.node.str()}});
+    }
+    // Upstream's note names the preemptor by uid; a person reads names, and the uid is in
+    // `related`.
     client.RecordEvent(framework::EventRecord{
-        "Pod", victim.metadata.namespace_.string(), victim.metadata.name, "Normal", "Preempted",
-        "Preempting",
-        fmt::format("Preempted by pod {} on node {}", pod.pod.metadata.uid, candidate.node.str())});
+        framework::ReferenceTo(victim), "Normal", "Preempted", "Preempting",
+        fmt::format("Preempted by {} on node {}", pod.pod.metadata.Key(), candidate.node.str()),
+        framework::ReferenceTo(pod.pod), pod.pod.spec.scheduler_name});
   }
 
   // Pods of lower priority nominated to this node may no longer fit there: dropping their

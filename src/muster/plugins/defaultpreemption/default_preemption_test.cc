@@ -1344,7 +1344,10 @@ TEST(DefaultPreemptionPreempt, BasicPreemptionLogic) {
     EXPECT_EQ(e.reason, "Preempted");
     EXPECT_EQ(e.type, "Normal");
     EXPECT_EQ(e.action, "Preempting");
-    EXPECT_EQ(e.message, "Preempted by pod p on node node1");
+    EXPECT_EQ(e.message, "Preempted by default/p on node node1");
+    ASSERT_TRUE(e.related.has_value());
+    EXPECT_EQ(e.related->Key(), "default/p");
+    EXPECT_EQ(e.related->uid, p.metadata.uid);
   }
 }
 
@@ -1397,7 +1400,7 @@ TEST(DefaultPreemptionPreempt, PrepareCandidateEvictsAndClearsNominations) {
   EXPECT_EQ(w.rejected_by[0],
             (std::pair<std::string, std::string>{"DefaultPreemption", "preempted"}));
   std::vector<std::string> evented;
-  for (const auto& e : env.fake.events) evented.push_back(e.name);
+  for (const auto& e : env.fake.events) evented.push_back(e.regarding.name);
   std::sort(evented.begin(), evented.end());
   EXPECT_EQ(evented, (std::vector<std::string>{"v", "w"}));
   ASSERT_EQ(env.fake.condition_updates.size(), 1u);
