@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 #include <random>
+#include <type_traits>
 
 #include "muster/cluster/kube/decode.h"
 #include "muster/framework/log.h"
@@ -392,6 +393,11 @@ void KubeCluster::AddInformer(std::string path, std::string api_version) {
     for (ClusterObserver* obs : observers_) Updated(*obs, a, b);
   };
   auto notify_delete = [this](const std::shared_ptr<const T>& o) {
+    if constexpr (std::is_same_v<T, api::Pod>) {
+      // A pod gone needs no guard against a stale failure condition any more.
+      std::lock_guard lock(binding_mu_);
+      binding_.erase(o->metadata.uid);
+    }
     for (ClusterObserver* obs : observers_) Deleted(*obs, o);
   };
   auto apply = [&store, notify_add, notify_update, notify_delete](WatchEventType type,

@@ -159,7 +159,8 @@ class KubeCluster final : public Cluster {
   std::set<std::string> failed_;  // objects whose failing write was logged
   // Uids of the pods this instance has sent a binding for (and not seen it fail): a
   // PodScheduled=False condition still queued for one of them is stale and is not written, as
-  // upstream writes a failure only for a pod still unassigned. (One entry per pod bound.)
+  // upstream writes a failure only for a pod still unassigned. (One entry per pod bound, until
+  // the pod is deleted.)
   // And the uids whose failure condition is being written: a binding waits for that write to
   // be answered, so that the two never cross on the way to the server.
   std::mutex binding_mu_;
