@@ -1474,6 +1474,15 @@ SchedulerConfiguration ReadSchedulerConfig(Decoder& d, Map& m, const std::string
              });
     c.extenders.push_back(std::move(e));
   });
+  if (!c.extenders.empty()) {
+    // Read (and checked) above, but not yet called: a configuration with extenders would be
+    // scheduled as if they were not there, which is worse than refusing it.
+    d.Error("extenders",
+            fmt::format("Forbidden: muster does not call scheduler extenders yet, so {} "
+                        "extender(s) would be silently skipped; remove them, or keep this "
+                        "configuration for kube-scheduler",
+                        c.extenders.size()));
+  }
   return c;
 }
 

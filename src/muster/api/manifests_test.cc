@@ -699,6 +699,25 @@ TEST(DecodeTest, LeaderElectionIsValidatedAsUpstreamValidatesIt) {
   EXPECT_THAT(errors("{leaderElect: false, leaseDuration: 1s, renewDeadline: 10s}"), IsEmpty());
 }
 
+// Extenders are read and checked, but not called yet: a configuration that has them is refused
+// rather than scheduled as if they were not there (issue 33's first step).
+TEST(DecodeTest, ExtendersAreRefusedUntilMusterCallsThem) {
+  LoadResult r = Decode(R"(
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+extenders:
+- urlPrefix: http://127.0.0.1:8888/scheduler
+  filterVerb: filter
+  managedResources: [{name: example.com/gpu-mem, ignoredByScheduler: true}]
+  ignorable: false
+)", "cfg.yaml");
+  ASSERT_EQ(r.errors.size(), 1u) << r.errors[0];
+  EXPECT_EQ(r.errors[0], "cfg.yaml: document 1 (KubeSchedulerConfiguration): extenders: "
+                         "Forbidden: muster does not call scheduler extenders yet, so 1 "
+                         "extender(s) would be silently skipped; remove them, or keep this "
+                         "configuration for kube-scheduler");
+}
+
 TEST(DecodeTest, SchedulerConfigurationDefaultsAndFields) {
   LoadResult r = Decode(R"(
 apiVersion: kubescheduler.config.k8s.io/v1
