@@ -54,6 +54,8 @@ def test(binary, server):
     assert any('"Unable to schedule pod; no fit; waiting" pod="default/huge" err="0/1 nodes are '
                'available: 1 Insufficient cpu.' in l for l in lines), text
     assert any('"Attempting to schedule pod" pod="default/web"' in l for l in lines), text
+    assert any('"Selected node for pod" pod="default/web" node="n1" evaluatedNodes=1 '
+               'feasibleNodes=1 algorithmSeconds=' in l for l in lines), text
     assert any('"Pod moved to an internal scheduling queue" pod="default/huge" '
                'queue="Unschedulable"' in l for l in lines), text
     assert any('"HTTP" verb="POST" url="' in l and '/pods/web/binding"' in l and "status=201" in l

@@ -36,6 +36,11 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
   const int32_t min_member = group.spec.min_member;
   const framework::Stopwatch started;
   last_attempted_ = popped.info->Key();
+  if (log::V(3)) {
+    log::Info(3, "Attempting to schedule pod group",
+              {{"podGroup", group.metadata.Key()}, {"pod", last_attempted_},
+               {"minMember", min_member}});
+  }
 
   // The members to place: the popped pod and its siblings still pending in the queue (not
   // gated), in queue order. Members on a node already (bound, or assumed: binding, or waiting
@@ -91,6 +96,11 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
     m.status = SchedulePod(fwk, *m.state, *m.queued.info, &host, &m.diagnosis);
     if (!m.status.IsSuccess()) return false;
     metrics_.SchedulingAlgorithm(started.Seconds());
+    if (log::V(4)) {
+      log::Info(4, "Selected node for pod group member",
+                {{"pod", m.queued.info->Key()}, {"podGroup", group.metadata.Key()},
+                 {"node", host.str()}, {"feasibleNodes", m.diagnosis.feasible_nodes}});
+    }
     std::shared_ptr<BindingContext> ctx =
         Assume(fwk, std::move(m.state), std::move(m.queued), host, started);
     if (ctx != nullptr) {

@@ -360,6 +360,12 @@ bool Scheduler::ScheduleOne() {
     return true;
   }
   metrics_.SchedulingAlgorithm(started.Seconds());
+  if (log::V(4)) {
+    log::Info(4, "Selected node for pod",
+              {{"pod", key}, {"node", host.str()}, {"evaluatedNodes", diagnosis.evaluated_nodes},
+               {"feasibleNodes", diagnosis.feasible_nodes},
+               {"algorithmSeconds", started.Seconds()}});
+  }
   std::shared_ptr<BindingContext> ctx =
       Assume(*fwk, std::move(state), std::move(queued), host, started);
   if (ctx == nullptr) return true;
