@@ -192,6 +192,25 @@ TEST(SimulateCommandTest, PodGroupWithoutAGangPluginIsWarnedOnce) {
   EXPECT_THAT(run.output, Not(HasSubstr("gang plugin")));
 }
 
+// kubectl's --validate: a misspelt field is an error by default (the pod would otherwise run
+// where its real nodeSelector forbids), a warning with warn, nothing with ignore.
+TEST(FlagsTest, ValidateSaysWhatUnknownFieldsAre) {
+  const std::string file = kRoot + "/tests/data/bad/unknown-field.yaml";
+  const std::string error = "document 2 (Pod default/web): unknown field \"spec.nodeSelectr\"";
+  for (const char* command : {"validate", "simulate", "explain web"}) {
+    const CommandResult strict = Muster(std::string(command) + " -f " + file);
+    EXPECT_EQ(strict.status, 2) << command << "\n" << strict.output;
+    EXPECT_THAT(strict.output, HasSubstr("error: " + file + ": " + error)) << command;
+    const CommandResult warn = Muster(std::string(command) + " --validate=warn -f " + file);
+    EXPECT_EQ(warn.status, 0) << command << "\n" << warn.output;
+    EXPECT_THAT(warn.output, HasSubstr("warning: " + file + ": " + error)) << command;
+    const CommandResult ignore = Muster(std::string(command) + " --validate ignore -f " + file);
+    EXPECT_EQ(ignore.status, 0) << command << "\n" << ignore.output;
+    EXPECT_THAT(ignore.output, Not(HasSubstr("nodeSelectr"))) << command;
+  }
+  EXPECT_EQ(Muster("validate --validate=loose -f " + file).status, 2);
+}
+
 // kubectl's spellings: `-f=path` and `--flag=value` as well as `-f path`.
 TEST(FlagsTest, ValuesAfterAnEqualsSign) {
   for (const std::string& flag : {"-f=", "--filename=", "-f "}) {

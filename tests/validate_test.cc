@@ -26,7 +26,7 @@ Validated Validate(const std::string& path, const std::string& input = "") {
   std::istringstream in(input);
   std::ostringstream out, err;
   Validated v;
-  v.status = cli::RunValidate({path}, "", in, out, err);
+  v.status = cli::RunValidate({path}, "", api::FieldValidation::kStrict, in, out, err);
   v.out = out.str();
   v.err = err.str();
   return v;

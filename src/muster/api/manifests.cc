@@ -55,6 +55,17 @@ class Decoder {
     }
   }
 
+  // An unknown or duplicate field: an error, a warning or nothing, as --validate says, or an
+  // error whatever it says (`always`: the KubeSchedulerConfiguration).
+  void FieldProblem(const std::string& message, bool always) {
+    if (always || result_.field_validation == FieldValidation::kStrict) {
+      result_.errors.push_back(fmt::format("{}: {}", Context(), message));
+    } else if (result_.field_validation == FieldValidation::kWarn) {
+      result_.warnings.push_back(fmt::format("{}: {}", Context(), message));
+    }
+  }
+  bool ChecksFields() const { return result_.field_validation != FieldValidation::kIgnore; }
+
  private:
   LoadResult& result_;
   Source source_;
@@ -80,10 +91,20 @@ void ReportInvalid(Decoder& d, const std::string& path, std::string_view value,
 
 // Reads the fields of a mapping. Lenient readers ignore unknown fields, as the API server does by
 // default; strict ones (KubeSchedulerConfiguration) report each unknown field when destroyed.
+// How a Map checks its object's fields: as --validate says (kAsInput), always strictly (the
+// KubeSchedulerConfiguration, as kube-scheduler decodes it), or never (status, which the API
+// server's field validation does not check either).
+enum class Fields { kAsInput, kStrict, kUnchecked };
+
+// An object's fields, read by name. On destruction it reports the fields nobody read and that
+// were not declared Known (unknown fields, kubectl's `unknown field "spec.nodeSelectr"`), and
+// fields given twice.
 class Map {
  public:
-  Map(Decoder& d, const YAML::Node& node, std::string path, bool strict = false)
-      : d_(d), node_(node), path_(std::move(path)), strict_(strict) {
+  Map(Decoder& d, const YAML::Node& node, std::string path, Fields fields = Fields::kAsInput)
+      : d_(d), node_(node), path_(std::move(path)),
+        check_(fields == Fields::kStrict || (fields == Fields::kAsInput && d.ChecksFields())),
+        always_(fields == Fields::kStrict) {
     if (node_ && !node_.IsNull() && !node_.IsMap()) {
       d_.Error(path_, fmt::format("expected an object, got {}", Describe(node_)));
       valid_ = false;
@@ -92,11 +113,22 @@ class Map {
   Map(const Map&) = delete;
   Map& operator=(const Map&) = delete;
   ~Map() {
-    if (!strict_ || !valid_ || !node_ || !node_.IsMap()) return;
+    if (!check_ || !valid_ || !node_ || !node_.IsMap()) return;
+    std::set<std::string> keys;
     for (auto it = node_.begin(); it != node_.end(); ++it) {
       const std::string key = it->first.Scalar();
-      if (!seen_.contains(key)) d_.Error(path_, fmt::format("unknown field \"{}\"", key));
+      if (!keys.insert(key).second) {
+        d_.FieldProblem(fmt::format("duplicate field \"{}\"", Join(path_, key)), always_);
+      } else if (!seen_.contains(key)) {
+        d_.FieldProblem(fmt::format("unknown field \"{}\"", Join(path_, key)), always_);
+      }
     }
+  }
+
+  // Fields of the API that muster accepts without reading them (an image, a probe...).
+  void Known(std::initializer_list<std::string_view> keys) {
+    if (!check_) return;
+    for (std::string_view k : keys) seen_.insert(std::string(k));
   }
 
   // The field's value; a null node when it is absent (not yaml-cpp's absent-key node, which
@@ -111,13 +143,13 @@ class Map {
   std::string Path(std::string_view key) const { return Join(path_, key); }
   const std::string& path() const { return path_; }
   Decoder& decoder() { return d_; }
-  bool strict() const { return strict_; }
 
  private:
   Decoder& d_;
   YAML::Node node_;
   std::string path_;
-  bool strict_;
+  bool check_;
+  bool always_;
   bool valid_ = true;
   std::set<std::string> seen_;
 };
@@ -264,6 +296,7 @@ ObjectMeta ReadMeta(Decoder& d, const YAML::Node& n, const std::string& path, bo
                     bool require_name) {
   ObjectMeta meta;
   Map m(d, n, path);
+  m.Known({"selfLink", "generation", "deletionGracePeriodSeconds", "finalizers", "managedFields"});
   meta.name = ReadString(d, m.Get("name"), m.Path("name")).value_or("");
   meta.generate_name = ReadString(d, m.Get("generateName"), m.Path("generateName")).value_or("");
   const std::string ns = ReadString(d, m.Get("namespace"), m.Path("namespace")).value_or("");
@@ -414,10 +447,17 @@ ResourceList ReadResourceList(Decoder& d, const YAML::Node& n, const std::string
 Container ReadContainer(Decoder& d, const YAML::Node& n, const std::string& path, bool init) {
   Container c;
   Map m(d, n, path);
+  // What the kubelet reads and the scheduler does not.
+  m.Known({"command", "args", "workingDir", "envFrom", "env", "resizePolicy",
+           "restartPolicyRules", "volumeMounts", "volumeDevices", "livenessProbe",
+           "readinessProbe", "startupProbe", "lifecycle", "terminationMessagePath",
+           "terminationMessagePolicy", "imagePullPolicy", "securityContext", "stdin",
+           "stdinOnce", "tty"});
   c.name = ReadString(d, m.Get("name"), m.Path("name")).value_or("");
   c.image = ReadString(d, m.Get("image"), m.Path("image")).value_or("");
   {
     Map r(d, m.Get("resources"), m.Path("resources"));
+    r.Known({"claims"});  // the pod's resourceClaims, refused at the pod
     c.resources.limits = ReadResourceList(d, r.Get("limits"), r.Path("limits"), true);
     c.resources.requests = ReadResourceList(d, r.Get("requests"), r.Path("requests"), true);
     // The API server defaults a missing request to its limit.
@@ -644,6 +684,25 @@ TopologySpreadConstraint ReadSpread(Decoder& d, const YAML::Node& n, const std::
 PodSpec ReadPodSpec(Decoder& d, const YAML::Node& n, const std::string& path) {
   PodSpec spec;
   Map m(d, n, path);
+  // What the kubelet and the API server read, and the scheduler does not. (Volumes are not
+  // modeled yet: the volume plugins pass every pod.)
+  m.Known({"volumes", "ephemeralContainers", "terminationGracePeriodSeconds",
+           "activeDeadlineSeconds", "dnsPolicy", "serviceAccountName", "serviceAccount",
+           "automountServiceAccountToken", "hostPID", "hostIPC", "shareProcessNamespace",
+           "securityContext", "imagePullSecrets", "hostname", "subdomain", "hostAliases",
+           "dnsConfig", "readinessGates", "runtimeClassName", "enableServiceLinks",
+           "setHostnameAsFQDN", "os", "hostUsers", "hostnameOverride"});
+  // What the scheduler would read and muster does not model yet: refused, not ignored.
+  for (const auto& [field, what] :
+       {std::pair<std::string_view, std::string_view>{"resourceClaims",
+                                                      "Dynamic Resource Allocation"},
+        {"resources", "pod-level resources"},
+        {"workloadRef", "the Workload API"},
+        {"schedulingGroup", "the PodGroup API of scheduling.k8s.io"}}) {
+    if (Present(m.Get(field))) {
+      d.Error(m.Path(field), fmt::format("Forbidden: muster does not model {} yet", what));
+    }
+  }
   ReadList(d, m.Get("initContainers"), m.Path("initContainers"),
            [&](const YAML::Node& item, const std::string& p) {
              spec.init_containers.push_back(ReadContainer(d, item, p, true));
@@ -727,6 +786,7 @@ PodSpec ReadPodSpec(Decoder& d, const YAML::Node& n, const std::string& path) {
 // A pod's or a PodGroup's condition.
 PodCondition ReadCondition(Decoder& d, const YAML::Node& item, const std::string& path) {
   Map c(d, item, path);
+  c.Known({"lastProbeTime", "observedGeneration"});
   PodCondition cond;
   cond.type = ReadString(d, c.Get("type"), c.Path("type")).value_or("");
   cond.status = ReadString(d, c.Get("status"), c.Path("status")).value_or("");
@@ -742,6 +802,9 @@ Pod ReadPod(Decoder& d, Map& m) {
   pod.metadata = ReadObjectMeta<Pod>(d, m);
   pod.spec = ReadPodSpec(d, m.Get("spec"), "spec");
   Map s(d, m.Get("status"), "status");
+  s.Known({"message", "reason", "hostIP", "hostIPs", "podIP", "podIPs", "initContainerStatuses",
+           "containerStatuses", "ephemeralContainerStatuses", "qosClass", "resize",
+           "resourceClaimStatuses", "observedGeneration", "extendedResourceClaimStatus"});
   if (auto phase = ReadString(d, s.Get("phase"), s.Path("phase"))) {
     if (auto p = ParsePodPhase(*phase)) {
       pod.status.phase = *p;
@@ -764,11 +827,13 @@ Node ReadNode(Decoder& d, Map& m) {
   node.metadata = ReadObjectMeta<Node>(d, m);
   {
     Map s(d, m.Get("spec"), "spec");
+    s.Known({"podCIDR", "podCIDRs", "providerID", "configSource", "externalID"});
     node.spec.unschedulable =
         ReadBool(d, s.Get("unschedulable"), s.Path("unschedulable")).value_or(false);
     ReadList(d, s.Get("taints"), s.Path("taints"), [&](const YAML::Node& item, const std::string& p) {
       Map t(d, item, p);
       Taint taint;
+      t.Known({"timeAdded"});
       const std::string key = ReadString(d, t.Get("key"), t.Path("key")).value_or("");
       if (key.empty()) {
         d.Error(t.Path("key"), "Required value");
@@ -784,6 +849,8 @@ Node ReadNode(Decoder& d, Map& m) {
     });
   }
   Map s(d, m.Get("status"), "status");
+  s.Known({"phase", "addresses", "daemonEndpoints", "nodeInfo", "volumesInUse", "volumesAttached",
+           "config", "runtimeHandlers", "features", "declaredFeatures"});
   node.status.capacity = ReadResourceList(d, s.Get("capacity"), s.Path("capacity"), false);
   node.status.allocatable =
       ReadResourceList(d, s.Get("allocatable"), s.Path("allocatable"), false);
@@ -792,6 +859,7 @@ Node ReadNode(Decoder& d, Map& m) {
            [&](const YAML::Node& item, const std::string& p) {
              Map c(d, item, p);
              NodeCondition cond;
+             c.Known({"lastHeartbeatTime", "lastTransitionTime"});
              cond.type = ReadString(d, c.Get("type"), c.Path("type")).value_or("");
              cond.status = ReadString(d, c.Get("status"), c.Path("status")).value_or("");
              cond.reason = ReadString(d, c.Get("reason"), c.Path("reason")).value_or("");
@@ -889,6 +957,9 @@ PodTemplateSpec ReadTemplate(Decoder& d, const YAML::Node& n, const std::string&
   Decoder& dec = d;
   {
     Map meta(dec, m.Get("metadata"), m.Path("metadata"));
+    meta.Known({"name", "generateName", "namespace", "uid", "resourceVersion", "ownerReferences",
+                "creationTimestamp", "deletionTimestamp", "selfLink", "generation",
+                "deletionGracePeriodSeconds", "finalizers", "managedFields"});
     t.metadata.labels = ReadLabels(dec, meta.Get("labels"), meta.Path("labels"));
     ReadMapEntries(dec, meta.Get("annotations"), meta.Path("annotations"),
                    [&](const std::string& key, const YAML::Node& v, const std::string& p) {
@@ -936,6 +1007,16 @@ Workload ReadReplicatedWorkload(Decoder& d, Map& m) {
   Workload w;
   w.metadata = ReadObjectMeta<Workload>(d, m);
   Map s(d, m.Get("spec"), "spec");
+  // The rollout's fields: a simulation creates the pods of one revision.
+  if (d.kind() == "Deployment") {
+    s.Known({"minReadySeconds", "strategy", "revisionHistoryLimit", "progressDeadlineSeconds",
+             "paused"});
+  } else if (d.kind() == "StatefulSet") {
+    s.Known({"minReadySeconds", "updateStrategy", "revisionHistoryLimit", "volumeClaimTemplates",
+             "persistentVolumeClaimRetentionPolicy", "ordinals"});
+  } else {
+    s.Known({"minReadySeconds"});
+  }
   w.replicas = ReadReplicas(d, s, "replicas", 1);
   if (!Present(s.Get("selector"))) d.Error(s.Path("selector"), "Required value");
   w.selector = ReadLabelSelector(d, s.Get("selector"), s.Path("selector"));
@@ -1155,6 +1236,8 @@ Job ReadJob(Decoder& d, Map& m) {
   Job job;
   job.metadata = ReadObjectMeta<Job>(d, m);
   Map s(d, m.Get("spec"), "spec");
+  s.Known({"activeDeadlineSeconds", "ttlSecondsAfterFinished", "manualSelector",
+           "maxFailedIndexes", "successPolicy", "podReplacementPolicy", "managedBy"});
   job.parallelism = ReadReplicas(d, s, "parallelism", 1);
   if (Present(s.Get("completions"))) job.completions = ReadReplicas(d, s, "completions", 1);
   job.completion_mode = ReadCompletionMode(d, s);
@@ -1215,6 +1298,7 @@ PodDisruptionBudget ReadPDB(Decoder& d, Map& m) {
   PodDisruptionBudget pdb;
   pdb.metadata = ReadObjectMeta<PodDisruptionBudget>(d, m);
   Map s(d, m.Get("spec"), "spec");
+  s.Known({"unhealthyPodEvictionPolicy"});
   if (YAML::Node n = s.Get("minAvailable"); Present(n)) {
     pdb.min_available = ReadIntOrString(d, n, s.Path("minAvailable"));
   }
@@ -1226,6 +1310,7 @@ PodDisruptionBudget ReadPDB(Decoder& d, Map& m) {
   }
   pdb.selector = ReadOptionalLabelSelector(d, s.Get("selector"), s.Path("selector"));
   Map st(d, m.Get("status"), "status");
+  st.Known({"observedGeneration", "conditions"});
   auto counter = [&](std::string_view field) {
     return static_cast<int32_t>(ReadInt(d, st.Get(field), st.Path(field), 0).value_or(0));
   };
@@ -1245,6 +1330,7 @@ PodDisruptionBudget ReadPDB(Decoder& d, Map& m) {
 ObjectReference ReadObjectReference(Decoder& d, const YAML::Node& n, const std::string& path) {
   ObjectReference ref;
   Map m(d, n, path);
+  m.Known({"resourceVersion", "fieldPath"});
   ref.kind = ReadString(d, m.Get("kind"), m.Path("kind")).value_or("");
   ref.namespace_ = ReadString(d, m.Get("namespace"), m.Path("namespace")).value_or("");
   ref.name = ReadString(d, m.Get("name"), m.Path("name")).value_or("");
@@ -1264,6 +1350,13 @@ Binding ReadBinding(Decoder& d, Map& m) {
 Event ReadEvent(Decoder& d, Map& m, bool events_api) {
   Event e;
   e.metadata = ReadObjectMeta<Event>(d, m);
+  if (events_api) {
+    m.Known({"series", "related", "reportingInstance", "deprecatedSource",
+             "deprecatedFirstTimestamp", "deprecatedLastTimestamp", "deprecatedCount"});
+  } else {
+    m.Known({"source", "firstTimestamp", "lastTimestamp", "series", "related",
+             "reportingInstance"});
+  }
   e.involved_object = ReadObjectReference(d, m.Get(events_api ? "regarding" : "involvedObject"),
                                           events_api ? "regarding" : "involvedObject");
   e.type = ReadString(d, m.Get("type"), "type").value_or("");
@@ -1288,6 +1381,7 @@ Lease ReadLease(Decoder& d, Map& m) {
   Lease l;
   l.metadata = ReadObjectMeta<Lease>(d, m);
   Map s(d, m.Get("spec"), "spec");
+  s.Known({"strategy", "preferredHolder"});
   l.holder_identity = ReadString(d, s.Get("holderIdentity"), s.Path("holderIdentity")).value_or("");
   if (auto v = ReadInt(d, s.Get("leaseDurationSeconds"), s.Path("leaseDurationSeconds"), 1)) {
     l.lease_duration_seconds = static_cast<int32_t>(*v);
@@ -1303,10 +1397,10 @@ Lease ReadLease(Decoder& d, Map& m) {
 
 PluginSet ReadPluginSet(Decoder& d, const YAML::Node& n, const std::string& path) {
   PluginSet set;
-  Map m(d, n, path, /*strict=*/true);
+  Map m(d, n, path, Fields::kStrict);
   auto read = [&](std::string_view field, std::vector<PluginRef>& out) {
     ReadList(d, m.Get(field), m.Path(field), [&](const YAML::Node& item, const std::string& p) {
-      Map pm(d, item, p, true);
+      Map pm(d, item, p, Fields::kStrict);
       PluginRef ref;
       ref.name = ReadString(d, pm.Get("name"), pm.Path("name")).value_or("");
       if (ref.name.empty()) d.Error(pm.Path("name"), "Required value");
@@ -1323,7 +1417,7 @@ PluginSet ReadPluginSet(Decoder& d, const YAML::Node& n, const std::string& path
 
 Plugins ReadPlugins(Decoder& d, const YAML::Node& n, const std::string& path) {
   Plugins plugins;
-  Map m(d, n, path, true);
+  Map m(d, n, path, Fields::kStrict);
   const std::pair<std::string_view, PluginSet*> points[] = {
       {"preEnqueue", &plugins.pre_enqueue}, {"queueSort", &plugins.queue_sort},
       {"preFilter", &plugins.pre_filter},   {"filter", &plugins.filter},
@@ -1358,7 +1452,7 @@ SchedulerConfiguration ReadSchedulerConfig(Decoder& d, Map& m, const std::string
     c.parallelism = static_cast<int32_t>(*p);
   }
   {
-    Map le(d, m.Get("leaderElection"), "leaderElection", true);
+    Map le(d, m.Get("leaderElection"), "leaderElection", Fields::kStrict);
     auto& l = c.leader_election;
     l.leader_elect = ReadBool(d, le.Get("leaderElect"), le.Path("leaderElect")).value_or(true);
     l.lease_duration = ReadDuration(d, le.Get("leaseDuration"), le.Path("leaseDuration"))
@@ -1377,7 +1471,7 @@ SchedulerConfiguration ReadSchedulerConfig(Decoder& d, Map& m, const std::string
     if (l.leader_elect) ValidateLeaderElection(d, le, l);
   }
   {
-    Map cc(d, m.Get("clientConnection"), "clientConnection", true);
+    Map cc(d, m.Get("clientConnection"), "clientConnection", Fields::kStrict);
     auto& cl = c.client_connection;
     cl.kubeconfig = ReadString(d, cc.Get("kubeconfig"), cc.Path("kubeconfig")).value_or("");
     cl.accept_content_types =
@@ -1417,7 +1511,7 @@ SchedulerConfiguration ReadSchedulerConfig(Decoder& d, Map& m, const std::string
   }
   std::set<std::string> scheduler_names;
   ReadList(d, m.Get("profiles"), "profiles", [&](const YAML::Node& item, const std::string& p) {
-    Map pm(d, item, p, true);
+    Map pm(d, item, p, Fields::kStrict);
     SchedulerProfile profile;
     if (auto name = ReadString(d, pm.Get("schedulerName"), pm.Path("schedulerName"))) {
       profile.scheduler_name = *name;
@@ -1434,7 +1528,7 @@ SchedulerConfiguration ReadSchedulerConfig(Decoder& d, Map& m, const std::string
     std::set<std::string> configured;
     ReadList(d, pm.Get("pluginConfig"), pm.Path("pluginConfig"),
              [&](const YAML::Node& cfg, const std::string& cp) {
-               Map cm(d, cfg, cp, true);
+               Map cm(d, cfg, cp, Fields::kStrict);
                PluginConfig pc;
                pc.name = ReadString(d, cm.Get("name"), cm.Path("name")).value_or("");
                if (pc.name.empty()) d.Error(cm.Path("name"), "Required value");
@@ -1448,7 +1542,7 @@ SchedulerConfiguration ReadSchedulerConfig(Decoder& d, Map& m, const std::string
     c.profiles.push_back(std::move(profile));
   });
   ReadList(d, m.Get("extenders"), "extenders", [&](const YAML::Node& item, const std::string& p) {
-    Map em(d, item, p, true);
+    Map em(d, item, p, Fields::kStrict);
     ExtenderConfig e;
     e.url_prefix = ReadString(d, em.Get("urlPrefix"), em.Path("urlPrefix")).value_or("");
     e.filter_verb = ReadString(d, em.Get("filterVerb"), em.Path("filterVerb")).value_or("");
@@ -1466,7 +1560,7 @@ SchedulerConfiguration ReadSchedulerConfig(Decoder& d, Map& m, const std::string
     e.ignorable = ReadBool(d, em.Get("ignorable"), em.Path("ignorable")).value_or(false);
     ReadList(d, em.Get("managedResources"), em.Path("managedResources"),
              [&](const YAML::Node& r, const std::string& rp) {
-               Map rm(d, r, rp, true);
+               Map rm(d, r, rp, Fields::kStrict);
                e.managed_resources.emplace_back(
                    ReadString(d, rm.Get("name"), rm.Path("name")).value_or(""),
                    ReadBool(d, rm.Get("ignoredByScheduler"), rm.Path("ignoredByScheduler"))
@@ -1498,6 +1592,7 @@ Node Read(Decoder& d, Map& m, const std::string&, As<Node>) { return ReadNode(d,
 Namespace Read(Decoder& d, Map& m, const std::string&, As<Namespace>) {
   Namespace ns;
   ns.metadata = ReadObjectMeta<Namespace>(d, m);
+  m.Known({"spec", "status"});  // finalizers and phase
   if (!ns.metadata.name.empty()) {
     ReportInvalid(d, "metadata.name", ns.metadata.name, Dns1123LabelErrors(ns.metadata.name));
   }
@@ -1583,7 +1678,7 @@ void DecodeKind(const Kind<T>& kind, const YAML::Node& doc, const std::string& a
                         api_version, expected));
     return;
   }
-  Map m(d, doc, "", kind.strict);
+  Map m(d, doc, "", kind.strict ? Fields::kStrict : Fields::kAsInput);
   m.Get("apiVersion");
   m.Get("kind");
   std::vector<T>& objects = result.manifests.*kind.objects;
@@ -1776,10 +1871,13 @@ template <typename T>
 std::optional<T> DecodeAs(const YAML::Node& object, const std::string& api_version,
                           const std::string& what, std::vector<std::string>* errors) {
   LoadResult result;
+  // The API server has validated what it serves (and knows fields newer than muster): its
+  // objects' fields are not checked, which also keeps the check off the watch's path.
+  result.field_validation = FieldValidation::kIgnore;
   std::optional<T> decoded;
   {
     Decoder d(result, Source{what, 0, -1}, std::string(KindOf<T>().name));
-    Map m(d, object, "", KindOf<T>().strict);
+    Map m(d, object, "", KindOf<T>().strict ? Fields::kStrict : Fields::kAsInput);
     m.Get("apiVersion");
     m.Get("kind");
     decoded = Read(d, m, api_version, As<T>{});
@@ -1871,9 +1969,18 @@ void FinishLoad(LoadResult& result) {
   }
 }
 
-LoadResult LoadManifests(const std::vector<std::string>& paths, std::istream& stdin_stream) {
+std::optional<FieldValidation> ParseFieldValidation(std::string_view name) {
+  if (name == "strict" || name == "true") return FieldValidation::kStrict;
+  if (name == "warn") return FieldValidation::kWarn;
+  if (name == "ignore" || name == "false") return FieldValidation::kIgnore;
+  return std::nullopt;
+}
+
+LoadResult LoadManifests(const std::vector<std::string>& paths, std::istream& stdin_stream,
+                         FieldValidation field_validation) {
   namespace fs = std::filesystem;
   LoadResult result;
+  result.field_validation = field_validation;
   for (const std::string& path : paths) {
     if (path == "-") {
       std::ostringstream ss;

@@ -53,12 +53,22 @@ struct Manifests {
   std::vector<ObjectEntry> order;
 };
 
+// What unknown and duplicate fields are, as kubectl's --validate spells it: errors (strict, the
+// default, as kubectl's and the API server's field validation), warnings (warn), or nothing
+// (ignore). A KubeSchedulerConfiguration is strict whatever this says, as kube-scheduler decodes
+// it; status fields are never checked.
+enum class FieldValidation { kStrict, kWarn, kIgnore };
+// "strict", "warn" or "ignore" (also kubectl's old "true" and "false"); nullopt otherwise.
+std::optional<FieldValidation> ParseFieldValidation(std::string_view name);
+
 // The outcome of reading inputs. When `errors` is non-empty nothing may be applied: the input is
 // rejected whole. Each error and warning is one line naming file, document, object and field.
 struct LoadResult {
   Manifests manifests;
   std::vector<std::string> errors;
   std::vector<std::string> warnings;
+  // An input: set before decoding.
+  FieldValidation field_validation = FieldValidation::kStrict;
 
   bool ok() const { return errors.empty(); }
 };
@@ -69,7 +79,8 @@ struct LoadResult {
 // pods against the PriorityClasses in the input (priority from priorityClassName or the global
 // default); a workload whose template names a class that does not exist is a warning. Kinds
 // muster does not model are skipped with one warning naming them.
-LoadResult LoadManifests(const std::vector<std::string>& paths, std::istream& stdin_stream);
+LoadResult LoadManifests(const std::vector<std::string>& paths, std::istream& stdin_stream,
+                         FieldValidation field_validation = FieldValidation::kStrict);
 
 // Decodes one stream's text as if it were the file `name`. Appends to `result`; does not run the
 // cross-object checks (duplicates, priority admission) that LoadManifests runs at the end.

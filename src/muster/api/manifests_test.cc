@@ -293,16 +293,20 @@ status: {capacity: {memory: 1e40}}
   EXPECT_THAT(r.errors[0], HasSubstr("status.capacity.memory: invalid quantity \"1e40\""));
 }
 
-TEST(DecodeTest, UnknownFieldsInManifestsAreIgnored) {
-  LoadResult r = Decode(R"(
-apiVersion: v1
-kind: Pod
-metadata: {name: p, somethingNew: 1}
+// What an API server serves has been validated, and may carry fields newer than muster: `muster
+// run` decodes it without checking fields (and without the cost of doing so).
+TEST(DecodeTest, UnknownFieldsFromTheApiServerAreIgnored) {
+  std::vector<std::string> errors;
+  std::optional<Pod> pod = DecodeAs<Pod>(YAML::Load(R"(
+metadata: {name: p, namespace: default, somethingNew: 1}
 spec:
   containers: [{name: c, image: i, futureField: x}]
   dnsPolicy: ClusterFirst
-)");
-  EXPECT_THAT(r.errors, IsEmpty());
+)"),
+                                         "v1", "watch pods", &errors);
+  EXPECT_THAT(errors, IsEmpty());
+  ASSERT_TRUE(pod.has_value());
+  EXPECT_EQ(pod->metadata.name, "p");
 }
 
 TEST(DecodeTest, MissingAndWrongApiVersion) {
@@ -669,9 +673,243 @@ profiles:
 )", "cfg.yaml");
   ASSERT_EQ(r.errors.size(), 2u);
   EXPECT_EQ(r.errors[0], "cfg.yaml: document 1 (KubeSchedulerConfiguration): "
-                         "profiles[0].plugins: unknown field \"sore\"");
+                         "unknown field \"profiles[0].plugins.sore\"");
   EXPECT_EQ(r.errors[1], "cfg.yaml: document 1 (KubeSchedulerConfiguration): "
-                         "profiles[0].pluginConfig[0]: unknown field \"extra\"");
+                         "unknown field \"profiles[0].pluginConfig[0].extra\"");
+}
+
+// kubectl's --validate=strict, the default: a field the API does not have, or a field given
+// twice, is an error naming it by its whole path; for every kind muster decodes, at every depth.
+// The fields of the API that muster does not read (an image, a probe, a rollout strategy,
+// status) are accepted.
+struct StrictCase {
+  const char* what;
+  const char* manifest;
+  const char* error;  // "" when the manifest is valid
+};
+
+class StrictFieldsTest : public ::testing::TestWithParam<StrictCase> {};
+
+TEST_P(StrictFieldsTest, UnknownAndDuplicateFieldsAreErrors) {
+  const StrictCase& c = GetParam();
+  LoadResult r = Decode(c.manifest, "in.yaml");
+  if (std::string_view(c.error).empty()) {
+    EXPECT_THAT(r.errors, IsEmpty()) << c.what;
+  } else {
+    EXPECT_THAT(r.errors, ElementsAre(c.error)) << c.what;
+  }
+}
+
+constexpr std::string_view kPodHead = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n";
+
+INSTANTIATE_TEST_SUITE_P(
+    EveryKind, StrictFieldsTest,
+    ::testing::Values(
+        StrictCase{"pod spec", R"(apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  nodeSelectr: {zone: a}
+  containers: [{name: c, image: nginx}]
+)", "in.yaml: document 1 (Pod default/p): unknown field \"spec.nodeSelectr\""},
+        StrictCase{"container", R"(apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers: [{name: c, image: nginx, resource: {requests: {cpu: 1}}}]
+)", "in.yaml: document 1 (Pod default/p): unknown field \"spec.containers[0].resource\""},
+        StrictCase{"container resources", R"(apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers: [{name: c, resources: {request: {cpu: 1}}}]
+)", "in.yaml: document 1 (Pod default/p): unknown field "
+    "\"spec.containers[0].resources.request\""},
+        StrictCase{"affinity", R"(apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers: [{name: c}]
+  affinity:
+    nodeAffinity:
+      requiredDuringScheduling: {nodeSelectorTerms: []}
+)", "in.yaml: document 1 (Pod default/p): unknown field "
+    "\"spec.affinity.nodeAffinity.requiredDuringScheduling\""},
+        StrictCase{"toleration", R"(apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers: [{name: c}]
+  tolerations: [{key: k, operater: Exists}]
+)", "in.yaml: document 1 (Pod default/p): unknown field \"spec.tolerations[0].operater\""},
+        StrictCase{"metadata", R"(apiVersion: v1
+kind: Pod
+metadata: {name: p, label: {a: b}}
+spec: {containers: [{name: c}]}
+)", "in.yaml: document 1 (Pod default/p): unknown field \"metadata.label\""},
+        StrictCase{"duplicate field", R"(apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  schedulerName: a
+  schedulerName: b
+  containers: [{name: c}]
+)", "in.yaml: document 1 (Pod default/p): duplicate field \"spec.schedulerName\""},
+        StrictCase{"top level", R"(apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec: {containers: [{name: c}]}
+stauts: {phase: Running}
+)", "in.yaml: document 1 (Pod default/p): unknown field \"stauts\""},
+        StrictCase{"what the kubelet reads is known", R"(apiVersion: v1
+kind: Pod
+metadata: {name: p, finalizers: [x], generation: 2}
+spec:
+  serviceAccountName: sa
+  terminationGracePeriodSeconds: 5
+  volumes: [{name: v, emptyDir: {}}]
+  containers:
+  - name: c
+    image: nginx
+    command: [sh]
+    env: [{name: A, value: b}]
+    livenessProbe: {httpGet: {path: /, port: 80}}
+    volumeMounts: [{name: v, mountPath: /v}]
+    imagePullPolicy: Always
+status: {phase: Pending, qosClass: BestEffort, hostIP: 10.0.0.1}
+)", ""},
+        StrictCase{"node", R"(apiVersion: v1
+kind: Node
+metadata: {name: n}
+spec: {podCIDR: 10.0.0.0/24, taint: []}
+status: {allocatable: {cpu: 1}, nodeInfo: {kubeletVersion: v1.35.0}}
+)", "in.yaml: document 1 (Node n): unknown field \"spec.taint\""},
+        StrictCase{"node status", R"(apiVersion: v1
+kind: Node
+metadata: {name: n}
+status: {alocatable: {cpu: 1}}
+)", "in.yaml: document 1 (Node n): unknown field \"status.alocatable\""},
+        StrictCase{"namespace", R"(apiVersion: v1
+kind: Namespace
+metadata: {name: team, lables: {a: b}}
+spec: {finalizers: [kubernetes]}
+)", "in.yaml: document 1 (Namespace team): unknown field \"metadata.lables\""},
+        StrictCase{"podgroup", R"(apiVersion: scheduling.x-k8s.io/v1alpha1
+kind: PodGroup
+metadata: {name: g}
+spec: {minMember: 2, minMembers: 3}
+)", "in.yaml: document 1 (PodGroup default/g): unknown field \"spec.minMembers\""},
+        StrictCase{"podgroup (sigs)", R"(apiVersion: scheduling.sigs.k8s.io/v1alpha1
+kind: PodGroup
+metadata: {name: g}
+spec: {minMember: 2, scheduleTimeout: 3}
+)", "in.yaml: document 1 (PodGroup default/g): unknown field \"spec.scheduleTimeout\""},
+        StrictCase{"priorityclass", R"(apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: high}
+value: 1000
+globaldefault: true
+)", "in.yaml: document 1 (PriorityClass high): unknown field \"globaldefault\""},
+        StrictCase{"replicaset", R"(apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: rs}
+spec:
+  replica: 2
+  selector: {matchLabels: {app: a}}
+  template: {metadata: {labels: {app: a}}, spec: {containers: [{name: c}]}}
+)", "in.yaml: document 1 (ReplicaSet default/rs): unknown field \"spec.replica\""},
+        StrictCase{"deployment template", R"(apiVersion: apps/v1
+kind: Deployment
+metadata: {name: d}
+spec:
+  strategy: {type: Recreate}
+  selector: {matchLabels: {app: a}}
+  template: {metadata: {labels: {app: a}}, spec: {containers: [{name: c}], nodeSelecter: {}}}
+)", "in.yaml: document 1 (Deployment default/d): unknown field "
+    "\"spec.template.spec.nodeSelecter\""},
+        StrictCase{"statefulset", R"(apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: s}
+spec:
+  serviceName: s
+  updateStrategy: {type: OnDelete}
+  selector: {matchLabels: {app: a}}
+  template: {metadata: {labels: {app: a}, annotation: {}}, spec: {containers: [{name: c}]}}
+)", "in.yaml: document 1 (StatefulSet default/s): unknown field "
+    "\"spec.template.metadata.annotation\""},
+        StrictCase{"job", R"(apiVersion: batch/v1
+kind: Job
+metadata: {name: j}
+spec:
+  completion: 3
+  ttlSecondsAfterFinished: 60
+  template: {spec: {restartPolicy: Never, containers: [{name: c}]}}
+)", "in.yaml: document 1 (Job default/j): unknown field \"spec.completion\""},
+        StrictCase{"poddisruptionbudget", R"(apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: pdb}
+spec: {minAvailable: 1, selecter: {matchLabels: {app: a}}}
+)", "in.yaml: document 1 (PodDisruptionBudget default/pdb): unknown field \"spec.selecter\""},
+        StrictCase{"binding", R"(apiVersion: v1
+kind: Binding
+metadata: {name: p}
+target: {kind: Node, name: n, nmae: m}
+)", "in.yaml: document 1 (Binding default/p): unknown field \"target.nmae\""},
+        StrictCase{"event", R"(apiVersion: events.k8s.io/v1
+kind: Event
+metadata: {name: e}
+regarding: {kind: Pod, name: p}
+reason: Scheduled
+notes: hi
+)", "in.yaml: document 1 (Event default/e): unknown field \"notes\""},
+        StrictCase{"lease", R"(apiVersion: coordination.k8s.io/v1
+kind: Lease
+metadata: {name: l}
+spec: {holderIdentity: a, leaseDuration: 15}
+)", "in.yaml: document 1 (Lease default/l): unknown field \"spec.leaseDuration\""}));
+
+// --validate=warn: the same findings are warnings, and the objects are decoded; ignore: nothing.
+TEST(DecodeTest, FieldValidationWarnAndIgnore) {
+  const std::string pod = std::string(kPodHead) +
+                          "spec: {nodeSelectr: {a: b}, containers: [{name: c}]}\n";
+  LoadResult warn;
+  warn.field_validation = FieldValidation::kWarn;
+  DecodeText(pod, "in.yaml", warn);
+  EXPECT_THAT(warn.errors, IsEmpty());
+  EXPECT_THAT(warn.warnings,
+              ElementsAre("in.yaml: document 1 (Pod default/p): unknown field \"spec.nodeSelectr\""));
+  EXPECT_EQ(warn.manifests.pods.size(), 1u);
+  LoadResult ignore;
+  ignore.field_validation = FieldValidation::kIgnore;
+  DecodeText(pod, "in.yaml", ignore);
+  EXPECT_THAT(ignore.errors, IsEmpty());
+  EXPECT_THAT(ignore.warnings, IsEmpty());
+  // A KubeSchedulerConfiguration is strict whatever --validate says, as kube-scheduler decodes.
+  LoadResult config;
+  config.field_validation = FieldValidation::kIgnore;
+  DecodeText("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+             "percentageOfNodeToScore: 50\n",
+             "cfg.yaml", config);
+  EXPECT_THAT(config.errors, ElementsAre("cfg.yaml: document 1 (KubeSchedulerConfiguration): "
+                                         "unknown field \"percentageOfNodeToScore\""));
+  EXPECT_EQ(ParseFieldValidation("warn"), FieldValidation::kWarn);
+  EXPECT_EQ(ParseFieldValidation("false"), FieldValidation::kIgnore);
+  EXPECT_EQ(ParseFieldValidation("loose"), std::nullopt);
+}
+
+// What kube-scheduler would read and muster does not model yet is refused, not ignored: pod-level
+// resources, DRA claims, the native gang APIs.
+TEST(DecodeTest, PodFieldsMusterDoesNotModelAreRefused) {
+  LoadResult r = Decode(std::string(kPodHead) + R"(spec:
+  resources: {requests: {cpu: 1}}
+  resourceClaims: [{name: gpu, resourceClaimName: gpu}]
+  containers: [{name: c}]
+)", "in.yaml");
+  EXPECT_THAT(r.errors,
+              ElementsAre("in.yaml: document 1 (Pod default/p): spec.resourceClaims: Forbidden: "
+                          "muster does not model Dynamic Resource Allocation yet",
+                          "in.yaml: document 1 (Pod default/p): spec.resources: Forbidden: "
+                          "muster does not model pod-level resources yet"));
 }
 
 TEST(DecodeTest, LeaderElectionIsValidatedAsUpstreamValidatesIt) {

@@ -43,7 +43,7 @@ LoadedSimulation LoadSimulation(const SimulationInput& input, sim::SimulationOpt
     }
     api::FinishLoad(loaded);
   } else {
-    loaded = api::LoadManifests(input.paths, in);
+    loaded = api::LoadManifests(input.paths, in, input.field_validation);
   }
   for (const std::string& w : loaded.warnings) err << "warning: " << w << "\n";
   if (!loaded.ok()) return BadInput(loaded.errors, err);

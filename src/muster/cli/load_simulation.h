@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "muster/api/manifests.h"
 #include "muster/api/scheduler_config.h"
 #include "muster/cli/progress.h"
 #include "muster/sim/simulation.h"
@@ -21,6 +22,8 @@ struct SimulationInput {
   std::string config;              // --config FILE
   std::string until;               // --until DURATION
   uint64_t seed = 0;
+  // --validate: unknown and duplicate fields are errors, warnings or nothing.
+  api::FieldValidation field_validation = api::FieldValidation::kStrict;
 };
 
 struct LoadedSimulation {

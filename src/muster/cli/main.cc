@@ -65,6 +65,17 @@ int main(int argc, char** argv) {
   validate->add_option("--config", validate_config,
                        "A KubeSchedulerConfiguration file, checked as simulate and run check it");
 
+  // kubectl's --validate: what unknown and duplicate fields in the manifests are.
+  std::string validate_fields = "strict";
+  auto add_validate_flag = [&](CLI::App* sub) {
+    sub->add_option("--validate", validate_fields,
+                    "Unknown and duplicate fields in the manifests: strict (errors, as kubectl's "
+                    "default), warn or ignore; a KubeSchedulerConfiguration is always strict")
+        ->check(CLI::IsMember({"strict", "warn", "ignore", "true", "false"}))
+        ->default_val("strict");
+  };
+  add_validate_flag(validate);
+
   muster::cli::SimulateFlags simulate_flags;
   CLI::App* simulate = app.add_subcommand(
       "simulate",
@@ -88,6 +99,8 @@ int main(int argc, char** argv) {
                        "One self-contained file with inline SVG charts: it loads nothing")
       ->type_name("FILE");
 
+  add_validate_flag(simulate);
+
   muster::cli::ExplainFlags explain_flags;
   CLI::App* explain = app.add_subcommand(
       "explain",
@@ -108,6 +121,8 @@ int main(int argc, char** argv) {
   explain->add_option("--top", explain_flags.top,
                       "Nodes shown in the tables (the best scored; rejected nodes beyond it are "
                       "summarised by reason); -o json has every node");
+
+  add_validate_flag(explain);
 
   muster::cli::BenchFlags bench_flags;
   CLI::App* bench = app.add_subcommand(
@@ -216,6 +231,10 @@ int main(int argc, char** argv) {
     std::cout << kVersion << "\n";
     return 0;
   }
+  const muster::api::FieldValidation field_validation =
+      *muster::api::ParseFieldValidation(validate_fields);
+  simulate_flags.field_validation = field_validation;
+  explain_flags.input.field_validation = field_validation;
   if (leader_elect_flag->count() > 0) run_flags.leader_elect = leader_elect;
   for (const auto& [flag, value] : leader_flags) {
     if (flag->count() > 0) *value = flag->as<std::string>();
@@ -248,7 +267,8 @@ int main(int argc, char** argv) {
     return muster::cli::RunBench(bench_flags, std::cout, std::cerr);
   }
   if (validate->parsed()) {
-    return muster::cli::RunValidate(validate_paths, validate_config, std::cin, std::cout, std::cerr);
+    return muster::cli::RunValidate(validate_paths, validate_config, field_validation, std::cin,
+                                    std::cout, std::cerr);
   }
   return muster::cli::kExitBadInput;
 }

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "muster/api/manifests.h"
+
 namespace muster::cli {
 
 struct SimulateFlags {
@@ -13,6 +15,7 @@ struct SimulateFlags {
   std::string until;               // --until DURATION
   std::string output = "table";    // -o table|wide|json|yaml
   uint64_t seed = 0;
+  api::FieldValidation field_validation = api::FieldValidation::kStrict;  // --validate
   bool check = false;              // --check: the invariant checker
   std::string report;              // --report FILE: the HTML report
   bool progress = false;           // a progress line on `err` (stderr is a terminal)

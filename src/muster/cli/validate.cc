@@ -147,8 +147,9 @@ Listing Describe(const api::SchedulerConfiguration& c) {
 }  // namespace
 
 int RunValidate(const std::vector<std::string>& paths, const std::string& config_path,
-                std::istream& in, std::ostream& out, std::ostream& err) {
-  const api::LoadResult result = api::LoadManifests(paths, in);
+                api::FieldValidation field_validation, std::istream& in, std::ostream& out,
+                std::ostream& err) {
+  const api::LoadResult result = api::LoadManifests(paths, in, field_validation);
   for (const std::string& w : result.warnings) err << "warning: " << w << "\n";
   std::vector<std::string> errors = result.errors;
   if (result.ok()) {
