@@ -65,6 +65,7 @@ class Decoder {
     }
   }
   bool ChecksFields() const { return result_.field_validation != FieldValidation::kIgnore; }
+  bool Served() const { return result_.served; }
 
  private:
   LoadResult& result_;
@@ -699,7 +700,7 @@ PodSpec ReadPodSpec(Decoder& d, const YAML::Node& n, const std::string& path) {
         {"resources", "pod-level resources"},
         {"workloadRef", "the Workload API"},
         {"schedulingGroup", "the PodGroup API of scheduling.k8s.io"}}) {
-    if (Present(m.Get(field))) {
+    if (Present(m.Get(field)) && !d.Served()) {
       d.Error(m.Path(field), fmt::format("Forbidden: muster does not model {} yet", what));
     }
   }
@@ -1874,6 +1875,7 @@ std::optional<T> DecodeAs(const YAML::Node& object, const std::string& api_versi
   // The API server has validated what it serves (and knows fields newer than muster): its
   // objects' fields are not checked, which also keeps the check off the watch's path.
   result.field_validation = FieldValidation::kIgnore;
+  result.served = true;
   std::optional<T> decoded;
   {
     Decoder d(result, Source{what, 0, -1}, std::string(KindOf<T>().name));

@@ -67,8 +67,11 @@ struct LoadResult {
   Manifests manifests;
   std::vector<std::string> errors;
   std::vector<std::string> warnings;
-  // An input: set before decoding.
+  // Inputs, set before decoding. `served`: the objects come from an API server (muster run),
+  // which validated them: fields are not checked, and a pod's fields muster does not model are
+  // passed over rather than refused, so that a pod bound by another scheduler still counts.
   FieldValidation field_validation = FieldValidation::kStrict;
+  bool served = false;
 
   bool ok() const { return errors.empty(); }
 };

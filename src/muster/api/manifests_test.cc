@@ -300,13 +300,17 @@ TEST(DecodeTest, UnknownFieldsFromTheApiServerAreIgnored) {
   std::optional<Pod> pod = DecodeAs<Pod>(YAML::Load(R"(
 metadata: {name: p, namespace: default, somethingNew: 1}
 spec:
-  containers: [{name: c, image: i, futureField: x}]
+  containers: [{name: c, image: i, futureField: x, resources: {requests: {cpu: 1}}}]
   dnsPolicy: ClusterFirst
+  resources: {requests: {cpu: 2}}
 )"),
                                          "v1", "watch pods", &errors);
   EXPECT_THAT(errors, IsEmpty());
   ASSERT_TRUE(pod.has_value());
   EXPECT_EQ(pod->metadata.name, "p");
+  // Pod-level resources are not modeled yet: a pod another scheduler bound still counts, by its
+  // containers' requests.
+  EXPECT_EQ(pod->spec.containers[0].resources.requests.Get("cpu")->String(), "1");
 }
 
 TEST(DecodeTest, MissingAndWrongApiVersion) {
