@@ -66,7 +66,7 @@ TEST(ValidateCommandTest, BadInputExitsTwoAndNamesFileDocumentAndField) {
   EXPECT_THAT(run.output,
               HasSubstr("bad-quantity.yaml: document 2 (Pod default/web-1): "
                         "spec.containers[0].resources.requests.cpu: invalid quantity \"4 cores\""));
-  EXPECT_THAT(run.output, HasSubstr("nothing was applied"));
+  EXPECT_THAT(run.output, HasSubstr("error(s)"));
   EXPECT_THAT(run.output, Not(HasSubstr("object(s) valid")));
 }
 
@@ -127,7 +127,7 @@ TEST(ValidateCommandTest, RejectsEveryConfigurationSimulateRejects) {
     for (const CommandResult* v : {&with_flag, &as_input}) {
       EXPECT_EQ(v->status, 2) << c.file << "\n" << v->output;
       EXPECT_EQ(ErrorLines(v->output), ErrorLines(simulate.output)) << c.file;
-      EXPECT_THAT(v->output, HasSubstr("nothing was applied"));
+      EXPECT_THAT(v->output, HasSubstr("error(s)\n"));
       EXPECT_THAT(v->output, Not(HasSubstr("object(s) valid")));
     }
   }
@@ -209,6 +209,48 @@ TEST(FlagsTest, ValidateSaysWhatUnknownFieldsAre) {
     EXPECT_THAT(ignore.output, Not(HasSubstr("nodeSelectr"))) << command;
   }
   EXPECT_EQ(Muster("validate --validate=loose -f " + file).status, 2);
+}
+
+// Every error at once, manifests and configuration, with the total and a suggestion for each
+// misspelt name: one mistake does not hide the next.
+TEST(ValidateCommandTest, EveryErrorAtOnce) {
+  const std::string config = kRoot + "/tests/data/bad/misspelt-config.yaml";
+  const std::string manifests = kRoot + "/tests/data/bad/unknown-field.yaml";
+  for (const std::string& command : {std::string("validate"), std::string("simulate")}) {
+    const CommandResult run = Muster(command + " -f " + manifests + " --config " + config);
+    EXPECT_EQ(run.status, 2) << command;
+    const std::string errors = ErrorLines(run.output);
+    EXPECT_THAT(errors, HasSubstr("unknown field \"spec.nodeSelectr\"; did you mean "
+                                  "\"spec.nodeSelector\"?")) << command;
+    EXPECT_THAT(errors, HasSubstr("unknown field \"percentageOfNodeToScore\"; did you mean "
+                                  "\"percentageOfNodesToScore\"?")) << command;
+    EXPECT_THAT(errors, HasSubstr("ScorePlugin \"NodeResourceFit\" does not exist; did you mean "
+                                  "\"NodeResourcesFit\"?")) << command;
+    EXPECT_THAT(errors, HasSubstr("ScorePlugin \"ImageLocalty\" does not exist; did you mean "
+                                  "\"ImageLocality\"?")) << command;
+    EXPECT_THAT(run.output, HasSubstr("4 error(s)")) << command << "\n" << run.output;
+  }
+  // Two configurations: both named.
+  const CommandResult two = Muster("simulate -f " + kRoot + "/examples/config/coscheduling.yaml" +
+                                   " --config " + kRoot + "/examples/config/second-scheduler.yaml");
+  EXPECT_EQ(two.status, 2);
+  EXPECT_THAT(two.output, HasSubstr("more than one KubeSchedulerConfiguration given (" + kRoot +
+                                    "/examples/config/second-scheduler.yaml: document 1, " +
+                                    kRoot + "/examples/config/coscheduling.yaml: document 1)"));
+}
+
+// A kind a letter from one muster models is a typo that would make its objects vanish.
+TEST(ValidateCommandTest, MisspeltKindIsAnError) {
+  const CommandResult run = Muster("validate -f - < " + kRoot + "/tests/data/bad/misspelt-kind.yaml");
+  EXPECT_EQ(run.status, 2) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("<stdin>: document 1: kind \"PodGrop\" is not one muster "
+                                    "knows; did you mean \"PodGroup\"?"));
+  // With --validate=warn it is a warning, and the object is skipped as any kind muster does not
+  // model.
+  const CommandResult warn = Muster("validate --validate=warn -f - < " + kRoot +
+                                    "/tests/data/bad/misspelt-kind.yaml");
+  EXPECT_EQ(warn.status, 0) << warn.output;
+  EXPECT_THAT(warn.output, HasSubstr("warning: <stdin>: document 1: kind \"PodGrop\""));
 }
 
 // kubectl's spellings: `-f=path` and `--flag=value` as well as `-f path`.

@@ -13,6 +13,7 @@
 
 #include "muster/api/kinds.h"
 #include "muster/api/manifests.h"
+#include "muster/api/nearest.h"
 #include "muster/api/priority.h"
 
 namespace muster::api {
@@ -121,7 +122,13 @@ class Map {
       if (!keys.insert(key).second) {
         d_.FieldProblem(fmt::format("duplicate field \"{}\"", Join(path_, key)), always_);
       } else if (!seen_.contains(key)) {
-        d_.FieldProblem(fmt::format("unknown field \"{}\"", Join(path_, key)), always_);
+        const std::optional<std::string> near =
+            Nearest(key, std::vector<std::string>(seen_.begin(), seen_.end()));
+        d_.FieldProblem(fmt::format("unknown field \"{}\"{}", Join(path_, key),
+                                    near ? fmt::format("; did you mean \"{}\"?",
+                                                       Join(path_, *near))
+                                         : ""),
+                        always_);
       }
     }
   }
@@ -1710,7 +1717,22 @@ void DecodeObject(const YAML::Node& doc, const Source& source, LoadResult& resul
   }
   const bool known = ForKindNamed(
       kind, [&](const auto& row) { DecodeKind(row, doc, api_version, source, result); });
-  if (!known) ++skipped[kind];
+  if (known) return;
+  // A kind muster does not model is skipped (a Service, a ConfigMap), but one a letter or two
+  // from a kind it does is a typo that would make its objects vanish: an error, under --validate.
+  static const std::vector<std::string> kKindNames = std::apply(
+      [](const auto&... row) { return std::vector<std::string>{std::string(row.name)...}; },
+      Kinds());
+  if (const std::optional<std::string> near = Nearest(kind, kKindNames);
+      near && result.field_validation != FieldValidation::kIgnore) {
+    const std::string message =
+        fmt::format("{}: kind \"{}\" is not one muster knows; did you mean \"{}\"?",
+                    source.ToString(), kind, *near);
+    (result.field_validation == FieldValidation::kStrict ? result.errors : result.warnings)
+        .push_back(message);
+    if (result.field_validation == FieldValidation::kStrict) return;
+  }
+  ++skipped[kind];
 }
 
 // A first pass over a stream's parse events, before YAML::LoadAll builds its nodes, that refuses

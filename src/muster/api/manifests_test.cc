@@ -677,7 +677,7 @@ profiles:
 )", "cfg.yaml");
   ASSERT_EQ(r.errors.size(), 2u);
   EXPECT_EQ(r.errors[0], "cfg.yaml: document 1 (KubeSchedulerConfiguration): "
-                         "unknown field \"profiles[0].plugins.sore\"");
+                         "unknown field \"profiles[0].plugins.sore\"; did you mean \"profiles[0].plugins.score\"?");
   EXPECT_EQ(r.errors[1], "cfg.yaml: document 1 (KubeSchedulerConfiguration): "
                          "unknown field \"profiles[0].pluginConfig[0].extra\"");
 }
@@ -715,20 +715,20 @@ metadata: {name: p}
 spec:
   nodeSelectr: {zone: a}
   containers: [{name: c, image: nginx}]
-)", "in.yaml: document 1 (Pod default/p): unknown field \"spec.nodeSelectr\""},
+)", "in.yaml: document 1 (Pod default/p): unknown field \"spec.nodeSelectr\"; did you mean \"spec.nodeSelector\"?"},
         StrictCase{"container", R"(apiVersion: v1
 kind: Pod
 metadata: {name: p}
 spec:
   containers: [{name: c, image: nginx, resource: {requests: {cpu: 1}}}]
-)", "in.yaml: document 1 (Pod default/p): unknown field \"spec.containers[0].resource\""},
+)", "in.yaml: document 1 (Pod default/p): unknown field \"spec.containers[0].resource\"; did you mean \"spec.containers[0].resources\"?"},
         StrictCase{"container resources", R"(apiVersion: v1
 kind: Pod
 metadata: {name: p}
 spec:
   containers: [{name: c, resources: {request: {cpu: 1}}}]
 )", "in.yaml: document 1 (Pod default/p): unknown field "
-    "\"spec.containers[0].resources.request\""},
+    "\"spec.containers[0].resources.request\"; did you mean \"spec.containers[0].resources.requests\"?"},
         StrictCase{"affinity", R"(apiVersion: v1
 kind: Pod
 metadata: {name: p}
@@ -745,12 +745,12 @@ metadata: {name: p}
 spec:
   containers: [{name: c}]
   tolerations: [{key: k, operater: Exists}]
-)", "in.yaml: document 1 (Pod default/p): unknown field \"spec.tolerations[0].operater\""},
+)", "in.yaml: document 1 (Pod default/p): unknown field \"spec.tolerations[0].operater\"; did you mean \"spec.tolerations[0].operator\"?"},
         StrictCase{"metadata", R"(apiVersion: v1
 kind: Pod
 metadata: {name: p, label: {a: b}}
 spec: {containers: [{name: c}]}
-)", "in.yaml: document 1 (Pod default/p): unknown field \"metadata.label\""},
+)", "in.yaml: document 1 (Pod default/p): unknown field \"metadata.label\"; did you mean \"metadata.labels\"?"},
         StrictCase{"duplicate field", R"(apiVersion: v1
 kind: Pod
 metadata: {name: p}
@@ -764,7 +764,7 @@ kind: Pod
 metadata: {name: p}
 spec: {containers: [{name: c}]}
 stauts: {phase: Running}
-)", "in.yaml: document 1 (Pod default/p): unknown field \"stauts\""},
+)", "in.yaml: document 1 (Pod default/p): unknown field \"stauts\"; did you mean \"status\"?"},
         StrictCase{"what the kubelet reads is known", R"(apiVersion: v1
 kind: Pod
 metadata: {name: p, finalizers: [x], generation: 2}
@@ -787,22 +787,22 @@ kind: Node
 metadata: {name: n}
 spec: {podCIDR: 10.0.0.0/24, taint: []}
 status: {allocatable: {cpu: 1}, nodeInfo: {kubeletVersion: v1.35.0}}
-)", "in.yaml: document 1 (Node n): unknown field \"spec.taint\""},
+)", "in.yaml: document 1 (Node n): unknown field \"spec.taint\"; did you mean \"spec.taints\"?"},
         StrictCase{"node status", R"(apiVersion: v1
 kind: Node
 metadata: {name: n}
 status: {alocatable: {cpu: 1}}
-)", "in.yaml: document 1 (Node n): unknown field \"status.alocatable\""},
+)", "in.yaml: document 1 (Node n): unknown field \"status.alocatable\"; did you mean \"status.allocatable\"?"},
         StrictCase{"namespace", R"(apiVersion: v1
 kind: Namespace
 metadata: {name: team, lables: {a: b}}
 spec: {finalizers: [kubernetes]}
-)", "in.yaml: document 1 (Namespace team): unknown field \"metadata.lables\""},
+)", "in.yaml: document 1 (Namespace team): unknown field \"metadata.lables\"; did you mean \"metadata.labels\"?"},
         StrictCase{"podgroup", R"(apiVersion: scheduling.x-k8s.io/v1alpha1
 kind: PodGroup
 metadata: {name: g}
 spec: {minMember: 2, minMembers: 3}
-)", "in.yaml: document 1 (PodGroup default/g): unknown field \"spec.minMembers\""},
+)", "in.yaml: document 1 (PodGroup default/g): unknown field \"spec.minMembers\"; did you mean \"spec.minMember\"?"},
         StrictCase{"podgroup (sigs)", R"(apiVersion: scheduling.sigs.k8s.io/v1alpha1
 kind: PodGroup
 metadata: {name: g}
@@ -813,7 +813,7 @@ kind: PriorityClass
 metadata: {name: high}
 value: 1000
 globaldefault: true
-)", "in.yaml: document 1 (PriorityClass high): unknown field \"globaldefault\""},
+)", "in.yaml: document 1 (PriorityClass high): unknown field \"globaldefault\"; did you mean \"globalDefault\"?"},
         StrictCase{"replicaset", R"(apiVersion: apps/v1
 kind: ReplicaSet
 metadata: {name: rs}
@@ -821,7 +821,7 @@ spec:
   replica: 2
   selector: {matchLabels: {app: a}}
   template: {metadata: {labels: {app: a}}, spec: {containers: [{name: c}]}}
-)", "in.yaml: document 1 (ReplicaSet default/rs): unknown field \"spec.replica\""},
+)", "in.yaml: document 1 (ReplicaSet default/rs): unknown field \"spec.replica\"; did you mean \"spec.replicas\"?"},
         StrictCase{"deployment template", R"(apiVersion: apps/v1
 kind: Deployment
 metadata: {name: d}
@@ -830,7 +830,7 @@ spec:
   selector: {matchLabels: {app: a}}
   template: {metadata: {labels: {app: a}}, spec: {containers: [{name: c}], nodeSelecter: {}}}
 )", "in.yaml: document 1 (Deployment default/d): unknown field "
-    "\"spec.template.spec.nodeSelecter\""},
+    "\"spec.template.spec.nodeSelecter\"; did you mean \"spec.template.spec.nodeSelector\"?"},
         StrictCase{"statefulset", R"(apiVersion: apps/v1
 kind: StatefulSet
 metadata: {name: s}
@@ -840,7 +840,7 @@ spec:
   selector: {matchLabels: {app: a}}
   template: {metadata: {labels: {app: a}, annotation: {}}, spec: {containers: [{name: c}]}}
 )", "in.yaml: document 1 (StatefulSet default/s): unknown field "
-    "\"spec.template.metadata.annotation\""},
+    "\"spec.template.metadata.annotation\"; did you mean \"spec.template.metadata.annotations\"?"},
         StrictCase{"job", R"(apiVersion: batch/v1
 kind: Job
 metadata: {name: j}
@@ -848,24 +848,24 @@ spec:
   completion: 3
   ttlSecondsAfterFinished: 60
   template: {spec: {restartPolicy: Never, containers: [{name: c}]}}
-)", "in.yaml: document 1 (Job default/j): unknown field \"spec.completion\""},
+)", "in.yaml: document 1 (Job default/j): unknown field \"spec.completion\"; did you mean \"spec.completions\"?"},
         StrictCase{"poddisruptionbudget", R"(apiVersion: policy/v1
 kind: PodDisruptionBudget
 metadata: {name: pdb}
 spec: {minAvailable: 1, selecter: {matchLabels: {app: a}}}
-)", "in.yaml: document 1 (PodDisruptionBudget default/pdb): unknown field \"spec.selecter\""},
+)", "in.yaml: document 1 (PodDisruptionBudget default/pdb): unknown field \"spec.selecter\"; did you mean \"spec.selector\"?"},
         StrictCase{"binding", R"(apiVersion: v1
 kind: Binding
 metadata: {name: p}
 target: {kind: Node, name: n, nmae: m}
-)", "in.yaml: document 1 (Binding default/p): unknown field \"target.nmae\""},
+)", "in.yaml: document 1 (Binding default/p): unknown field \"target.nmae\"; did you mean \"target.name\"?"},
         StrictCase{"event", R"(apiVersion: events.k8s.io/v1
 kind: Event
 metadata: {name: e}
 regarding: {kind: Pod, name: p}
 reason: Scheduled
 notes: hi
-)", "in.yaml: document 1 (Event default/e): unknown field \"notes\""},
+)", "in.yaml: document 1 (Event default/e): unknown field \"notes\"; did you mean \"note\"?"},
         StrictCase{"lease", R"(apiVersion: coordination.k8s.io/v1
 kind: Lease
 metadata: {name: l}
@@ -881,7 +881,7 @@ TEST(DecodeTest, FieldValidationWarnAndIgnore) {
   DecodeText(pod, "in.yaml", warn);
   EXPECT_THAT(warn.errors, IsEmpty());
   EXPECT_THAT(warn.warnings,
-              ElementsAre("in.yaml: document 1 (Pod default/p): unknown field \"spec.nodeSelectr\""));
+              ElementsAre("in.yaml: document 1 (Pod default/p): unknown field \"spec.nodeSelectr\"; did you mean \"spec.nodeSelector\"?"));
   EXPECT_EQ(warn.manifests.pods.size(), 1u);
   LoadResult ignore;
   ignore.field_validation = FieldValidation::kIgnore;
@@ -895,7 +895,7 @@ TEST(DecodeTest, FieldValidationWarnAndIgnore) {
              "percentageOfNodeToScore: 50\n",
              "cfg.yaml", config);
   EXPECT_THAT(config.errors, ElementsAre("cfg.yaml: document 1 (KubeSchedulerConfiguration): "
-                                         "unknown field \"percentageOfNodeToScore\""));
+                                         "unknown field \"percentageOfNodeToScore\"; did you mean \"percentageOfNodesToScore\"?"));
   EXPECT_EQ(ParseFieldValidation("warn"), FieldValidation::kWarn);
   EXPECT_EQ(ParseFieldValidation("false"), FieldValidation::kIgnore);
   EXPECT_EQ(ParseFieldValidation("loose"), std::nullopt);

@@ -7,6 +7,7 @@
 #include "muster/api/manifests.h"
 #include "muster/cli/config_file.h"
 #include "muster/cli/demo.h"
+#include "muster/host/host.h"
 #include "muster/plugins/registry.h"
 
 namespace muster::cli {
@@ -46,13 +47,21 @@ LoadedSimulation LoadSimulation(const SimulationInput& input, sim::SimulationOpt
     loaded = api::LoadManifests(input.paths, in, input.field_validation);
   }
   for (const std::string& w : loaded.warnings) err << "warning: " << w << "\n";
-  if (!loaded.ok()) return BadInput(loaded.errors, err);
 
   // The scheduler configuration: --config, else one KubeSchedulerConfiguration among the inputs.
+  // Its errors are reported with the manifests', all at once.
   LoadedSimulation out;
-  std::vector<std::string> errors;
+  std::vector<std::string> errors = loaded.errors;
   out.config = ResolveConfig(input.config, loaded.manifests, in, &errors);
-  if (!errors.empty()) return BadInput(errors, err);
+  if (!errors.empty()) {
+    if (out.config) {
+      for (std::string& e : host::ValidateConfiguration(*out.config, plugins::InTreeRegistry(),
+                                                        plugins::DefaultPlugins())) {
+        errors.push_back(std::move(e));
+      }
+    }
+    return BadInput(errors, err);
+  }
   out.simulation = sim::Simulation::Create(std::move(loaded.manifests),
                                            out.config ? &*out.config : nullptr, options,
                                            plugins::InTreeRegistry(), plugins::DefaultPlugins(),

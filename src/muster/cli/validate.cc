@@ -152,24 +152,22 @@ int RunValidate(const std::vector<std::string>& paths, const std::string& config
   const api::LoadResult result = api::LoadManifests(paths, in, field_validation);
   for (const std::string& w : result.warnings) err << "warning: " << w << "\n";
   std::vector<std::string> errors = result.errors;
-  if (result.ok()) {
-    // Every configuration (--config and any among the inputs), checked by the code that builds
-    // the scheduler from it. A folder of configurations is checked whole; only simulate and
-    // run, which use one, require exactly one.
-    std::vector<api::SchedulerConfiguration> configs = result.manifests.scheduler_configs;
-    if (!config_path.empty()) {
-      if (auto config = LoadConfigFile(config_path, in, &errors)) configs.push_back(*config);
-    }
-    for (const api::SchedulerConfiguration& config : configs) {
-      for (std::string& e : host::ValidateConfiguration(config, plugins::InTreeRegistry(),
-                                                        plugins::DefaultPlugins())) {
-        errors.push_back(std::move(e));
-      }
+  // Every configuration (--config and any among the inputs), checked by the code that builds
+  // the scheduler from it. A folder of configurations is checked whole; only simulate and
+  // run, which use one, require exactly one.
+  std::vector<api::SchedulerConfiguration> configs = result.manifests.scheduler_configs;
+  if (!config_path.empty()) {
+    if (auto config = LoadConfigFile(config_path, in, &errors)) configs.push_back(*config);
+  }
+  for (const api::SchedulerConfiguration& config : configs) {
+    for (std::string& e : host::ValidateConfiguration(config, plugins::InTreeRegistry(),
+                                                      plugins::DefaultPlugins())) {
+      errors.push_back(std::move(e));
     }
   }
   if (!errors.empty()) {
     for (const std::string& e : errors) err << "error: " << e << "\n";
-    err << fmt::format("{} error(s); nothing was applied\n", errors.size());
+    err << fmt::format("{} error(s)\n", errors.size());
     return kExitBadInput;
   }
   const Manifests& m = result.manifests;

@@ -26,6 +26,7 @@
 #include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
+#include "muster/api/nearest.h"
 #include "muster/framework/profile.h"
 
 namespace muster::framework {
@@ -350,7 +351,8 @@ class FrameworkBuilder {
       if (failed_.contains(ref.name)) continue;  // already reported
       auto it = by_name_.find(ref.name);
       if (it == by_name_.end()) {
-        Error(fmt::format("{} {} does not exist", point.type, Quote(ref.name)));
+        Error(fmt::format("{} {} does not exist{}", point.type, Quote(ref.name),
+                          api::DidYouMean(ref.name, registry_.Names())));
       } else if (!point.implements(*it->second)) {
         Error(fmt::format("plugin {} does not extend {} plugin", Quote(ref.name), point.type));
       } else if (!seen.insert(ref.name).second) {
@@ -381,7 +383,8 @@ class FrameworkBuilder {
         auto it = by_name_.find(ref.name);
         if (it == by_name_.end()) {
           if (reported.insert(ref.name).second) {
-            Error(fmt::format("{} {} does not exist", point.type, Quote(ref.name)));
+            Error(fmt::format("{} {} does not exist{}", point.type, Quote(ref.name),
+                          api::DidYouMean(ref.name, registry_.Names())));
           }
           continue;
         }
