@@ -19,6 +19,7 @@ namespace muster::bench {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr int32_t kNodes = 50;
 constexpr int32_t kPods = 100;
@@ -168,7 +169,7 @@ TEST(BenchOutputTest, JsonFollowsTheContract) {
   const std::set<std::string> want = {
       "workload",      "nodes",        "initialPods",  "measuredPods", "seconds",
       "podsPerSecond", "p50LatencyMs", "p99LatencyMs", "peakRssBytes", "upstreamThreshold",
-      "attempts"};  // attempts: muster's addition
+      "attempts",      "target",       "belowTarget"};  // muster's additions
   for (const nlohmann::json& r : doc["results"]) {
     std::set<std::string> keys;
     for (const auto& [key, value] : r.items()) keys.insert(key);
@@ -184,6 +185,35 @@ TEST(BenchOutputTest, JsonFollowsTheContract) {
   // Every measured pod of SchedulingBasic fits on its first attempt.
   EXPECT_EQ(doc["results"][0]["attempts"], kPods);
   EXPECT_TRUE(doc["results"][1]["upstreamThreshold"].is_null());
+  // muster's target: 30x upstream's threshold, and whether the run fell short of it.
+  EXPECT_EQ(doc["results"][0]["target"], 20400);
+  EXPECT_EQ(doc["results"][0]["belowTarget"],
+            doc["results"][0]["podsPerSecond"].get<int64_t>() < 20400);
+}
+
+// The table marks a result below its target and says what its columns mean.
+TEST(BenchOutputTest, TableMarksShortfallsAndExplainsItsColumns) {
+  Result fast = RunWorkload(*FindWorkload("SchedulingBasic"), Small());
+  Result slow = fast;
+  slow.workload = "Slow";
+  slow.pods_per_second = *slow.target / 2;
+  fast.pods_per_second = *fast.target * 2;
+  std::ostringstream out;
+  const std::vector<Result> results = {fast, slow};
+  report::PrintTable(results, out);
+  const std::string text = out.str();
+  auto row = [&](const std::string& workload) {
+    const size_t at = text.find("\n" + workload + " ");
+    return at == std::string::npos ? std::string()
+                                   : text.substr(at + 1, text.find('\n', at + 1) - at - 1);
+  };
+  EXPECT_THAT(row("SchedulingBasic"), HasSubstr(" 2.0x "));
+  EXPECT_THAT(row("SchedulingBasic"), Not(HasSubstr("*")));
+  EXPECT_THAT(row("Slow"), HasSubstr(" 0.5x* "));
+  EXPECT_THAT(text, HasSubstr("* below its target"));
+  EXPECT_THAT(text, HasSubstr("PEAK RSS: the process's peak resident memory so far"));
+  EXPECT_THAT(text, HasSubstr("B/POD: resident memory added from then to the end of the run, per "
+                              "pod created"));
 }
 
 TEST(BenchCommandTest, UnknownWorkloadIsBadUsageAndListsTheNames) {

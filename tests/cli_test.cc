@@ -4,6 +4,8 @@
 
 #include <array>
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include <gmock/gmock.h>
@@ -149,6 +151,45 @@ TEST(SimulateCommandTest, RunsTheBuiltInDemoAndSaysSo) {
   EXPECT_THAT(run.output, HasSubstr("\"pending\": 3"));
 }
 
+// The README's demo output is what `make demo` prints (line for line, in order; "..." stands for
+// lines left out), so that the two cannot drift apart again.
+TEST(SimulateCommandTest, TheReadmeShowsWhatTheDemoPrints) {
+  std::ifstream readme(kRoot + "/README.md");
+  std::stringstream text;
+  text << readme.rdbuf();
+  const std::string s = text.str();
+  const size_t intro = s.find("Three pods run and three stay Pending:");
+  ASSERT_NE(intro, std::string::npos);
+  const size_t open = s.find("```\n", intro);
+  const size_t close = s.find("```", open + 4);
+  ASSERT_NE(open, std::string::npos);
+  ASSERT_NE(close, std::string::npos);
+  std::istringstream block(s.substr(open + 4, close - open - 4));
+  const CommandResult run = Muster("simulate");
+  ASSERT_EQ(run.status, 0) << run.output;
+  size_t at = 0;
+  int lines = 0;
+  for (std::string line; std::getline(block, line);) {
+    if (line == "...") continue;
+    const size_t found = run.output.find(line + "\n", at);
+    ASSERT_NE(found, std::string::npos) << "README line not printed (in order): " << line << "\n"
+                                        << run.output;
+    at = found + line.size();
+    ++lines;
+  }
+  EXPECT_GE(lines, 6);
+}
+
+// `bench --list`: every workload's shape, nothing run.
+TEST(BenchCommandTest, ListsTheWorkloads) {
+  const CommandResult run = Muster("bench --list");
+  EXPECT_EQ(run.status, 0) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("WORKLOAD"));
+  EXPECT_THAT(run.output, ::testing::ContainsRegex("SchedulingBasic +5000 +10000 +default"));
+  EXPECT_THAT(run.output, ::testing::ContainsRegex("GangBasic .* Coscheduling"));
+  EXPECT_THAT(run.output, Not(HasSubstr("PODS/S")));
+}
+
 TEST(SimulateCommandTest, UnknownPluginNamesFileAndExitsTwo) {
   CommandResult run = Muster("simulate -f " + kRoot + "/examples/coscheduling --config " + kRoot +
                              "/tests/data/bad/unknown-plugin.yaml");
@@ -279,6 +320,11 @@ TEST(FlagsTest, VersionEverywhere) {
 }
 
 TEST(ValidateCommandTest, UsageErrorsExitTwo) {
+  // Out of range: an unsigned value would wrap round.
+  EXPECT_EQ(Muster("simulate --seed -1").status, 2);
+  EXPECT_EQ(Muster("simulate --seed=-1").status, 2);
+  EXPECT_EQ(Muster("explain nginx-0 --top -1").status, 2);
+  EXPECT_EQ(Muster("bench --nodes 0").status, 2);
   EXPECT_EQ(Muster("validate").status, 2);
   EXPECT_EQ(Muster("frobnicate").status, 2);
   EXPECT_EQ(Muster("--help").status, 0);

@@ -40,6 +40,24 @@ int RunBench(const BenchFlags& flags, std::ostream& out, std::ostream& err) {
     err << fmt::format("error: --gang-mode: \"{}\" is neither Group nor PerPod\n", flags.gang_mode);
     return kExitBadInput;
   }
+  if (flags.list) {
+    // Each workload's shape at its default scale (--nodes and --pods scale it).
+    out << fmt::format("{:<31} {:>6} {:>8} {:<26} {:>8} {:>8}  {}\n", "WORKLOAD", "NODES",
+                       "MEASURED", "PROFILE", "UPSTREAM", "TARGET", "SOURCE");
+    for (const bench::Workload& w : bench::Workloads()) {
+      const char* profile = w.profile == bench::Profile::kDefault ? "default"
+                            : w.profile == bench::Profile::kCoscheduling
+                                ? "Coscheduling"
+                                : "Coscheduling with backoff";
+      auto rate = [](const std::optional<double>& v) {
+        return v ? fmt::format("{:.0f}", *v) : std::string("-");
+      };
+      out << fmt::format("{:<31} {:>6} {:>8} {:<26} {:>8} {:>8}  {}\n", w.name, w.default_nodes,
+                         w.default_pods, profile, rate(w.upstream_threshold), rate(w.target),
+                         w.source);
+    }
+    return kExitOk;
+  }
   std::vector<const bench::Workload*> selected;
   for (const std::string& name : flags.workloads) {
     const bench::Workload* w = bench::FindWorkload(name);

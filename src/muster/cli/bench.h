@@ -15,6 +15,7 @@ struct BenchFlags {
   std::string output = "table";        // -o table|json
   std::string gang_mode = "Group";     // --gang-mode Group|PerPod: Coscheduling's mode
   bool progress = false;               // a progress line on `err` (stderr is a terminal)
+  bool list = false;                   // --list: the workloads and their shape, nothing run
 };
 
 // `muster bench`: runs the workloads and prints what each measured, with a progress line on

@@ -88,7 +88,9 @@ int main(int argc, char** argv) {
   simulate->add_option("--until", simulate_flags.until,
                        "Stop at this virtual time (e.g. 90s) even if more could happen");
   simulate->add_option("-o,--output", simulate_flags.output, "table, wide, json or yaml");
-  simulate->add_option("--seed", simulate_flags.seed, "Seed for tie-breaking and generated names");
+  // Unsigned values: a negative one would wrap round rather than be refused.
+  simulate->add_option("--seed", simulate_flags.seed, "Seed for tie-breaking and generated names")
+      ->check(CLI::NonNegativeNumber);
   simulate->add_flag("--check", simulate_flags.check,
                      "Check the scheduler's invariants after every event (no overcommitted node, "
                      "no pod bound against its filters or lost, no gang bound below minMember); "
@@ -116,11 +118,13 @@ int main(int argc, char** argv) {
   explain->add_option("--until", explain_flags.input.until,
                       "Stop at this virtual time (e.g. 90s): the last attempt before it");
   explain->add_option("--seed", explain_flags.input.seed,
-                      "Seed for tie-breaking and generated names (as simulate's)");
+                      "Seed for tie-breaking and generated names (as simulate's)")
+      ->check(CLI::NonNegativeNumber);
   explain->add_option("-o,--output", explain_flags.output, "table or json");
   explain->add_option("--top", explain_flags.top,
                       "Nodes shown in the tables (the best scored; rejected nodes beyond it are "
-                      "summarised by reason); -o json has every node");
+                      "summarised by reason); -o json has every node")
+      ->check(CLI::NonNegativeNumber);
 
   add_validate_flag(explain);
 
@@ -134,6 +138,9 @@ int main(int argc, char** argv) {
   bench->add_option("--nodes", bench_flags.nodes, "Scale the runs to this many nodes");
   bench->add_option("--pods", bench_flags.pods, "Scale the runs to this many measured pods");
   bench->add_option("-o,--output", bench_flags.output, "table or json");
+  bench->add_flag("--list", bench_flags.list,
+                  "List the workloads with their shape (nodes, measured pods, profile, upstream's "
+                  "threshold, muster's target) and run nothing");
   bench->add_option("--gang-mode", bench_flags.gang_mode,
                     "Coscheduling's mode in the gang workloads: Group (the default) or PerPod");
 

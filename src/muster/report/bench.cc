@@ -25,6 +25,8 @@ std::string Rate(std::optional<double> v) {
   return v ? fmt::format("{:.0f}", *v) : std::string("-");
 }
 
+bool BelowTarget(const bench::Result& r) { return r.target && r.pods_per_second < *r.target; }
+
 std::string Ratio(double value, std::optional<double> base) {
   return base && *base > 0 ? fmt::format("{:.1f}x", value / *base) : std::string("-");
 }
@@ -38,6 +40,7 @@ void PrintTable(std::span<const bench::Result> results, std::ostream& out) {
       "WORKLOAD", "NODES", "INITIAL", "MEASURED", "SECONDS", "PODS/S", "P50 MS", "P99 MS",
       "PEAK RSS", "UPSTREAM", "RATIO", "TARGET", "VS TGT", "B/NODE", "B/POD");
   std::vector<std::string> notes;
+  bool below = false;
   for (const bench::Result& r : results) {
     out << fmt::format(
         "{:<31} {:>6} {:>8} {:>8} {:>8.3f} {:>8.0f} {:>8.3f} {:>8.3f} {:>9} {:>8} {:>7} {:>8} "
@@ -45,7 +48,9 @@ void PrintTable(std::span<const bench::Result> results, std::ostream& out) {
         r.workload, r.nodes, r.initial_pods, r.measured_pods, r.seconds, r.pods_per_second,
         r.p50_latency_ms, r.p99_latency_ms, Mib(r.peak_rss_bytes), Rate(r.upstream_threshold),
         Ratio(r.pods_per_second, r.upstream_threshold), Rate(r.target),
-        Ratio(r.pods_per_second, r.target), r.bytes_per_node, r.bytes_per_pod);
+        Ratio(r.pods_per_second, r.target) + (BelowTarget(r) ? "*" : ""), r.bytes_per_node,
+        r.bytes_per_pod);
+    below = below || BelowTarget(r);
     if (r.created_pods != r.measured_pods) {
       notes.push_back(fmt::format("{}: {} pods created, {} bound (measured)", r.workload,
                                   r.created_pods, r.measured_pods));
@@ -60,6 +65,14 @@ void PrintTable(std::span<const bench::Result> results, std::ostream& out) {
       notes.push_back(fmt::format("{}: error: {}", r.workload, e));
   }
   for (const std::string& n : notes) out << n << "\n";
+  if (below) out << "* below its target\n";
+  out << "INITIAL: pods placed before measuring; MEASURED: pods whose scheduling is timed; "
+         "SECONDS, PODS/S: the measured pods' wall time and rate; P50/P99 MS: their attempt "
+         "latency; PEAK RSS: the process's peak resident memory so far (it only grows across "
+         "workloads run in one process); UPSTREAM: kube-scheduler's threshold for the workload "
+         "(pods/s), RATIO the rate over it; TARGET: muster's own, VS TGT the rate over it; "
+         "B/NODE: resident memory added while creating the nodes, per node; B/POD: resident "
+         "memory added from then to the end of the run, per pod created.\n";
 }
 
 void PrintJson(std::span<const bench::Result> results, std::ostream& out) {
@@ -81,6 +94,13 @@ void PrintJson(std::span<const bench::Result> results, std::ostream& out) {
       j["upstreamThreshold"] = nullptr;
     }
     j["attempts"] = r.attempts;
+    if (r.target) {
+      j["target"] = static_cast<int64_t>(std::llround(*r.target));
+      j["belowTarget"] = BelowTarget(r);
+    } else {
+      j["target"] = nullptr;
+      j["belowTarget"] = false;
+    }
     list.push_back(std::move(j));
   }
   nlohmann::ordered_json doc;
