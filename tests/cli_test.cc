@@ -5,6 +5,8 @@
 #include <array>
 #include <cstdio>
 #include <fstream>
+#include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -292,6 +294,59 @@ TEST(ValidateCommandTest, MisspeltKindIsAnError) {
                                     "/tests/data/bad/misspelt-kind.yaml");
   EXPECT_EQ(warn.status, 0) << warn.output;
   EXPECT_THAT(warn.output, HasSubstr("warning: <stdin>: document 1: kind \"PodGrop\""));
+}
+
+// The flags in the README's table of `muster run`'s flags are exactly those `run --help` lists.
+TEST(FlagsTest, TheReadmesRunFlagsAreRunsFlags) {
+  auto flags_in = [](const std::string& text) {
+    std::set<std::string> flags;
+    const std::regex flag("--[a-z][a-z-]*[a-z]");
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), flag);
+         it != std::sregex_iterator(); ++it) {
+      flags.insert(it->str());
+    }
+    return flags;
+  };
+  std::ifstream readme(kRoot + "/README.md");
+  std::stringstream text;
+  text << readme.rdbuf();
+  const std::string s = text.str();
+  const size_t from = s.find("### Flags");
+  const size_t table = s.find("\n| flag |", from);
+  const size_t end = s.find("\n\n", table + 1);
+  ASSERT_NE(from, std::string::npos);
+  ASSERT_NE(table, std::string::npos);
+  std::set<std::string> documented = flags_in(s.substr(table, end - table));
+  std::set<std::string> parsed = flags_in(Muster("run --help").output);
+  parsed.erase("--help");
+  EXPECT_EQ(documented, parsed);
+}
+
+// Shell completion, generated from the flags that parse: run in bash as the shell would run it.
+TEST(FlagsTest, CompletionOffersWhatParses) {
+  auto complete = [](const std::string& shell, const std::string& words) {
+    const std::string script = "source <(" + std::string(MUSTER_BINARY) + " completion " + shell +
+                               "); COMP_WORDS=(" + words + "); COMP_CWORD=$((${#COMP_WORDS[@]}-1)); " +
+                               "_muster; echo \"${COMPREPLY[*]}\"";
+    const std::string command = "bash -c '" + script + "'";
+    std::string output;
+    FILE* pipe = popen(command.c_str(), "r");
+    std::array<char, 4096> buffer;
+    size_t n;
+    while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) output.append(buffer.data(), n);
+    pclose(pipe);
+    return output;
+  };
+  EXPECT_EQ(complete("bash", "muster si"), "simulate\n");
+  EXPECT_EQ(complete("bash", "muster simulate --se"), "--seed\n");
+  EXPECT_EQ(complete("bash", "muster run --leader-elect-re"),
+            "--leader-elect-renew-deadline --leader-elect-retry-period "
+            "--leader-elect-resource-lock --leader-elect-resource-name "
+            "--leader-elect-resource-namespace\n");
+  EXPECT_EQ(complete("bash", "muster bench GangB"), "GangBasic\n");
+  EXPECT_EQ(complete("bash", "muster simulate --validate w"), "warn\n");
+  EXPECT_THAT(Muster("completion zsh").output, HasSubstr("bashcompinit"));
+  EXPECT_EQ(Muster("completion fish").status, 2);
 }
 
 // kubectl's spellings: `-f=path` and `--flag=value` as well as `-f path`.

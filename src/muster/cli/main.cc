@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "muster/cli/bench.h"
+#include "muster/cli/completion.h"
 #include "muster/cli/explain.h"
 #include "muster/cli/progress.h"
 #include "muster/cli/run.h"
@@ -53,6 +54,14 @@ int main(int argc, char** argv) {
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.set_version_flag("--version", kVersion, "Print the version and exit");
   CLI::App* version = app.add_subcommand("version", "Print the version and exit");
+  std::string completion_shell;
+  CLI::App* completion = app.add_subcommand(
+      "completion",
+      "Print a shell completion script: source <(muster completion bash), or for zsh "
+      "eval \"$(muster completion zsh)\"");
+  completion->add_option("shell", completion_shell, "bash or zsh")
+      ->required()
+      ->check(CLI::IsMember({"bash", "zsh"}));
 
   std::vector<std::string> validate_paths;
   CLI::App* validate = app.add_subcommand(
@@ -237,6 +246,11 @@ int main(int argc, char** argv) {
   if (version->parsed()) {
     std::cout << kVersion << "\n";
     return 0;
+  }
+  if (completion->parsed()) {
+    return muster::cli::WriteCompletion(app, completion_shell, std::cout)
+               ? 0
+               : muster::cli::kExitBadInput;
   }
   const muster::api::FieldValidation field_validation =
       *muster::api::ParseFieldValidation(validate_fields);
