@@ -10,8 +10,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "muster/bench/runner.h"
-#include "muster/report/bench.h"
+#include "muster/bench/run_workload.h"
+#include "muster/report/bench_output.h"
 #include "muster/bench/workloads.h"
 #include "muster/cli/bench.h"
 

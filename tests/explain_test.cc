@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "muster/cli/explain.h"
-#include "muster/report/explain.h"
+#include "muster/report/explain_output.h"
 #include "muster/sim/testing/random_workload.h"
 #include "simulate_text.h"
 

@@ -19,7 +19,7 @@
 #include "muster/cli/demo.h"
 #include "muster/report/charts.h"
 #include "muster/report/html.h"
-#include "muster/report/simulation.h"
+#include "muster/report/simulation_output.h"
 #include "muster/sim/testing/random_workload.h"
 #include "simulate_text.h"
 

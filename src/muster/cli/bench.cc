@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "muster/bench/runner.h"
-#include "muster/report/bench.h"
+#include "muster/bench/run_workload.h"
+#include "muster/report/bench_output.h"
 #include "muster/bench/workloads.h"
 #include "muster/cli/progress.h"
 #include "muster/cli/validate.h"

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "muster/cli/validate.h"
-#include "muster/report/explain.h"
+#include "muster/report/explain_output.h"
 
 namespace muster::cli {
 

@@ -11,7 +11,7 @@
 #include "muster/cli/progress.h"
 #include "muster/cli/report_file.h"
 #include "muster/cli/validate.h"
-#include "muster/report/simulation.h"
+#include "muster/report/simulation_output.h"
 #include "muster/sim/simulation.h"
 
 namespace muster::cli {

@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 
 #include "muster/report/charts.h"
-#include "muster/report/simulation.h"
+#include "muster/report/simulation_output.h"
 
 namespace muster::report {
 namespace {

@@ -1,4 +1,4 @@
-#include "muster/report/explain.h"
+#include "muster/report/explain_output.h"
 
 #include <algorithm>
 #include <map>
@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "muster/report/simulation.h"
+#include "muster/report/simulation_output.h"
 #include "muster/report/text.h"
 
 namespace muster::report {

@@ -1,4 +1,4 @@
-#include "muster/report/simulation.h"
+#include "muster/report/simulation_output.h"
 
 #include <algorithm>
 #include <ostream>

@@ -1,4 +1,4 @@
-#include "muster/bench/runner.h"
+#include "muster/bench/run_workload.h"
 
 #include <malloc.h>
 #include <sys/resource.h>

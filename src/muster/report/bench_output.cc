@@ -1,4 +1,4 @@
-#include "muster/report/bench.h"
+#include "muster/report/bench_output.h"
 
 #include <cmath>
 #include <optional>

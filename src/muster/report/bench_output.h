@@ -5,7 +5,7 @@
 #include <iosfwd>
 #include <span>
 
-#include "muster/bench/runner.h"
+#include "muster/bench/run_workload.h"
 
 namespace muster::report {
 
