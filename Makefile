@@ -74,4 +74,4 @@ clean:
 	rm -rf build
 
 format:
-	clang-format -i $$(find src tests bench -name '*.h' -o -name '*.cc' 2>/dev/null)
+	clang-format -i $$(find src tests microbench fuzz -name '*.h' -o -name '*.cc' 2>/dev/null)
