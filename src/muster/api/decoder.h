@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,6 +38,17 @@ inline std::string Join(const std::string& path, std::string_view key) {
 
 inline std::string Index(const std::string& path, size_t i) {
   return fmt::format("{}[{}]", path, i);
+}
+
+// Files a field finding (an unknown or duplicate field, a misspelt kind) as --validate says: an
+// error, a warning or nothing; an error whatever it says when `always`. True when it is an error.
+inline bool ReportFieldProblem(LoadResult& result, std::string line, bool always) {
+  if (always || result.field_validation == FieldValidation::kStrict) {
+    result.errors.push_back(std::move(line));
+    return true;
+  }
+  if (result.field_validation == FieldValidation::kWarn) result.warnings.push_back(std::move(line));
+  return false;
 }
 
 // Decodes one object, collecting every error with the object's context. Errors read
@@ -67,11 +79,7 @@ class Decoder {
   // An unknown or duplicate field: an error, a warning or nothing, as --validate says, or an
   // error whatever it says (`always`: the KubeSchedulerConfiguration).
   void FieldProblem(const std::string& message, bool always) {
-    if (always || result_.field_validation == FieldValidation::kStrict) {
-      result_.errors.push_back(fmt::format("{}: {}", Context(), message));
-    } else if (result_.field_validation == FieldValidation::kWarn) {
-      result_.warnings.push_back(fmt::format("{}: {}", Context(), message));
-    }
+    ReportFieldProblem(result_, fmt::format("{}: {}", Context(), message), always);
   }
   bool ChecksFields() const { return result_.field_validation != FieldValidation::kIgnore; }
   bool Served() const { return result_.served; }
@@ -142,9 +150,12 @@ class Map {
   }
 
   // Fields of the API that muster accepts without reading them (an image, a probe...).
-  void Known(std::initializer_list<std::string_view> keys) {
+  void Known(std::span<const std::string_view> keys) {
     if (!check_) return;
     for (std::string_view k : keys) seen_.insert(std::string(k));
+  }
+  void Known(std::initializer_list<std::string_view> keys) {
+    Known(std::span<const std::string_view>(keys.begin(), keys.size()));
   }
 
   // The field's value; a null node when it is absent (not yaml-cpp's absent-key node, which

@@ -26,6 +26,11 @@ namespace {
 
 // ---- metadata ----
 
+// The metadata fields of the API that nothing in muster reads.
+constexpr std::string_view kUnreadMetadata[] = {"selfLink", "generation",
+                                                "deletionGracePeriodSeconds", "finalizers",
+                                                "managedFields"};
+
 LabelSet ReadLabels(Decoder& d, const YAML::Node& n, const std::string& path) {
   LabelSet labels;
   ReadMapEntries(d, n, path, [&](const std::string& key, const YAML::Node& v, const std::string& p) {
@@ -41,7 +46,7 @@ ObjectMeta ReadMeta(Decoder& d, const YAML::Node& n, const std::string& path, bo
                     bool require_name) {
   ObjectMeta meta;
   Map m(d, n, path);
-  m.Known({"selfLink", "generation", "deletionGracePeriodSeconds", "finalizers", "managedFields"});
+  m.Known(kUnreadMetadata);
   meta.name = ReadString(d, m.Get("name"), m.Path("name")).value_or("");
   meta.generate_name = ReadString(d, m.Get("generateName"), m.Path("generateName")).value_or("");
   const std::string ns = ReadString(d, m.Get("namespace"), m.Path("namespace")).value_or("");
@@ -702,9 +707,9 @@ PodTemplateSpec ReadTemplate(Decoder& d, const YAML::Node& n, const std::string&
   Decoder& dec = d;
   {
     Map meta(dec, m.Get("metadata"), m.Path("metadata"));
+    meta.Known(kUnreadMetadata);
     meta.Known({"name", "generateName", "namespace", "uid", "resourceVersion", "ownerReferences",
-                "creationTimestamp", "deletionTimestamp", "selfLink", "generation",
-                "deletionGracePeriodSeconds", "finalizers", "managedFields"});
+                "creationTimestamp", "deletionTimestamp"});  // an object's own, not a template's
     t.metadata.labels = ReadLabels(dec, meta.Get("labels"), meta.Path("labels"));
     ReadMapEntries(dec, meta.Get("annotations"), meta.Path("annotations"),
                    [&](const std::string& key, const YAML::Node& v, const std::string& p) {
@@ -1274,13 +1279,12 @@ void DecodeObject(const YAML::Node& doc, const Source& source, LoadResult& resul
       [](const auto&... row) { return std::vector<std::string>{std::string(row.name)...}; },
       Kinds());
   if (const std::optional<std::string> near = Nearest(kind, kKindNames);
-      near && result.field_validation != FieldValidation::kIgnore) {
-    const std::string message =
-        fmt::format("{}: kind \"{}\" is not one muster knows; did you mean \"{}\"?",
-                    source.ToString(), kind, *near);
-    (result.field_validation == FieldValidation::kStrict ? result.errors : result.warnings)
-        .push_back(message);
-    if (result.field_validation == FieldValidation::kStrict) return;
+      near && ReportFieldProblem(
+                  result,
+                  fmt::format("{}: kind \"{}\" is not one muster knows; did you mean \"{}\"?",
+                              source.ToString(), kind, *near),
+                  /*always=*/false)) {
+    return;
   }
   ++skipped[kind];
 }

@@ -80,7 +80,13 @@ int main(int argc, char** argv) {
     sub->add_option("--validate", validate_fields,
                     "Unknown and duplicate fields in the manifests: strict (errors, as kubectl's "
                     "default), warn or ignore; a KubeSchedulerConfiguration is always strict")
-        ->check(CLI::IsMember({"strict", "warn", "ignore", "true", "false"}))
+        ->check(
+            [](const std::string& v) {
+              return muster::api::ParseFieldValidation(v)
+                         ? std::string()
+                         : "must be strict, warn or ignore (or kubectl's true or false)";
+            },
+            "strict|warn|ignore")
         ->default_val("strict");
   };
   add_validate_flag(validate);
