@@ -48,11 +48,11 @@ class CheckerTest : public ::testing::Test {
     group.metadata.name = name;
     group.metadata.namespace_ = api::Symbol("default");
     group.spec.min_member = min_member;
-    cluster_.CreatePodGroup(group);
+    cluster_.Create(group);
     clock_.RunDue();
   }
   // The pod as the cluster holds it now.
-  const api::Pod& Pod(const std::string& key) { return *cluster_.GetPod(key); }
+  const api::Pod& Pod(const std::string& key) { return *cluster_.Get<api::Pod>(key); }
   std::string Violated() {
     return checker_->violation() ? checker_->violation()->String() : "no violation";
   }
@@ -66,9 +66,9 @@ class CheckerTest : public ::testing::Test {
 
 TEST_F(CheckerTest, ABindingThatOvercommitsTheNode) {
   Start();
-  cluster_.CreateNode(MakeNode().Name("n1").Capacity({{"cpu", "1"}, {"pods", "10"}}).Obj());
+  cluster_.Create(MakeNode().Name("n1").Capacity({{"cpu", "1"}, {"pods", "10"}}).Obj());
   clock_.RunDue();
-  cluster_.CreatePod(MakePod().Name("big").Req({{"cpu", "2"}}).Obj());
+  cluster_.Create(MakePod().Name("big").Req({{"cpu", "2"}}).Obj());
   clock_.RunDue();
   EXPECT_FALSE(checker_->violation());
   clock_.AdvanceTo(kEpoch + std::chrono::seconds(5));
@@ -81,12 +81,12 @@ TEST_F(CheckerTest, ABindingThatOvercommitsTheNode) {
 
 TEST_F(CheckerTest, ABindingAgainstTheFilters) {
   Start();
-  cluster_.CreateNode(MakeNode()
-                          .Name("n1")
-                          .Capacity({{"cpu", "4"}, {"pods", "10"}})
-                          .Taint("dedicated", "gpu", api::TaintEffect::kNoSchedule)
-                          .Obj());
-  cluster_.CreatePod(MakePod().Name("web").Req({{"cpu", "1"}}).Obj());
+  cluster_.Create(MakeNode()
+                      .Name("n1")
+                      .Capacity({{"cpu", "4"}, {"pods", "10"}})
+                      .Taint("dedicated", "gpu", api::TaintEffect::kNoSchedule)
+                      .Obj());
+  cluster_.Create(MakePod().Name("web").Req({{"cpu", "1"}}).Obj());
   clock_.RunDue();
   cluster_.Bind(Pod("default/web"), api::Symbol("n1"));
   clock_.RunDue();
@@ -95,9 +95,9 @@ TEST_F(CheckerTest, ABindingAgainstTheFilters) {
 }
 
 TEST_F(CheckerTest, APodTheSchedulerNeverQueued) {
-  cluster_.CreateNode(MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
+  cluster_.Create(MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
   clock_.RunDue();
-  cluster_.CreatePod(MakePod().Name("lost").Obj());
+  cluster_.Create(MakePod().Name("lost").Obj());
   clock_.RunDue();  // its event reaches no one: the scheduler is not subscribed yet
   Start();
   checker_->AfterTurn();
@@ -108,10 +108,10 @@ TEST_F(CheckerTest, APodTheSchedulerNeverQueued) {
 TEST_F(CheckerTest, APodBoundTwice) {
   Start();
   for (const char* name : {"n1", "n2"}) {
-    cluster_.CreateNode(MakeNode().Name(name).Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
+    cluster_.Create(MakeNode().Name(name).Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
     clock_.RunDue();
   }
-  cluster_.CreatePod(MakePod().Name("web").Obj());
+  cluster_.Create(MakePod().Name("web").Obj());
   clock_.RunDue();
   cluster_.Bind(Pod("default/web"), api::Symbol("n1"));
   clock_.RunDue();
@@ -119,18 +119,18 @@ TEST_F(CheckerTest, APodBoundTwice) {
   EXPECT_FALSE(checker_->violation()) << Violated();
   api::Pod moved = Pod("default/web");
   moved.spec.node_name = api::Symbol("n2");
-  cluster_.UpdatePod(moved);
+  cluster_.Update(moved);
   clock_.RunDue();
   EXPECT_THAT(Violated(), HasSubstr("pod default/web was bound to n1 and is now bound to n2"));
 }
 
 TEST_F(CheckerTest, AGangBoundBelowMinMember) {
   Start(/*coscheduling=*/true);
-  cluster_.CreateNode(MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
+  cluster_.Create(MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
   clock_.RunDue();
   CreateGroup("g", 3);
   for (const char* name : {"a", "b", "c"}) {
-    cluster_.CreatePod(MakePod().Name(name).PodGroup("g").Obj());
+    cluster_.Create(MakePod().Name(name).PodGroup("g").Obj());
     clock_.RunDue();
   }
   cluster_.Bind(Pod("default/a"), api::Symbol("n1"));
@@ -145,10 +145,10 @@ TEST_F(CheckerTest, AGangBoundBelowMinMember) {
 
 TEST_F(CheckerTest, WithoutAGroupPluginAPodGroupPromisesNothing) {
   Start();
-  cluster_.CreateNode(MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
+  cluster_.Create(MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
   clock_.RunDue();
   CreateGroup("g", 3);
-  cluster_.CreatePod(MakePod().Name("a").PodGroup("g").Obj());
+  cluster_.Create(MakePod().Name("a").PodGroup("g").Obj());
   clock_.RunDue();
   cluster_.Bind(Pod("default/a"), api::Symbol("n1"));
   clock_.RunDue();
@@ -158,11 +158,11 @@ TEST_F(CheckerTest, WithoutAGroupPluginAPodGroupPromisesNothing) {
 
 TEST_F(CheckerTest, AWholeGangAndAFittingPodAreNoViolation) {
   Start(/*coscheduling=*/true);
-  cluster_.CreateNode(MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
+  cluster_.Create(MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
   clock_.RunDue();
   CreateGroup("g", 2);
   for (const char* name : {"a", "b"}) {
-    cluster_.CreatePod(MakePod().Name(name).PodGroup("g").Req({{"cpu", "2"}}).Obj());
+    cluster_.Create(MakePod().Name(name).PodGroup("g").Req({{"cpu", "2"}}).Obj());
     clock_.RunDue();
     cluster_.Bind(Pod(std::string("default/") + name), api::Symbol("n1"));
     clock_.RunDue();
@@ -174,28 +174,29 @@ TEST_F(CheckerTest, AWholeGangAndAFittingPodAreNoViolation) {
 
 TEST_F(CheckerTest, ANominationOfAPodThatIsGone) {
   Start();
-  cluster_.CreateNode(MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
+  cluster_.Create(MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
   clock_.RunDue();
   // The scheduler hears of a nominated pod the cluster never had (a nomination outliving its
   // pod looks the same).
   api::Pod ghost = MakePod().Name("ghost").Obj();
   ghost.status.nominated_node_name = api::Symbol("n1");
-  host_->scheduler().OnPodAdd(std::make_shared<const api::Pod>(ghost));
+  host_->scheduler().OnAdd(std::make_shared<const api::Pod>(ghost));
   checker_->AfterTurn();
   EXPECT_THAT(Violated(), HasSubstr("pod default/ghost is nominated to n1 but no longer exists"));
 }
 
 TEST_F(CheckerTest, APendingPodThatFitsAtTheEnd) {
   Start();
-  cluster_.CreateNode(MakeNode().Name("n1").Capacity({{"cpu", "1"}, {"pods", "10"}}).Obj());
+  cluster_.Create(MakeNode().Name("n1").Capacity({{"cpu", "1"}, {"pods", "10"}}).Obj());
   clock_.RunDue();
-  cluster_.CreatePod(MakePod().Name("web").Req({{"cpu", "2"}}).Obj());
+  cluster_.Create(MakePod().Name("web").Req({{"cpu", "2"}}).Obj());
   clock_.RunDue();
   checker_->EndOfRun();
   EXPECT_FALSE(checker_->violation()) << Violated();  // it fits nowhere
   // Room appears behind the scheduler's back: nothing retries the pod.
-  cluster_.UpdateNode(MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
-  checker_->OnNodeUpdate(api::Node{}, *cluster_.GetNode("n1"));
+  cluster_.Update(MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
+  checker_->Updated(std::make_shared<const api::Node>(),
+                    std::make_shared<const api::Node>(*cluster_.Get<api::Node>("n1")));
   checker_->EndOfRun();
   EXPECT_THAT(Violated(), HasSubstr("pod default/web is left pending, but it passes PreFilter "
                                     "and Filter on node n1"));

@@ -35,7 +35,7 @@ json Explain(std::string_view manifests, const std::string& pod,
   EXPECT_NE(simulation, nullptr) << error;
   if (simulation == nullptr) return nullptr;
   simulation->Run();
-  const api::Pod* p = simulation->cluster().GetPod("default/" + pod);
+  const api::Pod* p = simulation->cluster().Get<api::Pod>("default/" + pod);
   EXPECT_NE(p, nullptr);
   if (p == nullptr) return nullptr;
   const auto& traces = simulation->scheduler().traces();

@@ -115,7 +115,8 @@ void Check(uint64_t seed, const std::string& mode) {
     ASSERT_TRUE(record->second.scheduled_at.has_value()) << key;
     bound[muster::api::PodGroupName(*pod).string()].push_back(*record->second.scheduled_at);
   }
-  for (const auto& [name, node] : c.nodes()) {
+  for (const auto& [name, node_ptr] : c.Objects<muster::api::Node>()) {
+    const muster::api::Node& node = *node_ptr;
     const muster::api::Resource allocatable =
         muster::api::Resource::FromList(node.status.allocatable);
     auto it = used.find(name);
@@ -123,7 +124,8 @@ void Check(uint64_t seed, const std::string& mode) {
     EXPECT_LE(it->second.first, allocatable.milli_cpu) << "node " << name << " overcommitted";
     EXPECT_LE(it->second.second, allocatable.allowed_pod_number) << "node " << name;
   }
-  for (const auto& [key, group] : c.pod_groups()) {
+  for (const auto& [key, group_ptr] : c.Objects<muster::api::PodGroup>()) {
+    const muster::api::PodGroup& group = *group_ptr;
     auto it = bound.find(group.metadata.name);
     if (it == bound.end()) continue;
     const auto first = *std::min_element(it->second.begin(), it->second.end());
@@ -156,7 +158,8 @@ TEST(GangRandom, TheSeedsBothPlaceAndRejectGroups) {
                                              muster::sim::SimulationOptions{.seed = seed}, &error);
     ASSERT_NE(sim, nullptr) << error;
     sim->Run();
-    for (const auto& [key, group] : sim->cluster().pod_groups()) {
+    for (const auto& [key, group_ptr] : sim->cluster().Objects<muster::api::PodGroup>()) {
+      const muster::api::PodGroup& group = *group_ptr;
       (group.status.scheduled >= group.spec.min_member ? placed : waiting)++;
     }
   }

@@ -215,7 +215,8 @@ TEST(SimulationHistoryTest, AgreesWithTheClusterOnRandomWorkloads) {
       a.Sub(b);
       return a.IsZero();
     };
-    for (const auto& [node, n] : s->cluster().nodes()) requested.try_emplace(node);
+    for (const auto& [node, n] : s->cluster().Objects<muster::api::Node>())
+      requested.try_emplace(node);
     api::Resource total;
     for (const auto& [node, r] : requested) {
       const sim::NodeUsage* usage = s->history().node(api::Symbol(node));

@@ -123,7 +123,8 @@ TEST(RandomWorkloadCoverage, TheSeedsExerciseTheScheduler) {
     for (const auto& e : sim->cluster().events()) {
       if (e.record.reason == "Preempted") ++preempted;
     }
-    for (const auto& [key, group] : sim->cluster().pod_groups()) {
+    for (const auto& [key, group_ptr] : sim->cluster().Objects<muster::api::PodGroup>()) {
+      const muster::api::PodGroup& group = *group_ptr;
       (group.status.scheduled >= group.spec.min_member ? groups_placed : groups_waiting)++;
     }
     size_t at = 0;

@@ -6,7 +6,10 @@
 // visitor must handle every kind in the table, so adding a kind here makes the compiler point at
 // each place that still has to say what to do with it.
 
+#include <cstddef>
+#include <memory>
 #include <string_view>
+
 #include <tuple>
 #include <type_traits>
 #include <variant>
@@ -35,6 +38,13 @@ struct Kind {
   // Whether an unknown field is an error rather than ignored: kube-scheduler decodes its
   // configuration strictly, the API server its objects leniently.
   bool strict = false;
+  // The REST resource (its plural, "pods"), for a kind a cluster delivers (ClusterKinds); the
+  // API server's path is made of it and each apiVersion.
+  std::string_view resource;
+  // For a kind a cluster delivers whose API a server may not serve (a CRD): what serving none of
+  // its apiVersions costs, for the warning `muster run` logs then. Empty: the kind is required
+  // and `muster run` refuses to start without it.
+  std::string_view when_unserved;
 };
 
 // The table. Each type appears once: KindOf<T> and Visit find a kind by its type.
@@ -43,17 +53,20 @@ inline const auto& Kinds() {
       Kind<Pod>{.name = "Pod",
                 .api_versions = {"v1"},
                 .objects = &Manifests::pods,
-                .metadata = &Pod::metadata},
+                .metadata = &Pod::metadata,
+                .resource = "pods"},
       Kind<Node>{.name = "Node",
                  .api_versions = {"v1"},
                  .objects = &Manifests::nodes,
                  .metadata = &Node::metadata,
-                 .namespaced = false},
+                 .namespaced = false,
+                 .resource = "nodes"},
       Kind<Namespace>{.name = "Namespace",
                       .api_versions = {"v1"},
                       .objects = &Manifests::namespaces,
                       .metadata = &Namespace::metadata,
-                      .namespaced = false},
+                      .namespaced = false,
+                      .resource = "namespaces"},
       Kind<Binding>{.name = "Binding",
                     .api_versions = {"v1"},
                     .objects = &Manifests::bindings,
@@ -66,7 +79,10 @@ inline const auto& Kinds() {
           .name = "PodGroup",
           .api_versions = {"scheduling.x-k8s.io/v1alpha1", "scheduling.sigs.k8s.io/v1alpha1"},
           .objects = &Manifests::pod_groups,
-          .metadata = &PodGroup::metadata},
+          .metadata = &PodGroup::metadata,
+          .resource = "podgroups",
+          .when_unserved = "gang scheduling has no groups; apply deploy/crd-podgroups.yaml to "
+                           "enable it"},
       Kind<PriorityClass>{.name = "PriorityClass",
                           .api_versions = {"scheduling.k8s.io/v1"},
                           .objects = &Manifests::priority_classes,
@@ -95,7 +111,8 @@ inline const auto& Kinds() {
       Kind<PodDisruptionBudget>{.name = "PodDisruptionBudget",
                                 .api_versions = {"policy/v1"},
                                 .objects = &Manifests::pod_disruption_budgets,
-                                .metadata = &PodDisruptionBudget::metadata},
+                                .metadata = &PodDisruptionBudget::metadata,
+                                .resource = "poddisruptionbudgets"},
       Kind<Lease>{.name = "Lease",
                   .api_versions = {"coordination.k8s.io/v1"},
                   .objects = &Manifests::leases,
@@ -114,6 +131,73 @@ inline const auto& Kinds() {
 template <typename T>
 const Kind<T>& KindOf() {
   return std::get<Kind<T>>(Kinds());
+}
+
+template <typename... T>
+struct KindList {
+  static constexpr size_t size = sizeof...(T);
+};
+
+// The kinds a cluster holds and tells its observers about (the scheduler's informers watch
+// them), in the order `muster run` starts watching them: pods last, so that the nodes and
+// groups they name are known first. Each also has a row in Kinds(), with its `resource`. A kind
+// added here flows through the clusters, the scheduler's store and lister and its cluster
+// events without further code; the scheduler handles Pod, Node and PodGroup events itself.
+using ClusterKinds = KindList<Namespace, Node, PodDisruptionBudget, PodGroup, Pod>;
+
+// Calls fn(std::type_identity<T>{}) for each kind T of ClusterKinds, in order.
+template <typename Fn>
+void ForEachClusterKind(Fn&& fn) {
+  [&]<typename... T>(KindList<T...>) { (fn(std::type_identity<T>{}), ...); }(ClusterKinds{});
+}
+
+// T's place in ClusterKinds.
+template <typename T, typename... U>
+consteval size_t IndexIn(KindList<U...>) {
+  size_t i = 0;
+  const bool found = ((std::is_same_v<T, U> || (++i, false)) || ...);
+  return found ? i : sizeof...(U);
+}
+template <typename T>
+inline constexpr size_t kClusterKindIndex = IndexIn<T>(ClusterKinds{});
+template <typename T>
+inline constexpr bool kIsClusterKind = kClusterKindIndex<T> < ClusterKinds::size;
+
+// An object of a cluster kind, shared as a cluster and its informers hand it out (immutable
+// once stored: a change stores a new object). The empty alternative is no object.
+template <typename T>
+using Shared = std::shared_ptr<const T>;
+
+namespace internal {
+template <typename List>
+struct AnyObjectOf;
+template <typename... T>
+struct AnyObjectOf<KindList<T...>> {
+  using type = std::variant<std::monostate, Shared<T>...>;
+};
+}  // namespace internal
+
+using AnyObject = internal::AnyObjectOf<ClusterKinds>::type;
+
+// The object `o` holds if it is a T, else nullptr.
+template <typename T>
+const T* ObjectOf(const AnyObject& o) {
+  const Shared<T>* p = std::get_if<Shared<T>>(&o);
+  return p == nullptr ? nullptr : p->get();
+}
+
+// The metadata of the object `o` holds; `o` must hold one.
+inline const ObjectMeta& MetaOf(const AnyObject& o) {
+  return std::visit(
+      [](const auto& p) -> const ObjectMeta& {
+        if constexpr (std::is_same_v<std::remove_cvref_t<decltype(p)>, std::monostate>) {
+          static const ObjectMeta kNone;
+          return kNone;
+        } else {
+          return p->metadata;
+        }
+      },
+      o);
 }
 
 // Calls `fn` with the row (a Kind<T>) of the kind called `name`; returns false, without calling

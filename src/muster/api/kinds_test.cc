@@ -14,6 +14,30 @@ TEST(KindsTest, NamesAreUnique) {
   EXPECT_EQ(names.size(), std::tuple_size_v<std::remove_cvref_t<decltype(Kinds())>>);
 }
 
+TEST(KindsTest, EveryClusterKindHasAResourceAndKnowsItsPlace) {
+  // A cluster fetches a kind by its resource: a cluster kind without one could not be watched.
+  size_t index = 0;
+  ForEachClusterKind([&]<typename T>(std::type_identity<T>) {
+    EXPECT_FALSE(KindOf<T>().resource.empty()) << KindOf<T>().name;
+    EXPECT_EQ(kClusterKindIndex<T>, index++) << KindOf<T>().name;
+  });
+  EXPECT_EQ(index, ClusterKinds::size);
+  EXPECT_FALSE(kIsClusterKind<Deployment>) << "a workload is the simulation's, not the cluster's";
+  EXPECT_TRUE(KindOf<Pod>().when_unserved.empty()) << "required";
+  EXPECT_FALSE(KindOf<PodGroup>().when_unserved.empty()) << "a CRD the server may not serve";
+}
+
+TEST(KindsTest, AnyObjectHoldsOneKindAndSaysWhich) {
+  Node node;
+  node.metadata.name = "n1";
+  const AnyObject object(std::make_shared<const Node>(node));
+  ASSERT_NE(ObjectOf<Node>(object), nullptr);
+  EXPECT_EQ(ObjectOf<Node>(object)->metadata.name, "n1");
+  EXPECT_EQ(ObjectOf<Pod>(object), nullptr);
+  EXPECT_EQ(MetaOf(object).name, "n1");
+  EXPECT_EQ(ObjectOf<Node>(AnyObject{}), nullptr) << "the empty object is of no kind";
+}
+
 TEST(KindsTest, ForKindNamedFindsTheRowOrNothing) {
   std::string_view found;
   EXPECT_TRUE(ForKindNamed("Deployment", [&](const auto& kind) { found = kind.name; }));

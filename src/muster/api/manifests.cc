@@ -1465,21 +1465,15 @@ std::optional<T> DecodeAs(const YAML::Node& object, const std::string& api_versi
   return std::nullopt;
 }
 
-template std::optional<Pod> DecodeAs(const YAML::Node&, const std::string&, const std::string&,
-                                     std::vector<std::string>*);
-template std::optional<Node> DecodeAs(const YAML::Node&, const std::string&, const std::string&,
-                                      std::vector<std::string>*);
-template std::optional<Namespace> DecodeAs(const YAML::Node&, const std::string&,
-                                           const std::string&, std::vector<std::string>*);
-template std::optional<PodGroup> DecodeAs(const YAML::Node&, const std::string&,
-                                          const std::string&, std::vector<std::string>*);
-template std::optional<PriorityClass> DecodeAs(const YAML::Node&, const std::string&,
-                                               const std::string&, std::vector<std::string>*);
-template std::optional<PodDisruptionBudget> DecodeAs(const YAML::Node&, const std::string&,
-                                                     const std::string&,
-                                                     std::vector<std::string>*);
-template std::optional<Lease> DecodeAs(const YAML::Node&, const std::string&, const std::string&,
-                                       std::vector<std::string>*);
+// DecodeAs for every kind a cluster delivers and for those `muster run` reads once (its Lease,
+// the PriorityClasses), compiled here: an external table of their addresses makes the compiler
+// emit each.
+template <typename... T>
+constexpr auto DecodeAsFor(KindList<T...>) {
+  return std::tuple{&DecodeAs<T>...};
+}
+extern const auto kDecodeAs =
+    std::tuple{DecodeAsFor(ClusterKinds{}), DecodeAsFor(KindList<PriorityClass, Lease>{})};
 
 void FinishLoad(LoadResult& result) {
   Manifests& m = result.manifests;

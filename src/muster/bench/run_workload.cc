@@ -85,7 +85,7 @@ void ResetPeakRss() {
 // Watches bindings as a client of the cluster would: pods bound per namespace (ever bound: a
 // later deletion does not uncount them) and per PodGroup, checking that no group is ever seen
 // with fewer than minMember pods bound.
-class BindTracker final : public cluster::ClusterObserver {
+class BindTracker final : public cluster::TypedObserver<BindTracker> {
  public:
   void AddGroup(Symbol ns, Symbol name, int32_t min_member) {
     groups_[{ns.id(), name.id()}] = Group{ns, name, min_member, 0, false};
@@ -106,10 +106,10 @@ class BindTracker final : public cluster::ClusterObserver {
     }
     touched_.clear();
   }
-  void OnPodAdd(const api::PodPtr& pod) override {
+  void Added(const api::PodPtr& pod) {
     if (!pod->spec.node_name.empty()) Bound(*pod);
   }
-  void OnPodUpdate(const api::PodPtr& old_pod, const api::PodPtr& new_pod) override {
+  void Updated(const api::PodPtr& old_pod, const api::PodPtr& new_pod) {
     if (old_pod->spec.node_name.empty() && !new_pod->spec.node_name.empty()) Bound(*new_pod);
   }
 
@@ -413,28 +413,28 @@ std::string Run::Suffix() {
 std::string Run::PodName(std::string_view generate_name, std::string_view ns) {
   while (true) {
     std::string name = fmt::format("{}{}", generate_name, Suffix());
-    if (cluster_.GetPod(fmt::format("{}/{}", ns, name)) == nullptr) return name;
+    if (cluster_.Get<api::Pod>(fmt::format("{}/{}", ns, name)) == nullptr) return name;
   }
 }
 
 std::string Run::NodeName(std::string_view generate_name) {
   while (true) {
     std::string name = fmt::format("{}{}", generate_name, Suffix());
-    if (cluster_.GetNode(name) == nullptr) return name;
+    if (cluster_.Get<api::Node>(name) == nullptr) return name;
   }
 }
 
 std::string Run::CreateTemplatePod(PodTemplate t, std::string_view ns) {
   api::Pod pod = MakePod(t, PodName(GenerateName(t), ns), ns);
   std::string key = pod.metadata.Key();
-  if (cluster_.CreatePod(std::move(pod)).IsSuccess()) ++pods_created_;
+  if (cluster_.Create(std::move(pod)).IsSuccess()) ++pods_created_;
   return key;
 }
 
 std::string Run::CreateTemplateNode(NodeTemplate t) {
   api::Node node = MakeNode(t, NodeName(GenerateName(t)));
   std::string name = node.metadata.name;
-  cluster_.CreateNode(std::move(node));
+  cluster_.Create(std::move(node));
   return name;
 }
 
@@ -447,7 +447,7 @@ void Run::Apply(const CreateNodes& op) {
           Symbol(op.label_key),
           Symbol(op.label_values[static_cast<size_t>(i) % op.label_values.size()]));
     }
-    if (!cluster_.CreateNode(std::move(node)).IsSuccess()) {
+    if (!cluster_.Create(std::move(node)).IsSuccess()) {
       result_.errors.push_back(fmt::format("createNodes: node {} exists", i));
       return;
     }
@@ -461,7 +461,7 @@ void Run::Apply(const CreateNamespaces& op) {
   for (int32_t i = 0; i < op.count; ++i) {
     api::Namespace ns;
     ns.metadata.name = fmt::format("{}-{}", op.prefix, i);
-    cluster_.CreateNamespace(std::move(ns));
+    cluster_.Create(std::move(ns));
   }
 }
 
@@ -475,7 +475,7 @@ void Run::Apply(const CreatePodGroups& op) {
     group.spec.min_member = min_member;
     tracker_.AddGroup(group.metadata.namespace_, Symbol(group.metadata.name), min_member);
     groups.emplace_back(group.metadata.name, min_member);
-    cluster_.CreatePodGroup(std::move(group));
+    cluster_.Create(std::move(group));
   }
 }
 
@@ -524,7 +524,7 @@ void Run::Apply(const CreatePods& op) {
     } else {
       pod.metadata.name = PodName(GenerateName(op.pod_template), op.ns);
     }
-    if (cluster_.CreatePod(std::move(pod)).IsSuccess()) ++pods_created_;
+    if (cluster_.Create(std::move(pod)).IsSuccess()) ++pods_created_;
   }
   if (op.skip_wait) return;
 
@@ -559,7 +559,7 @@ void Run::Apply(const DeletePods& op) {
   Every(std::chrono::duration_cast<api::Duration>(std::chrono::seconds(1)) / op.per_second,
         [this, keys, next] {
           if (*next >= keys->size()) return false;
-          cluster_.DeletePodByKey((*keys)[(*next)++]);
+          cluster_.Delete<api::Pod>((*keys)[(*next)++]);
           return true;
         });
 }
@@ -583,7 +583,7 @@ void Run::Apply(const Churn& op) {
       if (key.empty()) {
         key = CreateTemplatePod(op.pods[i], ns);
       } else {
-        cluster_.DeletePodByKey(key);
+        cluster_.Delete<api::Pod>(key);
         key.clear();
       }
     }
@@ -592,7 +592,7 @@ void Run::Apply(const Churn& op) {
       if (name.empty()) {
         name = CreateTemplateNode(op.nodes[i]);
       } else {
-        cluster_.DeleteNode(name);
+        cluster_.Delete<api::Node>(name);
         name.clear();
       }
     }

@@ -1,32 +1,68 @@
 #pragma once
 
 // What the scheduler talks to (DESIGN.md layer 5): object events in, writes out. `memory` is the
-// in-memory cluster of simulate, bench and tests; `kube` (to come) a real API server. Both deliver
-// the same events to a ClusterObserver, the scheduler's informer handlers.
+// in-memory cluster of simulate, bench and tests; `kube` a real API server. Both deliver the same
+// events, for every kind of api::ClusterKinds, to a ClusterObserver: the scheduler's informer
+// handlers first, then the simulation's controllers and recorders.
 
+#include <type_traits>
+#include <variant>
+
+#include "muster/api/kinds.h"
 #include "muster/api/types.h"
 #include "muster/framework/client.h"
 
 namespace muster::cluster {
 
 // An observer overrides the events it watches; the others do nothing (client-go's handler
-// funcs, where a nil func skips its event). Pods come as the cluster's own shared objects, as an
-// informer's cache hands them out, so that an observer may keep one without copying it.
+// funcs, where a nil func skips its event). Objects come as the cluster's own shared objects,
+// as an informer's cache hands them out, so that an observer may keep one without copying it;
+// an update's two objects are of the same kind. api::ObjectOf<T> picks out the kinds an observer
+// cares about.
 class ClusterObserver {
  public:
   virtual ~ClusterObserver() = default;
-  virtual void OnPodAdd(const api::PodPtr& /*pod*/) {}
-  virtual void OnPodUpdate(const api::PodPtr& /*old_pod*/, const api::PodPtr& /*new_pod*/) {}
-  virtual void OnPodDelete(const api::PodPtr& /*pod*/) {}
-  virtual void OnNodeAdd(const api::Node& /*node*/) {}
-  virtual void OnNodeUpdate(const api::Node& /*old_node*/, const api::Node& /*new_node*/) {}
-  virtual void OnNodeDelete(const api::Node& /*node*/) {}
-  virtual void OnPodGroupAdd(const api::PodGroup& /*group*/) {}
-  virtual void OnPodGroupUpdate(const api::PodGroup& /*old_group*/,
-                                const api::PodGroup& /*new_group*/) {}
-  virtual void OnPodGroupDelete(const api::PodGroup& /*group*/) {}
-  virtual void OnNamespaceAdd(const api::Namespace& /*ns*/) {}
-  virtual void OnPodDisruptionBudgetAdd(const api::PodDisruptionBudget& /*pdb*/) {}
+  virtual void OnAdd(const api::AnyObject& /*object*/) {}
+  virtual void OnUpdate(const api::AnyObject& /*old_object*/,
+                        const api::AnyObject& /*new_object*/) {}
+  virtual void OnDelete(const api::AnyObject& /*object*/) {}
+};
+
+// An observer written per kind (client-go's ResourceEventHandlerFuncs): Self declares
+//   void Added(const api::Shared<T>&), void Updated(const api::Shared<T>& old_object,
+//   const api::Shared<T>& new_object), void Deleted(const api::Shared<T>&)
+// for the kinds T it watches, as overloads or a template; events of a kind it declares nothing
+// for pass it by.
+template <typename Self>
+class TypedObserver : public ClusterObserver {
+ public:
+  void OnAdd(const api::AnyObject& object) final {
+    std::visit(
+        [this](const auto& o) {
+          if constexpr (requires { self().Added(o); }) self().Added(o);
+        },
+        object);
+  }
+  void OnUpdate(const api::AnyObject& old_object, const api::AnyObject& new_object) final {
+    std::visit(
+        [this, &new_object](const auto& o) {
+          using Ptr = std::remove_cvref_t<decltype(o)>;
+          if constexpr (requires { self().Updated(o, o); }) {
+            self().Updated(o, std::get<Ptr>(new_object));
+          }
+        },
+        old_object);
+  }
+  void OnDelete(const api::AnyObject& object) final {
+    std::visit(
+        [this](const auto& o) {
+          if constexpr (requires { self().Deleted(o); }) self().Deleted(o);
+        },
+        object);
+  }
+
+ private:
+  Self& self() { return static_cast<Self&>(*this); }
 };
 
 // The condition preemption sets on a victim before deleting it, as upstream's preemption

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -34,31 +35,35 @@ class MemoryCluster final : public Cluster {
 
   void AddObserver(ClusterObserver* observer) override { observers_.push_back(observer); }
 
-  // ---- writes by users and controllers ----
-  // Each fills uid, resourceVersion and creationTimestamp when unset. Create fails (returns an
-  // error status) when the object exists; Update and Delete when it does not.
-  framework::Status CreatePod(api::Pod pod);
-  framework::Status UpdatePod(api::Pod pod);
-  framework::Status DeletePodByKey(const std::string& key);
-  framework::Status CreateNode(api::Node node);
-  framework::Status UpdateNode(const api::Node& node);
-  framework::Status DeleteNode(const std::string& name);
-  framework::Status CreatePodGroup(api::PodGroup group);
-  framework::Status UpdatePodGroup(const api::PodGroup& group);
-  framework::Status DeletePodGroup(const std::string& key);
-  framework::Status CreateNamespace(api::Namespace ns);
-  framework::Status CreatePodDisruptionBudget(api::PodDisruptionBudget pdb);
+  // Objects of a kind, by key (namespace/name, or name for a cluster-scoped kind). Each is
+  // immutable once stored: a change stores a new one, and the observers are told with the
+  // stored objects themselves.
+  template <typename T>
+  using ObjectMap = std::map<std::string, api::Shared<T>>;
+
+  // ---- writes by users and controllers, for any kind of api::ClusterKinds ----
+  // Create fills uid and creationTimestamp when unset, and fails (returns an error status) when
+  // the object exists; Update and Delete fail when it does not. Each sets the resourceVersion.
+  template <typename T>
+  framework::Status Create(T object);
+  template <typename T>
+  framework::Status Update(T object);
+  template <typename T>
+  framework::Status Delete(const std::string& key);
 
   // ---- reads ----
-  const api::Pod* GetPod(const std::string& key) const;
-  const api::Node* GetNode(const std::string& name) const;
-  const api::PodGroup* GetPodGroup(const std::string& key) const;
-  // Pods by namespace/name. Each is immutable once stored: a change stores a new one, and the
-  // observers are told with the stored objects themselves.
-  using PodMap = std::map<std::string, api::PodPtr>;
-  const PodMap& pods() const { return pods_; }
-  const std::map<std::string, api::Node>& nodes() const { return nodes_; }
-  const std::map<std::string, api::PodGroup>& pod_groups() const { return pod_groups_; }
+  template <typename T>
+  const T* Get(const std::string& key) const {
+    const ObjectMap<T>& objects = Objects<T>();
+    auto it = objects.find(key);
+    return it == objects.end() ? nullptr : it->second.get();
+  }
+  // Ordered by key, for the report.
+  template <typename T>
+  const ObjectMap<T>& Objects() const {
+    return std::get<ObjectMap<T>>(objects_);
+  }
+  const ObjectMap<api::Pod>& pods() const { return Objects<api::Pod>(); }
   const std::vector<StoredEvent>& events() const { return events_; }
   // Increases with every object change (not with Events).
   uint64_t revision() const { return revision_; }
@@ -73,23 +78,32 @@ class MemoryCluster final : public Cluster {
   void RecordEvent(framework::EventRecord event) override;
 
  private:
+  template <typename T>
+  ObjectMap<T>& MutableObjects() {
+    return std::get<ObjectMap<T>>(objects_);
+  }
   void Stamp(api::ObjectMeta& meta);
   void Notify(std::function<void(ClusterObserver&)> fn);
-  // pods_.find through pod_index_: every bind looks its pod up.
-  PodMap::iterator FindPod(std::string_view key);
+  template <typename T>
+  ObjectMap<T>::iterator Find(const std::string& key);
+  // The pod by key, through pod_index_: every bind looks its pod up.
+  ObjectMap<api::Pod>::iterator FindPod(std::string_view key);
   // Stores `pod` in place of *it with the next resource version, and tells the observers.
-  framework::Status ReplacePod(PodMap::iterator it, api::Pod pod);
+  framework::Status ReplacePod(ObjectMap<api::Pod>::iterator it, api::Pod pod);
+
+  template <typename List>
+  struct MapsOf;
+  template <typename... T>
+  struct MapsOf<api::KindList<T...>> {
+    using type = std::tuple<ObjectMap<T>...>;
+  };
 
   framework::Clock& clock_;
   std::vector<ClusterObserver*> observers_;
-  // Ordered for the report; indexed by key (string_views into pods_' keys) for lookups.
-  PodMap pods_;
-  std::unordered_map<std::string_view, PodMap::iterator> pod_index_;
-  std::map<std::string, api::Node> nodes_;
-  std::unordered_set<api::Symbol> node_names_;  // nodes_' keys, for the check of every bind
-  std::map<std::string, api::PodGroup> pod_groups_;
-  std::map<std::string, api::Namespace> namespaces_;
-  std::map<std::string, api::PodDisruptionBudget> pdbs_;
+  MapsOf<api::ClusterKinds>::type objects_;
+  // The pods' keys (string_views into their map's keys), for lookups.
+  std::unordered_map<std::string_view, ObjectMap<api::Pod>::iterator> pod_index_;
+  std::unordered_set<api::Symbol> node_names_;  // the nodes' keys, for the check of every bind
   std::vector<StoredEvent> events_;
   // A hash of (object, type, reason, message) -> the indices in events_ of the events with it,
   // for aggregation.

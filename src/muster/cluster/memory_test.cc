@@ -15,9 +15,9 @@ using testing::MakeNode;
 using testing::MakePod;
 
 // Records pod updates as "old node -> new node" and the new pod's resource version.
-class UpdateRecorder final : public ClusterObserver {
+class UpdateRecorder final : public TypedObserver<UpdateRecorder> {
  public:
-  void OnPodUpdate(const api::PodPtr& old_pod, const api::PodPtr& new_pod) override {
+  void Updated(const api::PodPtr& old_pod, const api::PodPtr& new_pod) {
     updates.push_back(std::string(old_pod->spec.node_name.str()) + " -> " +
                       std::string(new_pod->spec.node_name.str()));
     versions.push_back(new_pod->metadata.resource_version);
@@ -31,13 +31,13 @@ class MemoryClusterTest : public ::testing::Test {
  protected:
   MemoryClusterTest() {
     cluster_.AddObserver(&recorder_);
-    EXPECT_TRUE(cluster_.CreateNode(MakeNode().Name("node-a").Obj()).IsSuccess());
-    EXPECT_TRUE(cluster_.CreateNode(MakeNode().Name("node-b").Obj()).IsSuccess());
-    EXPECT_TRUE(cluster_.CreatePod(MakePod().Name("web").Namespace("prod").Obj()).IsSuccess());
+    EXPECT_TRUE(cluster_.Create(MakeNode().Name("node-a").Obj()).IsSuccess());
+    EXPECT_TRUE(cluster_.Create(MakeNode().Name("node-b").Obj()).IsSuccess());
+    EXPECT_TRUE(cluster_.Create(MakePod().Name("web").Namespace("prod").Obj()).IsSuccess());
     clock_.RunDue();
   }
 
-  const api::Pod& Web() const { return *cluster_.GetPod("prod/web"); }
+  const api::Pod& Web() const { return *cluster_.Get<api::Pod>("prod/web"); }
 
   framework::VirtualClock clock_{api::Time{}};
   MemoryCluster cluster_{clock_};
@@ -66,17 +66,17 @@ TEST_F(MemoryClusterTest, BindRefusesAnAssignedPodAnUnknownPodAndAnUnknownNode) 
   EXPECT_EQ(cluster_.Bind(MakePod().Name("ghost").Namespace("prod").Obj(), api::Symbol("node-a"))
                 .Message(),
             "pods \"prod/ghost\" not found");
-  ASSERT_TRUE(cluster_.CreatePod(MakePod().Name("api").Namespace("prod").Obj()).IsSuccess());
-  EXPECT_EQ(cluster_.Bind(*cluster_.GetPod("prod/api"), api::Symbol("node-z")).Message(),
+  ASSERT_TRUE(cluster_.Create(MakePod().Name("api").Namespace("prod").Obj()).IsSuccess());
+  EXPECT_EQ(cluster_.Bind(*cluster_.Get<api::Pod>("prod/api"), api::Symbol("node-z")).Message(),
             "nodes \"node-z\" not found");
   EXPECT_EQ(Web().spec.node_name, api::Symbol("node-a")) << "a refused bind changes nothing";
-  EXPECT_TRUE(cluster_.GetPod("prod/api")->spec.node_name.empty());
+  EXPECT_TRUE(cluster_.Get<api::Pod>("prod/api")->spec.node_name.empty());
 }
 
 TEST_F(MemoryClusterTest, BindRefusesANodeDeletedSince) {
-  ASSERT_TRUE(cluster_.DeleteNode("node-b").IsSuccess());
+  ASSERT_TRUE(cluster_.Delete<api::Node>("node-b").IsSuccess());
   EXPECT_EQ(cluster_.Bind(Web(), api::Symbol("node-b")).Message(), "nodes \"node-b\" not found");
-  ASSERT_TRUE(cluster_.CreateNode(MakeNode().Name("node-b").Obj()).IsSuccess());
+  ASSERT_TRUE(cluster_.Create(MakeNode().Name("node-b").Obj()).IsSuccess());
   EXPECT_TRUE(cluster_.Bind(Web(), api::Symbol("node-b")).IsSuccess()) << "created again";
 }
 
@@ -95,9 +95,9 @@ TEST_F(MemoryClusterTest, UpdatePodConditionReplacesTheConditionOfItsType) {
 // Preemption's deletion: the victim is seen to end Failed with upstream's DisruptionTarget
 // condition (for a Job's pod failure policy), then to go.
 TEST_F(MemoryClusterTest, APreemptedPodEndsFailedWithDisruptionTargetBeforeItGoes) {
-  struct Watcher final : ClusterObserver {
-    void OnPodUpdate(const api::PodPtr&, const api::PodPtr& pod) override { seen.push_back(pod); }
-    void OnPodDelete(const api::PodPtr& pod) override { seen.push_back(pod); }
+  struct Watcher final : TypedObserver<Watcher> {
+    void Updated(const api::PodPtr&, const api::PodPtr& pod) { seen.push_back(pod); }
+    void Deleted(const api::PodPtr& pod) { seen.push_back(pod); }
     std::vector<api::PodPtr> seen;
   } watcher;
   cluster_.AddObserver(&watcher);
@@ -105,7 +105,7 @@ TEST_F(MemoryClusterTest, APreemptedPodEndsFailedWithDisruptionTargetBeforeItGoe
   clock_.RunDue();
   watcher.seen.clear();
   ASSERT_TRUE(cluster_.DeletePod(Web()).IsSuccess());
-  EXPECT_EQ(cluster_.GetPod("prod/web"), nullptr);
+  EXPECT_EQ(cluster_.Get<api::Pod>("prod/web"), nullptr);
   clock_.RunDue();
   ASSERT_EQ(watcher.seen.size(), 2u) << "an update, then the deletion";
   for (const api::PodPtr& pod : watcher.seen) {

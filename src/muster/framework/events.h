@@ -9,18 +9,43 @@
 #include <string>
 #include <vector>
 
+#include "muster/api/kinds.h"
 #include "muster/api/types.h"
 #include "muster/framework/status.h"
 
 namespace muster::framework {
 
-enum class EventResource : uint8_t {
-  kPod,          // an unscheduled pod (upstream "Pod" for pending pods)
-  kAssignedPod,  // a pod bound to a node
-  kNode,
-  kPodGroup,
-  kWildCard,
+// What an event is about (upstream's EventResource): an unscheduled pod (kPod), a pod bound to a
+// node (kAssignedPod), an object of another kind a cluster delivers (Of<T>, one per kind of
+// api::ClusterKinds), or, in a registration, anything (kWildCard).
+class EventResource {
+ public:
+  static const EventResource kPod;
+  static const EventResource kAssignedPod;
+  static const EventResource kWildCard;
+  static const EventResource kNode;
+
+  template <typename T>
+  requires(api::kIsClusterKind<T> && !std::is_same_v<T, api::Pod>) static constexpr EventResource
+      Of() {
+    return EventResource(static_cast<uint8_t>(kFirstKind + api::kClusterKindIndex<T>));
+  }
+  // How many there are: ids run from 0 to kCount - 1.
+  static constexpr size_t kCount = 3 + api::ClusterKinds::size;
+
+  constexpr uint8_t id() const { return id_; }
+  constexpr bool operator==(const EventResource&) const = default;
+
+ private:
+  static constexpr uint8_t kFirstKind = 3;
+  constexpr explicit EventResource(uint8_t id) : id_(id) {}
+  uint8_t id_;
 };
+
+inline constexpr EventResource EventResource::kPod{0};
+inline constexpr EventResource EventResource::kAssignedPod{1};
+inline constexpr EventResource EventResource::kWildCard{2};
+inline constexpr EventResource EventResource::kNode = EventResource::Of<api::Node>();
 
 // Actions, as bits so that a registration can cover several.
 enum ActionType : uint32_t {
@@ -56,15 +81,25 @@ struct ClusterEvent {
 };
 
 // The objects of one event occurrence. Pointers are valid only during the hint call; either may
-// be null (no old object on Add, no new object on Delete). For PodGroup events `old_group` and
-// `new_group` are set instead.
+// be null (no old object on Add, no new object on Delete). Pod and Node events set the pointers
+// of their kind; events of the other kinds set `old_object` and `new_object`, read with
+// Old<T>() and New<T>().
 struct EventObjects {
   const api::Pod* old_pod = nullptr;
   const api::Pod* new_pod = nullptr;
   const api::Node* old_node = nullptr;
   const api::Node* new_node = nullptr;
-  const api::PodGroup* old_group = nullptr;
-  const api::PodGroup* new_group = nullptr;
+  api::AnyObject old_object;
+  api::AnyObject new_object;
+
+  template <typename T>
+  const T* Old() const {
+    return api::ObjectOf<T>(old_object);
+  }
+  template <typename T>
+  const T* New() const {
+    return api::ObjectOf<T>(new_object);
+  }
 };
 
 enum class QueueingHint { kSkip, kQueue };

@@ -13,6 +13,7 @@
 #include "muster/api/types.h"
 #include "muster/framework/client.h"
 #include "muster/framework/clock.h"
+#include "muster/framework/object_table.h"
 #include "muster/framework/snapshot.h"
 #include "muster/framework/status.h"
 
@@ -52,10 +53,23 @@ class ObjectLister {
   // Every pod the scheduler knows (pending and assigned) in `ns` carrying label key=value.
   virtual std::vector<const api::Pod*> PodsWithLabel(api::Symbol ns, api::Symbol key,
                                                      api::Symbol value) const = 0;
-  virtual const api::PodGroup* GetPodGroup(api::Symbol ns, api::Symbol name) const = 0;
-  virtual std::vector<const api::PodDisruptionBudget*> PodDisruptionBudgets(
-      api::Symbol ns) const = 0;
-  virtual const api::Namespace* GetNamespace(api::Symbol name) const = 0;
+  // The objects of the other kinds a cluster delivers (but nodes: see the snapshot).
+  virtual const ObjectTables& objects() const = 0;
+
+  // An object by namespace and name, or by name for a cluster-scoped kind; nullptr if none.
+  template <typename T>
+  const T* Get(api::Symbol ns, api::Symbol name) const {
+    return objects().Of<T>().Get(ns, name);
+  }
+  template <typename T>
+  const T* Get(api::Symbol name) const {
+    return objects().Of<T>().Get(api::Symbol(), name);
+  }
+  // The objects of a kind in namespace `ns`, by name.
+  template <typename T>
+  std::vector<const T*> List(api::Symbol ns) const {
+    return objects().Of<T>().List(ns);
+  }
 };
 
 class Handle {

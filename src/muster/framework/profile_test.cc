@@ -156,11 +156,8 @@ class FakeServices final : public SchedulerServices,
   std::vector<const api::Pod*> PodsWithLabel(api::Symbol, api::Symbol, api::Symbol) const override {
     return {};
   }
-  const api::PodGroup* GetPodGroup(api::Symbol, api::Symbol) const override { return nullptr; }
-  std::vector<const api::PodDisruptionBudget*> PodDisruptionBudgets(api::Symbol) const override {
-    return {};
-  }
-  const api::Namespace* GetNamespace(api::Symbol) const override { return nullptr; }
+  const ObjectTables& objects() const override { return objects_; }
+  ObjectTables objects_;
 };
 
 // ---- config builders ----

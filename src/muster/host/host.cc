@@ -8,8 +8,8 @@
 
 namespace muster::host {
 
-// The scheduler's informer handlers, fed by the cluster's object events.
-class Host::Informers final : public cluster::ClusterObserver {
+// The scheduler's informer handlers, fed by the cluster's object events of every kind.
+class Host::Informers final : public cluster::TypedObserver<Informers> {
  public:
   explicit Informers(scheduler::Scheduler& s) : s_(s) {
     for (const std::string& name : s.scheduler_names()) {
@@ -19,35 +19,34 @@ class Host::Informers final : public cluster::ClusterObserver {
       if (fwk != nullptr && fwk->group_plugin() != nullptr) gangs_ = true;
     }
   }
-  void OnPodAdd(const api::PodPtr& pod) override { s_.OnPodAdd(pod); }
-  void OnPodUpdate(const api::PodPtr& o, const api::PodPtr& n) override { s_.OnPodUpdate(o, n); }
-  void OnPodDelete(const api::PodPtr& pod) override { s_.OnPodDelete(pod); }
-  void OnNodeAdd(const api::Node& node) override { s_.OnNodeAdd(node); }
-  void OnNodeUpdate(const api::Node& o, const api::Node& n) override { s_.OnNodeUpdate(o, n); }
-  void OnNodeDelete(const api::Node& node) override { s_.OnNodeDelete(node); }
-  void OnPodGroupAdd(const api::PodGroup& g) override {
-    if (!gangs_ && !warned_ && warn_) {
-      warned_ = true;
-      warn_(fmt::format(
-          "PodGroup {}: no profile enables a gang plugin (Coscheduling), so the pods of "
-          "PodGroups are scheduled one by one, not all or nothing (this is said once); enable "
-          "Coscheduling in the configuration as examples/config/coscheduling.yaml does",
-          g.metadata.Key()));
-    }
-    s_.OnPodGroupAdd(g);
+
+  template <typename T>
+  void Added(const api::Shared<T>& object) {
+    if constexpr (std::is_same_v<T, api::PodGroup>) WarnOfGroup(*object);
+    s_.OnAdd(object);
   }
-  void OnPodGroupUpdate(const api::PodGroup& o, const api::PodGroup& n) override {
-    s_.OnPodGroupUpdate(o, n);
+  template <typename T>
+  void Updated(const api::Shared<T>& old_object, const api::Shared<T>& new_object) {
+    s_.OnUpdate(old_object, new_object);
   }
-  void OnPodGroupDelete(const api::PodGroup& g) override { s_.OnPodGroupDelete(g); }
-  void OnNamespaceAdd(const api::Namespace& ns) override { s_.OnNamespaceAdd(ns); }
-  void OnPodDisruptionBudgetAdd(const api::PodDisruptionBudget& pdb) override {
-    s_.OnPodDisruptionBudgetAdd(pdb);
+  template <typename T>
+  void Deleted(const api::Shared<T>& object) {
+    s_.OnDelete(object);
   }
 
   std::function<void(const std::string&)> warn_;
 
  private:
+  void WarnOfGroup(const api::PodGroup& g) {
+    if (gangs_ || warned_ || !warn_) return;
+    warned_ = true;
+    warn_(fmt::format(
+        "PodGroup {}: no profile enables a gang plugin (Coscheduling), so the pods of "
+        "PodGroups are scheduled one by one, not all or nothing (this is said once); enable "
+        "Coscheduling in the configuration as examples/config/coscheduling.yaml does",
+        g.metadata.Key()));
+  }
+
   scheduler::Scheduler& s_;
   bool gangs_ = false;  // a profile has a gang plugin
   bool warned_ = false;

@@ -46,21 +46,55 @@ TEST(Host, SchedulesTheClustersPodsUntilTheSchedulerSettles) {
   std::vector<std::string> errors;
   std::unique_ptr<Host> host = Host::Create(cluster, clock, nullptr, /*seed=*/1, &errors);
   ASSERT_NE(host, nullptr) << errors.front();
-  ASSERT_TRUE(cluster.CreateNode(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Obj())
+  ASSERT_TRUE(cluster.Create(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Obj())
                   .IsSuccess());
   for (const char* name : {"a", "b", "c"}) {
-    ASSERT_TRUE(cluster.CreatePod(MakePod().Name(name).Req({{"cpu", "1"}}).Obj()).IsSuccess());
+    ASSERT_TRUE(cluster.Create(MakePod().Name(name).Req({{"cpu", "1"}}).Obj()).IsSuccess());
   }
   UntilSettled policy(clock, *host);
   host->Run(policy);
   // Two fit; the third is tried, and tried again once the cluster has changed (the others'
   // bindings came after its first attempt), then the scheduler has settled.
-  EXPECT_EQ(cluster.GetPod("default/a")->spec.node_name.str(), "n1");
-  EXPECT_EQ(cluster.GetPod("default/b")->spec.node_name.str(), "n1");
-  EXPECT_TRUE(cluster.GetPod("default/c")->spec.node_name.empty());
+  EXPECT_EQ(cluster.Get<api::Pod>("default/a")->spec.node_name.str(), "n1");
+  EXPECT_EQ(cluster.Get<api::Pod>("default/b")->spec.node_name.str(), "n1");
+  EXPECT_TRUE(cluster.Get<api::Pod>("default/c")->spec.node_name.empty());
   EXPECT_GE(std::count(policy.attempted.begin(), policy.attempted.end(), "default/c"), 1);
   EXPECT_EQ(std::count(policy.attempted.begin(), policy.attempted.end(), "default/a"), 1);
   EXPECT_TRUE(host->scheduler().Settled());
+}
+
+// An object of a kind the scheduler neither schedules nor caches reaches the lister plugins
+// read, and leaves it when deleted, with no code for the kind in between.
+TEST(Host, EveryOtherKindReachesTheListerAndLeavesIt) {
+  framework::VirtualClock clock{api::Time{}};
+  cluster::MemoryCluster cluster{clock};
+  std::vector<std::string> errors;
+  std::unique_ptr<Host> host = Host::Create(cluster, clock, nullptr, /*seed=*/1, &errors);
+  ASSERT_NE(host, nullptr) << errors.front();
+  api::PodDisruptionBudget pdb;
+  pdb.metadata.namespace_ = api::Symbol("prod");
+  pdb.metadata.name = "web";
+  api::Namespace ns;
+  ns.metadata.name = "prod";
+  ASSERT_TRUE(cluster.Create(pdb).IsSuccess());
+  ASSERT_TRUE(cluster.Create(ns).IsSuccess());
+  const framework::ObjectLister& lister = host->scheduler().lister();
+  EXPECT_TRUE(lister.List<api::PodDisruptionBudget>(api::Symbol("prod")).empty())
+      << "told through the clock, as an informer's watch";
+  clock.RunDue();
+  ASSERT_EQ(lister.List<api::PodDisruptionBudget>(api::Symbol("prod")).size(), 1u);
+  EXPECT_NE(lister.Get<api::Namespace>(api::Symbol("prod")), nullptr);
+  const uint64_t version = host->scheduler().ClusterVersion();
+  pdb.min_available = api::IntOrString{.int_value = 2};
+  ASSERT_TRUE(cluster.Update(pdb).IsSuccess());
+  clock.RunDue();
+  EXPECT_EQ(lister.Get<api::PodDisruptionBudget>(api::Symbol("prod"), api::Symbol("web"))
+                ->min_available->int_value,
+            2);
+  EXPECT_GT(host->scheduler().ClusterVersion(), version) << "a change the scheduler may read";
+  ASSERT_TRUE(cluster.Delete<api::PodDisruptionBudget>("prod/web").IsSuccess());
+  clock.RunDue();
+  EXPECT_TRUE(lister.List<api::PodDisruptionBudget>(api::Symbol("prod")).empty());
 }
 
 TEST(Host, ABadConfigurationBuildsNoHost) {
@@ -93,11 +127,11 @@ class SchedulerOverNodes {
     EXPECT_TRUE(errors.empty());
     for (int i = 0; i < count; ++i) {
       EXPECT_TRUE(cluster_
-                      .CreateNode(MakeNode()
-                                      .Name(fmt::format("n{:03}", i))
-                                      .Capacity({{"cpu", "4"}, {"memory", "32Gi"}, {"pods", "110"}})
-                                      .Unschedulable(!feasible(i))
-                                      .Obj())
+                      .Create(MakeNode()
+                                  .Name(fmt::format("n{:03}", i))
+                                  .Capacity({{"cpu", "4"}, {"memory", "32Gi"}, {"pods", "110"}})
+                                  .Unschedulable(!feasible(i))
+                                  .Obj())
                       .IsSuccess());
     }
     clock_.RunDue();
@@ -105,10 +139,10 @@ class SchedulerOverNodes {
 
   // Schedules one pod to its end; returns the node's number, or -1.
   int Place(const std::string& name) {
-    EXPECT_TRUE(cluster_.CreatePod(MakePod().Name(name).Req({{"cpu", "100m"}}).Obj()).IsSuccess());
+    EXPECT_TRUE(cluster_.Create(MakePod().Name(name).Req({{"cpu", "100m"}}).Obj()).IsSuccess());
     UntilQuiet quiet;
     host_->Run(quiet);
-    const api::Pod* pod = cluster_.GetPod("default/" + name);
+    const api::Pod* pod = cluster_.Get<api::Pod>("default/" + name);
     if (pod == nullptr || pod->spec.node_name.empty()) return -1;
     return std::stoi(std::string(pod->spec.node_name.str().substr(1)));
   }

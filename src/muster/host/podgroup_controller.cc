@@ -61,23 +61,23 @@ std::string GroupKey(const api::Pod& pod) {
 
 }  // namespace
 
-void PodGroupController::OnPodAdd(const api::PodPtr& pod) {
+void PodGroupController::Added(const api::PodPtr& pod) {
   const std::string group = GroupKey(*pod);
   if (group.empty()) return;
   members_[group][pod->metadata.Key()] = pod;
   Enqueue(group);
 }
 
-void PodGroupController::OnPodUpdate(const api::PodPtr& old_pod, const api::PodPtr& new_pod) {
+void PodGroupController::Updated(const api::PodPtr& old_pod, const api::PodPtr& new_pod) {
   const std::string old_group = GroupKey(*old_pod);
   const std::string group = GroupKey(*new_pod);
-  if (old_group != group && !old_group.empty()) OnPodDelete(old_pod);
+  if (old_group != group && !old_group.empty()) Deleted(old_pod);
   if (group.empty()) return;
   members_[group][new_pod->metadata.Key()] = new_pod;
   Enqueue(group);
 }
 
-void PodGroupController::OnPodDelete(const api::PodPtr& pod) {
+void PodGroupController::Deleted(const api::PodPtr& pod) {
   const std::string group = GroupKey(*pod);
   if (group.empty()) return;
   auto it = members_.find(group);
@@ -88,17 +88,21 @@ void PodGroupController::OnPodDelete(const api::PodPtr& pod) {
   Enqueue(group);
 }
 
-void PodGroupController::OnPodGroupAdd(const api::PodGroup& group) {
+void PodGroupController::Added(const api::Shared<api::PodGroup>& group_ptr) {
+  const api::PodGroup& group = *group_ptr;
   groups_[group.metadata.Key()] = group;
   Enqueue(group.metadata.Key());
 }
 
-void PodGroupController::OnPodGroupUpdate(const api::PodGroup&, const api::PodGroup& group) {
+void PodGroupController::Updated(const api::Shared<api::PodGroup>&,
+                                 const api::Shared<api::PodGroup>& group_ptr) {
+  const api::PodGroup& group = *group_ptr;
   groups_[group.metadata.Key()] = group;
   Enqueue(group.metadata.Key());
 }
 
-void PodGroupController::OnPodGroupDelete(const api::PodGroup& group) {
+void PodGroupController::Deleted(const api::Shared<api::PodGroup>& group_ptr) {
+  const api::PodGroup& group = *group_ptr;
   groups_.erase(group.metadata.Key());
 }
 

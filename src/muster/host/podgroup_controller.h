@@ -20,7 +20,7 @@
 
 namespace muster::host {
 
-class PodGroupController final : public cluster::ClusterObserver {
+class PodGroupController final : public cluster::TypedObserver<PodGroupController> {
  public:
   // `defer` runs a reconcile later, on the same thread, at the same time (the simulation's
   // own timers, or the real clock's loop).
@@ -32,12 +32,13 @@ class PodGroupController final : public cluster::ClusterObserver {
   static api::PodGroup::Status Compute(const api::PodGroup& group,
                                        const std::vector<const api::Pod*>& pods);
 
-  void OnPodAdd(const api::PodPtr& pod) override;
-  void OnPodUpdate(const api::PodPtr& old_pod, const api::PodPtr& new_pod) override;
-  void OnPodDelete(const api::PodPtr& pod) override;
-  void OnPodGroupAdd(const api::PodGroup& group) override;
-  void OnPodGroupUpdate(const api::PodGroup& old_group, const api::PodGroup& group) override;
-  void OnPodGroupDelete(const api::PodGroup& group) override;
+  void Added(const api::PodPtr& pod);
+  void Updated(const api::PodPtr& old_pod, const api::PodPtr& new_pod);
+  void Deleted(const api::PodPtr& pod);
+  void Added(const api::Shared<api::PodGroup>& group);
+  void Updated(const api::Shared<api::PodGroup>& old_group,
+               const api::Shared<api::PodGroup>& group);
+  void Deleted(const api::Shared<api::PodGroup>& group);
 
  private:
   void Enqueue(const std::string& group_key);

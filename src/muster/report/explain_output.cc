@@ -124,7 +124,7 @@ json GroupJson(const sim::Simulation& sim, const api::Pod& pod, const AttemptTra
   const std::string key = pod.metadata.namespace_.string() + "/" + name;
   json g;
   g["name"] = key;
-  const api::PodGroup* group = sim.cluster().GetPodGroup(key);
+  const api::PodGroup* group = sim.cluster().Get<api::PodGroup>(key);
   g["exists"] = group != nullptr;
   if (group != nullptr) {
     g["minMember"] = group->spec.min_member;

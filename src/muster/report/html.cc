@@ -186,7 +186,8 @@ Facts Gather(const sim::Simulation& sim) {
     f.namespaces |= pod.metadata.namespace_.str() != api::kDefaultNamespace;
     f.pods.push_back(std::move(p));
   }
-  for (const auto& [key, group] : c.pod_groups()) {
+  for (const auto& [key, group_ptr] : c.Objects<api::PodGroup>()) {
+    const api::PodGroup& group = *group_ptr;
     f.namespaces |= group.metadata.namespace_.str() != api::kDefaultNamespace;
   }
   for (const auto& [key, record] : sim.records()) f.attempts += record.attempts;
@@ -289,8 +290,9 @@ void Summary(std::string& out, const sim::Simulation& sim, const Facts& f) {
   card("succeeded", "Succeeded", Thousands(f.succeeded));
   card("gated", "Gated", Thousands(f.gated));
   if (f.failed > 0) card("failed", "Failed", Thousands(f.failed));
-  card("", "PodGroups", Thousands(static_cast<int64_t>(sim.cluster().pod_groups().size())));
-  card("", "Nodes", Thousands(static_cast<int64_t>(sim.cluster().nodes().size())));
+  card("", "PodGroups",
+       Thousands(static_cast<int64_t>(sim.cluster().Objects<api::PodGroup>().size())));
+  card("", "Nodes", Thousands(static_cast<int64_t>(sim.cluster().Objects<api::Node>().size())));
   card("", "Virtual time", TimeLabel(sim.Elapsed()));
   card("", "Seed", std::to_string(sim.options().seed));
   card("", "Attempts", Thousands(f.attempts));
@@ -340,7 +342,7 @@ void PodsOverTime(std::string& out, const sim::Simulation& sim, const Facts& f) 
 
 void NodeUtilisation(std::string& out, const sim::Simulation& sim,
                      const HtmlReportOptions& options) {
-  const auto& nodes = sim.cluster().nodes();
+  const auto& nodes = sim.cluster().Objects<api::Node>();
   const sim::History& history = sim.history();
   out += "<section id=\"nodes\"><h2>Node utilisation</h2>";
   if (nodes.empty()) {
@@ -356,7 +358,7 @@ void NodeUtilisation(std::string& out, const sim::Simulation& sim,
   std::vector<std::pair<std::string, api::Resource>> allocatable;
   api::Resource total_allocatable;
   for (const auto& [name, node] : nodes) {
-    allocatable.emplace_back(name, api::Resource::FromList(node.status.allocatable));
+    allocatable.emplace_back(name, api::Resource::FromList(node->status.allocatable));
     total_allocatable.Add(allocatable.back().second);
     for (const auto& [resource, value] : allocatable.back().second.scalar) {
       if (value > 0) extended.insert(resource.string());

@@ -175,7 +175,8 @@ nlohmann::ordered_json BuildResult(const sim::Simulation& sim) {
   result["pods"] = std::move(pods);
 
   json groups = json::array();
-  for (const auto& [key, group] : c.pod_groups()) {
+  for (const auto& [key, group_ptr] : c.Objects<api::PodGroup>()) {
+    const api::PodGroup& group = *group_ptr;
     json g;
     g["namespace"] = group.metadata.namespace_.string();
     g["name"] = group.metadata.name;
@@ -194,7 +195,8 @@ nlohmann::ordered_json BuildResult(const sim::Simulation& sim) {
   result["jobs"] = JobsJson(sim);
 
   json nodes = json::array();
-  for (const auto& [name, node] : c.nodes()) {
+  for (const auto& [name, node_ptr] : c.Objects<api::Node>()) {
+    const api::Node& node = *node_ptr;
     json n;
     n["name"] = name;
     n["allocatable"] = ResourcesJson(node.status.allocatable);
@@ -272,14 +274,15 @@ void PrintTable(const sim::Simulation& sim, bool wide, std::ostream& out) {
   } else {
     PrintColumns(rows, out);
   }
-  if (c.pod_groups().empty()) return;
+  if (c.Objects<api::PodGroup>().empty()) return;
   out << "\n";
   rows.clear();
   header = {"PODGROUP", "PHASE", "MINMEMBER", "SCHEDULED", "RUNNING", "SUCCEEDED", "AGE"};
   if (namespaces) header.insert(header.begin(), "NAMESPACE");
   if (wide) header.push_back("MESSAGE");
   rows.push_back(header);
-  for (const auto& [key, g] : c.pod_groups()) {
+  for (const auto& [key, g_ptr] : c.Objects<api::PodGroup>()) {
+    const api::PodGroup& g = *g_ptr;
     std::vector<std::string> row = {g.metadata.name,
                                     std::string(api::PodGroupPhaseName(g.status.phase)),
                                     std::to_string(g.spec.min_member),

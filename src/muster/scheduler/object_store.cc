@@ -51,44 +51,9 @@ std::vector<const api::Pod*> ObjectStore::PodsWithLabel(api::Symbol ns, api::Sym
   return out;
 }
 
-const api::PodGroup* ObjectStore::GetPodGroup(api::Symbol ns, api::Symbol name) const {
-  auto it = pod_groups_.find(api::PairId(ns, name));
-  return it == pod_groups_.end() ? nullptr : &it->second;
-}
-
-std::vector<const api::PodDisruptionBudget*> ObjectStore::PodDisruptionBudgets(
-    api::Symbol ns) const {
-  std::vector<const api::PodDisruptionBudget*> out;
-  for (const auto& [key, pdb] : pdbs_) {
-    if (pdb.metadata.namespace_ == ns) out.push_back(&pdb);
-  }
-  return out;
-}
-
-const api::Namespace* ObjectStore::GetNamespace(api::Symbol name) const {
-  auto it = namespaces_.find(name);
-  return it == namespaces_.end() ? nullptr : &it->second;
-}
-
 const framework::PodInfoPtr* ObjectStore::FindPod(const std::string& key) const {
   auto it = pods_.find(key);
   return it == pods_.end() ? nullptr : &it->second;
-}
-
-void ObjectStore::SetPodGroup(const api::PodGroup& group) {
-  pod_groups_[api::PodGroupId(group)] = group;
-}
-
-void ObjectStore::ErasePodGroup(const api::PodGroup& group) {
-  pod_groups_.erase(api::PodGroupId(group));
-}
-
-void ObjectStore::SetPodDisruptionBudget(const api::PodDisruptionBudget& pdb) {
-  pdbs_[pdb.metadata.Key()] = pdb;
-}
-
-void ObjectStore::SetNamespace(const api::Namespace& ns) {
-  namespaces_[api::Symbol(ns.metadata.name)] = ns;
 }
 
 }  // namespace muster::scheduler

@@ -1,8 +1,9 @@
 #pragma once
 
 // The scheduler's informer stores (upstream's listers): every pod it has heard of, by
-// namespace/name and indexed by label, and the PodGroups, PodDisruptionBudgets and Namespaces.
-// Plugins read them through framework::ObjectLister; the informer handlers write them.
+// namespace/name and indexed by label, and the objects of the other kinds a cluster delivers
+// (but nodes, which the cache holds). Plugins read them through framework::ObjectLister; the
+// informer handlers write them.
 //
 // A stored pod is a PodInfo that the queue and the cache share; its slot in the store stays put
 // while the pod is updated, which is what the label index points at.
@@ -26,18 +27,13 @@ class ObjectStore final : public framework::ObjectLister {
   // The stored pod by namespace/name, or nullptr.
   const framework::PodInfoPtr* FindPod(const std::string& key) const;
 
-  void SetPodGroup(const api::PodGroup& group);
-  void ErasePodGroup(const api::PodGroup& group);
-  void SetPodDisruptionBudget(const api::PodDisruptionBudget& pdb);
-  void SetNamespace(const api::Namespace& ns);
+  // The objects of the other kinds.
+  framework::ObjectTables& mutable_objects() { return objects_; }
 
   // ---- ObjectLister ----
   std::vector<const api::Pod*> PodsWithLabel(api::Symbol ns, api::Symbol key,
                                              api::Symbol value) const override;
-  const api::PodGroup* GetPodGroup(api::Symbol ns, api::Symbol name) const override;
-  std::vector<const api::PodDisruptionBudget*> PodDisruptionBudgets(
-      api::Symbol ns) const override;
-  const api::Namespace* GetNamespace(api::Symbol name) const override;
+  const framework::ObjectTables& objects() const override { return objects_; }
 
  private:
   // Adds `stored` (an element of pods_, whose address the index keeps) to label_index_, or
@@ -49,10 +45,7 @@ class ObjectStore final : public framework::ObjectLister {
   std::map<std::tuple<uint32_t, uint32_t, uint32_t>,
            std::map<std::string, const framework::PodInfoPtr*>>
       label_index_;
-  // By api::PairId(namespace, name): looked up on every queue comparison under Coscheduling.
-  std::unordered_map<uint64_t, api::PodGroup> pod_groups_;
-  std::map<std::string, api::PodDisruptionBudget> pdbs_;
-  std::map<api::Symbol, api::Namespace> namespaces_;
+  framework::ObjectTables objects_;
 };
 
 }  // namespace muster::scheduler

@@ -10,6 +10,7 @@ void Profiles::Set(std::vector<std::unique_ptr<framework::Framework>> profiles) 
     for (auto& [plugin, events] : p->EventsToRegister()) {
       for (const framework::ClusterEventWithHint& e : events) {
         registered_events_[plugin].push_back(e.event);
+        registered_actions_[e.event.resource.id()] |= e.event.actions;
       }
       by_plugin[plugin] = std::move(events);
     }

@@ -5,6 +5,7 @@
 // orders, gates and requeues pods by. Built once from the configuration, read-only after; the
 // queue reads it directly, without calling back into the scheduler.
 
+#include <array>
 #include <functional>
 #include <map>
 #include <memory>
@@ -25,6 +26,11 @@ class Profiles final : public QueueProfiles {
   const framework::Framework* For(const api::Pod& pod) const;
   // The profiles' scheduler names, sorted.
   std::vector<std::string> SchedulerNames() const;
+  // Whether some plugin registered for the event's resource itself (a wildcard registration
+  // does not count) with one of its actions: upstream handles a kind's events only then.
+  bool Registered(const framework::ClusterEvent& event) const {
+    return (registered_actions_[event.resource.id()] & event.actions) != 0;
+  }
 
   // ---- QueueProfiles ----
   int Compare(const framework::QueuedPodInfo& a, const framework::QueuedPodInfo& b) const override;
@@ -43,6 +49,8 @@ class Profiles final : public QueueProfiles {
       hints_;
   // Plugin name -> every event it registered, across profiles (the queue's event filter).
   std::map<std::string, std::vector<framework::ClusterEvent>, std::less<>> registered_events_;
+  // Per resource: the actions any plugin registered.
+  std::array<uint32_t, framework::EventResource::kCount> registered_actions_{};
 };
 
 }  // namespace muster::scheduler

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "muster/framework/log.h"
-#include "muster/scheduler/informer_events.h"
+#include "muster/scheduler/update_actions.h"
 
 namespace muster::scheduler {
 
@@ -119,7 +119,7 @@ struct SchedulingQueue::RecordedEvent {
   ClusterEvent event;
   std::optional<api::Pod> old_pod, new_pod;
   std::optional<api::Node> old_node, new_node;
-  std::optional<api::PodGroup> old_group, new_group;
+  api::AnyObject old_object, new_object;  // shared, as the cluster's objects are immutable
 
   EventObjects View() const {
     EventObjects o;
@@ -127,8 +127,8 @@ struct SchedulingQueue::RecordedEvent {
     o.new_pod = new_pod ? &*new_pod : nullptr;
     o.old_node = old_node ? &*old_node : nullptr;
     o.new_node = new_node ? &*new_node : nullptr;
-    o.old_group = old_group ? &*old_group : nullptr;
-    o.new_group = new_group ? &*new_group : nullptr;
+    o.old_object = old_object;
+    o.new_object = new_object;
     return o;
   }
 };
@@ -466,8 +466,8 @@ void SchedulingQueue::MoveAllToActiveOrBackoffQueue(const ClusterEvent& event,
     if (objects.new_pod) r.new_pod = *objects.new_pod;
     if (objects.old_node) r.old_node = *objects.old_node;
     if (objects.new_node) r.new_node = *objects.new_node;
-    if (objects.old_group) r.old_group = *objects.old_group;
-    if (objects.new_group) r.new_group = *objects.new_group;
+    r.old_object = objects.old_object;
+    r.new_object = objects.new_object;
     in_flight_events_.push_back(std::move(r));
   }
   // The candidates in pod-key order (as unschedulable_ holds them): every pod for a wildcard

@@ -11,7 +11,7 @@
 #include "muster/framework/log.h"
 #include "muster/framework/parallel.h"
 #include "muster/scheduler/cycle.h"
-#include "muster/scheduler/informer_events.h"
+#include "muster/scheduler/update_actions.h"
 
 // The scheduling cycle (upstream schedule_one.go): pop a pod, find the nodes that fit it, score
 // them, assume it on the best, reserve and permit; then the binding cycle, on its own event. A

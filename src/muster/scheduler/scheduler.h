@@ -1,10 +1,10 @@
 #pragma once
 
 // The scheduler (upstream pkg/scheduler Scheduler): informer handlers feeding the object store,
-// the cache and the queue (scheduler.cc), and scheduleOne, the scheduling cycle followed by the
-// binding cycle (schedule_one.cc). One instance serves every profile. Driven from one thread:
-// the host calls the On* handlers and ScheduleOne; timers (backoff, Permit timeouts) arrive
-// through the Clock on the same thread.
+// the cache and the queue (informer_handlers.cc), and scheduleOne, the scheduling cycle followed
+// by the binding cycle (schedule_one.cc). One instance serves every profile. Driven from one
+// thread: the host calls the On* handlers and ScheduleOne; timers (backoff, Permit timeouts)
+// arrive through the Clock on the same thread.
 
 #include <cstdint>
 #include <functional>
@@ -56,18 +56,17 @@ class Scheduler final : public framework::SchedulerServices {
                                            std::vector<std::string>* errors);
   ~Scheduler() override;
 
-  // ---- informer events (scheduler.cc) ----
-  void OnPodAdd(const api::PodPtr& pod);
-  void OnPodUpdate(const api::PodPtr& old_pod, const api::PodPtr& new_pod);
-  void OnPodDelete(const api::PodPtr& pod);
-  void OnNodeAdd(const api::Node& node);
-  void OnNodeUpdate(const api::Node& old_node, const api::Node& new_node);
-  void OnNodeDelete(const api::Node& node);
-  void OnPodGroupAdd(const api::PodGroup& group);
-  void OnPodGroupUpdate(const api::PodGroup& old_group, const api::PodGroup& new_group);
-  void OnPodGroupDelete(const api::PodGroup& group);
-  void OnNamespaceAdd(const api::Namespace& ns);
-  void OnPodDisruptionBudgetAdd(const api::PodDisruptionBudget& pdb);
+  // ---- informer handlers (informer_handlers.cc), for every kind of api::ClusterKinds ----
+  // Pods go to the queue or the cache, nodes to the cache; an object of any other kind is kept
+  // for the lister, and its event requeues the pods a plugin registered it for (upstream adds
+  // a kind's handlers only when a plugin registered for it). PodGroup updates that touch only
+  // status are told apart, as Coscheduling asks.
+  template <typename T>
+  void OnAdd(const api::Shared<T>& object);
+  template <typename T>
+  void OnUpdate(const api::Shared<T>& old_object, const api::Shared<T>& new_object);
+  template <typename T>
+  void OnDelete(const api::Shared<T>& object);
 
   // Runs one scheduling cycle when activeQ has a pod; false when it had none (schedule_one.cc).
   bool ScheduleOne();
@@ -205,6 +204,11 @@ class Scheduler final : public framework::SchedulerServices {
   void FinishBindingCycle(const std::shared_ptr<BindingContext>& ctx, const framework::Status& s);
   void MoveAll(const framework::ClusterEvent& event, const framework::EventObjects& objects,
                const std::string& exclude_key = "");
+  // An event of a kind other than pods and nodes: requeues the pods it may help, when a plugin
+  // registered for it.
+  template <typename T>
+  void Raise(framework::ActionType action, const api::Shared<T>& old_object,
+             const api::Shared<T>& new_object);
 
   SchedulerOptions options_;
   BindRunner bind_runner_;
@@ -231,5 +235,23 @@ class Scheduler final : public framework::SchedulerServices {
   std::function<bool(const api::Pod&)> traced_;
   std::map<std::string, std::shared_ptr<framework::AttemptTrace>> traces_;
 };
+
+// Pods, nodes and PodGroup updates have handlers of their own (informer_handlers.cc).
+template <>
+void Scheduler::OnAdd<api::Pod>(const api::PodPtr& pod);
+template <>
+void Scheduler::OnUpdate<api::Pod>(const api::PodPtr& old_pod, const api::PodPtr& new_pod);
+template <>
+void Scheduler::OnDelete<api::Pod>(const api::PodPtr& pod);
+template <>
+void Scheduler::OnAdd<api::Node>(const api::Shared<api::Node>& node);
+template <>
+void Scheduler::OnUpdate<api::Node>(const api::Shared<api::Node>& old_node,
+                                    const api::Shared<api::Node>& new_node);
+template <>
+void Scheduler::OnDelete<api::Node>(const api::Shared<api::Node>& node);
+template <>
+void Scheduler::OnUpdate<api::PodGroup>(const api::Shared<api::PodGroup>& old_group,
+                                        const api::Shared<api::PodGroup>& new_group);
 
 }  // namespace muster::scheduler

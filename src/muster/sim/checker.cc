@@ -80,13 +80,13 @@ void Checker::Tally(const api::Pod& pod, int sign) {
   }
 }
 
-void Checker::OnPodAdd(const api::PodPtr& pod) {
+void Checker::Added(const api::PodPtr& pod) {
   Event(fmt::format("create pod {}", pod->metadata.Key()));
   Tally(*pod, +1);
   if (Bound(*pod) && !pod->IsTerminal()) cache_.AddPod(*pod);
 }
 
-void Checker::OnPodUpdate(const api::PodPtr& old_ptr, const api::PodPtr& new_ptr) {
+void Checker::Updated(const api::PodPtr& old_ptr, const api::PodPtr& new_ptr) {
   const api::Pod& old_pod = *old_ptr;
   const api::Pod& new_pod = *new_ptr;
   const std::string key = new_pod.metadata.Key();
@@ -114,41 +114,48 @@ void Checker::OnPodUpdate(const api::PodPtr& old_ptr, const api::PodPtr& new_ptr
   }
 }
 
-void Checker::OnPodDelete(const api::PodPtr& pod) {
+void Checker::Deleted(const api::PodPtr& pod) {
   Event(fmt::format("delete pod {}", pod->metadata.Key()));
   Tally(*pod, -1);
   if (Bound(*pod) && !pod->IsTerminal()) cache_.RemovePod(*pod);
 }
 
-void Checker::OnNodeAdd(const api::Node& node) {
+void Checker::Added(const api::Shared<api::Node>& node_ptr) {
+  const api::Node& node = *node_ptr;
   Event(fmt::format("create node {}", node.metadata.name));
   allocatable_[node.metadata.name] = api::Resource::FromList(node.status.allocatable);
   cache_.AddNode(node);
 }
 
-void Checker::OnNodeUpdate(const api::Node&, const api::Node& node) {
+void Checker::Updated(const api::Shared<api::Node>&, const api::Shared<api::Node>& node_ptr) {
+  const api::Node& node = *node_ptr;
   Event(fmt::format("update node {}", node.metadata.name));
   allocatable_[node.metadata.name] = api::Resource::FromList(node.status.allocatable);
   cache_.UpdateNode(node);
 }
 
-void Checker::OnNodeDelete(const api::Node& node) {
+void Checker::Deleted(const api::Shared<api::Node>& node_ptr) {
+  const api::Node& node = *node_ptr;
   Event(fmt::format("delete node {}", node.metadata.name));
   allocatable_.erase(node.metadata.name);
   cache_.RemoveNode(node);
 }
 
-void Checker::OnPodGroupAdd(const api::PodGroup& group) {
+void Checker::Added(const api::Shared<api::PodGroup>& group_ptr) {
+  const api::PodGroup& group = *group_ptr;
   Event(fmt::format("create PodGroup {}", group.metadata.Key()));
   min_member_[group.metadata.Key()] = group.spec.min_member;
 }
 
-void Checker::OnPodGroupUpdate(const api::PodGroup&, const api::PodGroup& group) {
+void Checker::Updated(const api::Shared<api::PodGroup>&,
+                      const api::Shared<api::PodGroup>& group_ptr) {
+  const api::PodGroup& group = *group_ptr;
   Event(fmt::format("update PodGroup {}", group.metadata.Key()));
   min_member_[group.metadata.Key()] = group.spec.min_member;
 }
 
-void Checker::OnPodGroupDelete(const api::PodGroup& group) {
+void Checker::Deleted(const api::Shared<api::PodGroup>& group_ptr) {
+  const api::PodGroup& group = *group_ptr;
   Event(fmt::format("delete PodGroup {}", group.metadata.Key()));
   min_member_.erase(group.metadata.Key());
   group_bound_.erase(group.metadata.Key());

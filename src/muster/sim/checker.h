@@ -57,7 +57,7 @@ struct Violation {
   std::string String() const;
 };
 
-class Checker final : public cluster::ClusterObserver, private framework::SchedulerServices {
+class Checker final : public cluster::TypedObserver<Checker>, private framework::SchedulerServices {
  public:
   // Checks `scheduler` serving `cluster`. Its own profiles are built from the same configuration
   // and registry as the scheduler's (which were valid, so this cannot fail).
@@ -79,15 +79,16 @@ class Checker final : public cluster::ClusterObserver, private framework::Schedu
   void EndOfRun();
 
   // ---- ClusterObserver ----
-  void OnPodAdd(const api::PodPtr& pod) override;
-  void OnPodUpdate(const api::PodPtr& old_pod, const api::PodPtr& new_pod) override;
-  void OnPodDelete(const api::PodPtr& pod) override;
-  void OnNodeAdd(const api::Node& node) override;
-  void OnNodeUpdate(const api::Node& old_node, const api::Node& new_node) override;
-  void OnNodeDelete(const api::Node& node) override;
-  void OnPodGroupAdd(const api::PodGroup& group) override;
-  void OnPodGroupUpdate(const api::PodGroup& old_group, const api::PodGroup& new_group) override;
-  void OnPodGroupDelete(const api::PodGroup& group) override;
+  void Added(const api::PodPtr& pod);
+  void Updated(const api::PodPtr& old_pod, const api::PodPtr& new_pod);
+  void Deleted(const api::PodPtr& pod);
+  void Added(const api::Shared<api::Node>& node);
+  void Updated(const api::Shared<api::Node>& old_node, const api::Shared<api::Node>& new_node);
+  void Deleted(const api::Shared<api::Node>& node);
+  void Added(const api::Shared<api::PodGroup>& group);
+  void Updated(const api::Shared<api::PodGroup>& old_group,
+               const api::Shared<api::PodGroup>& new_group);
+  void Deleted(const api::Shared<api::PodGroup>& group);
 
  private:
   // ---- SchedulerServices, for the checker's own profiles ----

@@ -118,7 +118,7 @@ void History::Sample() {
   if (last != counts_) samples_.push_back(CountSample{now, counts_});
 }
 
-void History::OnPodAdd(const api::PodPtr& pod) {
+void History::Added(const api::PodPtr& pod) {
   Apply(*pod, +1);
   if (OnNode(*pod)) Charge(*pod, +1);
   const api::Symbol group_name = api::PodGroupName(*pod);
@@ -130,7 +130,7 @@ void History::OnPodAdd(const api::PodPtr& pod) {
   Sample();
 }
 
-void History::OnPodUpdate(const api::PodPtr& old_ptr, const api::PodPtr& new_ptr) {
+void History::Updated(const api::PodPtr& old_ptr, const api::PodPtr& new_ptr) {
   const api::Pod& old_pod = *old_ptr;
   const api::Pod& new_pod = *new_ptr;
   Apply(old_pod, -1);
@@ -145,7 +145,7 @@ void History::OnPodUpdate(const api::PodPtr& old_ptr, const api::PodPtr& new_ptr
   Sample();
 }
 
-void History::OnPodDelete(const api::PodPtr& pod) {
+void History::Deleted(const api::PodPtr& pod) {
   Apply(*pod, -1);
   if (OnNode(*pod)) Charge(*pod, -1);
   // The members left may now all have succeeded.
@@ -154,7 +154,8 @@ void History::OnPodDelete(const api::PodPtr& pod) {
   Sample();
 }
 
-void History::OnPodGroupAdd(const api::PodGroup& added) {
+void History::Added(const api::Shared<api::PodGroup>& added_ptr) {
+  const api::PodGroup& added = *added_ptr;
   GroupTimeline& group = Group(added.metadata.namespace_, api::Symbol(added.metadata.name));
   group.min_member = added.spec.min_member;
   // A group deleted and created again keeps its first milestones.
@@ -163,14 +164,17 @@ void History::OnPodGroupAdd(const api::PodGroup& added) {
   Reached(group);
 }
 
-void History::OnPodGroupUpdate(const api::PodGroup&, const api::PodGroup& updated) {
+void History::Updated(const api::Shared<api::PodGroup>&,
+                      const api::Shared<api::PodGroup>& updated_ptr) {
+  const api::PodGroup& updated = *updated_ptr;
   GroupTimeline& group = Group(updated.metadata.namespace_, api::Symbol(updated.metadata.name));
   if (group.min_member == updated.spec.min_member) return;
   group.min_member = updated.spec.min_member;
   Reached(group);
 }
 
-void History::OnPodGroupDelete(const api::PodGroup& removed) {
+void History::Deleted(const api::Shared<api::PodGroup>& removed_ptr) {
+  const api::PodGroup& removed = *removed_ptr;
   GroupTimeline& group = Group(removed.metadata.namespace_, api::Symbol(removed.metadata.name));
   group.deleted = Now();
 }

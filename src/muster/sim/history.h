@@ -78,7 +78,7 @@ struct NodeUsage {
   api::Resource peak;       // each resource's largest `requested` during the run
 };
 
-class History final : public cluster::ClusterObserver {
+class History final : public cluster::TypedObserver<History> {
  public:
   History(const framework::Clock& clock, api::Time epoch) : clock_(clock), epoch_(epoch) {}
 
@@ -93,12 +93,13 @@ class History final : public cluster::ClusterObserver {
   const NodeUsage& total() const { return total_; }
 
   // ---- ClusterObserver ----
-  void OnPodAdd(const api::PodPtr& pod) override;
-  void OnPodUpdate(const api::PodPtr& old_pod, const api::PodPtr& new_pod) override;
-  void OnPodDelete(const api::PodPtr& pod) override;
-  void OnPodGroupAdd(const api::PodGroup& group) override;
-  void OnPodGroupUpdate(const api::PodGroup& old_group, const api::PodGroup& new_group) override;
-  void OnPodGroupDelete(const api::PodGroup& group) override;
+  void Added(const api::PodPtr& pod);
+  void Updated(const api::PodPtr& old_pod, const api::PodPtr& new_pod);
+  void Deleted(const api::PodPtr& pod);
+  void Added(const api::Shared<api::PodGroup>& group);
+  void Updated(const api::Shared<api::PodGroup>& old_group,
+               const api::Shared<api::PodGroup>& new_group);
+  void Deleted(const api::Shared<api::PodGroup>& group);
 
  private:
   // A pod's part in the counts, its node's usage and its group's members: +1 adds it, -1

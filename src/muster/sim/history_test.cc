@@ -24,7 +24,7 @@ class HistoryTest : public ::testing::Test {
  protected:
   HistoryTest() {
     cluster_.AddObserver(&history_);
-    cluster_.CreateNode(MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
+    cluster_.Create(MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
   }
 
   // Moves the clock to `t`, makes the changes of `fn` and delivers their events.
@@ -38,13 +38,15 @@ class HistoryTest : public ::testing::Test {
     group.metadata.name = name;
     group.metadata.namespace_ = api::Symbol("default");
     group.spec.min_member = min_member;
-    cluster_.CreatePodGroup(group);
+    cluster_.Create(group);
   }
-  const api::Pod& Pod(const std::string& name) { return *cluster_.GetPod("default/" + name); }
+  const api::Pod& Pod(const std::string& name) {
+    return *cluster_.Get<api::Pod>("default/" + name);
+  }
   void SetPhase(const std::string& name, api::PodPhase phase) {
     api::Pod pod = Pod(name);
     pod.status.phase = phase;
-    cluster_.UpdatePod(pod);
+    cluster_.Update(pod);
   }
   // "at: pending/gated/running/succeeded/failed" per sample.
   std::vector<std::string> Samples() const {
@@ -64,8 +66,8 @@ class HistoryTest : public ::testing::Test {
 
 TEST_F(HistoryTest, KeepsOneSamplePerInstantAndOnlyChanges) {
   At(seconds(0), [&] {
-    cluster_.CreatePod(MakePod().Name("a").Req({{"cpu", "1"}}).Obj());
-    cluster_.CreatePod(MakePod().Name("b").Req({{"cpu", "1"}}).Obj());
+    cluster_.Create(MakePod().Name("a").Req({{"cpu", "1"}}).Obj());
+    cluster_.Create(MakePod().Name("b").Req({{"cpu", "1"}}).Obj());
   });
   // Bound and started at the same instant: never seen pending then running at 5s.
   At(seconds(5), [&] { cluster_.Bind(Pod("a"), api::Symbol("n1")); });
@@ -77,27 +79,27 @@ TEST_F(HistoryTest, KeepsOneSamplePerInstantAndOnlyChanges) {
         std::nullopt);
   });
   At(seconds(30), [&] { SetPhase("a", api::PodPhase::kSucceeded); });
-  At(seconds(40), [&] { cluster_.DeletePodByKey("default/b"); });
+  At(seconds(40), [&] { cluster_.Delete<api::Pod>("default/b"); });
   EXPECT_EQ(Samples(), (std::vector<std::string>{"0s: 2/0/0/0/0", "5s: 1/0/1/0/0", "30s: 1/0/0/1/0",
                                                  "40s: 0/0/0/1/0"}));
   EXPECT_EQ(history_.counts(), (PodCounts{.succeeded = 1}));
 }
 
 TEST_F(HistoryTest, AnInstantThatEndsWhereItStartedLeavesNoSample) {
-  At(seconds(0), [&] { cluster_.CreatePod(MakePod().Name("a").Obj()); });
+  At(seconds(0), [&] { cluster_.Create(MakePod().Name("a").Obj()); });
   At(seconds(3), [&] {
-    cluster_.CreatePod(MakePod().Name("b").Obj());
-    cluster_.DeletePodByKey("default/b");
+    cluster_.Create(MakePod().Name("b").Obj());
+    cluster_.Delete<api::Pod>("default/b");
   });
   EXPECT_EQ(Samples(), std::vector<std::string>{"0s: 1/0/0/0/0"});
 }
 
 TEST_F(HistoryTest, CountsGatedPodsApartUntilUngated) {
-  At(seconds(0), [&] { cluster_.CreatePod(MakePod().Name("a").SchedulingGate("wait").Obj()); });
+  At(seconds(0), [&] { cluster_.Create(MakePod().Name("a").SchedulingGate("wait").Obj()); });
   At(seconds(10), [&] {
     api::Pod ungated = Pod("a");
     ungated.spec.scheduling_gates.clear();
-    cluster_.UpdatePod(ungated);
+    cluster_.Update(ungated);
   });
   EXPECT_EQ(Samples(), (std::vector<std::string>{"0s: 0/1/0/0/0", "10s: 1/0/0/0/0"}));
 }
@@ -106,7 +108,7 @@ TEST_F(HistoryTest, RecordsEachGroupMilestoneOnce) {
   At(seconds(0), [&] { CreateGroup("g", 2); });
   At(seconds(5), [&] {
     for (const char* name : {"g-0", "g-1", "g-2"}) {
-      cluster_.CreatePod(MakePod().Name(name).PodGroup("g").Req({{"cpu", "1"}}).Obj());
+      cluster_.Create(MakePod().Name(name).PodGroup("g").Req({{"cpu", "1"}}).Obj());
     }
   });
   At(seconds(7), [&] { cluster_.Bind(Pod("g-0"), api::Symbol("n1")); });
@@ -122,8 +124,8 @@ TEST_F(HistoryTest, RecordsEachGroupMilestoneOnce) {
   });
   EXPECT_FALSE(history_.groups().at("default/g").finished) << "g-2 is still pending";
   // Once g-2 is gone, every member left has succeeded.
-  At(seconds(35), [&] { cluster_.DeletePodByKey("default/g-2"); });
-  At(seconds(40), [&] { cluster_.DeletePodGroup("default/g"); });
+  At(seconds(35), [&] { cluster_.Delete<api::Pod>("default/g-2"); });
+  At(seconds(40), [&] { cluster_.Delete<api::PodGroup>("default/g"); });
 
   const GroupTimeline& g = history_.groups().at("default/g");
   EXPECT_EQ(g.min_member, 2);
@@ -152,7 +154,7 @@ TEST_F(HistoryTest, AGroupThatLosesAMemberWaitsAndRunsAgain) {
   At(seconds(0), [&] {
     CreateGroup("g", 2);
     for (const char* name : {"g-0", "g-1"}) {
-      cluster_.CreatePod(MakePod().Name(name).PodGroup("g").Req({{"cpu", "1"}}).Obj());
+      cluster_.Create(MakePod().Name(name).PodGroup("g").Req({{"cpu", "1"}}).Obj());
     }
   });
   At(seconds(1), [&] {
@@ -165,7 +167,7 @@ TEST_F(HistoryTest, AGroupThatLosesAMemberWaitsAndRunsAgain) {
   });
   At(seconds(5), [&] { cluster_.DeletePod(Pod("g-1")); });
   At(seconds(6), [&] {
-    cluster_.CreatePod(MakePod().Name("g-2").PodGroup("g").Req({{"cpu", "1"}}).Obj());
+    cluster_.Create(MakePod().Name("g-2").PodGroup("g").Req({{"cpu", "1"}}).Obj());
   });
   At(seconds(8), [&] { cluster_.Bind(Pod("g-2"), api::Symbol("n1")); });
   At(seconds(9), [&] { SetPhase("g-2", api::PodPhase::kRunning); });
@@ -178,7 +180,7 @@ TEST_F(HistoryTest, AGroupThatLosesAMemberWaitsAndRunsAgain) {
 }
 
 TEST_F(HistoryTest, MembersBeforeTheirGroupReachMilestonesWhenItIsCreated) {
-  At(seconds(0), [&] { cluster_.CreatePod(MakePod().Name("early").PodGroup("late").Obj()); });
+  At(seconds(0), [&] { cluster_.Create(MakePod().Name("early").PodGroup("late").Obj()); });
   At(seconds(0), [&] { cluster_.Bind(Pod("early"), api::Symbol("n1")); });
   EXPECT_FALSE(history_.groups().at("default/late").quorum);
   At(seconds(9), [&] { CreateGroup("late", 1); });
@@ -188,8 +190,8 @@ TEST_F(HistoryTest, MembersBeforeTheirGroupReachMilestonesWhenItIsCreated) {
 
 TEST_F(HistoryTest, KeepsEachNodesRequestsAndTheirPeak) {
   At(seconds(0), [&] {
-    cluster_.CreatePod(MakePod().Name("a").Req({{"cpu", "1"}, {"example.com/gpu", "2"}}).Obj());
-    cluster_.CreatePod(MakePod().Name("b").Req({{"cpu", "2"}}).Obj());
+    cluster_.Create(MakePod().Name("a").Req({{"cpu", "1"}, {"example.com/gpu", "2"}}).Obj());
+    cluster_.Create(MakePod().Name("b").Req({{"cpu", "2"}}).Obj());
   });
   EXPECT_EQ(history_.node(api::Symbol("n1")), nullptr);
   At(seconds(0), [&] {

@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include "muster/api/kinds.h"
-#include "muster/scheduler/informer_events.h"
 #include "muster/sim/job.h"
 
 namespace muster::sim {
@@ -37,9 +36,11 @@ bool HasAnnotation(const api::ObjectMeta& meta, std::string_view key) {
 
 // A controller's object and the pods it owns.
 struct Simulation::Workload {
-  std::string kind;  // ReplicaSet, Job or StatefulSet (a Deployment runs through a ReplicaSet)
+  // Which controller runs it (a Deployment runs through a ReplicaSet), and its kind's row.
+  enum class Controller { kReplicaSet, kJob, kStatefulSet } controller;
+  std::string_view kind;
+  std::string_view api_version;
   api::ObjectMeta meta;
-  std::string owner_kind;  // the ownerReference kind on its pods
   api::PodTemplateSpec pod_template;
   int32_t replicas = 0;  // ReplicaSet, StatefulSet
   int32_t parallelism = 1;
@@ -61,7 +62,14 @@ struct Simulation::Workload {
   bool creation_due = false;                  // a timer creates pods when the backoff ends
   std::optional<api::PodCondition> finished;  // Complete or Failed
 
-  std::string ApiVersion() const { return kind == "Job" ? "batch/v1" : "apps/v1"; }
+  template <typename T>
+  static std::unique_ptr<Workload> Of(Controller controller) {
+    auto w = std::make_unique<Workload>();
+    w->controller = controller;
+    w->kind = api::KindOf<T>().name;
+    w->api_version = api::KindOf<T>().api_versions.front();
+    return w;
+  }
   bool Indexed() const {
     return job != nullptr && job->completion_mode == api::CompletionMode::kIndexed;
   }
@@ -127,7 +135,7 @@ void Simulation::ScheduleCreations() {
   };
   auto start = [&](std::unique_ptr<Workload> w) {
     w->rng.seed(Fnv1a(w->meta.Key()) ^ options_.seed);
-    if (w->meta.uid.empty()) w->meta.uid = "uid-" + w->kind + "-" + w->meta.Key();
+    if (w->meta.uid.empty()) w->meta.uid = fmt::format("uid-{}-{}", w->kind, w->meta.Key());
     Workload* raw = w.get();
     workload_by_uid_[w->meta.uid] = raw;
     workloads_.push_back(std::move(w));
@@ -139,16 +147,6 @@ void Simulation::ScheduleCreations() {
   // What the simulation does with each kind. The objects are read when their creation is due,
   // from manifests_, which outlives every timer.
   const api::Overloaded act{
-      [&](const api::Node& n) {
-        schedule(n.metadata, [this, &n] {
-          api::Node node = n;
-          const api::Duration del = AnnotationDuration(node.metadata, kDeleteAfter);
-          const bool deletes = HasAnnotation(node.metadata, kDeleteAfter);
-          const std::string name = node.metadata.name;
-          cluster_.CreateNode(std::move(node));
-          if (deletes) At(del, [this, name] { cluster_.DeleteNode(name); });
-        });
-      },
       [&](const api::Pod& pod) {
         schedule(pod.metadata, [this, &pod] {
           if (std::string err = CreatePodNow(pod); !err.empty()) {
@@ -157,26 +155,8 @@ void Simulation::ScheduleCreations() {
           }
         });
       },
-      [&](const api::PodGroup& g) {
-        schedule(g.metadata, [this, &g] {
-          api::PodGroup group = g;
-          const bool deletes = HasAnnotation(group.metadata, kDeleteAfter);
-          const api::Duration del = AnnotationDuration(group.metadata, kDeleteAfter);
-          const std::string key = group.metadata.Key();
-          cluster_.CreatePodGroup(std::move(group));
-          if (deletes) At(del, [this, key] { cluster_.DeletePodGroup(key); });
-        });
-      },
-      [&](const api::Namespace& ns) {
-        schedule(ns.metadata, [this, &ns] { cluster_.CreateNamespace(ns); });
-      },
-      [&](const api::PodDisruptionBudget& pdb) {
-        schedule(pdb.metadata, [this, &pdb] { cluster_.CreatePodDisruptionBudget(pdb); });
-      },
       [&](const api::ReplicaSet& rs) {
-        auto w = std::make_unique<Workload>();
-        w->kind = "ReplicaSet";
-        w->owner_kind = "ReplicaSet";
+        auto w = Workload::Of<api::ReplicaSet>(Workload::Controller::kReplicaSet);
         w->meta = rs.metadata;
         w->pod_template = rs.template_;
         w->replicas = rs.replicas;
@@ -184,9 +164,7 @@ void Simulation::ScheduleCreations() {
       },
       [&](const api::Deployment& d) {
         // A Deployment's pods belong to a ReplicaSet named after the pod template's hash.
-        auto w = std::make_unique<Workload>();
-        w->kind = "ReplicaSet";
-        w->owner_kind = "ReplicaSet";
+        auto w = Workload::Of<api::ReplicaSet>(Workload::Controller::kReplicaSet);
         w->meta = d.metadata;
         std::mt19937_64 hash_rng(Fnv1a(d.metadata.Key()) ^ options_.seed);
         w->meta.name = d.metadata.name + "-" + RandomSuffix(hash_rng, 10);
@@ -198,9 +176,7 @@ void Simulation::ScheduleCreations() {
         start(std::move(w));
       },
       [&](const api::Job& j) {
-        auto w = std::make_unique<Workload>();
-        w->kind = "Job";
-        w->owner_kind = "Job";
+        auto w = Workload::Of<api::Job>(Workload::Controller::kJob);
         w->meta = j.metadata;
         w->pod_template = j.template_;
         w->parallelism = j.suspend ? 0 : j.parallelism;
@@ -211,9 +187,7 @@ void Simulation::ScheduleCreations() {
         start(std::move(w));
       },
       [&](const api::StatefulSet& s) {
-        auto w = std::make_unique<Workload>();
-        w->kind = "StatefulSet";
-        w->owner_kind = "StatefulSet";
+        auto w = Workload::Of<api::StatefulSet>(Workload::Controller::kStatefulSet);
         w->meta = s.metadata;
         w->pod_template = s.template_;
         w->replicas = s.replicas;
@@ -222,32 +196,40 @@ void Simulation::ScheduleCreations() {
       },
       // Priority classes act through each pod's admission (priorities_) and the configuration
       // through Create; the scheduler reads none of the other kinds.
-      [](const api::PriorityClass&) {},
-      [](const api::Binding&) {},
-      [](const api::Event&) {},
-      [](const api::Lease&) {},
-      [](const api::SchedulerConfiguration&) {},
-  };
-  for (const api::ObjectEntry& e : manifests_.order) api::Visit(manifests_, e, act);
+      [](const api::PriorityClass&) {}, [](const api::Binding&) {}, [](const api::Event&) {},
+      [](const api::Lease&) {}, [](const api::SchedulerConfiguration&) {},
+      // Every other kind a cluster holds is created when due, and deleted after delete-after.
+      [&]<typename T>(const T& object) requires api::kIsClusterKind<T>{
+          schedule(object.metadata, [this, &object] {
+            const std::string key = object.metadata.Key();
+            const bool deletes = HasAnnotation(object.metadata, kDeleteAfter);
+            const api::Duration after = AnnotationDuration(object.metadata, kDeleteAfter);
+            cluster_.Create(object);
+            if (deletes) At(after, [this, key] { cluster_.Delete<T>(key); });
+          });
+}
+,
+};  // namespace muster::sim
+for (const api::ObjectEntry& e : manifests_.order) api::Visit(manifests_, e, act);
 }
 
 std::string Simulation::CreatePodNow(api::Pod pod) {
   if (std::string err = priorities_->Admit(pod); !err.empty()) return err;
   const std::string key = pod.metadata.Key();
   const api::ObjectMeta meta = pod.metadata;
-  if (!cluster_.CreatePod(std::move(pod)).IsSuccess()) return "";
+  if (!cluster_.Create(std::move(pod)).IsSuccess()) return "";
   records_.try_emplace(key);
   if (HasAnnotation(meta, kUngateAfter)) {
     At(AnnotationDuration(meta, kUngateAfter), [this, key] {
-      const api::Pod* p = cluster_.GetPod(key);
+      const api::Pod* p = cluster_.Get<api::Pod>(key);
       if (p == nullptr || p->spec.scheduling_gates.empty()) return;
       api::Pod ungated = *p;
       ungated.spec.scheduling_gates.clear();
-      cluster_.UpdatePod(ungated);
+      cluster_.Update(ungated);
     });
   }
   if (HasAnnotation(meta, kDeleteAfter)) {
-    At(AnnotationDuration(meta, kDeleteAfter), [this, key] { cluster_.DeletePodByKey(key); });
+    At(AnnotationDuration(meta, kDeleteAfter), [this, key] { cluster_.Delete<api::Pod>(key); });
   }
   return "";
 }
@@ -258,7 +240,7 @@ api::Pod Simulation::PodFor(Workload& w, int ordinal) {
   pod.metadata.annotations = w.pod_template.metadata.annotations;
   pod.metadata.annotations.erase(std::string(kCreateAfter));
   pod.metadata.namespace_ = w.meta.namespace_;
-  if (w.kind == "StatefulSet") {
+  if (w.controller == Workload::Controller::kStatefulSet) {
     pod.metadata.name = fmt::format("{}-{}", w.meta.name, ordinal);
     pod.metadata.labels.Set(api::Symbol("statefulset.kubernetes.io/pod-name"),
                             api::Symbol(pod.metadata.name));
@@ -273,11 +255,11 @@ api::Pod Simulation::PodFor(Workload& w, int ordinal) {
     }
     do {
       pod.metadata.name = prefix + RandomSuffix(w.rng, 5);
-    } while (cluster_.GetPod(pod.metadata.Key()) != nullptr);
+    } while (cluster_.Get<api::Pod>(pod.metadata.Key()) != nullptr);
   }
   api::OwnerReference owner;
-  owner.api_version = w.ApiVersion();
-  owner.kind = w.owner_kind;
+  owner.api_version = std::string(w.api_version);
+  owner.kind = std::string(w.kind);
   owner.name = w.meta.name;
   owner.uid = w.meta.uid;
   owner.controller = true;
@@ -307,28 +289,28 @@ void Simulation::RefusedPod(Workload& w, const std::string& pod, const std::stri
   w.cannot_create = true;
   const std::string error = fmt::format("pods \"{}\" is forbidden: {}", pod, why);
   const std::string message =
-      w.kind == "StatefulSet"
+      w.controller == Workload::Controller::kStatefulSet
           ? fmt::format("create Pod {} in StatefulSet {} failed error: {}", pod, w.meta.name, error)
           : "Error creating: " + error;
   cluster_.RecordEvent(framework::EventRecord{
-      framework::ReferenceTo(w.meta, w.kind, w.ApiVersion()), "Warning", "FailedCreate",
-      "Create", message});
+      framework::ReferenceTo(w.meta, std::string(w.kind), std::string(w.api_version)), "Warning",
+      "FailedCreate", "Create", message});
 }
 
 void Simulation::CreateWorkloadPods(Workload& w) {
   if (w.cannot_create) return;
-  if (w.kind == "ReplicaSet") {
+  if (w.controller == Workload::Controller::kReplicaSet) {
     while (static_cast<int32_t>(w.active.size()) + w.succeeded < w.replicas && CreatePodFor(w, 0)) {
     }
-  } else if (w.kind == "Job") {
+  } else if (w.controller == Workload::Controller::kJob) {
     SyncJob(w);
-  } else if (w.kind == "StatefulSet") {
+  } else if (w.controller == Workload::Controller::kStatefulSet) {
     if (!w.ordered) {
       while (w.next_ordinal < w.replicas && CreatePodFor(w, w.next_ordinal)) ++w.next_ordinal;
     } else if (w.next_ordinal < w.replicas) {
       // OrderedReady: the next ordinal only once every earlier one runs.
       for (const std::string& key : w.active) {
-        const api::Pod* p = cluster_.GetPod(key);
+        const api::Pod* p = cluster_.Get<api::Pod>(key);
         if (p == nullptr || p->status.phase != api::PodPhase::kRunning) return;
       }
       if (CreatePodFor(w, w.next_ordinal)) ++w.next_ordinal;
@@ -403,13 +385,13 @@ void Simulation::JobPodSucceeded(Workload& w, const std::string& key) {
 
 void Simulation::PodFailed(Workload& w, const api::Pod& pod) {
   const std::string key = pod.metadata.Key();
-  if (w.kind == "StatefulSet") {
+  if (w.controller == Workload::Controller::kStatefulSet) {
     // Upstream deletes a failed pod and creates its ordinal again once it is gone (OnPodDelete).
-    cluster_.DeletePodByKey(key);
+    cluster_.Delete<api::Pod>(key);
     return;
   }
   std::erase(w.active, key);
-  if (w.kind == "Job") {
+  if (w.controller == Workload::Controller::kJob) {
     JobPodFailed(w, pod);
   } else {
     CreateWorkloadPods(w);
@@ -442,17 +424,18 @@ void Simulation::FinishJob(Workload& w, api::PodCondition condition) {
   const bool failed = condition.type == "Failed";
   if (failed) {
     for (const std::string& key : std::exchange(w.active, {})) {
-      const api::Pod* pod = cluster_.GetPod(key);
+      const api::Pod* pod = cluster_.Get<api::Pod>(key);
       if (pod == nullptr || MatchPodFailurePolicy(w.job->pod_failure_policy, *pod).counts) {
         ++w.failed;
       }
-      if (pod != nullptr) cluster_.DeletePodByKey(key);
+      if (pod != nullptr) cluster_.Delete<api::Pod>(key);
     }
     w.indexes.clear();
   }
   cluster_.RecordEvent(framework::EventRecord{
-      framework::ReferenceTo(w.meta, "Job", "batch/v1"), failed ? "Warning" : "Normal",
-      failed ? condition.reason : "Completed", "", failed ? condition.message : "Job completed"});
+      framework::ReferenceTo(w.meta, std::string(w.kind), std::string(w.api_version)),
+      failed ? "Warning" : "Normal", failed ? condition.reason : "Completed", "",
+      failed ? condition.message : "Job completed"});
   w.finished = std::move(condition);
 }
 
@@ -482,31 +465,25 @@ bool Simulation::IsGated(const api::Pod& pod) const {
   return !pod.spec.scheduling_gates.empty() && pod.spec.node_name.empty();
 }
 
-void Simulation::OnPodAdd(const api::PodPtr& pod) {
-  Changed();
+void Simulation::Added(const api::PodPtr& pod) {
   if (!pod->spec.node_name.empty() && pod->status.phase == api::PodPhase::kPending) {
     // Created already bound (spec.nodeName): the kubelet starts it.
-    OnPodUpdate(std::make_shared<const api::Pod>(), pod);
+    Updated(std::make_shared<const api::Pod>(), pod);
   }
 }
 
-void Simulation::OnPodUpdate(const api::PodPtr& old_ptr, const api::PodPtr& new_ptr) {
+void Simulation::Updated(const api::PodPtr& old_ptr, const api::PodPtr& new_ptr) {
   const api::Pod& old_pod = *old_ptr;
   const api::Pod& new_pod = *new_ptr;
   const bool bound = old_pod.spec.node_name.empty() && !new_pod.spec.node_name.empty();
   const bool phase_changed = old_pod.status.phase != new_pod.status.phase;
-  if (bound || phase_changed ||
-      scheduler::PodUpdateActions(old_pod, new_pod) != framework::kUpdatePodOther ||
-      old_pod.metadata.annotations != new_pod.metadata.annotations) {
-    Changed();
-  }
   const std::string key = new_pod.metadata.Key();
   if (bound) {
     PodRecord& r = records_[key];
     if (!r.scheduled_at) r.scheduled_at = clock_.Now() - kSimulationEpoch;
     // The kubelet: a bound pod starts running at once; with run-for it succeeds after that.
     At(api::Duration::zero(), [this, key] {
-      const api::Pod* p = cluster_.GetPod(key);
+      const api::Pod* p = cluster_.Get<api::Pod>(key);
       if (p == nullptr || p->status.phase != api::PodPhase::kPending) return;
       api::Pod running = *p;
       running.status.phase = api::PodPhase::kRunning;
@@ -514,10 +491,10 @@ void Simulation::OnPodUpdate(const api::PodPtr& old_ptr, const api::PodPtr& new_
       for (const char* type : {"Initialized", "ContainersReady", "Ready"}) {
         running.status.conditions.push_back(api::PodCondition{type, "True", "", "", clock_.Now()});
       }
-      cluster_.UpdatePod(running);
+      cluster_.Update(running);
       if (HasAnnotation(running.metadata, kRunFor)) {
         At(AnnotationDuration(running.metadata, kRunFor), [this, key] {
-          const api::Pod* q = cluster_.GetPod(key);
+          const api::Pod* q = cluster_.Get<api::Pod>(key);
           if (q == nullptr || q->status.phase != api::PodPhase::kRunning) return;
           api::Pod done = *q;
           done.status.phase = api::PodPhase::kSucceeded;
@@ -527,7 +504,7 @@ void Simulation::OnPodUpdate(const api::PodPtr& old_ptr, const api::PodPtr& new_
               c.reason = "PodCompleted";
             }
           }
-          cluster_.UpdatePod(done);
+          cluster_.Update(done);
         });
       }
     });
@@ -538,7 +515,7 @@ void Simulation::OnPodUpdate(const api::PodPtr& old_ptr, const api::PodPtr& new_
   if (owner == nullptr) return;
   Workload& w = *owner;
   if (new_pod.status.phase == api::PodPhase::kSucceeded) {
-    if (w.kind == "Job") {
+    if (w.controller == Workload::Controller::kJob) {
       JobPodSucceeded(w, key);
       return;
     }
@@ -562,13 +539,12 @@ Simulation::Workload* Simulation::ActiveOwner(const api::Pod& pod) {
                                                                                      : it->second;
 }
 
-void Simulation::OnPodDelete(const api::PodPtr& deleted) {
+void Simulation::Deleted(const api::PodPtr& deleted) {
   const api::Pod& pod = *deleted;
-  Changed();
   Workload* owner = ActiveOwner(pod);
   if (owner == nullptr) return;
   Workload& w = *owner;
-  if (w.kind == "StatefulSet") {
+  if (w.controller == Workload::Controller::kStatefulSet) {
     // A StatefulSet recreates the same ordinal.
     std::erase(w.active, pod.metadata.Key());
     const std::string prefix = w.meta.name + "-";
@@ -598,9 +574,11 @@ class Simulation::Policy final : public host::RunPolicy {
       checker->AfterTurn();
       if (checker->violation()) return true;
     }
-    if (sim_.clock_.Now() != instant_ || sim_.change_seq_ != instant_seq_) {
+    // The scheduler's cluster version says whether anything it reads changed.
+    const uint64_t version = sim_.host_->scheduler().ClusterVersion();
+    if (sim_.clock_.Now() != instant_ || version != instant_version_) {
       instant_ = sim_.clock_.Now();
-      instant_seq_ = sim_.change_seq_;
+      instant_version_ = version;
       attempts_at_instant_ = 0;
     }
     if (attempts_at_instant_ > kMaxAttemptsPerPodAtInstant * (sim_.cluster_.pods().size() + 1)) {
@@ -638,7 +616,7 @@ class Simulation::Policy final : public host::RunPolicy {
   Simulation& sim_;
   const std::optional<api::Time> limit_;
   api::Time instant_{};
-  uint64_t instant_seq_ = UINT64_MAX;
+  uint64_t instant_version_ = UINT64_MAX;
   size_t attempts_at_instant_ = 0;
   static constexpr uint64_t kTurnsPerProgress = 1024;  // a power of two
   uint64_t turns_ = 0;

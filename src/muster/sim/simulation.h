@@ -74,7 +74,7 @@ struct JobRecord {
   std::optional<api::PodCondition> finished;
 };
 
-class Simulation final : public cluster::ClusterObserver {
+class Simulation final : public cluster::TypedObserver<Simulation> {
  public:
   // Builds the cluster and scheduler for `manifests`; `config` is the scheduler configuration
   // (nullptr: the default profile). Returns nullptr with *errors filled on a bad configuration.
@@ -109,16 +109,10 @@ class Simulation final : public cluster::ClusterObserver {
     return checker_ ? checker_->violation() : std::nullopt;
   }
 
-  // ---- ClusterObserver: the kubelet and the controllers ----
-  void OnPodAdd(const api::PodPtr& pod) override;
-  void OnPodUpdate(const api::PodPtr& old_pod, const api::PodPtr& new_pod) override;
-  void OnPodDelete(const api::PodPtr& pod) override;
-  void OnNodeAdd(const api::Node&) override { Changed(); }
-  void OnNodeUpdate(const api::Node&, const api::Node&) override { Changed(); }
-  void OnNodeDelete(const api::Node&) override { Changed(); }
-  void OnPodGroupAdd(const api::PodGroup&) override { Changed(); }
-  void OnPodGroupUpdate(const api::PodGroup&, const api::PodGroup&) override { Changed(); }
-  void OnPodGroupDelete(const api::PodGroup&) override { Changed(); }
+  // ---- ClusterObserver (TypedObserver): the kubelet and the controllers ----
+  void Added(const api::PodPtr& pod);
+  void Updated(const api::PodPtr& old_pod, const api::PodPtr& new_pod);
+  void Deleted(const api::PodPtr& pod);
 
  private:
   struct Workload;
@@ -147,7 +141,6 @@ class Simulation final : public cluster::ClusterObserver {
   void JobPodFailed(Workload& w, const api::Pod& pod);
   void FinishJob(Workload& w, api::PodCondition condition);
   std::string RandomSuffix(std::mt19937_64& rng, size_t length) const;
-  void Changed() { ++change_seq_; }
   SimulationOptions options_;
   api::Manifests manifests_;
   framework::VirtualClock clock_;
@@ -162,7 +155,6 @@ class Simulation final : public cluster::ClusterObserver {
   std::map<std::string, PodRecord> records_;
   // Sim-driven timers still to fire (creations, deletions, run-for, ungating).
   size_t pending_actions_ = 0;
-  uint64_t change_seq_ = 0;
   std::vector<std::string> warnings_;
 };
 

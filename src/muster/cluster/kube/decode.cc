@@ -2,6 +2,10 @@
 
 #include <simdjson.h>
 
+#include <tuple>
+#include <utility>
+
+#include "muster/api/kinds.h"
 #include "muster/api/manifests.h"
 #include "muster/cluster/kube/json.h"
 
@@ -90,28 +94,12 @@ WatchEvent<T> DecodeWatchEvent(std::string_view line, const std::string& api_ver
   return event;
 }
 
-template std::optional<ListPage<api::Pod>> DecodeListPage(const std::string&, const std::string&,
-                                                          const std::string&);
-template WatchEvent<api::Pod> DecodeWatchEvent(std::string_view, const std::string&,
-                                               const std::string&);
-template std::optional<ListPage<api::Node>> DecodeListPage(const std::string&, const std::string&,
-                                                           const std::string&);
-template WatchEvent<api::Node> DecodeWatchEvent(std::string_view, const std::string&,
-                                                const std::string&);
-template std::optional<ListPage<api::Namespace>> DecodeListPage(const std::string&,
-                                                                const std::string&,
-                                                                const std::string&);
-template WatchEvent<api::Namespace> DecodeWatchEvent(std::string_view, const std::string&,
-                                                     const std::string&);
-template std::optional<ListPage<api::PodGroup>> DecodeListPage(const std::string&,
-                                                               const std::string&,
-                                                               const std::string&);
-template WatchEvent<api::PodGroup> DecodeWatchEvent(std::string_view, const std::string&,
-                                                    const std::string&);
-template std::optional<ListPage<api::PodDisruptionBudget>> DecodeListPage(const std::string&,
-                                                                          const std::string&,
-                                                                          const std::string&);
-template WatchEvent<api::PodDisruptionBudget> DecodeWatchEvent(std::string_view, const std::string&,
-                                                               const std::string&);
+// The decoders of every kind a cluster delivers, compiled here: an external table of their
+// addresses makes the compiler emit each.
+template <typename... T>
+constexpr auto Decoders(api::KindList<T...>) {
+  return std::tuple{std::pair{&DecodeListPage<T>, &DecodeWatchEvent<T>}...};
+}
+extern const auto kDecoders = Decoders(api::ClusterKinds{});
 
 }  // namespace muster::cluster::kube

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <nlohmann/json.hpp>
 #include <random>
@@ -72,10 +73,15 @@ std::string Forbidden(const std::string& verb, const std::string& resource, cons
       verb, resource, r.Describe(), verb, resource);
 }
 
-// The PodGroup API path of `api_version` ("scheduling.x-k8s.io/v1alpha1").
-std::string PodGroupPath(const std::string& api_version, std::string_view ns = "") {
-  if (ns.empty()) return fmt::format("/apis/{}/podgroups", api_version);
-  return fmt::format("/apis/{}/namespaces/{}/podgroups", api_version, ns);
+// The REST path of a resource in `api_version` ("v1", "scheduling.x-k8s.io/v1alpha1"), across
+// namespaces or in `ns`.
+std::string ResourcePath(std::string_view api_version, std::string_view resource,
+                         std::string_view ns = "") {
+  const std::string root = api_version.find('/') == std::string_view::npos
+                               ? fmt::format("/api/{}", api_version)
+                               : fmt::format("/apis/{}", api_version);
+  if (ns.empty()) return fmt::format("{}/{}", root, resource);
+  return fmt::format("{}/namespaces/{}/{}", root, ns, resource);
 }
 
 Json ConditionJson(const api::PodCondition& c) {
@@ -97,69 +103,31 @@ struct Store {
   bool synced = false;
 };
 
+// Every cluster kind's stores: one per apiVersion served (a PodGroup comes in two API groups,
+// and each informer's relist replaces its own objects only).
 struct KubeCluster::Stores {
-  Store<api::Pod> pods;
-  Store<api::Node> nodes;
-  // One store per PodGroup API group: each informer's relist replaces its own objects only.
-  std::map<std::string, Store<api::PodGroup>> pod_groups;
-  Store<api::Namespace> namespaces;
-  Store<api::PodDisruptionBudget> pdbs;
+  template <typename List>
+  struct Of;
+  template <typename... T>
+  struct Of<api::KindList<T...>> {
+    using type = std::tuple<std::map<std::string, Store<T>>...>;
+  };
+  Of<api::ClusterKinds>::type stores;
   std::vector<const bool*> synced;  // one per informer
 
-  Store<api::Pod>& Of(std::type_identity<api::Pod>, const std::string&) { return pods; }
-  Store<api::Node>& Of(std::type_identity<api::Node>, const std::string&) { return nodes; }
-  Store<api::PodGroup>& Of(std::type_identity<api::PodGroup>, const std::string& version) {
-    return pod_groups[version];
+  template <typename T>
+  Store<T>& For(const std::string& api_version) {
+    return std::get<std::map<std::string, Store<T>>>(stores)[api_version];
   }
-  Store<api::Namespace>& Of(std::type_identity<api::Namespace>, const std::string&) {
-    return namespaces;
-  }
-  Store<api::PodDisruptionBudget>& Of(std::type_identity<api::PodDisruptionBudget>,
-                                      const std::string&) {
-    return pdbs;
+  template <typename T>
+  size_t Count() const {
+    size_t n = 0;
+    for (const auto& [version, store] : std::get<std::map<std::string, Store<T>>>(stores)) {
+      n += store.items.size();
+    }
+    return n;
   }
 };
-
-namespace {
-
-// The observers' calls for each kind.
-void Added(ClusterObserver& o, const std::shared_ptr<const api::Pod>& p) { o.OnPodAdd(p); }
-void Updated(ClusterObserver& o, const std::shared_ptr<const api::Pod>& a,
-             const std::shared_ptr<const api::Pod>& b) {
-  o.OnPodUpdate(a, b);
-}
-void Deleted(ClusterObserver& o, const std::shared_ptr<const api::Pod>& p) { o.OnPodDelete(p); }
-void Added(ClusterObserver& o, const std::shared_ptr<const api::Node>& n) { o.OnNodeAdd(*n); }
-void Updated(ClusterObserver& o, const std::shared_ptr<const api::Node>& a,
-             const std::shared_ptr<const api::Node>& b) {
-  o.OnNodeUpdate(*a, *b);
-}
-void Deleted(ClusterObserver& o, const std::shared_ptr<const api::Node>& n) { o.OnNodeDelete(*n); }
-void Added(ClusterObserver& o, const std::shared_ptr<const api::PodGroup>& g) {
-  o.OnPodGroupAdd(*g);
-}
-void Updated(ClusterObserver& o, const std::shared_ptr<const api::PodGroup>& a,
-             const std::shared_ptr<const api::PodGroup>& b) {
-  o.OnPodGroupUpdate(*a, *b);
-}
-void Deleted(ClusterObserver& o, const std::shared_ptr<const api::PodGroup>& g) {
-  o.OnPodGroupDelete(*g);
-}
-// Namespaces and PodDisruptionBudgets: the scheduler reads only their arrival.
-void Added(ClusterObserver& o, const std::shared_ptr<const api::Namespace>& n) {
-  o.OnNamespaceAdd(*n);
-}
-void Updated(ClusterObserver&, const std::shared_ptr<const api::Namespace>&,
-             const std::shared_ptr<const api::Namespace>&) {}
-void Deleted(ClusterObserver&, const std::shared_ptr<const api::Namespace>&) {}
-void Added(ClusterObserver& o, const std::shared_ptr<const api::PodDisruptionBudget>& p) {
-  o.OnPodDisruptionBudgetAdd(*p);
-}
-void Updated(ClusterObserver&, const std::shared_ptr<const api::PodDisruptionBudget>&,
-             const std::shared_ptr<const api::PodDisruptionBudget>&) {}
-void Deleted(ClusterObserver&, const std::shared_ptr<const api::PodDisruptionBudget>&) {}
-
-}  // namespace
 
 // ---- informers ----
 
@@ -383,14 +351,16 @@ KubeCluster::~KubeCluster() { Stop(); }
 
 template <typename T>
 void KubeCluster::AddInformer(std::string path, std::string api_version) {
-  Store<T>& store = stores_->Of(std::type_identity<T>{}, api_version);
+  Store<T>& store = stores_->For<T>(api_version);
   stores_->synced.push_back(&store.synced);
   auto notify_add = [this](const std::shared_ptr<const T>& o) {
-    for (ClusterObserver* obs : observers_) Added(*obs, o);
+    const api::AnyObject added(o);
+    for (ClusterObserver* obs : observers_) obs->OnAdd(added);
   };
   auto notify_update = [this](const std::shared_ptr<const T>& a,
                               const std::shared_ptr<const T>& b) {
-    for (ClusterObserver* obs : observers_) Updated(*obs, a, b);
+    const api::AnyObject old_object(a), new_object(b);
+    for (ClusterObserver* obs : observers_) obs->OnUpdate(old_object, new_object);
   };
   auto notify_delete = [this](const std::shared_ptr<const T>& o) {
     if constexpr (std::is_same_v<T, api::Pod>) {
@@ -398,7 +368,8 @@ void KubeCluster::AddInformer(std::string path, std::string api_version) {
       std::lock_guard lock(binding_mu_);
       binding_.erase(o->metadata.uid);
     }
-    for (ClusterObserver* obs : observers_) Deleted(*obs, o);
+    const api::AnyObject deleted(o);
+    for (ClusterObserver* obs : observers_) obs->OnDelete(deleted);
   };
   auto apply = [&store, notify_add, notify_update, notify_delete](WatchEventType type,
                                                                   std::shared_ptr<const T> obj) {
@@ -462,50 +433,55 @@ Status KubeCluster::Start() {
                                      http_.config().server, http_.config().source,
                                      version.Describe()));
   }
-  struct Needed {
-    std::string path, api_version, resource;
-  };
-  const std::vector<Needed> needed = {
-      {"/api/v1/pods", "v1", "pods"},
-      {"/api/v1/nodes", "v1", "nodes"},
-      {"/api/v1/namespaces", "v1", "namespaces"},
-      {"/apis/policy/v1/poddisruptionbudgets", "policy/v1", "poddisruptionbudgets"},
-  };
-  for (const Needed& n : needed) {
-    const Response r = http_.Do("GET", n.path + "?limit=1");
-    if (r.status == 401) {
-      return Status::Error(fmt::format("the API server refused muster's credentials ({}): {}",
-                                       http_.config().source, r.Describe()));
+  // Each kind the scheduler watches, in each apiVersion the server serves: a required kind must
+  // be served and listable; an optional one (a CRD) is watched where the server serves it.
+  std::vector<std::function<void()>> informers;
+  Status status = Status::OK();
+  api::ForEachClusterKind([&]<typename T>(std::type_identity<T>) {
+    if (!status.IsSuccess()) return;
+    const api::Kind<T>& kind = api::KindOf<T>();
+    const bool required = kind.when_unserved.empty();
+    std::vector<std::string> served;
+    for (std::string_view version : kind.api_versions) {
+      const std::string path = ResourcePath(version, kind.resource);
+      if (!required) {
+        const Response discovery = http_.Do("GET", fmt::format("/apis/{}", version));
+        if (!discovery.ok() ||
+            discovery.body.find(fmt::format("\"{}\"", kind.resource)) == std::string::npos) {
+          continue;
+        }
+      }
+      const Response r = http_.Do("GET", path + "?limit=1");
+      if (r.status == 401) {
+        status = Status::Error(fmt::format("the API server refused muster's credentials ({}): {}",
+                                           http_.config().source, r.Describe()));
+        return;
+      }
+      if (r.status == 403) {
+        status = Status::Error(Forbidden("list", std::string(kind.resource), r));
+        return;
+      }
+      if (required && r.status == 404) {
+        status = Status::Error(fmt::format("the API server does not serve {} ({}): muster needs it",
+                                           path, r.Describe()));
+        return;
+      }
+      if (required && !r.ok()) {
+        status = Status::Error(fmt::format("list {}: {}", kind.resource, r.Describe()));
+        return;
+      }
+      if (!r.ok()) continue;
+      served.emplace_back(version);
+      informers.push_back(
+          [this, path, version = std::string(version)] { AddInformer<T>(path, version); });
     }
-    if (r.status == 403) return Status::Error(Forbidden("list", n.resource, r));
-    if (r.status == 404) {
-      return Status::Error(fmt::format("the API server does not serve {} ({}): muster needs it",
-                                       n.path, r.Describe()));
+    if (served.empty() && !required) {
+      log::Warningf("the API server serves no {} API ({}): {}", kind.name,
+                    fmt::join(kind.api_versions, " or "), kind.when_unserved);
     }
-    if (!r.ok()) {
-      return Status::Error(fmt::format("list {}: {}", n.resource, r.Describe()));
-    }
-  }
-  for (const char* group : {"scheduling.x-k8s.io/v1alpha1", "scheduling.sigs.k8s.io/v1alpha1"}) {
-    const Response r = http_.Do("GET", fmt::format("/apis/{}", group));
-    if (!r.ok() || r.body.find("\"podgroups\"") == std::string::npos) continue;
-    const Response list = http_.Do("GET", PodGroupPath(group) + "?limit=1");
-    if (list.status == 403) return Status::Error(Forbidden("list", "podgroups", list));
-    if (list.ok()) pod_group_versions_.push_back(group);
-  }
-  if (pod_group_versions_.empty()) {
-    log::Warningf(
-        "the API server serves no PodGroup API (scheduling.x-k8s.io/v1alpha1 or "
-        "scheduling.sigs.k8s.io/v1alpha1): gang scheduling has no groups; apply "
-        "deploy/crd-podgroups.yaml to enable it");
-  }
-  AddInformer<api::Namespace>("/api/v1/namespaces", "v1");
-  AddInformer<api::Node>("/api/v1/nodes", "v1");
-  AddInformer<api::PodDisruptionBudget>("/apis/policy/v1/poddisruptionbudgets", "policy/v1");
-  for (const std::string& v : pod_group_versions_) {
-    AddInformer<api::PodGroup>(PodGroupPath(v), v);
-  }
-  AddInformer<api::Pod>("/api/v1/pods", "v1");
+  });
+  if (!status.IsSuccess()) return status;
+  for (const auto& add : informers) add();
   for (auto& informer : informers_) informer->Start();
   return Status::OK();
 }
@@ -539,9 +515,9 @@ void KubeCluster::Flush() {
   writer_.Drain();
 }
 
-size_t KubeCluster::num_pods() const { return stores_->pods.items.size(); }
+size_t KubeCluster::num_pods() const { return stores_->Count<api::Pod>(); }
 
-size_t KubeCluster::num_nodes() const { return stores_->nodes.items.size(); }
+size_t KubeCluster::num_nodes() const { return stores_->Count<api::Node>(); }
 
 std::chrono::milliseconds KubeCluster::WriteBudget() const {
   const std::chrono::milliseconds most = std::chrono::seconds(30);
@@ -662,8 +638,10 @@ namespace {
 std::string PodGroupStatusPath(const api::PodGroup& group) {
   const std::string version =
       group.api_version.empty() ? "scheduling.x-k8s.io/v1alpha1" : group.api_version;
-  return fmt::format("{}/{}/status", PodGroupPath(version, group.metadata.namespace_.str()),
-                     group.metadata.name);
+  return fmt::format(
+      "{}/{}/status",
+      ResourcePath(version, api::KindOf<api::PodGroup>().resource, group.metadata.namespace_.str()),
+      group.metadata.name);
 }
 
 }  // namespace

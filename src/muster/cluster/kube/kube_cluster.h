@@ -130,7 +130,6 @@ class KubeCluster final : public Cluster {
   std::vector<ClusterObserver*> observers_;
   std::unique_ptr<Stores> stores_;
   std::vector<std::unique_ptr<InformerBase>> informers_;
-  std::vector<std::string> pod_group_versions_;
   std::atomic<bool> stop_{false};
   std::string fatal_;
   WorkQueue binders_;

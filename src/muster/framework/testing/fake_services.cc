@@ -6,7 +6,8 @@ namespace muster::testing {
 
 FakeServices::FakeServices()
     : clock_(TestEpoch()),
-      framework_(std::make_unique<framework::Framework>("default-scheduler", std::nullopt, *this)) {}
+      framework_(std::make_unique<framework::Framework>("default-scheduler", std::nullopt, *this)) {
+}
 
 void FakeServices::AddNode(const api::Node& node) {
   nodes_.AddNode(node);
@@ -73,7 +74,12 @@ framework::Status FakeServices::DeletePod(const api::Pod& pod) {
 framework::Status FakeServices::UpdatePodGroupStatus(const api::PodGroup& group,
                                                      const api::PodGroup::Status& status) {
   group_status_updates.emplace_back(group.metadata.Key(), status);
-  groups_[group.metadata.Key()].status = status;
+  framework::ObjectTable<api::PodGroup>& groups = objects_.Of<api::PodGroup>();
+  const api::PodGroup* stored =
+      groups.Get(group.metadata.namespace_, api::Symbol(group.metadata.name));
+  api::PodGroup updated = stored != nullptr ? *stored : group;
+  updated.status = status;
+  groups.Set(std::make_shared<const api::PodGroup>(std::move(updated)));
   return framework::Status::OK();
 }
 
@@ -86,25 +92,6 @@ std::vector<const api::Pod*> FakeServices::PodsWithLabel(api::Symbol ns, api::Sy
     if (v != nullptr && *v == value) out.push_back(&pod);
   }
   return out;
-}
-
-const api::PodGroup* FakeServices::GetPodGroup(api::Symbol ns, api::Symbol name) const {
-  auto it = groups_.find(fmt::format("{}/{}", ns.str(), name.str()));
-  return it == groups_.end() ? nullptr : &it->second;
-}
-
-std::vector<const api::PodDisruptionBudget*> FakeServices::PodDisruptionBudgets(
-    api::Symbol ns) const {
-  std::vector<const api::PodDisruptionBudget*> out;
-  for (const auto& pdb : pdbs_) {
-    if (pdb.metadata.namespace_ == ns) out.push_back(&pdb);
-  }
-  return out;
-}
-
-const api::Namespace* FakeServices::GetNamespace(api::Symbol name) const {
-  auto it = namespaces_.find(name);
-  return it == namespaces_.end() ? nullptr : &it->second;
 }
 
 FakeServices::FakeWaitingPod& FakeServices::AddWaitingPod(const api::Pod& pod, api::Symbol node,

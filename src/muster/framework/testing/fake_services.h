@@ -40,9 +40,10 @@ class FakeServices final : public framework::SchedulerServices,
   framework::Status RemovePod(const api::Pod& pod);
   void UpdateNode(const api::Node& node);
   void RemoveNode(const api::Node& node);
-  void AddPodGroup(const api::PodGroup& group) { groups_[group.metadata.Key()] = group; }
-  void AddPodDisruptionBudget(const api::PodDisruptionBudget& pdb) { pdbs_.push_back(pdb); }
-  void AddNamespace(const api::Namespace& ns) { namespaces_[api::Symbol(ns.metadata.name)] = ns; }
+  // An object the lister returns (a PodGroup, a PodDisruptionBudget, a Namespace...).
+  template <typename T>
+  requires framework::ObjectTables::kListed<T>
+  void AddObject(T object) { objects_.Of<T>().Set(std::make_shared<const T>(std::move(object))); }
   void Nominate(const api::Pod& pod, api::Symbol node) {
     nominated_.emplace_back(framework::PodInfo::Make(pod), node);
   }
@@ -90,10 +91,7 @@ class FakeServices final : public framework::SchedulerServices,
   // ---- ObjectLister ----
   std::vector<const api::Pod*> PodsWithLabel(api::Symbol ns, api::Symbol key,
                                              api::Symbol value) const override;
-  const api::PodGroup* GetPodGroup(api::Symbol ns, api::Symbol name) const override;
-  std::vector<const api::PodDisruptionBudget*> PodDisruptionBudgets(
-      api::Symbol ns) const override;
-  const api::Namespace* GetNamespace(api::Symbol name) const override;
+  const framework::ObjectTables& objects() const override { return objects_; }
 
   // ---- WaitingPods: tests add waiting pods; Allow/Reject are recorded ----
   struct FakeWaitingPod final : framework::WaitingPod {
@@ -122,9 +120,7 @@ class FakeServices final : public framework::SchedulerServices,
   framework::Snapshot snapshot_;
   std::unique_ptr<framework::Framework> framework_;
   std::map<std::string, api::Pod> pods_;
-  std::map<std::string, api::PodGroup> groups_;
-  std::vector<api::PodDisruptionBudget> pdbs_;
-  std::map<api::Symbol, api::Namespace> namespaces_;
+  framework::ObjectTables objects_;
   std::vector<std::pair<framework::PodInfoPtr, api::Symbol>> nominated_;
   std::vector<std::unique_ptr<FakeWaitingPod>> waiting_;
 };

@@ -153,7 +153,7 @@ std::unique_ptr<framework::Plugin> Coscheduling::New(const framework::PluginArgs
 
 const api::PodGroup* Coscheduling::PodGroupOf(const framework::PodInfo& pod) const {
   if (pod.pod_group.empty()) return nullptr;
-  return handle_.lister().GetPodGroup(pod.pod.metadata.namespace_, pod.pod_group);
+  return handle_.lister().Get<api::PodGroup>(pod.pod.metadata.namespace_, pod.pod_group);
 }
 
 std::vector<const api::Pod*> Coscheduling::GroupPods(api::Symbol ns, api::Symbol group) const {
@@ -533,7 +533,7 @@ void Coscheduling::GroupCycleDone(const framework::PodGroupSpec& spec, bool plac
 std::vector<framework::ClusterEventWithHint> Coscheduling::EventsToRegister() const {
   return {
       {framework::ClusterEvent{framework::EventResource::kPod, framework::kAdd, "PodAdd"}, nullptr},
-      {framework::ClusterEvent{framework::EventResource::kPodGroup,
+      {framework::ClusterEvent{framework::EventResource::Of<api::PodGroup>(),
                                framework::kAdd | framework::kUpdate, "PodGroupAddOrUpdate"},
        nullptr},
   };

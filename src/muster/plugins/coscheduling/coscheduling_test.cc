@@ -38,8 +38,10 @@ framework::PluginArgs Args(const std::string& yaml) {
 class CoschedulingTest : public ::testing::Test {
  protected:
   CoschedulingTest() {
-    fake_.AddNode(MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"memory", "8Gi"}, {"pods", "110"}}).Obj());
-    fake_.AddNode(MakeNode().Name("n2").Capacity({{"cpu", "4"}, {"memory", "8Gi"}, {"pods", "110"}}).Obj());
+    fake_.AddNode(
+        MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"memory", "8Gi"}, {"pods", "110"}}).Obj());
+    fake_.AddNode(
+        MakeNode().Name("n2").Capacity({{"cpu", "4"}, {"memory", "8Gi"}, {"pods", "110"}}).Obj());
   }
   // Most tests here are of the per-pod extension points, upstream's mode.
   static CoschedulingArgs PerPod() {
@@ -79,7 +81,7 @@ class CoschedulingTest : public ::testing::Test {
 
   // PodGroup g (minMember 3) with pending members a, b and c.
   void AddGroupOfThree() {
-    fake_.AddPodGroup(Group("g", 3));
+    fake_.AddObject(Group("g", 3));
     for (const char* name : {"a", "b", "c"}) fake_.AddPod(Member(name, "g"));
   }
   static CoschedulingArgs GroupBackoff(int64_t seconds) {
@@ -87,7 +89,9 @@ class CoschedulingTest : public ::testing::Test {
     args.pod_group_backoff_seconds = seconds;
     return args;
   }
-  void Advance(api::Duration d) { fake_.virtual_clock().AdvanceTo(fake_.virtual_clock().Now() + d); }
+  void Advance(api::Duration d) {
+    fake_.virtual_clock().AdvanceTo(fake_.virtual_clock().Now() + d);
+  }
 
   testing::FakeServices fake_;
   std::unique_ptr<Coscheduling> plugin_;
@@ -109,11 +113,14 @@ TEST(CoschedulingArgsTest, DefaultsAndValidation) {
   EXPECT_EQ(set->pod_group_reject_percentage, 0);
 
   EXPECT_FALSE(DecodeArgs(Args("{permitWaitingTimeSeconds: -1}"), &error));
-  EXPECT_THAT(error, HasSubstr("permitWaitingTimeSeconds: Invalid value: -1: must be greater than 0"));
+  EXPECT_THAT(error,
+              HasSubstr("permitWaitingTimeSeconds: Invalid value: -1: must be greater than 0"));
   EXPECT_FALSE(DecodeArgs(Args("{podGroupBackoffSeconds: -3}"), &error));
-  EXPECT_THAT(error, HasSubstr("podGroupBackoffSeconds: Invalid value: -3: must be greater than 0"));
+  EXPECT_THAT(error,
+              HasSubstr("podGroupBackoffSeconds: Invalid value: -3: must be greater than 0"));
   EXPECT_FALSE(DecodeArgs(Args("{podGroupRejectPercentage: 101}"), &error));
-  EXPECT_THAT(error, HasSubstr("podGroupRejectPercentage: Invalid value: 101: must be between 0 and 100"));
+  EXPECT_THAT(error,
+              HasSubstr("podGroupRejectPercentage: Invalid value: 101: must be between 0 and 100"));
   EXPECT_EQ(defaults->mode, Mode::kGroup);
   EXPECT_EQ(DecodeArgs(Args("{mode: PerPod}"), &error)->mode, Mode::kPerPod);
   EXPECT_EQ(DecodeArgs(Args("{mode: Group}"), &error)->mode, Mode::kGroup);
@@ -126,8 +133,8 @@ TEST(CoschedulingArgsTest, DefaultsAndValidation) {
 
 TEST_F(CoschedulingTest, LessOrdersByPriorityThenGroupTimeThenName) {
   const api::Time t0 = testing::TestEpoch();
-  fake_.AddPodGroup(Group("old", 2, t0));
-  fake_.AddPodGroup(Group("new", 2, t0 + std::chrono::seconds(5)));
+  fake_.AddObject(Group("old", 2, t0));
+  fake_.AddObject(Group("new", 2, t0 + std::chrono::seconds(5)));
   Coscheduling& cs = Plugin();
   const auto old_z = Queued(Member("z", "old"), t0 + std::chrono::seconds(9));
   const auto new_a = Queued(Member("a", "new"), t0);
@@ -154,7 +161,7 @@ TEST_F(CoschedulingTest, LessOrdersByPriorityThenGroupTimeThenName) {
 }
 
 TEST_F(CoschedulingTest, PreFilterNeedsEnoughSiblings) {
-  fake_.AddPodGroup(Group("g", 3));
+  fake_.AddObject(Group("g", 3));
   Plugin();
   const api::Pod p1 = Member("p1", "g");
   fake_.AddPod(p1);
@@ -169,7 +176,7 @@ TEST_F(CoschedulingTest, PreFilterNeedsEnoughSiblings) {
 }
 
 TEST_F(CoschedulingTest, PreFilterIgnoresTerminalPodsAndCountsGatedOnesSeparately) {
-  fake_.AddPodGroup(Group("g", 3));
+  fake_.AddObject(Group("g", 3));
   Plugin();
   const api::Pod p1 = Member("p1", "g");
   fake_.AddPod(p1);
@@ -189,16 +196,17 @@ TEST_F(CoschedulingTest, PreFilterIgnoresTerminalPodsAndCountsGatedOnesSeparatel
 TEST_F(CoschedulingTest, PreFilterChecksMinResourcesAgainstFreeCapacity) {
   api::PodGroup g = Group("g", 2);
   g.spec.min_resources = testing::MakeResourceList({{"cpu", "6"}});
-  fake_.AddPodGroup(g);
+  fake_.AddObject(g);
   // 2 CPU taken by another group, 1 CPU by a member of g (which counts as free for g).
   fake_.AddPod(MakePod().Name("other").Req({{"cpu", "2"}}).NodeName("n1").Obj());
   fake_.AddPod(Member("mine", "g", "n2"));
   const api::Pod p = Member("p", "g");
   fake_.AddPod(p);
   Plugin();
-  EXPECT_TRUE(PreFilter(p).IsSuccess()) << "8 - 2 taken by others = 6, its own pod counting as free";
+  EXPECT_TRUE(PreFilter(p).IsSuccess())
+      << "8 - 2 taken by others = 6, its own pod counting as free";
   g.spec.min_resources = testing::MakeResourceList({{"cpu", "8"}});
-  fake_.AddPodGroup(g);
+  fake_.AddObject(g);
   Plugin();
   framework::Status s = PreFilter(p);
   EXPECT_EQ(s.code(), framework::Code::kUnschedulableAndUnresolvable);
@@ -213,7 +221,7 @@ TEST_F(CoschedulingTest, PodWithoutGroupPasses) {
 }
 
 TEST_F(CoschedulingTest, TheGroupsFirstWaitingPodBringsItsSiblingsForward) {
-  fake_.AddPodGroup(Group("g", 3));
+  fake_.AddObject(Group("g", 3));
   Plugin();
   fake_.AddPod(Member("p1", "g"));
   fake_.AddPod(Member("p3", "g"));
@@ -225,7 +233,7 @@ TEST_F(CoschedulingTest, TheGroupsFirstWaitingPodBringsItsSiblingsForward) {
 TEST_F(CoschedulingTest, PermitWaitsUntilMinMemberThenAllowsAll) {
   api::PodGroup g = Group("g", 3);
   g.spec.schedule_timeout_seconds = 10;
-  fake_.AddPodGroup(g);
+  fake_.AddObject(g);
   Plugin();
   // One sibling already assumed on a node, one waiting at Permit.
   fake_.AddPod(Member("p1", "g", "n1"));
@@ -245,7 +253,7 @@ TEST_F(CoschedulingTest, PermitWaitsUntilMinMemberThenAllowsAll) {
 }
 
 TEST_F(CoschedulingTest, ReservedPodsCountAsAssignedUntilUnreserved) {
-  fake_.AddPodGroup(Group("g", 3));
+  fake_.AddObject(Group("g", 3));
   for (const char* name : {"a", "b", "c"}) fake_.AddPod(Member(name, "g"));
   Plugin();
   framework::CycleState state;
@@ -266,7 +274,7 @@ TEST_F(CoschedulingTest, ReservedPodsCountAsAssignedUntilUnreserved) {
 }
 
 TEST_F(CoschedulingTest, PermitTimeoutDefaultsToPermitWaitingTime) {
-  fake_.AddPodGroup(Group("g", 2));
+  fake_.AddObject(Group("g", 2));
   CoschedulingArgs args = PerPod();
   args.permit_waiting_time_seconds = 42;
   Plugin(args);
@@ -284,7 +292,7 @@ TEST_F(CoschedulingTest, PermitRejectsWhenThePodGroupIsMissing) {
 }
 
 TEST_F(CoschedulingTest, PostFilterKeepsAGroupThatReachedQuorum) {
-  fake_.AddPodGroup(Group("g", 2));
+  fake_.AddObject(Group("g", 2));
   fake_.AddPod(Member("a", "g", "n1"));
   fake_.AddPod(Member("b", "g", "n2"));
   Plugin();
@@ -294,7 +302,7 @@ TEST_F(CoschedulingTest, PostFilterKeepsAGroupThatReachedQuorum) {
 }
 
 TEST_F(CoschedulingTest, PostFilterRejectsTheGroupWhenFarFromQuorum) {
-  fake_.AddPodGroup(Group("g", 4));
+  fake_.AddObject(Group("g", 4));
   fake_.AddPod(Member("a", "g", "n1"));
   auto& waiting = fake_.AddWaitingPod(Member("a", "g", "n1"), api::Symbol("n1"), {"Coscheduling"});
   auto& other = fake_.AddWaitingPod(Member("x", "h", "n1"), api::Symbol("n1"), {"Coscheduling"});
@@ -310,7 +318,7 @@ TEST_F(CoschedulingTest, PostFilterRejectsTheGroupWhenFarFromQuorum) {
 
 TEST_F(CoschedulingTest, PostFilterSparesAGroupWithinTheRejectPercentage) {
   // 10 of minMember 11 assigned: 1/11 = 9% unassigned, within the default 10%.
-  fake_.AddPodGroup(Group("g", 11));
+  fake_.AddObject(Group("g", 11));
   for (int i = 0; i < 10; ++i) {
     fake_.AddPod(Member("m" + std::to_string(i), "g", i % 2 ? "n1" : "n2"));
   }
@@ -375,7 +383,7 @@ TEST_F(CoschedulingTest, APodTurnedAwayWhileTheGroupBacksOffDoesNotRestartTheBac
 
 TEST_F(CoschedulingTest, AGroupWithTooFewPodsDoesNotBackOff) {
   // PreFilter turns its pods away as "cannot find enough sibling pods" already.
-  fake_.AddPodGroup(Group("g", 3));
+  fake_.AddObject(Group("g", 3));
   for (const char* name : {"a", "b"}) fake_.AddPod(Member(name, "g"));
   Plugin();
   PostFilter(Member("a", "g"));
@@ -383,7 +391,7 @@ TEST_F(CoschedulingTest, AGroupWithTooFewPodsDoesNotBackOff) {
 }
 
 TEST_F(CoschedulingTest, UnreserveBacksTheGroupOff) {
-  fake_.AddPodGroup(Group("g", 2));
+  fake_.AddObject(Group("g", 2));
   for (const char* name : {"a", "b"}) fake_.AddPod(Member(name, "g"));
   Plugin();
   framework::CycleState state;
@@ -393,8 +401,8 @@ TEST_F(CoschedulingTest, UnreserveBacksTheGroupOff) {
 
 TEST_F(CoschedulingTest, AFailedGroupSortsByItsLastFailure) {
   const api::Time t0 = testing::TestEpoch();
-  fake_.AddPodGroup(Group("pg1", 2, t0));
-  fake_.AddPodGroup(Group("pg2", 2, t0 + std::chrono::seconds(5)));
+  fake_.AddObject(Group("pg1", 2, t0));
+  fake_.AddObject(Group("pg2", 2, t0 + std::chrono::seconds(5)));
   for (const char* name : {"p1", "q1"}) fake_.AddPod(Member(name, "pg1"));
   fake_.AddPod(Member("p2", "pg2"));
   Coscheduling& cs = Plugin();
@@ -419,7 +427,7 @@ TEST_F(CoschedulingTest, AFailureAtTheInstantOfCreationStillSortsAfter) {
   // creations, and a later failure after an earlier one, as real time would order them.
   const api::Time t0 = testing::TestEpoch();
   for (const char* g : {"a", "b", "c"}) {
-    fake_.AddPodGroup(Group(g, 2, t0));
+    fake_.AddObject(Group(g, 2, t0));
     fake_.AddPod(Member(std::string(g) + "-0", g));
   }
   Coscheduling& cs = Plugin();
@@ -435,8 +443,8 @@ TEST_F(CoschedulingTest, AFailureAtTheInstantOfCreationStillSortsAfter) {
 
 TEST_F(CoschedulingTest, UnreserveAndAFailedGroupCycleMarkTheGroupFailed) {
   const api::Time t0 = testing::TestEpoch();
-  fake_.AddPodGroup(Group("pg1", 2, t0));
-  fake_.AddPodGroup(Group("pg2", 2, t0 + std::chrono::seconds(5)));
+  fake_.AddObject(Group("pg1", 2, t0));
+  fake_.AddObject(Group("pg2", 2, t0 + std::chrono::seconds(5)));
   fake_.AddPod(Member("p1", "pg1"));
   fake_.AddPod(Member("p2", "pg2"));
   Coscheduling& cs = Plugin();
@@ -460,7 +468,7 @@ TEST_F(CoschedulingTest, UnreserveAndAFailedGroupCycleMarkTheGroupFailed) {
 }
 
 TEST_F(CoschedulingTest, UnreserveRejectsWaitingSiblings) {
-  fake_.AddPodGroup(Group("g", 3));
+  fake_.AddObject(Group("g", 3));
   auto& waiting = fake_.AddWaitingPod(Member("a", "g", "n1"), api::Symbol("n1"), {"Coscheduling"});
   Plugin();
   framework::CycleState state;
@@ -470,7 +478,7 @@ TEST_F(CoschedulingTest, UnreserveRejectsWaitingSiblings) {
 }
 
 TEST_F(CoschedulingTest, PostBindLeavesThePodGroupStatusToItsController) {
-  fake_.AddPodGroup(Group("g", 2));
+  fake_.AddObject(Group("g", 2));
   Plugin();
   framework::CycleState state;
   plugin_->PostBind(state, *framework::PodInfo::Make(Member("a", "g", "n1")), api::Symbol("n1"));
@@ -502,7 +510,7 @@ TEST_F(CoschedulingTest, GroupOfNamesThePodGroupAndItsLiveMembersInGroupModeOnly
 }
 
 TEST_F(CoschedulingTest, GroupModeLeavesPreFilterAndPostFilterToTheGroupCycle) {
-  fake_.AddPodGroup(Group("g", 3));
+  fake_.AddObject(Group("g", 3));
   fake_.AddPod(Member("a", "g"));  // one of three: PreFilter in PerPod mode turns it away
   Plugin(CoschedulingArgs{});
   EXPECT_TRUE(PreFilter(Member("a", "g")).IsSuccess());
@@ -510,7 +518,7 @@ TEST_F(CoschedulingTest, GroupModeLeavesPreFilterAndPostFilterToTheGroupCycle) {
 }
 
 TEST_F(CoschedulingTest, PreFilterGroupExplainsForTheGroup) {
-  fake_.AddPodGroup(Group("g", 3));
+  fake_.AddObject(Group("g", 3));
   fake_.AddPod(Member("a", "g"));
   fake_.AddPod(Member("b", "g"));
   Plugin(CoschedulingArgs{});
@@ -524,7 +532,8 @@ TEST_F(CoschedulingTest, PreFilterGroupExplainsForTheGroup) {
   EXPECT_EQ(s.Message(), "2 member(s) exist (minMember 3)");
 
   fake_.AddPod(MakePod().Name("c").PodGroup("g").SchedulingGate("wait").Obj());
-  EXPECT_EQ(check().Message(), "1/3 members have scheduling gates; 2 can be scheduled (minMember 3)");
+  EXPECT_EQ(check().Message(),
+            "1/3 members have scheduling gates; 2 can be scheduled (minMember 3)");
 
   fake_.AddPod(Member("c", "g"));  // ungated
   EXPECT_TRUE(check().IsSuccess());
@@ -532,7 +541,7 @@ TEST_F(CoschedulingTest, PreFilterGroupExplainsForTheGroup) {
   // minResources beyond the two 4-CPU nodes' free capacity.
   api::PodGroup big = Group("g", 3);
   big.spec.min_resources = testing::MakeResourceList({{"cpu", "10"}});
-  fake_.AddPodGroup(big);
+  fake_.AddObject(big);
   EXPECT_EQ(check().Message(),
             "minResources do not fit the cluster's free capacity: short of map[cpu:2]");
 }

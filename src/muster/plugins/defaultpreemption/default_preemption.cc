@@ -128,8 +128,8 @@ void FilterPodsWithPDBViolation(std::span<const PodInfoPtr> pods,
         }
         // An eviction the API server has processed already counts in disruptionsAllowed:
         // this pod's is no new disruption of the budget (upstream does not decrement twice).
-        if (std::binary_search(pdb.status.disrupted_pods.begin(),
-                               pdb.status.disrupted_pods.end(), pod.metadata.name)) {
+        if (std::binary_search(pdb.status.disrupted_pods.begin(), pdb.status.disrupted_pods.end(),
+                               pod.metadata.name)) {
           continue;
         }
         if (--allowed[i] < 0) violated = true;
@@ -393,7 +393,7 @@ std::vector<const api::PodDisruptionBudget*> DefaultPreemption::RelevantPDBs(
       if (p->pod.Priority() >= priority || p->pod.metadata.labels.empty()) continue;
       if (!namespaces.insert(p->pod.metadata.namespace_).second) continue;
       for (const api::PodDisruptionBudget* pdb :
-           handle_.lister().PodDisruptionBudgets(p->pod.metadata.namespace_)) {
+           handle_.lister().List<api::PodDisruptionBudget>(p->pod.metadata.namespace_)) {
         pdbs.push_back(pdb);
       }
     }
@@ -568,7 +568,8 @@ Status DefaultPreemption::PrepareCandidate(const Candidate& candidate, const Pod
     }
     if (log::V(2)) {
       log::Info(2, "Preemptor pod preempted victim pod",
-                {{"preemptor", pod.pod.metadata.Key()}, {"victim", victim.metadata.Key()},
+                {{"preemptor", pod.pod.metadata.Key()},
+                 {"victim", victim.metadata.Key()},
                  {"node", candidate.node.str()}});
     }
     // Upstream's note names the preemptor by uid; a person reads names, and the uid is in

@@ -282,7 +282,7 @@ TEST_P(DefaultPreemptionPostFilterTest, Upstream) {
     env.fake.AddNode(b.Obj());
   }
   env.AddPods(tc.pods);
-  for (const auto& pdb : tc.pdbs) env.fake.AddPodDisruptionBudget(pdb);
+  for (const auto& pdb : tc.pdbs) env.fake.AddObject(pdb);
   const PodInfoPtr pod = PodInfo::Make(MakeTestPod(tc.pod));
   auto state = env.PreFilter(*pod);
   auto plugin = env.Plugin();
@@ -646,7 +646,8 @@ INSTANTIATE_TEST_SUITE_P(
             .expected_filter_calls = {3},
         },
         DryRunCase{
-            .name = "pdb with a processed eviction, the victim among DisruptedPods is non-violating",
+            .name =
+                "pdb with a processed eviction, the victim among DisruptedPods is non-violating",
             .nodes = {"node1"},
             .test_pods = {{.name = "p", .priority = kHighPriority, .req = kVeryLargeRes}},
             .init_pods = FooVictimsOnNode1(3),

@@ -488,7 +488,7 @@ TEST(RequiredAffinityMultipleNodes, UpstreamCases) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     test::Cluster cluster(c.nodes, c.pods);
-    cluster.fake.AddNamespace(test::Namespace("NS1"));
+    cluster.fake.AddObject(test::Namespace("NS1"));
     std::vector<std::string> names;
     for (const api::Node& n : c.nodes) names.push_back(n.metadata.name);
     InterPodAffinity plugin(InterPodAffinityArgs{1, false}, cluster.fake.handle());

@@ -351,8 +351,8 @@ TEST(RememberedCounts, DecideAsAFreshClusterEveryCycle) {
     bound.push_back(random_pod("init" + std::to_string(i), names[pick(80)]));
   }
   auto add_namespaces = [](testing::FakeServices& fake) {
-    fake.AddNamespace(test::Namespace("ns1", {{"team", "x"}}));
-    fake.AddNamespace(test::Namespace("ns2", {{"team", "y"}}));
+    fake.AddObject(test::Namespace("ns1", {{"team", "x"}}));
+    fake.AddObject(test::Namespace("ns2", {{"team", "y"}}));
   };
   test::Cluster kept(nodes, bound);
   add_namespaces(kept.fake);

@@ -183,7 +183,7 @@ const api::LabelSet* IncomingPod::NamespaceLabels(api::Symbol ns,
                                                   const framework::ObjectLister& lister) const {
   auto it = known_namespaces.find(ns);
   if (it != known_namespaces.end()) return it->second ? &*it->second : nullptr;
-  const api::Namespace* found = lister.GetNamespace(ns);
+  const api::Namespace* found = lister.Get<api::Namespace>(ns);
   return found == nullptr ? nullptr : &found->metadata.labels;
 }
 
@@ -263,7 +263,7 @@ std::shared_ptr<IncomingPod> MakeIncomingPod(const api::Pod& pod, TermKinds kind
     needs_labels = NeedsLabels(affinity) || NeedsLabels(anti);
   }
   auto lookup = [&](api::Symbol ns) -> std::optional<api::LabelSet> {
-    const api::Namespace* found = lister.GetNamespace(ns);
+    const api::Namespace* found = lister.Get<api::Namespace>(ns);
     if (found == nullptr) return std::nullopt;
     return found->metadata.labels;
   };

@@ -130,10 +130,10 @@ inline api::Namespace Namespace(
 
 // Upstream's `namespaces` fixture of scoring_test.go.
 inline void AddTeamNamespaces(testing::FakeServices& fake) {
-  fake.AddNamespace(Namespace("subteam1.team1", {{"team", "team1"}}));
-  fake.AddNamespace(Namespace("subteam2.team1", {{"team", "team1"}}));
-  fake.AddNamespace(Namespace("subteam1.team2", {{"team", "team2"}}));
-  fake.AddNamespace(Namespace("subteam2.team2", {{"team", "team2"}}));
+  fake.AddObject(Namespace("subteam1.team1", {{"team", "team1"}}));
+  fake.AddObject(Namespace("subteam2.team1", {{"team", "team1"}}));
+  fake.AddObject(Namespace("subteam1.team2", {{"team", "team2"}}));
+  fake.AddObject(Namespace("subteam2.team2", {{"team", "team2"}}));
 }
 
 // A cluster of nodes and pods; existing pods without a name get a unique one.

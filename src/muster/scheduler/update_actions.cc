@@ -1,4 +1,4 @@
-#include "muster/scheduler/informer_events.h"
+#include "muster/scheduler/update_actions.h"
 
 #include "muster/api/pod_resources.h"
 
