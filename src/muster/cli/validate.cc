@@ -51,8 +51,8 @@ std::string TemplateFacts(const api::PodTemplateSpec& t, const api::PriorityReso
                                                 : "unresolved (" + refused + ")");
 }
 
-// One line of `validate`'s listing: the object's name and its key facts. There is one Describe
-// per kind; a kind without one fails to compile in RunValidate.
+// One line of `validate`'s listing: the object's name and its key facts. A kind with facts worth
+// listing has a Describe of its own; any other is listed by name (the template below).
 struct Listing {
   std::string name;
   std::string facts;
@@ -85,7 +85,11 @@ Listing Describe(const api::PriorityClass& pc) {
           fmt::format("value {}{}", pc.value, pc.global_default ? " globalDefault" : "")};
 }
 
-Listing Describe(const api::Namespace& ns) { return {ns.metadata.Key(), ""}; }
+template <typename T>
+  requires requires(const T& o) { o.metadata.Key(); }
+Listing Describe(const T& object) {
+  return {object.metadata.Key(), ""};
+}
 
 // A workload's listing also takes the PriorityResolver its pods will be admitted by.
 template <typename Replicated>

@@ -1,0 +1,129 @@
+// scheduleOne (schedule_one.cc): the scheduling cycle of one pod, through the scheduler's own
+// plugins harness (scheduler/testing/harness.h).
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "muster/api/testing/builders.h"
+#include "muster/scheduler/testing/harness.h"
+
+namespace muster::scheduler {
+namespace {
+
+using testing::MakeNode;
+using testing::MakePod;
+using testing::SchedulerHarness;
+
+TEST(ScheduleOne, BindsAPodToANodeWithRoom) {
+  SchedulerHarness h;
+  h.AddNode(MakeNode().Name("full").Capacity({{"pods", "0"}}).Obj());
+  h.AddNode(MakeNode().Name("roomy").Capacity({{"pods", "10"}}).Obj());
+  h.AddPod(MakePod().Name("web").Obj());
+  EXPECT_EQ(h.RunCycles(), 1);
+  EXPECT_EQ(h.Bindings(), std::vector<std::string>{"default/web -> roomy"});
+  EXPECT_EQ(h.scheduler().stats().scheduled, 1u);
+}
+
+// A pod that fits nowhere: upstream's FitError message, counted by reason, as the PodScheduled
+// condition and a FailedScheduling event; the pod waits for an event that may help.
+TEST(ScheduleOne, APodThatFitsNowhereSaysWhyEachNodeRefused) {
+  SchedulerHarness h;
+  h.AddNode(MakeNode().Name("n1").Capacity({{"pods", "0"}}).Obj());
+  h.AddNode(MakeNode().Name("n2").Capacity({{"pods", "10"}}).Unschedulable(true).Obj());
+  h.AddNode(MakeNode().Name("n3").Capacity({{"pods", "0"}}).Obj());
+  h.AddPod(MakePod().Name("web").Obj());
+  h.RunCycles();
+  EXPECT_TRUE(h.Bindings().empty());
+  const std::string want =
+      "0/3 nodes are available: 1 node(s) were unschedulable, 2 Too many pods.";
+  ASSERT_EQ(h.client().condition_updates.size(), 1u);
+  EXPECT_EQ(h.client().condition_updates[0].second.reason, "Unschedulable");
+  EXPECT_EQ(h.client().condition_updates[0].second.message, want);
+  ASSERT_EQ(h.client().events.size(), 1u);
+  EXPECT_EQ(h.client().events[0].reason, "FailedScheduling");
+  EXPECT_EQ(h.client().events[0].message, want);
+  EXPECT_EQ(h.scheduler().queue().NumUnschedulable(), 1u);
+  EXPECT_FALSE(h.scheduler().HasActivePods());
+}
+
+// The default profile over `count` nodes "n000", "n001", ... (listed in that order: no zones),
+// of which those `feasible` rejects are cordoned.
+class Nodes {
+ public:
+  Nodes(int count, const std::function<bool(int)>& feasible) {
+    for (int i = 0; i < count; ++i) {
+      h_.AddNode(MakeNode()
+                     .Name(fmt::format("n{:03}", i))
+                     .Capacity({{"pods", "110"}})
+                     .Unschedulable(!feasible(i))
+                     .Obj());
+    }
+  }
+
+  // Schedules one pod; returns the node's number, or -1.
+  int Place(const std::string& name) {
+    const size_t before = h_.client().bindings.size();
+    h_.AddPod(MakePod().Name(name).Obj());
+    h_.RunCycles();
+    if (h_.client().bindings.size() == before) return -1;
+    return std::stoi(h_.client().bindings.back().second.substr(1));
+  }
+
+ private:
+  SchedulerHarness h_;
+};
+
+// Upstream's findNodesThatFitPod on a large cluster: from where the last cycle stopped, the
+// first numFeasibleNodesToFind feasible nodes in order (here 42% of 1000, 420), and the next
+// cycle starts after the last node that decided it. Only those nodes are scored, so each pod
+// lands among them.
+void ExpectRoundRobinWindows(const std::function<bool(int)>& feasible) {
+  constexpr int kNodes = 1000;
+  constexpr int kToFind = 420;  // max(50 - 1000/125, 5)% of 1000 nodes
+  Nodes s(kNodes, feasible);
+  int start = 0;
+  for (int pod = 0; pod < 10; ++pod) {
+    std::set<int> window;
+    int processed = 0;
+    for (; processed < kNodes && static_cast<int>(window.size()) < kToFind; ++processed) {
+      const int node = (start + processed) % kNodes;
+      if (feasible(node)) window.insert(node);
+    }
+    const int placed = s.Place(fmt::format("p{}", pod));
+    EXPECT_TRUE(window.contains(placed)) << "pod " << pod << " on n" << placed << ", outside the "
+                                         << window.size() << " nodes from n" << start;
+    start = (start + processed) % kNodes;
+  }
+}
+
+TEST(FindNodesThatFitPod, ScoresTheFirstFeasibleNodesFromWhereTheLastCycleStopped) {
+  ExpectRoundRobinWindows([](int) { return true; });
+}
+
+TEST(FindNodesThatFitPod, SkipsRejectedNodesInTheWindow) {
+  // Cordoned nodes in runs that straddle the 64-node blocks the filter works in.
+  ExpectRoundRobinWindows([](int i) { return i % 3 != 0 && (i / 50) % 4 != 1; });
+}
+
+TEST(FindNodesThatFitPod, FewFeasibleNodesAreAllFound) {
+  // Fewer feasible nodes than the window wants: every node is examined in several rounds, and
+  // the pod lands on one of the feasible ones.
+  Nodes s(1000, [](int i) { return i % 97 == 5; });
+  for (int pod = 0; pod < 3; ++pod) {
+    const int placed = s.Place(fmt::format("p{}", pod));
+    EXPECT_EQ(placed % 97, 5) << placed;
+  }
+}
+
+TEST(FindNodesThatFitPod, NoFeasibleNodeLeavesThePodPending) {
+  Nodes s(300, [](int) { return false; });
+  EXPECT_EQ(s.Place("p"), -1);
+}
+
+}  // namespace
+}  // namespace muster::scheduler
