@@ -311,8 +311,4 @@ inline std::vector<Symbol> ReadSymbolList(
   return out;
 }
 
-// The KubeSchedulerConfiguration document `m` (scheduler_config.cc): decoded strictly, as
-// kube-scheduler decodes it, and validated as it validates it.
-SchedulerConfiguration ReadSchedulerConfig(Decoder& d, Map& m, const std::string& api_version);
-
 }  // namespace muster::api::decoding

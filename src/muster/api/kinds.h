@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <string_view>
 
 #include <tuple>
@@ -19,10 +20,37 @@
 
 namespace muster::api {
 
+namespace decoding {
+class Decoder;
+class Map;
+
+// Each kind's decoder, in the objects_*.cc file of its API group: reads the object at `m`
+// (whose apiVersion is `api_version`), applying the API server's defaults and validation, and
+// reports what is wrong through `d`.
+Pod DecodePod(Decoder& d, Map& m, const std::string& api_version);
+Node DecodeNode(Decoder& d, Map& m, const std::string& api_version);
+Namespace DecodeNamespace(Decoder& d, Map& m, const std::string& api_version);
+Binding DecodeBinding(Decoder& d, Map& m, const std::string& api_version);
+Event DecodeEvent(Decoder& d, Map& m, const std::string& api_version);
+PodGroup DecodePodGroup(Decoder& d, Map& m, const std::string& api_version);
+PriorityClass DecodePriorityClass(Decoder& d, Map& m, const std::string& api_version);
+ReplicaSet DecodeReplicaSet(Decoder& d, Map& m, const std::string& api_version);
+Deployment DecodeDeployment(Decoder& d, Map& m, const std::string& api_version);
+StatefulSet DecodeStatefulSet(Decoder& d, Map& m, const std::string& api_version);
+Job DecodeJob(Decoder& d, Map& m, const std::string& api_version);
+PodDisruptionBudget DecodePodDisruptionBudget(Decoder& d, Map& m, const std::string& api_version);
+Lease DecodeLease(Decoder& d, Map& m, const std::string& api_version);
+// The KubeSchedulerConfiguration (scheduler_config.cc): decoded strictly, as kube-scheduler
+// decodes it, and validated as it validates it.
+SchedulerConfiguration ReadSchedulerConfig(Decoder& d, Map& m, const std::string& api_version);
+}  // namespace decoding
+
 // What the api layer knows of one kind; T is the type a decoded object of the kind is held in.
 template <typename T>
 struct Kind {
   std::string_view name;
+  // Its decoder (above).
+  T (*decode)(decoding::Decoder& d, decoding::Map& m, const std::string& api_version) = nullptr;
   // Accepted apiVersions, in the order an error message lists them.
   std::vector<std::string_view> api_versions;
   std::vector<T> Manifests::*objects = nullptr;
@@ -51,32 +79,38 @@ struct Kind {
 inline const auto& Kinds() {
   static const std::tuple kinds{
       Kind<Pod>{.name = "Pod",
+                .decode = &decoding::DecodePod,
                 .api_versions = {"v1"},
                 .objects = &Manifests::pods,
                 .metadata = &Pod::metadata,
                 .resource = "pods"},
       Kind<Node>{.name = "Node",
+                 .decode = &decoding::DecodeNode,
                  .api_versions = {"v1"},
                  .objects = &Manifests::nodes,
                  .metadata = &Node::metadata,
                  .namespaced = false,
                  .resource = "nodes"},
       Kind<Namespace>{.name = "Namespace",
+                      .decode = &decoding::DecodeNamespace,
                       .api_versions = {"v1"},
                       .objects = &Manifests::namespaces,
                       .metadata = &Namespace::metadata,
                       .namespaced = false,
                       .resource = "namespaces"},
       Kind<Binding>{.name = "Binding",
+                    .decode = &decoding::DecodeBinding,
                     .api_versions = {"v1"},
                     .objects = &Manifests::bindings,
                     .metadata = &Binding::metadata},
       Kind<Event>{.name = "Event",
+                  .decode = &decoding::DecodeEvent,
                   .api_versions = {"v1", "events.k8s.io/v1"},
                   .objects = &Manifests::events,
                   .metadata = &Event::metadata},
       Kind<PodGroup>{
           .name = "PodGroup",
+          .decode = &decoding::DecodePodGroup,
           .api_versions = {"scheduling.x-k8s.io/v1alpha1", "scheduling.sigs.k8s.io/v1alpha1"},
           .objects = &Manifests::pod_groups,
           .metadata = &PodGroup::metadata,
@@ -84,41 +118,49 @@ inline const auto& Kinds() {
           .when_unserved = "gang scheduling has no groups; apply deploy/crd-podgroups.yaml to "
                            "enable it"},
       Kind<PriorityClass>{.name = "PriorityClass",
+                          .decode = &decoding::DecodePriorityClass,
                           .api_versions = {"scheduling.k8s.io/v1"},
                           .objects = &Manifests::priority_classes,
                           .metadata = &PriorityClass::metadata,
                           .namespaced = false},
       Kind<ReplicaSet>{.name = "ReplicaSet",
+                       .decode = &decoding::DecodeReplicaSet,
                        .api_versions = {"apps/v1"},
                        .objects = &Manifests::replica_sets,
                        .metadata = &ReplicaSet::metadata,
                        .pod_template = &ReplicaSet::template_},
       Kind<Deployment>{.name = "Deployment",
+                       .decode = &decoding::DecodeDeployment,
                        .api_versions = {"apps/v1"},
                        .objects = &Manifests::deployments,
                        .metadata = &Deployment::metadata,
                        .pod_template = &Deployment::template_},
       Kind<StatefulSet>{.name = "StatefulSet",
+                        .decode = &decoding::DecodeStatefulSet,
                         .api_versions = {"apps/v1"},
                         .objects = &Manifests::stateful_sets,
                         .metadata = &StatefulSet::metadata,
                         .pod_template = &StatefulSet::template_},
       Kind<Job>{.name = "Job",
+                .decode = &decoding::DecodeJob,
                 .api_versions = {"batch/v1"},
                 .objects = &Manifests::jobs,
                 .metadata = &Job::metadata,
                 .pod_template = &Job::template_},
       Kind<PodDisruptionBudget>{.name = "PodDisruptionBudget",
+                                .decode = &decoding::DecodePodDisruptionBudget,
                                 .api_versions = {"policy/v1"},
                                 .objects = &Manifests::pod_disruption_budgets,
                                 .metadata = &PodDisruptionBudget::metadata,
                                 .resource = "poddisruptionbudgets"},
       Kind<Lease>{.name = "Lease",
+                  .decode = &decoding::DecodeLease,
                   .api_versions = {"coordination.k8s.io/v1"},
                   .objects = &Manifests::leases,
                   .metadata = &Lease::metadata},
       Kind<SchedulerConfiguration>{
           .name = "KubeSchedulerConfiguration",
+          .decode = &decoding::ReadSchedulerConfig,
           .api_versions = {"kubescheduler.config.k8s.io/v1", "kubescheduler.config.k8s.io/v1beta3",
                            "kubescheduler.config.k8s.io/v1beta2"},
           .objects = &Manifests::scheduler_configs,

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "muster/api/decoder.h"
+#include "muster/api/kinds.h"
 
 namespace muster::api {
 

@@ -1,0 +1,38 @@
+#pragma once
+
+// The readers that several kinds' decoders share (objects_common.cc), for the objects_*.cc files
+// that decode each group of kinds. Each kind's own decoder is declared beside its row in
+// kinds.h.
+
+#include <optional>
+#include <string>
+
+#include "muster/api/decoder.h"
+#include "muster/api/kinds.h"
+
+namespace muster::api::decoding {
+
+// The metadata fields of the API that nothing in muster reads.
+inline constexpr std::string_view kUnreadMetadata[] = {
+    "selfLink", "generation", "deletionGracePeriodSeconds", "finalizers", "managedFields"};
+
+// metadata at `path`; `namespaced`: a name without a namespace gets the default one.
+ObjectMeta ReadMeta(Decoder& d, const YAML::Node& n, const std::string& path, bool namespaced,
+                    bool require_name);
+// An object's own metadata, namespaced or not as Kinds() says of its kind T.
+template <typename T>
+ObjectMeta ReadObjectMeta(Decoder& d, Map& m) {
+  return ReadMeta(d, m.Get("metadata"), "metadata", KindOf<T>().namespaced, true);
+}
+LabelSet ReadLabels(Decoder& d, const YAML::Node& n, const std::string& path);
+LabelSelector ReadLabelSelector(Decoder& d, const YAML::Node& n, const std::string& path);
+std::optional<LabelSelector> ReadOptionalLabelSelector(Decoder& d, const YAML::Node& n,
+                                                       const std::string& path);
+ResourceList ReadResourceList(Decoder& d, const YAML::Node& n, const std::string& path,
+                              bool container);
+std::optional<TaintEffect> ReadEffect(Decoder& d, const YAML::Node& n, const std::string& path);
+PodSpec ReadPodSpec(Decoder& d, const YAML::Node& n, const std::string& path);
+// A pod's or a PodGroup's condition.
+PodCondition ReadCondition(Decoder& d, const YAML::Node& item, const std::string& path);
+
+}  // namespace muster::api::decoding

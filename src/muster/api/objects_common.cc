@@ -1,0 +1,567 @@
+// The pieces of objects that several kinds share: metadata, selectors, the pod spec, conditions.
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "muster/api/decoder.h"
+#include "muster/api/kinds.h"
+#include "muster/api/nearest.h"
+#include "muster/api/object_decoding.h"
+
+namespace muster::api::decoding {
+
+// ---- metadata ----
+
+LabelSet ReadLabels(Decoder& d, const YAML::Node& n, const std::string& path) {
+  LabelSet labels;
+  ReadMapEntries(d, n, path,
+                 [&](const std::string& key, const YAML::Node& v, const std::string& p) {
+                   ReportInvalid(d, path, key, LabelKeyErrors(key));
+                   auto value = ReadString(d, v, p).value_or("");
+                   ReportInvalid(d, p, value, LabelValueErrors(value));
+                   labels.Set(Symbol(key), Symbol(value));
+                 });
+  return labels;
+}
+
+ObjectMeta ReadMeta(Decoder& d, const YAML::Node& n, const std::string& path, bool namespaced,
+                    bool require_name) {
+  ObjectMeta meta;
+  Map m(d, n, path);
+  m.Known(kUnreadMetadata);
+  meta.name = ReadString(d, m.Get("name"), m.Path("name")).value_or("");
+  meta.generate_name = ReadString(d, m.Get("generateName"), m.Path("generateName")).value_or("");
+  const std::string ns = ReadString(d, m.Get("namespace"), m.Path("namespace")).value_or("");
+  if (namespaced) {
+    meta.namespace_ = Symbol(ns.empty() ? kDefaultNamespace : std::string_view(ns));
+    if (!ns.empty()) {
+      ReportInvalid(d, m.Path("namespace"), ns, Dns1123LabelErrors(ns));
+    }
+  }
+  d.SetObjectName(meta.name.empty() ? "" : meta.Key());
+  if (require_name && meta.name.empty() && meta.generate_name.empty()) {
+    d.Error(m.Path("name"), "Required value: name or generateName is required");
+  } else if (!meta.name.empty()) {
+    ReportInvalid(d, m.Path("name"), meta.name, Dns1123SubdomainErrors(meta.name));
+  }
+  meta.uid = ReadString(d, m.Get("uid"), m.Path("uid")).value_or("");
+  meta.resource_version =
+      ReadString(d, m.Get("resourceVersion"), m.Path("resourceVersion")).value_or("");
+  meta.labels = ReadLabels(d, m.Get("labels"), m.Path("labels"));
+  ReadMapEntries(d, m.Get("annotations"), m.Path("annotations"),
+                 [&](const std::string& key, const YAML::Node& v, const std::string& p) {
+                   meta.annotations[key] = ReadString(d, v, p).value_or("");
+                 });
+  for (std::string_view key : kSimulationAnnotations) {
+    auto it = meta.annotations.find(std::string(key));
+    if (it == meta.annotations.end()) continue;
+    auto dur = ParseDuration(it->second);
+    if (!dur || dur->count() < 0) {
+      d.Error(m.Path("annotations") + "." + std::string(key),
+              fmt::format("invalid duration \"{}\" (want a non-negative Go duration like 30s)",
+                          it->second));
+    }
+  }
+  ReadList(
+      d, m.Get("ownerReferences"), m.Path("ownerReferences"),
+      [&](const YAML::Node& item, const std::string& p) {
+        Map r(d, item, p);
+        OwnerReference ref;
+        ref.api_version = ReadString(d, r.Get("apiVersion"), r.Path("apiVersion")).value_or("");
+        ref.kind = ReadString(d, r.Get("kind"), r.Path("kind")).value_or("");
+        ref.name = ReadString(d, r.Get("name"), r.Path("name")).value_or("");
+        ref.uid = ReadString(d, r.Get("uid"), r.Path("uid")).value_or("");
+        ref.controller = ReadBool(d, r.Get("controller"), r.Path("controller")).value_or(false);
+        ref.block_owner_deletion =
+            ReadBool(d, r.Get("blockOwnerDeletion"), r.Path("blockOwnerDeletion")).value_or(false);
+        meta.owner_references.push_back(std::move(ref));
+      });
+  meta.creation_timestamp = ReadTime(d, m.Get("creationTimestamp"), m.Path("creationTimestamp"));
+  meta.deletion_timestamp = ReadTime(d, m.Get("deletionTimestamp"), m.Path("deletionTimestamp"));
+  return meta;
+}
+
+// ---- selectors ----
+
+SelectorRequirement ReadRequirement(Decoder& d, const YAML::Node& n, const std::string& path) {
+  Map m(d, n, path);
+  SelectorRequirement req;
+  const std::string key = ReadString(d, m.Get("key"), m.Path("key")).value_or("");
+  req.key = Symbol(key);
+  const std::string op = ReadString(d, m.Get("operator"), m.Path("operator")).value_or("");
+  if (auto parsed = ParseSelectorOperator(op)) {
+    req.op = *parsed;
+  } else {
+    d.Error(m.Path("operator"),
+            op.empty() ? "Required value" : fmt::format("Unsupported value: \"{}\"", op));
+  }
+  req.values = ReadSymbolList(d, m.Get("values"), m.Path("values"));
+  return req;
+}
+
+void ReportFieldErrors(Decoder& d, const std::vector<FieldError>& errs) {
+  for (const FieldError& e : errs) d.Error(e.path, e.message);
+}
+
+LabelSelector ReadLabelSelector(Decoder& d, const YAML::Node& n, const std::string& path) {
+  LabelSelector sel;
+  Map m(d, n, path);
+  LabelSet match_labels = ReadLabels(d, m.Get("matchLabels"), m.Path("matchLabels"));
+  for (const auto& kv : match_labels) sel.match_labels.push_back(kv);
+  ReadList(d, m.Get("matchExpressions"), m.Path("matchExpressions"),
+           [&](const YAML::Node& item, const std::string& p) {
+             sel.match_expressions.push_back(ReadRequirement(d, item, p));
+           });
+  ReportFieldErrors(d, ValidateLabelSelector(sel, path));
+  PrepareLabelSelector(sel);
+  return sel;
+}
+
+std::optional<LabelSelector> ReadOptionalLabelSelector(Decoder& d, const YAML::Node& n,
+                                                       const std::string& path) {
+  if (!Present(n)) return std::nullopt;
+  return ReadLabelSelector(d, n, path);
+}
+
+NodeSelectorTerm ReadNodeSelectorTerm(Decoder& d, const YAML::Node& n, const std::string& path) {
+  NodeSelectorTerm term;
+  Map m(d, n, path);
+  ReadList(d, m.Get("matchExpressions"), m.Path("matchExpressions"),
+           [&](const YAML::Node& item, const std::string& p) {
+             term.match_expressions.push_back(ReadRequirement(d, item, p));
+           });
+  ReadList(d, m.Get("matchFields"), m.Path("matchFields"),
+           [&](const YAML::Node& item, const std::string& p) {
+             term.match_fields.push_back(ReadRequirement(d, item, p));
+           });
+  ReportFieldErrors(d, ValidateNodeSelectorTerm(term, path));
+  PrepareNodeSelectorTerm(term);
+  return term;
+}
+
+// ---- pod spec ----
+
+ResourceList ReadResourceList(Decoder& d, const YAML::Node& n, const std::string& path,
+                              bool container) {
+  ResourceList list;
+  ReadMapEntries(
+      d, n, path, [&](const std::string& name, const YAML::Node& v, const std::string& p) {
+        if (container && !IsContainerResourceName(name)) {
+          d.Error(p,
+                  fmt::format("Invalid value: \"{}\": must be a standard resource for containers",
+                              name));
+          return;
+        }
+        if (!container && !IsNativeResource(name) && !IsExtendedResourceName(name) &&
+            !IsValidLabelKey(name)) {
+          d.Error(p, fmt::format("Invalid value: \"{}\": must be a standard resource type or fully "
+                                 "qualified",
+                                 name));
+          return;
+        }
+        auto q = ReadQuantity(d, v, p);
+        if (!q) return;
+        if (q->Sign() < 0) {
+          d.Error(p, fmt::format("Invalid value: \"{}\": must be greater than or equal to 0",
+                                 q->String()));
+          return;
+        }
+        list.Set(name, *q);
+      });
+  return list;
+}
+
+Container ReadContainer(Decoder& d, const YAML::Node& n, const std::string& path, bool init) {
+  Container c;
+  Map m(d, n, path);
+  // What the kubelet reads and the scheduler does not.
+  m.Known({"command",
+           "args",
+           "workingDir",
+           "envFrom",
+           "env",
+           "resizePolicy",
+           "restartPolicyRules",
+           "volumeMounts",
+           "volumeDevices",
+           "livenessProbe",
+           "readinessProbe",
+           "startupProbe",
+           "lifecycle",
+           "terminationMessagePath",
+           "terminationMessagePolicy",
+           "imagePullPolicy",
+           "securityContext",
+           "stdin",
+           "stdinOnce",
+           "tty"});
+  c.name = ReadString(d, m.Get("name"), m.Path("name")).value_or("");
+  c.image = ReadString(d, m.Get("image"), m.Path("image")).value_or("");
+  {
+    Map r(d, m.Get("resources"), m.Path("resources"));
+    r.Known({"claims"});  // the pod's resourceClaims, refused at the pod
+    c.resources.limits = ReadResourceList(d, r.Get("limits"), r.Path("limits"), true);
+    c.resources.requests = ReadResourceList(d, r.Get("requests"), r.Path("requests"), true);
+    // The API server defaults a missing request to its limit.
+    for (const auto& [name, q] : c.resources.limits) {
+      if (!c.resources.requests.Get(name)) c.resources.requests.Set(name, q);
+    }
+    for (const auto& [name, q] : c.resources.requests) {
+      const Quantity* limit = c.resources.limits.Get(name);
+      const std::string p = Join(r.Path("requests"), name.str());
+      if (limit != nullptr && *limit < q) {
+        d.Error(p,
+                fmt::format("Invalid value: \"{}\": must be less than or equal to {} limit of {}",
+                            q.String(), name.str(), limit->String()));
+      }
+      if (IsExtendedResourceName(name.str()) && (limit == nullptr || !(*limit == q))) {
+        d.Error(p, fmt::format("Invalid value: \"{}\": must be equal to {} limit of {}", q.String(),
+                               name.str(), limit ? limit->String() : "0"));
+      }
+    }
+  }
+  ReadList(d, m.Get("ports"), m.Path("ports"), [&](const YAML::Node& item, const std::string& p) {
+    Map pm(d, item, p);
+    ContainerPort port;
+    port.name = ReadString(d, pm.Get("name"), pm.Path("name")).value_or("");
+    port.container_port = static_cast<int32_t>(
+        ReadInt(d, pm.Get("containerPort"), pm.Path("containerPort"), 1, 65535).value_or(0));
+    port.host_port = static_cast<int32_t>(
+        ReadInt(d, pm.Get("hostPort"), pm.Path("hostPort"), 0, 65535).value_or(0));
+    const std::string proto =
+        ReadString(d, pm.Get("protocol"), pm.Path("protocol")).value_or("TCP");
+    if (proto == "TCP") {
+      port.protocol = Protocol::kTCP;
+    } else if (proto == "UDP") {
+      port.protocol = Protocol::kUDP;
+    } else if (proto == "SCTP") {
+      port.protocol = Protocol::kSCTP;
+    } else {
+      d.Error(pm.Path("protocol"),
+              fmt::format("Unsupported value: \"{}\": supported values: \"SCTP\", \"TCP\", \"UDP\"",
+                          proto));
+    }
+    port.host_ip = Symbol(ReadString(d, pm.Get("hostIP"), pm.Path("hostIP")).value_or(""));
+    c.ports.push_back(port);
+  });
+  if (auto policy = ReadString(d, m.Get("restartPolicy"), m.Path("restartPolicy"))) {
+    if (!init) {
+      d.Error(m.Path("restartPolicy"), "Forbidden: may not be set for non-init containers");
+    } else if (*policy != "Always") {
+      d.Error(m.Path("restartPolicy"),
+              fmt::format("Unsupported value: \"{}\": supported values: \"Always\"", *policy));
+    } else {
+      c.restart_policy_always = true;
+    }
+  }
+  return c;
+}
+
+PodAffinityTerm ReadPodAffinityTerm(Decoder& d, const YAML::Node& n, const std::string& path) {
+  PodAffinityTerm t;
+  Map m(d, n, path);
+  t.label_selector = ReadOptionalLabelSelector(d, m.Get("labelSelector"), m.Path("labelSelector"));
+  t.namespaces = ReadSymbolList(d, m.Get("namespaces"), m.Path("namespaces"));
+  const std::string key = ReadString(d, m.Get("topologyKey"), m.Path("topologyKey")).value_or("");
+  if (key.empty()) {
+    d.Error(m.Path("topologyKey"), "Required value: can not be empty");
+  } else {
+    ReportInvalid(d, m.Path("topologyKey"), key, LabelKeyErrors(key));
+  }
+  t.topology_key = Symbol(key);
+  t.namespace_selector =
+      ReadOptionalLabelSelector(d, m.Get("namespaceSelector"), m.Path("namespaceSelector"));
+  t.match_label_keys = ReadSymbolList(d, m.Get("matchLabelKeys"), m.Path("matchLabelKeys"));
+  t.mismatch_label_keys =
+      ReadSymbolList(d, m.Get("mismatchLabelKeys"), m.Path("mismatchLabelKeys"));
+  return t;
+}
+
+int32_t ReadWeight(Decoder& d, const YAML::Node& n, const std::string& path) {
+  const int64_t w = ReadInt(d, n, path).value_or(0);
+  if (w < 1 || w > 100)
+    d.Error(path, fmt::format("Invalid value: {}: must be in the range 1-100", w));
+  return static_cast<int32_t>(w);
+}
+
+PodAffinity ReadPodAffinity(Decoder& d, const YAML::Node& n, const std::string& path) {
+  PodAffinity a;
+  Map m(d, n, path);
+  ReadList(d, m.Get("requiredDuringSchedulingIgnoredDuringExecution"),
+           m.Path("requiredDuringSchedulingIgnoredDuringExecution"),
+           [&](const YAML::Node& item, const std::string& p) {
+             a.required.push_back(ReadPodAffinityTerm(d, item, p));
+           });
+  ReadList(d, m.Get("preferredDuringSchedulingIgnoredDuringExecution"),
+           m.Path("preferredDuringSchedulingIgnoredDuringExecution"),
+           [&](const YAML::Node& item, const std::string& p) {
+             Map w(d, item, p);
+             WeightedPodAffinityTerm wt;
+             wt.weight = ReadWeight(d, w.Get("weight"), w.Path("weight"));
+             wt.term = ReadPodAffinityTerm(d, w.Get("podAffinityTerm"), w.Path("podAffinityTerm"));
+             a.preferred.push_back(std::move(wt));
+           });
+  return a;
+}
+
+Affinity ReadAffinity(Decoder& d, const YAML::Node& n, const std::string& path) {
+  Affinity a;
+  Map m(d, n, path);
+  if (YAML::Node na = m.Get("nodeAffinity"); Present(na)) {
+    NodeAffinity node_affinity;
+    Map nm(d, na, m.Path("nodeAffinity"));
+    if (YAML::Node req = nm.Get("requiredDuringSchedulingIgnoredDuringExecution"); Present(req)) {
+      const std::string rp = nm.Path("requiredDuringSchedulingIgnoredDuringExecution");
+      Map rm(d, req, rp);
+      NodeSelector sel;
+      ReadList(d, rm.Get("nodeSelectorTerms"), rm.Path("nodeSelectorTerms"),
+               [&](const YAML::Node& item, const std::string& p) {
+                 sel.terms.push_back(ReadNodeSelectorTerm(d, item, p));
+               });
+      if (sel.terms.empty())
+        d.Error(rm.Path("nodeSelectorTerms"),
+                "Required value: must have at least one node selector term");
+      node_affinity.required = std::move(sel);
+    }
+    ReadList(d, nm.Get("preferredDuringSchedulingIgnoredDuringExecution"),
+             nm.Path("preferredDuringSchedulingIgnoredDuringExecution"),
+             [&](const YAML::Node& item, const std::string& p) {
+               Map w(d, item, p);
+               PreferredSchedulingTerm term;
+               term.weight = ReadWeight(d, w.Get("weight"), w.Path("weight"));
+               term.preference = ReadNodeSelectorTerm(d, w.Get("preference"), w.Path("preference"));
+               node_affinity.preferred.push_back(std::move(term));
+             });
+    a.node_affinity = std::move(node_affinity);
+  }
+  if (YAML::Node pa = m.Get("podAffinity"); Present(pa)) {
+    a.pod_affinity = ReadPodAffinity(d, pa, m.Path("podAffinity"));
+  }
+  if (YAML::Node paa = m.Get("podAntiAffinity"); Present(paa)) {
+    a.pod_anti_affinity = ReadPodAffinity(d, paa, m.Path("podAntiAffinity"));
+  }
+  return a;
+}
+
+std::optional<TaintEffect> ReadEffect(Decoder& d, const YAML::Node& n, const std::string& path) {
+  auto s = ReadString(d, n, path);
+  if (!s || s->empty()) return std::nullopt;
+  auto effect = ParseTaintEffect(*s);
+  if (!effect) {
+    d.Error(path, fmt::format("Unsupported value: \"{}\": supported values: \"NoExecute\", "
+                              "\"NoSchedule\", \"PreferNoSchedule\"",
+                              *s));
+  }
+  return effect;
+}
+
+Toleration ReadToleration(Decoder& d, const YAML::Node& n, const std::string& path) {
+  Toleration t;
+  Map m(d, n, path);
+  t.key = Symbol(ReadString(d, m.Get("key"), m.Path("key")).value_or(""));
+  const std::string op = ReadString(d, m.Get("operator"), m.Path("operator")).value_or("");
+  if (op.empty() || op == "Equal") {
+    t.op = TolerationOperator::kEqual;
+  } else if (op == "Exists") {
+    t.op = TolerationOperator::kExists;
+  } else {
+    d.Error(m.Path("operator"),
+            fmt::format("Unsupported value: \"{}\": supported values: \"Equal\", \"Exists\"", op));
+  }
+  t.value = Symbol(ReadString(d, m.Get("value"), m.Path("value")).value_or(""));
+  t.effect = ReadEffect(d, m.Get("effect"), m.Path("effect"));
+  if (auto secs = ReadInt(d, m.Get("tolerationSeconds"), m.Path("tolerationSeconds"), INT64_MIN,
+                          INT64_MAX)) {
+    t.toleration_seconds = *secs;
+  }
+  ReportFieldErrors(d, ValidateToleration(t, path));
+  return t;
+}
+
+TopologySpreadConstraint ReadSpread(Decoder& d, const YAML::Node& n, const std::string& path) {
+  TopologySpreadConstraint c;
+  Map m(d, n, path);
+  const int64_t skew = ReadInt(d, m.Get("maxSkew"), m.Path("maxSkew")).value_or(0);
+  if (skew <= 0) {
+    d.Error(m.Path("maxSkew"), fmt::format("Invalid value: {}: must be greater than zero", skew));
+  }
+  c.max_skew = static_cast<int32_t>(skew);
+  const std::string key = ReadString(d, m.Get("topologyKey"), m.Path("topologyKey")).value_or("");
+  if (key.empty()) d.Error(m.Path("topologyKey"), "Required value: can not be empty");
+  c.topology_key = Symbol(key);
+  const std::string when =
+      ReadString(d, m.Get("whenUnsatisfiable"), m.Path("whenUnsatisfiable")).value_or("");
+  if (when == "DoNotSchedule") {
+    c.when_unsatisfiable = UnsatisfiableConstraintAction::kDoNotSchedule;
+  } else if (when == "ScheduleAnyway") {
+    c.when_unsatisfiable = UnsatisfiableConstraintAction::kScheduleAnyway;
+  } else {
+    d.Error(m.Path("whenUnsatisfiable"),
+            fmt::format("Unsupported value: \"{}\": supported values: \"DoNotSchedule\", "
+                        "\"ScheduleAnyway\"",
+                        when));
+  }
+  c.label_selector = ReadOptionalLabelSelector(d, m.Get("labelSelector"), m.Path("labelSelector"));
+  if (auto md = ReadInt(d, m.Get("minDomains"), m.Path("minDomains"))) {
+    if (*md <= 0) {
+      d.Error(m.Path("minDomains"),
+              fmt::format("Invalid value: {}: must be greater than zero", *md));
+    } else if (c.when_unsatisfiable != UnsatisfiableConstraintAction::kDoNotSchedule) {
+      d.Error(m.Path("minDomains"),
+              fmt::format(
+                  "Invalid value: {}: can only use minDomains if whenUnsatisfiable=DoNotSchedule",
+                  *md));
+    }
+    c.min_domains = static_cast<int32_t>(*md);
+  }
+  auto policy = [&](std::string_view field) -> std::optional<NodeInclusionPolicy> {
+    auto s = ReadString(d, m.Get(field), m.Path(field));
+    if (!s) return std::nullopt;
+    if (*s == "Honor") return NodeInclusionPolicy::kHonor;
+    if (*s == "Ignore") return NodeInclusionPolicy::kIgnore;
+    d.Error(m.Path(field),
+            fmt::format("Unsupported value: \"{}\": supported values: \"Honor\", \"Ignore\"", *s));
+    return std::nullopt;
+  };
+  c.node_affinity_policy = policy("nodeAffinityPolicy");
+  c.node_taints_policy = policy("nodeTaintsPolicy");
+  c.match_label_keys = ReadSymbolList(d, m.Get("matchLabelKeys"), m.Path("matchLabelKeys"));
+  return c;
+}
+
+PodSpec ReadPodSpec(Decoder& d, const YAML::Node& n, const std::string& path) {
+  PodSpec spec;
+  Map m(d, n, path);
+  // What the kubelet and the API server read, and the scheduler does not. (Volumes are not
+  // modeled yet: the volume plugins pass every pod.)
+  m.Known({"volumes",
+           "ephemeralContainers",
+           "terminationGracePeriodSeconds",
+           "activeDeadlineSeconds",
+           "dnsPolicy",
+           "serviceAccountName",
+           "serviceAccount",
+           "automountServiceAccountToken",
+           "hostPID",
+           "hostIPC",
+           "shareProcessNamespace",
+           "securityContext",
+           "imagePullSecrets",
+           "hostname",
+           "subdomain",
+           "hostAliases",
+           "dnsConfig",
+           "readinessGates",
+           "runtimeClassName",
+           "enableServiceLinks",
+           "setHostnameAsFQDN",
+           "os",
+           "hostUsers",
+           "hostnameOverride"});
+  // What the scheduler would read and muster does not model yet: refused, not ignored.
+  for (const auto& [field, what] : {std::pair<std::string_view, std::string_view>{
+                                        "resourceClaims", "Dynamic Resource Allocation"},
+                                    {"resources", "pod-level resources"},
+                                    {"workloadRef", "the Workload API"},
+                                    {"schedulingGroup", "the PodGroup API of scheduling.k8s.io"}}) {
+    if (Present(m.Get(field)) && !d.Served()) {
+      d.Error(m.Path(field), fmt::format("Forbidden: muster does not model {} yet", what));
+    }
+  }
+  ReadList(d, m.Get("initContainers"), m.Path("initContainers"),
+           [&](const YAML::Node& item, const std::string& p) {
+             spec.init_containers.push_back(ReadContainer(d, item, p, true));
+           });
+  ReadList(d, m.Get("containers"), m.Path("containers"),
+           [&](const YAML::Node& item, const std::string& p) {
+             spec.containers.push_back(ReadContainer(d, item, p, false));
+           });
+  if (spec.containers.empty()) d.Error(m.Path("containers"), "Required value");
+  spec.overhead = ReadResourceList(d, m.Get("overhead"), m.Path("overhead"), false);
+  spec.node_name = Symbol(ReadString(d, m.Get("nodeName"), m.Path("nodeName")).value_or(""));
+  spec.node_selector = ReadLabels(d, m.Get("nodeSelector"), m.Path("nodeSelector"));
+  if (YAML::Node a = m.Get("affinity"); Present(a)) {
+    spec.affinity = ReadAffinity(d, a, m.Path("affinity"));
+  }
+  ReadList(d, m.Get("tolerations"), m.Path("tolerations"),
+           [&](const YAML::Node& item, const std::string& p) {
+             spec.tolerations.push_back(ReadToleration(d, item, p));
+           });
+  ReadList(d, m.Get("topologySpreadConstraints"), m.Path("topologySpreadConstraints"),
+           [&](const YAML::Node& item, const std::string& p) {
+             spec.topology_spread_constraints.push_back(ReadSpread(d, item, p));
+           });
+  ReadList(d, m.Get("schedulingGates"), m.Path("schedulingGates"),
+           [&](const YAML::Node& item, const std::string& p) {
+             Map g(d, item, p);
+             const std::string name = ReadString(d, g.Get("name"), g.Path("name")).value_or("");
+             if (name.empty()) {
+               d.Error(g.Path("name"), "Required value");
+             } else if (std::find(spec.scheduling_gates.begin(), spec.scheduling_gates.end(),
+                                  name) != spec.scheduling_gates.end()) {
+               d.Error(g.Path("name"), fmt::format("Duplicate value: \"{}\"", name));
+             }
+             spec.scheduling_gates.push_back(name);
+           });
+  if (auto s = ReadString(d, m.Get("schedulerName"), m.Path("schedulerName")); s && !s->empty()) {
+    spec.scheduler_name = *s;
+  }
+  if (auto p = ReadInt(d, m.Get("priority"), m.Path("priority"))) {
+    spec.priority = static_cast<int32_t>(*p);
+  }
+  spec.priority_class_name =
+      ReadString(d, m.Get("priorityClassName"), m.Path("priorityClassName")).value_or("");
+  if (auto s = ReadString(d, m.Get("preemptionPolicy"), m.Path("preemptionPolicy"))) {
+    if (*s == "PreemptLowerPriority") {
+      spec.preemption_policy = PreemptionPolicy::kPreemptLowerPriority;
+    } else if (*s == "Never") {
+      spec.preemption_policy = PreemptionPolicy::kNever;
+    } else {
+      d.Error(m.Path("preemptionPolicy"),
+              fmt::format("Unsupported value: \"{}\": supported values: \"Never\", "
+                          "\"PreemptLowerPriority\"",
+                          *s));
+    }
+  }
+  if (auto s = ReadString(d, m.Get("restartPolicy"), m.Path("restartPolicy"))) {
+    if (*s != "Always" && *s != "OnFailure" && *s != "Never") {
+      d.Error(m.Path("restartPolicy"),
+              fmt::format("Unsupported value: \"{}\": supported values: \"Always\", \"Never\", "
+                          "\"OnFailure\"",
+                          *s));
+    }
+    spec.restart_policy = *s;
+  }
+  spec.host_network = ReadBool(d, m.Get("hostNetwork"), m.Path("hostNetwork")).value_or(false);
+  if (spec.host_network) {
+    // The API server defaults hostPort to containerPort for pods on the host network.
+    for (auto* containers : {&spec.init_containers, &spec.containers}) {
+      for (Container& c : *containers) {
+        for (ContainerPort& port : c.ports) {
+          if (port.host_port == 0) port.host_port = port.container_port;
+        }
+      }
+    }
+  }
+  return spec;
+}
+
+// A pod's or a PodGroup's condition.
+PodCondition ReadCondition(Decoder& d, const YAML::Node& item, const std::string& path) {
+  Map c(d, item, path);
+  c.Known({"lastProbeTime", "observedGeneration"});
+  PodCondition cond;
+  cond.type = ReadString(d, c.Get("type"), c.Path("type")).value_or("");
+  cond.status = ReadString(d, c.Get("status"), c.Path("status")).value_or("");
+  cond.reason = ReadString(d, c.Get("reason"), c.Path("reason")).value_or("");
+  cond.message = ReadString(d, c.Get("message"), c.Path("message")).value_or("");
+  cond.last_transition_time =
+      ReadTime(d, c.Get("lastTransitionTime"), c.Path("lastTransitionTime"));
+  return cond;
+}
+
+}  // namespace muster::api::decoding
