@@ -73,6 +73,9 @@ struct Kind {
   // its apiVersions costs, for the warning `muster run` logs then. Empty: the kind is required
   // and `muster run` refuses to start without it.
   std::string_view when_unserved;
+  // For a gang API's kind: where an object's status conditions are (the scheduler's Scheduled
+  // condition goes there, ClusterClient::UpdateGroupCondition); null for other kinds.
+  std::vector<PodCondition>* (*conditions)(T& object) = nullptr;
 };
 
 // The table. Each type appears once: KindOf<T> and Visit find a kind by its type.
@@ -116,7 +119,8 @@ inline const auto& Kinds() {
           .metadata = &PodGroup::metadata,
           .resource = "podgroups",
           .when_unserved = "gang scheduling has no groups; apply deploy/crd-podgroups.yaml to "
-                           "enable it"},
+                           "enable it",
+          .conditions = [](PodGroup& g) { return &g.status.conditions; }},
       Kind<PriorityClass>{.name = "PriorityClass",
                           .decode = &decoding::DecodePriorityClass,
                           .api_versions = {"scheduling.k8s.io/v1"},

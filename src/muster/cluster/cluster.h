@@ -32,7 +32,8 @@ class ClusterObserver {
 //   void Added(const api::Shared<T>&), void Updated(const api::Shared<T>& old_object,
 //   const api::Shared<T>& new_object), void Deleted(const api::Shared<T>&)
 // for the kinds T it watches, as overloads or a template; events of a kind it declares nothing
-// for pass it by.
+// for pass it by. They must be public: they are looked up from here, and one this class cannot
+// see would pass every event by.
 template <typename Self>
 class TypedObserver : public ClusterObserver {
  public:

@@ -169,6 +169,28 @@ Status MemoryCluster::UpdatePodGroupStatus(const api::PodGroup& group,
   return Update(std::move(updated));
 }
 
+Status MemoryCluster::UpdateGroupCondition(const framework::ObjectReference& object,
+                                           const std::vector<api::PodCondition>& /*current*/,
+                                           const api::PodCondition& condition) {
+  // The stored object's conditions, not the caller's copy: the rest of its status is the
+  // controller's, and may be newer.
+  Status status =
+      Status::Error(fmt::format("{} {}: a kind without conditions", object.kind, object.Key()));
+  api::ForEachClusterKind([&]<typename T>(std::type_identity<T>) {
+    const api::Kind<T>& kind = api::KindOf<T>();
+    if (kind.name != object.kind || kind.conditions == nullptr) return;
+    const T* stored = Get<T>(object.Key());
+    if (stored == nullptr) {
+      status = NotFound(kind.resource, object.Key());
+      return;
+    }
+    T updated = *stored;
+    api::SetCondition(*kind.conditions(updated), condition);
+    status = Update(std::move(updated));
+  });
+  return status;
+}
+
 namespace {
 
 // Events are aggregated by these fields, as Kubernetes' event correlator does (not by action).

@@ -65,15 +65,13 @@ class ClusterClient {
   virtual Status DeletePod(const api::Pod& pod) = 0;
   virtual Status UpdatePodGroupStatus(const api::PodGroup& group,
                                       const api::PodGroup::Status& status) = 0;
-  // Sets one condition of the PodGroup's status (replacing the one of its type), leaving the
-  // phase and counters, which the PodGroup controller writes, as they are. By default through
-  // UpdatePodGroupStatus with `group`'s status; a real API server patches the conditions alone.
-  virtual Status UpdatePodGroupCondition(const api::PodGroup& group,
-                                         const api::PodCondition& condition) {
-    api::PodGroup::Status status = group.status;
-    api::SetCondition(status.conditions, condition);
-    return UpdatePodGroupStatus(group, status);
-  }
+  // The scheduler's one write of a gang's status: sets one condition of `object`'s (a gang
+  // API's object, found through api::Kinds()) status conditions, replacing the one of its type
+  // in `current` (the conditions as the scheduler last saw them) and leaving the rest of its
+  // status, which the gang's controller writes, as it is.
+  virtual Status UpdateGroupCondition(const ObjectReference& object,
+                                      const std::vector<api::PodCondition>& current,
+                                      const api::PodCondition& condition) = 0;
   virtual void RecordEvent(EventRecord event) = 0;
 };
 

@@ -20,6 +20,7 @@
 
 #include "muster/api/intern.h"
 #include "muster/api/time.h"
+#include "muster/framework/client.h"
 #include "muster/framework/cycle_state.h"
 #include "muster/framework/events.h"
 #include "muster/framework/node_info.h"
@@ -276,29 +277,48 @@ class PostBindPlugin : public virtual Plugin {
 };
 
 // muster's own extension point, the whole-group cycle: a plugin implementing it (Coscheduling,
-// in its Group mode) names the group a pod must be placed with. The scheduler then takes the
-// group's pending members out of the queue together and places them one after another against
+// in its Group mode) names the gang a pod must be placed with. The scheduler then takes the
+// gang's pending members out of the queue together and places them one after another against
 // one snapshot, each seeing those placed before it, and keeps the placements only when at least
-// minMember of the group are placed (scheduler/group_cycle.cc).
-struct PodGroupSpec {
-  const api::PodGroup* group = nullptr;
-  // Every live member of the group (not terminal, not being deleted), placed or not.
+// min_count of the gang are placed (scheduler/group_cycle.cc).
+//
+// A Gang is what the cycle knows of a group, whatever API defines it: the plugin derives it from
+// its own (scheduler-plugins' PodGroup for Coscheduling), and the cycle reads nothing else.
+struct Gang {
+  api::Symbol namespace_;
+  api::Symbol name;
+  // The members that must be placed together for any to be: PodGroup's minMember.
+  int32_t min_count = 0;
+  // What the gang needs of the cluster's free capacity before any member is placed; empty: no
+  // such check (PodGroup's minResources).
+  api::ResourceList min_resources;
+  // Every live member (not terminal, not being deleted), placed or not.
   std::vector<const api::Pod*> members;
-  // How long a group that could not be placed waits at least before its next cycle; zero: its
+  // How long a gang that could not be placed waits at least before its next cycle; zero: its
   // members' own backoffs.
   api::Duration backoff{};
+  // How long members wait at Permit for the rest (PodGroup's scheduleTimeoutSeconds); unset: the
+  // plugin's default.
+  std::optional<api::Duration> timeout;
+  // The object the gang's status and events go to (its Scheduled condition, FailedScheduling),
+  // and that object's conditions now, so that a condition is written only when it changes.
+  ObjectReference object;
+  std::vector<api::PodCondition> conditions;
+
+  // namespace/name, for logs.
+  std::string Key() const { return namespace_.string() + "/" + name.string(); }
 };
 
 class GroupPlugin : public virtual Plugin {
  public:
-  // The group `pod` is placed with, or nullopt: the pod is placed on its own.
-  virtual std::optional<PodGroupSpec> GroupOf(const PodInfo& pod) = 0;
-  // Checks the group as a whole before its members are placed (enough members without gates,
-  // minResources against `nodes`); a rejection's message says why the group cannot be placed.
-  // Called only while fewer than minMember members are placed.
-  virtual Status PreFilterGroup(const PodGroupSpec& group, std::span<NodeInfo* const> nodes) = 0;
-  // The cycle's decision: the group placed (minMember of it or more), or not.
-  virtual void GroupCycleDone(const PodGroupSpec& group, bool placed) { (void)group, (void)placed; }
+  // The gang `pod` is placed with, or nullopt: the pod is placed on its own.
+  virtual std::optional<Gang> GroupOf(const PodInfo& pod) = 0;
+  // Checks the gang as a whole before its members are placed (enough members without gates,
+  // minResources against `nodes`); a rejection's message says why the gang cannot be placed.
+  // Called only while fewer than min_count members are placed.
+  virtual Status PreFilterGroup(const Gang& gang, std::span<NodeInfo* const> nodes) = 0;
+  // The cycle's decision: the gang placed (min_count of it or more), or not.
+  virtual void GroupCycleDone(const Gang& gang, bool placed) { (void)gang, (void)placed; }
 };
 
 }  // namespace muster::framework

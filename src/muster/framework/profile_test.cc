@@ -151,6 +151,10 @@ class FakeServices final : public SchedulerServices,
   Status UpdatePodGroupStatus(const api::PodGroup&, const api::PodGroup::Status&) override {
     return Status::OK();
   }
+  Status UpdateGroupCondition(const ObjectReference&, const std::vector<api::PodCondition>&,
+                              const api::PodCondition&) override {
+    return Status::OK();
+  }
   void RecordEvent(EventRecord) override {}
 
   std::vector<const api::Pod*> PodsWithLabel(api::Symbol, api::Symbol, api::Symbol) const override {

@@ -31,14 +31,14 @@ struct Scheduler::GroupMember {
 
 void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupPlugin& plugin,
                               framework::QueuedPodInfo popped,
-                              const framework::PodGroupSpec& spec) {
-  const api::PodGroup& group = *spec.group;
-  const int32_t min_member = group.spec.min_member;
+                              const framework::Gang& gang) {
+  const int32_t min_member = gang.min_count;
+  const std::string gang_key = gang.Key();
   const framework::Stopwatch started;
   last_attempted_ = popped.info->Key();
   if (log::V(3)) {
     log::Info(3, "Attempting to schedule pod group",
-              {{"podGroup", group.metadata.Key()}, {"pod", last_attempted_},
+              {{"podGroup", gang_key}, {"pod", last_attempted_},
                {"minMember", min_member}});
   }
 
@@ -49,7 +49,7 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
   const std::string popped_key = popped.info->Key();
   pending.push_back(std::move(popped));
   int32_t assigned = 0;
-  for (const api::Pod* p : spec.members) {
+  for (const api::Pod* p : gang.members) {
     if (!p->spec.node_name.empty() || cache_.IsAssumedPod(*p)) {
       ++assigned;
       continue;
@@ -79,11 +79,11 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
   const auto attempted = static_cast<int32_t>(pending.size());
   if (assigned < min_member) {
     cache_.UpdateSnapshot(snapshot_);
-    group_status = plugin.PreFilterGroup(spec, snapshot_.List());
+    group_status = plugin.PreFilterGroup(gang, snapshot_.List());
     if (group_status.IsSuccess() && assigned + attempted < min_member) {
       group_status = Status::Unresolvable(
           fmt::format("{}/{} members can be scheduled now (minMember {})", assigned + attempted,
-                      spec.members.size(), min_member));
+                      gang.members.size(), min_member));
     }
   }
 
@@ -98,7 +98,7 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
     metrics_.SchedulingAlgorithm(started.Seconds());
     if (log::V(4)) {
       log::Info(4, "Selected node for pod group member",
-                {{"pod", m.queued.info->Key()}, {"podGroup", group.metadata.Key()},
+                {{"pod", m.queued.info->Key()}, {"podGroup", gang_key},
                  {"node", host.str()}, {"feasibleNodes", m.diagnosis.feasible_nodes}});
     }
     std::shared_ptr<BindingContext> ctx =
@@ -158,9 +158,9 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
   }
   framework::AttemptTrace::Group picture;
   if (!group_traces.empty()) {
-    picture.name = group.metadata.Key();
+    picture.name = gang_key;
     picture.min_member = min_member;
-    picture.total_members = static_cast<int32_t>(spec.members.size());
+    picture.total_members = static_cast<int32_t>(gang.members.size());
     picture.assigned_before = assigned;
     picture.attempted = attempted;
     for (const std::shared_ptr<BindingContext>& ctx : placed) {
@@ -193,11 +193,11 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
     const auto kept = assigned + static_cast<int32_t>(reserved.size());
     if (kept >= min_member) {
       for (std::shared_ptr<BindingContext>& ctx : reserved) Permit(std::move(ctx));
-      if (assigned < min_member) plugin.GroupCycleDone(spec, /*placed=*/true);
+      if (assigned < min_member) plugin.GroupCycleDone(gang, /*placed=*/true);
       const std::string message = fmt::format("{}/{} members placed (minMember {})", fit,
                                               assigned + attempted, min_member);
       trace_group(/*scheduled=*/true, message, nullptr);
-      SetGroupCondition(group, /*scheduled=*/true, message);
+      SetGroupCondition(gang, /*scheduled=*/true, message);
     } else {
       // A Reserve plugin turned members away and the group fell short after all.
       const Status short_of = Status::Unschedulable(fmt::format(
@@ -206,8 +206,8 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
       for (const std::shared_ptr<BindingContext>& ctx : reserved) {
         Unassume(*ctx, short_of, /*room_freed=*/false);
       }
-      plugin.GroupCycleDone(spec, /*placed=*/false);
-      SetGroupCondition(group, /*scheduled=*/false, short_of.Message());
+      plugin.GroupCycleDone(gang, /*placed=*/false);
+      SetGroupCondition(gang, /*scheduled=*/false, short_of.Message());
     }
     // Beyond the quorum: each member that does not fit fails as a pod on its own would, having
     // seen the group placed.
@@ -270,7 +270,7 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
                                     std::string(plugin.Name()));
   trace_group(/*scheduled=*/false, message, &status);
   const api::Time backoff_until =
-      spec.backoff > api::Duration::zero() ? clock_.Now() + spec.backoff : api::Time{};
+      gang.backoff > api::Duration::zero() ? clock_.Now() + gang.backoff : api::Time{};
   auto requeue = [&](framework::QueuedPodInfo queued, const framework::PostFilterResult* nomination) {
     const std::string key = queued.info->Key();
     queued.backoff_until = backoff_until;
@@ -290,19 +290,18 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
     fwk.ObservePluginTally(*m.state);
     requeue(std::move(m.queued), &nomination);
   }
-  plugin.GroupCycleDone(spec, /*placed=*/false);
+  plugin.GroupCycleDone(gang, /*placed=*/false);
   if (log::V(2)) {
     log::Info(2, "Unable to schedule pod group; waiting",
-              {{"podGroup", group.metadata.Key()}, {"err", message}});
+              {{"podGroup", gang_key}, {"err", message}});
   }
-  client_.RecordEvent(framework::EventRecord{framework::ReferenceTo(group), "Warning",
+  client_.RecordEvent(framework::EventRecord{gang.object, "Warning",
                                              "FailedScheduling", "Scheduling", message,
                                              std::nullopt, fwk.scheduler_name()});
-  // Last: writing the condition may replace the store's copy of the group.
-  SetGroupCondition(group, /*scheduled=*/false, message);
+  SetGroupCondition(gang, /*scheduled=*/false, message);
 }
 
-void Scheduler::SetGroupCondition(const api::PodGroup& group, bool scheduled,
+void Scheduler::SetGroupCondition(const framework::Gang& gang, bool scheduled,
                                   const std::string& message) {
   api::PodCondition condition;
   condition.type = "Scheduled";
@@ -310,8 +309,8 @@ void Scheduler::SetGroupCondition(const api::PodGroup& group, bool scheduled,
   condition.reason = scheduled ? "Scheduled" : "Unschedulable";
   condition.message = message;
   condition.last_transition_time = clock_.Now();
-  if (api::ConditionChanges(group.status.conditions, condition)) {
-    client_.UpdatePodGroupCondition(group, condition);
+  if (api::ConditionChanges(gang.conditions, condition)) {
+    client_.UpdateGroupCondition(gang.object, gang.conditions, condition);
   }
 }
 

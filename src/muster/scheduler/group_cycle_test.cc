@@ -46,11 +46,10 @@ class GroupCycleTest : public ::testing::Test {
   }
   // The last Scheduled condition written to the group ("True: message").
   std::string GroupCondition() const {
-    for (auto it = h_.client().group_status_updates.rbegin();
-         it != h_.client().group_status_updates.rend(); ++it) {
-      for (const api::PodCondition& c : it->second.conditions) {
-        if (c.type == "Scheduled") return c.status + ": " + c.message;
-      }
+    for (auto it = h_.client().group_condition_updates.rbegin();
+         it != h_.client().group_condition_updates.rend(); ++it) {
+      EXPECT_EQ(it->first, "PodGroup default/g");
+      if (it->second.type == "Scheduled") return it->second.status + ": " + it->second.message;
     }
     return "";
   }

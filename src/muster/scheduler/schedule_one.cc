@@ -339,8 +339,8 @@ bool Scheduler::ScheduleOne() {
     return true;
   }
   if (framework::GroupPlugin* group_plugin = fwk->group_plugin()) {
-    if (std::optional<framework::PodGroupSpec> group = group_plugin->GroupOf(pod)) {
-      ScheduleGroup(*fwk, *group_plugin, std::move(queued), *group);
+    if (std::optional<framework::Gang> gang = group_plugin->GroupOf(pod)) {
+      ScheduleGroup(*fwk, *group_plugin, std::move(queued), *gang);
       return true;
     }
   }

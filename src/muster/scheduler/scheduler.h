@@ -183,9 +183,10 @@ class Scheduler final : public framework::SchedulerServices {
   // snapshot; keeps the placements when minMember of the group are placed, else undoes them
   // all and requeues every member with one explanation.
   void ScheduleGroup(const framework::Framework& fwk, framework::GroupPlugin& plugin,
-                     framework::QueuedPodInfo popped, const framework::PodGroupSpec& spec);
-  // Sets the group's Scheduled condition (written only when it changes).
-  void SetGroupCondition(const api::PodGroup& group, bool scheduled, const std::string& message);
+                     framework::QueuedPodInfo popped, const framework::Gang& gang);
+  // Sets the gang's Scheduled condition (written only when it changes): the scheduler's one
+  // write of a gang's status.
+  void SetGroupCondition(const framework::Gang& gang, bool scheduled, const std::string& message);
 
   // A pod that was not placed goes back to the queue with `status`, and the cluster hears why
   // (FailedScheduling event, PodScheduled condition, nomination).

@@ -665,17 +665,26 @@ Status KubeCluster::UpdatePodGroupStatus(const api::PodGroup& group,
   return Status::OK();
 }
 
-Status KubeCluster::UpdatePodGroupCondition(const api::PodGroup& group,
-                                            const api::PodCondition& condition) {
-  // A merge patch replaces the list whole: the group's conditions as known, this one set.
-  std::vector<api::PodCondition> conditions = group.status.conditions;
+Status KubeCluster::UpdateGroupCondition(const framework::ObjectReference& object,
+                                         const std::vector<api::PodCondition>& current,
+                                         const api::PodCondition& condition) {
+  std::string_view resource;
+  api::ForKindNamed(object.kind, [&](const auto& kind) { resource = kind.resource; });
+  if (resource.empty()) {
+    return Status::Error(fmt::format("{} {}: not a kind muster watches", object.kind,
+                                     object.Key()));
+  }
+  // A merge patch replaces the list whole: the conditions as known, this one set.
+  std::vector<api::PodCondition> conditions = current;
   api::SetCondition(conditions, condition);
   Json list = Json::array();
   for (const api::PodCondition& c : conditions) list.push_back(ConditionJson(c));
-  const std::string path = PodGroupStatusPath(group);
+  const std::string path =
+      fmt::format("{}/{}/status", ResourcePath(object.api_version, resource, object.namespace_),
+                  object.name);
   writer_.Submit([this, path, body = Json({{"status", {{"conditions", list}}}}).dump(),
-                  object = "podgroup " + group.metadata.Key()] {
-    Write("PATCH", path, body, "application/merge-patch+json", object, true);
+                  what = fmt::format("{} {}", resource, object.Key())] {
+    Write("PATCH", path, body, "application/merge-patch+json", what, true);
   });
   return Status::OK();
 }

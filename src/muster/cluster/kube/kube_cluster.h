@@ -105,8 +105,9 @@ class KubeCluster final : public Cluster {
   framework::Status DeletePod(const api::Pod& pod) override;
   framework::Status UpdatePodGroupStatus(const api::PodGroup& group,
                                          const api::PodGroup::Status& status) override;
-  framework::Status UpdatePodGroupCondition(const api::PodGroup& group,
-                                            const api::PodCondition& condition) override;
+  framework::Status UpdateGroupCondition(const framework::ObjectReference& object,
+                                         const std::vector<api::PodCondition>& current,
+                                         const api::PodCondition& condition) override;
   void RecordEvent(framework::EventRecord event) override;
   // Writes the event series due (client-go's broadcaster does so on its own timers: counts
   // every 30 minutes, a series ending after 6 minutes without a repeat). `muster run` calls it

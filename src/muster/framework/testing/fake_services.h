@@ -55,6 +55,8 @@ class FakeServices final : public framework::SchedulerServices,
   std::vector<std::string> deleted;                             // pod keys
   std::vector<framework::EventRecord> events;
   std::vector<std::pair<std::string, api::PodGroup::Status>> group_status_updates;
+  // UpdateGroupCondition's: the object's kind/namespace/name, and the condition.
+  std::vector<std::pair<std::string, api::PodCondition>> group_condition_updates;
   std::vector<std::pair<std::string, api::PodCondition>> condition_updates;
   std::vector<std::string> activated;
   // What plugins asked of the queue: RetryAt's (pod, time), the pods QueueOrderChanged named.
@@ -86,6 +88,12 @@ class FakeServices final : public framework::SchedulerServices,
   framework::Status DeletePod(const api::Pod& pod) override;
   framework::Status UpdatePodGroupStatus(const api::PodGroup& group,
                                          const api::PodGroup::Status& status) override;
+  framework::Status UpdateGroupCondition(const framework::ObjectReference& object,
+                                         const std::vector<api::PodCondition>& current,
+                                         const api::PodCondition& condition) override {
+    group_condition_updates.emplace_back(object.kind + " " + object.Key(), condition);
+    return framework::Status::OK();
+  }
   void RecordEvent(framework::EventRecord event) override { events.push_back(std::move(event)); }
 
   // ---- ObjectLister ----

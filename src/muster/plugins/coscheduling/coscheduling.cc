@@ -257,15 +257,15 @@ bool Coscheduling::Before(const std::unordered_map<uint64_t, api::Time>& until,
   return it != until.end() && handle_.clock().Now() < it->second;
 }
 
-std::string Coscheduling::MinResourcesGap(const api::PodGroup& group,
+std::string Coscheduling::MinResourcesGap(api::Symbol ns, api::Symbol name,
+                                          const api::ResourceList& min_resources,
+                                          int32_t min_member,
                                           std::span<framework::NodeInfo* const> nodes) const {
-  if (group.spec.min_resources.empty()) return "";
-  const api::Symbol ns = group.metadata.namespace_;
-  const api::Symbol name(group.metadata.name);
+  if (min_resources.empty()) return "";
   // minResources (with pods = minMember) against the cluster's free capacity, counting this
   // group's own pods as free: summed over nodes until the request is covered.
-  api::Resource need = api::Resource::FromList(group.spec.min_resources);
-  need.allowed_pod_number = group.spec.min_member;
+  api::Resource need = api::Resource::FromList(min_resources);
+  need.allowed_pod_number = min_member;
   for (const framework::NodeInfo* node : nodes) {
     if (node->node() == nullptr) continue;
     api::Resource free = node->allocatable();
@@ -348,7 +348,10 @@ Status Coscheduling::PreFilter(framework::CycleState&, const framework::PodInfo&
         pod.metadata.name, ungated, min_member));
   }
   if (group->spec.min_resources.empty() || Before(permitted_, id)) return Status::OK();
-  if (std::string gap = MinResourcesGap(*group, nodes); !gap.empty()) {
+  if (std::string gap = MinResourcesGap(group->metadata.namespace_,
+                                        api::Symbol(group->metadata.name),
+                                        group->spec.min_resources, min_member, nodes);
+      !gap.empty()) {
     return Status::Unresolvable(fmt::format("resource gap: map[{}]", gap));
   }
   permitted_[id] = handle_.clock().Now() + std::chrono::seconds(args_.permit_waiting_time_seconds);
@@ -475,31 +478,38 @@ void Coscheduling::Unreserve(framework::CycleState&, const framework::PodInfo& p
   MarkFailed(pod.metadata.namespace_, group_name);
 }
 
-std::optional<framework::PodGroupSpec> Coscheduling::GroupOf(const framework::PodInfo& pod) {
+std::optional<framework::Gang> Coscheduling::GroupOf(const framework::PodInfo& pod) {
   if (args_.mode != Mode::kGroup) return std::nullopt;
   const api::PodGroup* group = PodGroupOf(pod);
   if (group == nullptr) return std::nullopt;
-  framework::PodGroupSpec spec;
-  spec.group = group;
-  spec.members = GroupPods(pod.pod.metadata.namespace_, pod.pod_group);
+  framework::Gang gang;
+  gang.namespace_ = group->metadata.namespace_;
+  gang.name = pod.pod_group;
+  gang.min_count = group->spec.min_member;
+  gang.min_resources = group->spec.min_resources;
+  gang.members = GroupPods(pod.pod.metadata.namespace_, pod.pod_group);
   if (args_.pod_group_backoff_seconds > 0) {
-    spec.backoff = std::chrono::seconds(args_.pod_group_backoff_seconds);
+    gang.backoff = std::chrono::seconds(args_.pod_group_backoff_seconds);
   }
-  return spec;
+  if (group->spec.schedule_timeout_seconds) {
+    gang.timeout = std::chrono::seconds(*group->spec.schedule_timeout_seconds);
+  }
+  gang.object = framework::ReferenceTo(*group);
+  gang.conditions = group->status.conditions;
+  return gang;
 }
 
-Status Coscheduling::PreFilterGroup(const framework::PodGroupSpec& spec,
+Status Coscheduling::PreFilterGroup(const framework::Gang& gang,
                                     std::span<framework::NodeInfo* const> nodes) {
-  const api::PodGroup& group = *spec.group;
-  const int32_t min_member = group.spec.min_member;
-  const auto members = static_cast<int32_t>(spec.members.size());
+  const int32_t min_member = gang.min_count;
+  const auto members = static_cast<int32_t>(gang.members.size());
   // Failures here are UnschedulableAndUnresolvable: preemption cannot form a group.
   if (members < min_member) {
     return Status::Unresolvable(
         fmt::format("{} member(s) exist (minMember {})", members, min_member));
   }
   const auto gated = static_cast<int32_t>(
-      std::count_if(spec.members.begin(), spec.members.end(), [](const api::Pod* p) {
+      std::count_if(gang.members.begin(), gang.members.end(), [](const api::Pod* p) {
         return p->spec.node_name.empty() && Gated(*p);
       }));
   if (members - gated < min_member) {
@@ -507,18 +517,20 @@ Status Coscheduling::PreFilterGroup(const framework::PodGroupSpec& spec,
         fmt::format("{}/{} members have scheduling gates; {} can be scheduled (minMember {})",
                     gated, members, members - gated, min_member));
   }
-  if (std::string gap = MinResourcesGap(group, nodes); !gap.empty()) {
+  if (std::string gap =
+          MinResourcesGap(gang.namespace_, gang.name, gang.min_resources, min_member, nodes);
+      !gap.empty()) {
     return Status::Unresolvable(
         fmt::format("minResources do not fit the cluster's free capacity: short of map[{}]", gap));
   }
   return Status::OK();
 }
 
-void Coscheduling::GroupCycleDone(const framework::PodGroupSpec& spec, bool placed) {
-  const uint64_t id = api::PodGroupId(*spec.group);
+void Coscheduling::GroupCycleDone(const framework::Gang& gang, bool placed) {
+  const api::Symbol ns = gang.namespace_;
+  const api::Symbol name = gang.name;
+  const uint64_t id = api::PairId(ns, name);
   const bool first = waiting_since_.emplace(id, handle_.clock().Now()).second;
-  const api::Symbol ns = spec.group->metadata.namespace_;
-  const api::Symbol name(spec.group->metadata.name);
   if (placed) {
     StopWaiting(id, WaitEnd::kQuorum);
     ClearFailed(ns, name);

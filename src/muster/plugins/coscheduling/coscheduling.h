@@ -103,12 +103,14 @@ class Coscheduling final : public framework::QueueSortPlugin,
   void PostBind(framework::CycleState&, const framework::PodInfo&, api::Symbol) override {}
   std::vector<framework::ClusterEventWithHint> EventsToRegister() const override;
   // Group mode: the pod's PodGroup and its members; nullopt in PerPod mode or without a group.
-  std::optional<framework::PodGroupSpec> GroupOf(const framework::PodInfo& pod) override;
+  // The pod's PodGroup as a gang: minMember, minResources, scheduleTimeoutSeconds, its members
+  // (by label), and the PodGroup as the object its status goes to.
+  std::optional<framework::Gang> GroupOf(const framework::PodInfo& pod) override;
   // Group mode's checks of PreFilter, once per group cycle, worded for the group.
-  framework::Status PreFilterGroup(const framework::PodGroupSpec& group,
+  framework::Status PreFilterGroup(const framework::Gang& gang,
                                    std::span<framework::NodeInfo* const> nodes) override;
   // The gang metrics in Group mode: a group short of quorum waits from its first failed cycle.
-  void GroupCycleDone(const framework::PodGroupSpec& group, bool placed) override;
+  void GroupCycleDone(const framework::Gang& gang, bool placed) override;
 
   // Pods with the group's label in `ns` (terminal pods excluded), assigned or not.
   std::vector<const api::Pod*> GroupPods(api::Symbol ns, api::Symbol group) const;
@@ -129,9 +131,10 @@ class Coscheduling final : public framework::QueueSortPlugin,
   // The pod's group's sort time; nullopt when the pod has no group (it then sorts by its own
   // initial attempt).
   std::optional<SortTime> GroupTime(const framework::PodInfo& pod) const;
-  // What the cluster lacks for the group's minResources (pods: minMember), counting its own
+  // What the cluster lacks for group ns/name's minResources (pods: minMember), counting its own
   // pods' room as free, as "cpu:2 memory:1Gi"; empty when it has room (or none is asked).
-  std::string MinResourcesGap(const api::PodGroup& group,
+  std::string MinResourcesGap(api::Symbol ns, api::Symbol name,
+                              const api::ResourceList& min_resources, int32_t min_member,
                               std::span<framework::NodeInfo* const> nodes) const;
   // Rejects the group's pods waiting at Permit; returns how many there were.
   int RejectWaitingSiblings(const api::Pod& pod, api::Symbol group, const char* message);

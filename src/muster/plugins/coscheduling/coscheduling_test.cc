@@ -458,7 +458,7 @@ TEST_F(CoschedulingTest, UnreserveAndAFailedGroupCycleMarkTheGroupFailed) {
   // Group mode: a cycle that falls short marks the group; one that places it clears it.
   Coscheduling& group_mode = Plugin(CoschedulingArgs{});
   ASSERT_TRUE(group_mode.Less(p1, p2)) << "a new plugin: no failure yet";
-  std::optional<framework::PodGroupSpec> spec =
+  std::optional<framework::Gang> spec =
       group_mode.GroupOf(*framework::PodInfo::Make(Member("p1", "pg1")));
   ASSERT_TRUE(spec.has_value());
   group_mode.GroupCycleDone(*spec, /*placed=*/false);
@@ -487,8 +487,15 @@ TEST_F(CoschedulingTest, PostBindLeavesThePodGroupStatusToItsController) {
 
 // ---- Group mode ----
 
-TEST_F(CoschedulingTest, GroupOfNamesThePodGroupAndItsLiveMembersInGroupModeOnly) {
-  AddGroupOfThree();
+TEST_F(CoschedulingTest, GroupOfMakesThePodGroupAGangWithItsLiveMembersInGroupModeOnly) {
+  api::PodGroup g = Group("g", 3);
+  g.api_version = "scheduling.sigs.k8s.io/v1alpha1";
+  g.metadata.uid = "uid-g";
+  g.spec.min_resources.Set("cpu", api::Quantity::Parse("2").value());
+  g.spec.schedule_timeout_seconds = 30;
+  g.status.conditions.push_back(api::PodCondition{"Scheduled", "False", "Unschedulable", "", {}});
+  fake_.AddObject(g);
+  for (const char* name : {"a", "b", "c"}) fake_.AddPod(Member(name, "g"));
   fake_.AddPod(MakePod().Name("done").PodGroup("g").Phase(api::PodPhase::kSucceeded).Obj());
   fake_.AddPod(MakePod().Name("alone").Obj());
   Plugin(PerPod());
@@ -496,10 +503,19 @@ TEST_F(CoschedulingTest, GroupOfNamesThePodGroupAndItsLiveMembersInGroupModeOnly
   CoschedulingArgs group;
   group.pod_group_backoff_seconds = 7;
   Plugin(group);
-  std::optional<framework::PodGroupSpec> spec =
+  std::optional<framework::Gang> spec =
       plugin_->GroupOf(*framework::PodInfo::Make(Member("a", "g")));
   ASSERT_TRUE(spec.has_value());
-  EXPECT_EQ(spec->group->metadata.name, "g");
+  EXPECT_EQ(spec->Key(), "default/g");
+  EXPECT_EQ(spec->min_count, 3);
+  EXPECT_EQ(spec->min_resources, g.spec.min_resources);
+  EXPECT_EQ(spec->timeout, std::chrono::seconds(30));
+  // Its status goes to the PodGroup, in the API group it came from.
+  EXPECT_EQ(spec->object.api_version, "scheduling.sigs.k8s.io/v1alpha1");
+  EXPECT_EQ(spec->object.kind, "PodGroup");
+  EXPECT_EQ(spec->object.Key(), "default/g");
+  EXPECT_EQ(spec->object.uid, "uid-g");
+  EXPECT_EQ(spec->conditions, g.status.conditions);
   std::vector<std::string> names;
   for (const api::Pod* p : spec->members) names.push_back(p->metadata.name);
   EXPECT_THAT(names, UnorderedElementsAre("a", "b", "c")) << "the succeeded pod is not a member";
@@ -523,7 +539,7 @@ TEST_F(CoschedulingTest, PreFilterGroupExplainsForTheGroup) {
   fake_.AddPod(Member("b", "g"));
   Plugin(CoschedulingArgs{});
   auto check = [&] {
-    std::optional<framework::PodGroupSpec> spec =
+    std::optional<framework::Gang> spec =
         plugin_->GroupOf(*framework::PodInfo::Make(Member("a", "g")));
     return plugin_->PreFilterGroup(*spec, fake_.snapshot().List());
   };

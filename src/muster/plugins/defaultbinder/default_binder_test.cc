@@ -31,6 +31,10 @@ class RecordingClient final : public framework::ClusterClient {
   Status UpdatePodGroupStatus(const api::PodGroup&, const api::PodGroup::Status&) override {
     return Status::OK();
   }
+  Status UpdateGroupCondition(const framework::ObjectReference&, const std::vector<api::PodCondition>&,
+                              const api::PodCondition&) override {
+    return Status::OK();
+  }
   void RecordEvent(framework::EventRecord) override {}
 
   Status result;

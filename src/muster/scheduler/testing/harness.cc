@@ -91,21 +91,25 @@ class TestGang final : public framework::GroupPlugin,
     }
     return Status::Unresolvable("PodGroup not found").WithPlugin("TestGang");
   }
-  std::optional<framework::PodGroupSpec> GroupOf(const PodInfo& pod) override {
+  std::optional<framework::Gang> GroupOf(const PodInfo& pod) override {
     const api::Symbol* name = pod.pod.metadata.labels.Get(api::Symbol(kGangLabel));
     if (name == nullptr) return std::nullopt;
     const api::PodGroup* group =
         handle_.lister().Get<api::PodGroup>(pod.pod.metadata.namespace_, *name);
     if (group == nullptr) return std::nullopt;
-    framework::PodGroupSpec spec;
-    spec.group = group;
-    for (const api::Pod* member : handle_.lister().PodsWithLabel(pod.pod.metadata.namespace_,
-                                                                 api::Symbol(kGangLabel), *name)) {
-      if (!member->IsTerminal()) spec.members.push_back(member);
+    framework::Gang gang;
+    gang.namespace_ = pod.pod.metadata.namespace_;
+    gang.name = *name;
+    gang.min_count = group->spec.min_member;
+    for (const api::Pod* member : handle_.lister().PodsWithLabel(
+             pod.pod.metadata.namespace_, api::Symbol(kGangLabel), *name)) {
+      if (!member->IsTerminal()) gang.members.push_back(member);
     }
-    return spec;
+    gang.object = framework::ReferenceTo(*group);
+    gang.conditions = group->status.conditions;
+    return gang;
   }
-  Status PreFilterGroup(const framework::PodGroupSpec&, std::span<NodeInfo* const>) override {
+  Status PreFilterGroup(const framework::Gang&, std::span<NodeInfo* const>) override {
     return Status::OK();
   }
   std::vector<framework::ClusterEventWithHint> EventsToRegister() const override {
