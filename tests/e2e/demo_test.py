@@ -4,6 +4,7 @@ three Pending with the PodScheduled=False condition, the PodGroup Running once i
 Also: a pod of another scheduler is left alone, but its resources are counted."""
 
 import os
+import re
 import urllib.request
 
 import kube
@@ -59,6 +60,12 @@ def test(binary, server):
                 c.pod_group("nginx")))
         assert group["status"]["running"] == 3, group["status"]
         assert group["status"]["scheduled"] == 3, group["status"]
+        # The group cycle's own write, a merge patch of the status' conditions alone, beside
+        # the controller's counters: Scheduled=True, saying how many members were placed.
+        conditions = {c["type"]: c for c in group["status"].get("conditions", [])}
+        assert conditions.get("Scheduled", {}).get("status") == "True", group["status"]
+        assert re.fullmatch(r"3/\d members placed \(minMember 3\)",
+                            conditions["Scheduled"]["message"]), conditions
 
         # Events: Scheduled for each bound pod, through events.k8s.io/v1, found as `kubectl
         # describe` finds them: by the pod's uid (regarding.uid, and core/v1's

@@ -101,8 +101,8 @@ class TestGang final : public framework::GroupPlugin,
     gang.namespace_ = pod.pod.metadata.namespace_;
     gang.name = *name;
     gang.min_count = group->spec.min_member;
-    for (const api::Pod* member : handle_.lister().PodsWithLabel(
-             pod.pod.metadata.namespace_, api::Symbol(kGangLabel), *name)) {
+    for (const api::Pod* member : handle_.lister().PodsWithLabel(pod.pod.metadata.namespace_,
+                                                                 api::Symbol(kGangLabel), *name)) {
       if (!member->IsTerminal()) gang.members.push_back(member);
     }
     gang.object = framework::ReferenceTo(*group);
