@@ -188,7 +188,8 @@ struct KindList {
 // them), in the order `muster run` starts watching them: pods last, so that the nodes and
 // groups they name are known first. Each also has a row in Kinds(), with its `resource`. A kind
 // added here flows through the clusters, the scheduler's store and lister and its cluster
-// events without further code; the scheduler handles Pod, Node and PodGroup events itself.
+// events without further code (the scheduler has handlers of its own for pods, nodes and
+// PodGroup updates).
 using ClusterKinds = KindList<Namespace, Node, PodDisruptionBudget, PodGroup, Pod>;
 
 // Calls fn(std::type_identity<T>{}) for each kind T of ClusterKinds, in order.
@@ -210,7 +211,7 @@ template <typename T>
 inline constexpr bool kIsClusterKind = kClusterKindIndex<T> < ClusterKinds::size;
 
 // An object of a cluster kind, shared as a cluster and its informers hand it out (immutable
-// once stored: a change stores a new object). The empty alternative is no object.
+// once stored: a change stores a new object).
 template <typename T>
 using Shared = std::shared_ptr<const T>;
 
@@ -223,6 +224,7 @@ struct AnyObjectOf<KindList<T...>> {
 };
 }  // namespace internal
 
+// An object of any cluster kind; the empty alternative (std::monostate) is no object.
 using AnyObject = internal::AnyObjectOf<ClusterKinds>::type;
 
 // The object `o` holds if it is a T, else nullptr.
@@ -232,7 +234,7 @@ const T* ObjectOf(const AnyObject& o) {
   return p == nullptr ? nullptr : p->get();
 }
 
-// The metadata of the object `o` holds; `o` must hold one.
+// The metadata of the object `o` holds (empty metadata when it holds none).
 inline const ObjectMeta& MetaOf(const AnyObject& o) {
   return std::visit(
       [](const auto& p) -> const ObjectMeta& {
