@@ -44,11 +44,7 @@ class CheckerTest : public ::testing::Test {
     cluster_.AddObserver(checker_.get());
   }
   void CreateGroup(const char* name, int32_t min_member) {
-    api::PodGroup group;
-    group.metadata.name = name;
-    group.metadata.namespace_ = api::Symbol("default");
-    group.spec.min_member = min_member;
-    cluster_.Create(group);
+    cluster_.Create(testing::MakePodGroup(name, min_member));
     clock_.RunDue();
   }
   // The pod as the cluster holds it now.

@@ -15,16 +15,9 @@ namespace {
 
 using testing::kGangLabel;
 using testing::MakeNode;
+using testing::MakePodGroup;
 using testing::MakePod;
 using testing::SchedulerHarness;
-
-api::PodGroup Group(const std::string& name, int32_t min_member) {
-  api::PodGroup g;
-  g.metadata.namespace_ = api::Symbol("default");
-  g.metadata.name = name;
-  g.spec.min_member = min_member;
-  return g;
-}
 
 class GroupCycleTest : public ::testing::Test {
  protected:
@@ -32,7 +25,7 @@ class GroupCycleTest : public ::testing::Test {
   // members m0, m1, ...
   void Setup(int slots, int32_t min_member, int members) {
     h_.AddNode(MakeNode().Name("n1").Capacity({{"pods", std::to_string(slots)}}).Obj());
-    group_ = Group("g", min_member);
+    group_ = MakePodGroup("g", min_member);
     h_.AddPodGroup(group_);
     for (int i = 0; i < members; ++i) {
       h_.AddPod(MakePod().Name("m" + std::to_string(i)).Label(kGangLabel, "g").Obj());
@@ -99,7 +92,7 @@ TEST_F(GroupCycleTest, MembersBeyondTheQuorumThatDoNotFitFailAlone) {
 TEST_F(GroupCycleTest, AMemberBoundBeforeCountsTowardsTheQuorum) {
   h_.AddNode(MakeNode().Name("n1").Capacity({{"pods", "1"}}).Obj());
   h_.AddNode(MakeNode().Name("n2").Capacity({{"pods", "1"}}).Obj());
-  h_.AddPodGroup(Group("g", 2));
+  h_.AddPodGroup(MakePodGroup("g", 2));
   h_.AddPod(MakePod().Name("m0").Label(kGangLabel, "g").NodeName("n1").Obj());
   h_.AddPod(MakePod().Name("m1").Label(kGangLabel, "g").Obj());
   h_.RunCycles();

@@ -14,16 +14,9 @@ namespace {
 
 using testing::kGangLabel;
 using testing::MakeNode;
+using testing::MakePodGroup;
 using testing::MakePod;
 using testing::SchedulerHarness;
-
-api::PodGroup Group(const std::string& name, int32_t min_member) {
-  api::PodGroup g;
-  g.metadata.namespace_ = api::Symbol("default");
-  g.metadata.name = name;
-  g.spec.min_member = min_member;
-  return g;
-}
 
 TEST(InformerHandlers, AnAddedPendingPodIsQueuedAndABoundOneCached) {
   SchedulerHarness h;
@@ -65,7 +58,7 @@ TEST(InformerHandlers, TheBindingOfAnAssumedPodIsNoClusterChange) {
 // anything. A change of minMember is.
 TEST(InformerHandlers, APodGroupsConditionsAloneAreNoClusterChange) {
   SchedulerHarness h(testing::HarnessOptions{.gang = true});
-  const api::PodGroup group = Group("g", 2);
+  const api::PodGroup group = MakePodGroup("g", 2);
   h.AddPodGroup(group);
   const uint64_t version = h.scheduler().ClusterVersion();
   api::PodGroup conditioned = group;
@@ -94,7 +87,7 @@ TEST(InformerHandlers, AKindsEventIsHandledOnlyWhenAPluginRegisteredForIt) {
   h.AddPod(MakePod().Name("web").Obj());
   h.RunCycles();
   ASSERT_EQ(h.scheduler().queue().NumUnschedulable(), 1u);
-  h.AddPodGroup(Group("g", 1));
+  h.AddPodGroup(MakePodGroup("g", 1));
   EXPECT_EQ(h.scheduler().queue().NumUnschedulable(), 1u);
   EXPECT_NE(h.scheduler().lister().Get<api::PodGroup>(api::Symbol("default"), api::Symbol("g")),
             nullptr)
@@ -114,7 +107,7 @@ TEST(InformerHandlers, APodGroupsCreationRetriesTheMembersWaitingForIt) {
   ASSERT_FALSE(h.client().condition_updates.empty());
   EXPECT_EQ(h.client().condition_updates.back().second.message,
             "0/1 nodes are available: PodGroup not found.");
-  h.AddPodGroup(Group("late", 1));
+  h.AddPodGroup(MakePodGroup("late", 1));
   EXPECT_EQ(h.scheduler().queue().NumUnschedulable(), 0u);
   h.clock().AdvanceTo(h.clock().Now() + std::chrono::seconds(10));  // past its backoff
   h.RunCycles();

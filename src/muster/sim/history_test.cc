@@ -34,11 +34,7 @@ class HistoryTest : public ::testing::Test {
     clock_.RunDue();
   }
   void CreateGroup(const char* name, int32_t min_member) {
-    api::PodGroup group;
-    group.metadata.name = name;
-    group.metadata.namespace_ = api::Symbol("default");
-    group.spec.min_member = min_member;
-    cluster_.Create(group);
+    cluster_.Create(testing::MakePodGroup(name, min_member));
   }
   const api::Pod& Pod(const std::string& name) {
     return *cluster_.Get<api::Pod>("default/" + name);

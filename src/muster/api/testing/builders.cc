@@ -151,4 +151,12 @@ NodeBuilder& NodeBuilder::Image(std::string_view name, int64_t size_bytes) {
   return *this;
 }
 
+api::PodGroup MakePodGroup(std::string_view name, int32_t min_member) {
+  api::PodGroup group;
+  group.metadata.namespace_ = api::Symbol(api::kDefaultNamespace);
+  group.metadata.name = std::string(name);
+  group.spec.min_member = min_member;
+  return group;
+}
+
 }  // namespace muster::testing

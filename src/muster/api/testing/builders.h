@@ -66,4 +66,7 @@ class NodeBuilder {
 
 inline NodeBuilder MakeNode() { return NodeBuilder(); }
 
+// A PodGroup in the default namespace (its pods: MakePod().PodGroup(name)).
+api::PodGroup MakePodGroup(std::string_view name, int32_t min_member);
+
 }  // namespace muster::testing

@@ -634,14 +634,10 @@ Status KubeCluster::DeletePod(const api::Pod& pod) {
 
 namespace {
 
-// The status subresource of a PodGroup, in the API group it came from.
-std::string PodGroupStatusPath(const api::PodGroup& group) {
-  const std::string version =
-      group.api_version.empty() ? "scheduling.x-k8s.io/v1alpha1" : group.api_version;
-  return fmt::format(
-      "{}/{}/status",
-      ResourcePath(version, api::KindOf<api::PodGroup>().resource, group.metadata.namespace_.str()),
-      group.metadata.name);
+// The status subresource of `object`, whose kind's REST resource is `resource`.
+std::string StatusPath(const framework::ObjectReference& object, std::string_view resource) {
+  return fmt::format("{}/{}/status",
+                     ResourcePath(object.api_version, resource, object.namespace_), object.name);
 }
 
 }  // namespace
@@ -657,7 +653,9 @@ Status KubeCluster::UpdatePodGroupStatus(const api::PodGroup& group,
   if (status.schedule_start_time) {
     s["scheduleStartTime"] = api::FormatTime(*status.schedule_start_time);
   }
-  const std::string path = PodGroupStatusPath(group);
+  // In the API group the PodGroup came from (ReferenceTo's apiVersion).
+  const std::string path =
+      StatusPath(framework::ReferenceTo(group), api::KindOf<api::PodGroup>().resource);
   writer_.Submit([this, path, body = Json({{"status", s}}).dump(),
                   object = "podgroup " + group.metadata.Key()] {
     Write("PATCH", path, body, "application/merge-patch+json", object, true);
@@ -679,9 +677,7 @@ Status KubeCluster::UpdateGroupCondition(const framework::ObjectReference& objec
   api::SetCondition(conditions, condition);
   Json list = Json::array();
   for (const api::PodCondition& c : conditions) list.push_back(ConditionJson(c));
-  const std::string path =
-      fmt::format("{}/{}/status", ResourcePath(object.api_version, resource, object.namespace_),
-                  object.name);
+  const std::string path = StatusPath(object, resource);
   writer_.Submit([this, path, body = Json({{"status", {{"conditions", list}}}}).dump(),
                   what = fmt::format("{} {}", resource, object.Key())] {
     Write("PATCH", path, body, "application/merge-patch+json", what, true);

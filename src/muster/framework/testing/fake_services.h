@@ -89,7 +89,7 @@ class FakeServices final : public framework::SchedulerServices,
   framework::Status UpdatePodGroupStatus(const api::PodGroup& group,
                                          const api::PodGroup::Status& status) override;
   framework::Status UpdateGroupCondition(const framework::ObjectReference& object,
-                                         const std::vector<api::PodCondition>& current,
+                                         const std::vector<api::PodCondition>& /*current*/,
                                          const api::PodCondition& condition) override {
     group_condition_updates.emplace_back(object.kind + " " + object.Key(), condition);
     return framework::Status::OK();

@@ -16,12 +16,9 @@ using testing::MakeNode;
 using testing::MakePod;
 using ::testing::UnorderedElementsAre;
 
-api::PodGroup Group(std::string name, int32_t min_member, api::Time created = {}) {
-  api::PodGroup g;
-  g.metadata.name = std::move(name);
-  g.metadata.namespace_ = api::Symbol("default");
+api::PodGroup Group(std::string_view name, int32_t min_member, api::Time created = {}) {
+  api::PodGroup g = testing::MakePodGroup(name, min_member);
   g.metadata.creation_timestamp = created;
-  g.spec.min_member = min_member;
   return g;
 }
 
