@@ -136,7 +136,7 @@ TEST_F(CheckerTest, AGangBoundBelowMinMember) {
   EXPECT_FALSE(checker_->violation()) << Violated();  // the instant is not over yet
   checker_->EndOfInstant();
   EXPECT_THAT(Violated(),
-              HasSubstr("PodGroup default/g bound 2 member(s), fewer than its minMember 3"));
+              HasSubstr("gang default/g bound 2 member(s), fewer than its minCount 3"));
 }
 
 TEST_F(CheckerTest, WithoutAGroupPluginAPodGroupPromisesNothing) {

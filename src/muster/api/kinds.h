@@ -76,6 +76,8 @@ struct Kind {
   // For a gang API's kind: where an object's status conditions are (the scheduler's Scheduled
   // condition goes there, ClusterClient::UpdateGroupCondition); null for other kinds.
   std::vector<PodCondition>* (*conditions)(T& object) = nullptr;
+  // For a gang API's kind: the gangs an object defines (api/gang.h); null for other kinds.
+  std::vector<GangDefinition> (*gangs)(const T& object) = nullptr;
 };
 
 // The table. Each type appears once: KindOf<T> and Visit find a kind by its type.
@@ -120,7 +122,11 @@ inline const auto& Kinds() {
           .resource = "podgroups",
           .when_unserved = "gang scheduling has no groups; apply deploy/crd-podgroups.yaml to "
                            "enable it",
-          .conditions = [](PodGroup& g) { return &g.status.conditions; }},
+          .conditions = [](PodGroup& g) { return &g.status.conditions; },
+          .gangs =
+              [](const PodGroup& g) {
+                return std::vector<GangDefinition>{{Symbol(g.metadata.name), g.spec.min_member}};
+              }},
       Kind<PriorityClass>{.name = "PriorityClass",
                           .decode = &decoding::DecodePriorityClass,
                           .api_versions = {"scheduling.k8s.io/v1"},

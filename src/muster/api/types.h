@@ -231,6 +231,17 @@ struct Node {
   } status;
 };
 
+// ---- Gangs ----
+
+// A gang an object of a gang API's kind defines (api/gang.h): its name in the object's namespace
+// and how many of its pods must be placed together.
+struct GangDefinition {
+  Symbol name;
+  int32_t min_count = 0;
+
+  friend bool operator==(const GangDefinition&, const GangDefinition&) = default;
+};
+
 // ---- Coscheduling ----
 
 inline constexpr std::string_view kPodGroupLabel = "scheduling.x-k8s.io/pod-group";

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "muster/api/gang.h"
 #include "muster/cluster/memory.h"
 #include "muster/framework/virtual_clock.h"
 #include "muster/host/host.h"
@@ -125,7 +126,7 @@ class BindTracker final : public cluster::TypedObserver<BindTracker> {
   void Bound(const api::Pod& pod) {
     ++bound_[pod.metadata.namespace_.id()];
     if (groups_.empty()) return;
-    const Symbol group = api::PodGroupName(pod);
+    const Symbol group = api::GangOf(pod).name;
     if (group.empty()) return;
     auto it = groups_.find({pod.metadata.namespace_.id(), group.id()});
     if (it == groups_.end()) return;

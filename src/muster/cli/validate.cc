@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "muster/api/gang.h"
 #include "muster/api/kinds.h"
 #include "muster/api/manifests.h"
 #include "muster/api/pod_resources.h"
@@ -31,8 +32,8 @@ std::string PodFacts(const api::Pod& pod, const std::string& priority) {
   std::string facts = fmt::format("requests {} priority {}",
                                   FormatResources(api::PodRequests(pod).ToList()), priority);
   if (!pod.spec.node_name.empty()) facts += fmt::format(" node {}", pod.spec.node_name.str());
-  if (const api::Symbol group = api::PodGroupName(pod); !group.empty()) {
-    facts += fmt::format(" podGroup {}", group.str());
+  if (const api::GangRef gang = api::GangOf(pod); !gang.empty()) {
+    facts += fmt::format(" podGroup {}", gang.name.str());
   }
   if (!pod.spec.scheduling_gates.empty()) {
     facts += fmt::format(" gates {}", pod.spec.scheduling_gates.size());

@@ -5,9 +5,12 @@
 // events, for every kind of api::ClusterKinds, to a ClusterObserver: the scheduler's informer
 // handlers first, then the simulation's controllers and recorders.
 
+#include <algorithm>
 #include <type_traits>
+#include <vector>
 #include <variant>
 
+#include "muster/api/gang.h"
 #include "muster/api/kinds.h"
 #include "muster/api/types.h"
 #include "muster/framework/client.h"
@@ -32,8 +35,13 @@ class ClusterObserver {
 //   void Added(const api::Shared<T>&), void Updated(const api::Shared<T>& old_object,
 //   const api::Shared<T>& new_object), void Deleted(const api::Shared<T>&)
 // for the kinds T it watches, as overloads or a template; events of a kind it declares nothing
-// for pass it by. They must be public: they are looked up from here, and one this class cannot
-// see would pass every event by.
+// for pass it by. An observer of gangs, whichever API defines them (api/gang.h), declares
+//   void GangDefined(api::Symbol ns, const api::GangDefinition&),
+//   void GangRemoved(api::Symbol ns, api::Symbol name)
+// and hears of each gang as an object comes to define it or defines it anew (a changed
+// minCount), and as no object defines it any more; it sees these after the object's own event.
+// All must be public: they are looked up from here, and one this class cannot see would pass
+// every event by.
 template <typename Self>
 class TypedObserver : public ClusterObserver {
  public:
@@ -43,6 +51,7 @@ class TypedObserver : public ClusterObserver {
           if constexpr (requires { self().Added(o); }) self().Added(o);
         },
         object);
+    if constexpr (kWatchesGangs) GangsChanged(api::AnyObject{}, object);
   }
   void OnUpdate(const api::AnyObject& old_object, const api::AnyObject& new_object) final {
     std::visit(
@@ -53,6 +62,7 @@ class TypedObserver : public ClusterObserver {
           }
         },
         old_object);
+    if constexpr (kWatchesGangs) GangsChanged(old_object, new_object);
   }
   void OnDelete(const api::AnyObject& object) final {
     std::visit(
@@ -60,10 +70,34 @@ class TypedObserver : public ClusterObserver {
           if constexpr (requires { self().Deleted(o); }) self().Deleted(o);
         },
         object);
+    if constexpr (kWatchesGangs) GangsChanged(object, api::AnyObject{});
   }
 
  private:
+  static constexpr bool kWatchesGangs = requires(Self& s) {
+    s.GangDefined(api::Symbol(), api::GangDefinition{});
+    s.GangRemoved(api::Symbol(), api::Symbol());
+  };
+
   Self& self() { return static_cast<Self&>(*this); }
+
+  void GangsChanged(const api::AnyObject& old_object, const api::AnyObject& new_object) {
+    const std::vector<api::GangDefinition> before = api::GangsDefinedBy(old_object);
+    const std::vector<api::GangDefinition> after = api::GangsDefinedBy(new_object);
+    if (before.empty() && after.empty()) return;
+    const api::Symbol ns = api::MetaOf(after.empty() ? old_object : new_object).namespace_;
+    auto find = [](const std::vector<api::GangDefinition>& in, api::Symbol name) {
+      return std::find_if(in.begin(), in.end(),
+                          [&](const api::GangDefinition& g) { return g.name == name; });
+    };
+    for (const api::GangDefinition& gang : before) {
+      if (find(after, gang.name) == after.end()) self().GangRemoved(ns, gang.name);
+    }
+    for (const api::GangDefinition& gang : after) {
+      auto was = find(before, gang.name);
+      if (was == before.end() || *was != gang) self().GangDefined(ns, gang);
+    }
+  }
 };
 
 // The condition preemption sets on a victim before deleting it, as upstream's preemption

@@ -13,6 +13,7 @@ namespace {
 
 using testing::MakeNode;
 using testing::MakePod;
+using testing::MakePodGroup;
 
 // Records pod updates as "old node -> new node" and the new pod's resource version.
 class UpdateRecorder final : public TypedObserver<UpdateRecorder> {
@@ -148,6 +149,39 @@ TEST_F(MemoryClusterTest, RepeatedEventsAreCountedOnTheFirst) {
   EXPECT_EQ(events[1].record.message, "0/3 nodes are available");
   EXPECT_EQ(events[2].record.regarding.name, "api");
   EXPECT_EQ(events[3].record.reason, "Preempted");
+}
+
+// An observer of gangs hears of a gang as an object defines it or changes its minCount, and as
+// it goes; not of the object's other changes.
+TEST_F(MemoryClusterTest, GangObserversHearOfGangsNotOfTheObjectsDefiningThem) {
+  struct Watcher final : TypedObserver<Watcher> {
+    void GangDefined(api::Symbol ns, const api::GangDefinition& gang) {
+      seen.push_back(std::string(ns.str()) + "/" + std::string(gang.name.str()) + " min " +
+                     std::to_string(gang.min_count));
+    }
+    void GangRemoved(api::Symbol ns, api::Symbol name) {
+      seen.push_back("removed " + std::string(ns.str()) + "/" + std::string(name.str()));
+    }
+    std::vector<std::string> seen;
+  } watcher;
+  cluster_.AddObserver(&watcher);
+  api::PodGroup group = MakePodGroup("train", 3);
+  ASSERT_TRUE(cluster_.Create(group).IsSuccess());
+  clock_.RunDue();
+  group = *cluster_.Get<api::PodGroup>("default/train");
+  group.status.running = 2;
+  ASSERT_TRUE(cluster_.Update(group).IsSuccess());
+  clock_.RunDue();
+  EXPECT_EQ(watcher.seen, std::vector<std::string>{"default/train min 3"})
+      << "a status change defines nothing new";
+  group = *cluster_.Get<api::PodGroup>("default/train");
+  group.spec.min_member = 2;
+  ASSERT_TRUE(cluster_.Update(group).IsSuccess());
+  ASSERT_TRUE(cluster_.Delete<api::PodGroup>("default/train").IsSuccess());
+  ASSERT_TRUE(cluster_.Create(MakePod().Name("member").PodGroup("train").Obj()).IsSuccess());
+  clock_.RunDue();
+  EXPECT_EQ(watcher.seen, (std::vector<std::string>{"default/train min 3", "default/train min 2",
+                                                    "removed default/train"}));
 }
 
 }  // namespace

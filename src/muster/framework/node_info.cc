@@ -10,7 +10,7 @@ std::shared_ptr<const PodInfo> PodInfo::Make(api::PodPtr object) {
   const api::Pod& pod = *object;
   PodFacts facts;
   facts.priority = pod.Priority();
-  facts.pod_group = api::PodGroupName(pod);
+  facts.gang = api::GangOf(pod);
   facts.requests = api::PodRequests(pod);
   facts.non_zero_requests = api::PodRequests(pod, /*non_zero=*/true);
   if (pod.spec.affinity) {

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "muster/api/gang.h"
 #include "muster/api/resources.h"
 #include "muster/api/types.h"
 
@@ -22,10 +23,10 @@ namespace muster::framework {
 
 // What PodInfo derives from its pod, once, for the hot path.
 struct PodFacts {
-  // pod.Priority() and api::PodGroupName(pod), first: the queue's sort reads them in every
-  // comparison, and the pod's own fields lie cache lines in (the group behind its labels).
+  // pod.Priority() and api::GangOf(pod), first: the queue's sort reads them in every
+  // comparison, and the pod's own fields lie cache lines in (the gang behind its labels).
   int32_t priority = 0;
-  api::Symbol pod_group;
+  api::GangRef gang;
   api::Resource requests;           // PodRequests: what Fit checks and the node accounts
   api::Resource non_zero_requests;  // PodRequests with defaults, for scoring (cpu and memory)
   bool has_affinity = false;            // required or preferred pod affinity/anti-affinity

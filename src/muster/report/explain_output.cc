@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "muster/api/gang.h"
 #include "muster/report/simulation_output.h"
 #include "muster/report/text.h"
 
@@ -119,12 +120,14 @@ json ScoreJson(const AttemptTrace& trace) {
 }
 
 json GroupJson(const sim::Simulation& sim, const api::Pod& pod, const AttemptTrace* trace) {
-  const std::string name = api::PodGroupName(pod).string();
-  if (name.empty()) return nullptr;
-  const std::string key = pod.metadata.namespace_.string() + "/" + name;
+  const api::GangRef gang = api::GangOf(pod);
+  if (gang.empty()) return nullptr;
+  const std::string key = pod.metadata.namespace_.string() + "/" + gang.name.string();
   json g;
   g["name"] = key;
-  const api::PodGroup* group = sim.cluster().Get<api::PodGroup>(key);
+  // The object that defines the gang, as its API shows it.
+  const api::PodGroup* group =
+      gang.Of<api::PodGroup>() ? sim.cluster().Get<api::PodGroup>(key) : nullptr;
   g["exists"] = group != nullptr;
   if (group != nullptr) {
     g["minMember"] = group->spec.min_member;
@@ -136,9 +139,7 @@ json GroupJson(const sim::Simulation& sim, const api::Pod& pod, const AttemptTra
   json members = json::array();
   for (const auto& [k, stored] : sim.cluster().pods()) {
     const api::Pod& p = *stored;
-    if (p.metadata.namespace_ != pod.metadata.namespace_ || api::PodGroupName(p).string() != name) {
-      continue;
-    }
+    if (p.metadata.namespace_ != pod.metadata.namespace_ || api::GangOf(p) != gang) continue;
     json m;
     m["name"] = p.metadata.name;
     m["status"] = PodStatusText(sim, p);
@@ -197,7 +198,7 @@ nlohmann::ordered_json BuildExplanation(const sim::Simulation& sim, const api::P
   p["name"] = pod.metadata.name;
   p["status"] = PodStatusText(sim, pod);
   p["nodeName"] = pod.spec.node_name.string();
-  p["podGroup"] = api::PodGroupName(pod).string();
+  p["podGroup"] = api::GangOf(pod).name.string();
   p["attempts"] = sim.scheduler().Attempts(pod.metadata.Key());
   const api::PodCondition* cond = api::FindCondition(pod.status.conditions, "PodScheduled");
   p["message"] = cond != nullptr && cond->status == "False" ? cond->message : "";

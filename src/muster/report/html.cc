@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "muster/api/gang.h"
 #include "muster/report/charts.h"
 #include "muster/report/simulation_output.h"
 
@@ -169,7 +170,7 @@ Facts Gather(const sim::Simulation& sim) {
   const cluster::MemoryCluster& c = sim.cluster();
   for (const auto& [key, stored] : c.pods()) {
     const api::Pod& pod = *stored;
-    PodFacts p{&pod, &key, PodStatusText(sim, pod), api::PodGroupName(pod).string(), nullptr};
+    PodFacts p{&pod, &key, PodStatusText(sim, pod), api::GangOf(pod).name.string(), nullptr};
     const api::PodCondition* cond = api::FindCondition(pod.status.conditions, "PodScheduled");
     if (cond != nullptr && cond->status == "False") p.unschedulable = cond;
     if (p.status == "SchedulingGated") {
@@ -554,14 +555,14 @@ void GroupTimelines(std::string& out, const sim::Simulation& sim, const Facts& f
     const api::Duration created = *g.created, until = stop(g);
     charts::GanttRow row;
     const std::string name = ObjectName(f, g.namespace_, g.name);
-    row.label = fmt::format("{} \u00b7 min {}", name, g.min_member);
+    row.label = fmt::format("{} \u00b7 min {}", name, g.min_count);
     auto when = [](const std::optional<api::Duration>& t) {
       return t ? TimeLabel(*t) : std::string("\u2013");
     };
     row.title = fmt::format(
         "{} (minMember {}): created {}, first member {}, quorum {}, running {}, finished {}, "
         "deleted {}; {} member(s), {} bound, {} running, {} succeeded at the end",
-        name, g.min_member, when(g.created), when(g.first_member), when(g.quorum), when(g.running),
+        name, g.min_count, when(g.created), when(g.first_member), when(g.quorum), when(g.running),
         when(g.finished), when(g.deleted), g.members, g.bound, g.running_now, g.succeeded_now);
     // One span per state, each until the next change: a group that loses members running
     // (preempted) waits again, and runs again once they are replaced.

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "muster/api/gang.h"
 #include "muster/api/pod_resources.h"
 #include "muster/report/text.h"
 
@@ -22,7 +23,7 @@ const api::PodCondition* GroupScheduledCondition(const api::PodGroup& group) {
   return api::FindCondition(group.status.conditions, "Scheduled");
 }
 
-std::string PodGroupOf(const api::Pod& pod) { return api::PodGroupName(pod).string(); }
+std::string PodGroupOf(const api::Pod& pod) { return api::GangOf(pod).name.string(); }
 
 json ResourcesJson(const api::ResourceList& list) {
   json out = json::object();

@@ -15,8 +15,9 @@ namespace {
 using scheduler::SchedulingQueue;
 
 std::string GroupKey(const api::Pod& pod) {
-  const api::Symbol group = api::PodGroupName(pod);
-  return group.empty() ? std::string() : pod.metadata.namespace_.string() + "/" + group.string();
+  const api::GangRef gang = api::GangOf(pod);
+  if (gang.empty()) return std::string();
+  return fmt::format("{}/{}", pod.metadata.namespace_.str(), gang.name.str());
 }
 
 bool Bound(const api::Pod& pod) { return !pod.spec.node_name.empty(); }
@@ -141,25 +142,18 @@ void Checker::Deleted(const api::Shared<api::Node>& node_ptr) {
   cache_.RemoveNode(node);
 }
 
-void Checker::Added(const api::Shared<api::PodGroup>& group_ptr) {
-  const api::PodGroup& group = *group_ptr;
-  Event(fmt::format("create PodGroup {}", group.metadata.Key()));
-  min_member_[group.metadata.Key()] = group.spec.min_member;
+void Checker::GangDefined(api::Symbol ns, const api::GangDefinition& gang) {
+  std::string key = fmt::format("{}/{}", ns.str(), gang.name.str());
+  Event(fmt::format("define gang {} (minCount {})", key, gang.min_count));
+  min_count_[std::move(key)] = gang.min_count;
 }
 
-void Checker::Updated(const api::Shared<api::PodGroup>&,
-                      const api::Shared<api::PodGroup>& group_ptr) {
-  const api::PodGroup& group = *group_ptr;
-  Event(fmt::format("update PodGroup {}", group.metadata.Key()));
-  min_member_[group.metadata.Key()] = group.spec.min_member;
-}
-
-void Checker::Deleted(const api::Shared<api::PodGroup>& group_ptr) {
-  const api::PodGroup& group = *group_ptr;
-  Event(fmt::format("delete PodGroup {}", group.metadata.Key()));
-  min_member_.erase(group.metadata.Key());
-  group_bound_.erase(group.metadata.Key());
-  groups_first_bound_now_.erase(group.metadata.Key());
+void Checker::GangRemoved(api::Symbol ns, api::Symbol name) {
+  const std::string key = fmt::format("{}/{}", ns.str(), name.str());
+  Event(fmt::format("remove gang {}", key));
+  min_count_.erase(key);
+  group_bound_.erase(key);
+  groups_first_bound_now_.erase(key);
 }
 
 void Checker::Attempted(std::string_view pod_key) {
@@ -174,7 +168,7 @@ void Checker::CheckBinding(const api::Pod& pod, api::Symbol node) {
   // Gangs are a promise of a profile with a group plugin (Coscheduling) only.
   const framework::Framework* fwk = scheduler_.ProfileFor(pod);
   if (fwk == nullptr || fwk->group_plugin() == nullptr) return;
-  if (const std::string group = GroupKey(pod); min_member_.contains(group)) {
+  if (const std::string group = GroupKey(pod); min_count_.contains(group)) {
     if (group_bound_[group]++ == 0) groups_first_bound_now_.insert(group);
   }
 }
@@ -359,7 +353,7 @@ void Checker::EndOfRun() {
     if (Bound(pod) || pod.IsTerminal() || queue.IsGated(key)) continue;
     const framework::Framework* own = scheduler_.ProfileFor(pod);
     // A gang member may fit alone and still wait for its group: gangs are the group checks'.
-    if (own == nullptr || (own->group_plugin() != nullptr && !api::PodGroupName(pod).empty())) {
+    if (own == nullptr || (own->group_plugin() != nullptr && !api::GangOf(pod).empty())) {
       continue;
     }
     const framework::Framework* fwk = Profile(pod);
@@ -396,9 +390,9 @@ std::optional<std::string> Checker::FitsSomewhere(const framework::Framework& fw
 void Checker::EndOfInstant() {
   for (const std::string& key : groups_first_bound_now_) {
     const int bound = group_bound_[key];
-    if (const int32_t min_member = min_member_[key]; bound < min_member) {
-      Fail(fmt::format("PodGroup {} bound {} member(s), fewer than its minMember {}", key, bound,
-                       min_member));
+    if (const int32_t min_count = min_count_[key]; bound < min_count) {
+      Fail(fmt::format("gang {} bound {} member(s), fewer than its minCount {}", key, bound,
+                       min_count));
     }
   }
   groups_first_bound_now_.clear();

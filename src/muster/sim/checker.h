@@ -85,10 +85,8 @@ class Checker final : public cluster::TypedObserver<Checker>, private framework:
   void Added(const api::Shared<api::Node>& node);
   void Updated(const api::Shared<api::Node>& old_node, const api::Shared<api::Node>& new_node);
   void Deleted(const api::Shared<api::Node>& node);
-  void Added(const api::Shared<api::PodGroup>& group);
-  void Updated(const api::Shared<api::PodGroup>& old_group,
-               const api::Shared<api::PodGroup>& new_group);
-  void Deleted(const api::Shared<api::PodGroup>& group);
+  void GangDefined(api::Symbol ns, const api::GangDefinition& gang);
+  void GangRemoved(api::Symbol ns, api::Symbol name);
 
  private:
   // ---- SchedulerServices, for the checker's own profiles ----
@@ -126,12 +124,12 @@ class Checker final : public cluster::TypedObserver<Checker>, private framework:
   scheduler::Cache cache_;
   framework::Snapshot snapshot_;
   // The cluster as its events have told it so far (the cluster itself may be ahead: its events
-  // arrive on the clock): node -> allocatable, node -> requests of its pods, PodGroup ->
-  // minMember.
+  // arrive on the clock): node -> allocatable, node -> requests of its pods, gang
+  // ("namespace/name") -> minCount.
   std::map<std::string, api::Resource, std::less<>> allocatable_;
   std::map<std::string, api::Resource, std::less<>> bound_requests_;
-  std::map<std::string, int32_t, std::less<>> min_member_;
-  // PodGroup key -> members bound while it existed; groups whose first binding was this instant.
+  std::map<std::string, int32_t, std::less<>> min_count_;
+  // gang -> members bound while it was defined; groups whose first binding was this instant.
   std::map<std::string, int, std::less<>> group_bound_;
   std::set<std::string, std::less<>> groups_first_bound_now_;
   std::string last_event_ = "the start";

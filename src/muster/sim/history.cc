@@ -59,9 +59,9 @@ GroupTimeline& History::Group(api::Symbol namespace_, api::Symbol name) {
 
 void History::Apply(const api::Pod& pod, int sign) {
   CountOf(counts_, pod) += sign;
-  const api::Symbol group_name = api::PodGroupName(pod);
-  if (group_name.empty()) return;
-  GroupTimeline& group = Group(pod.metadata.namespace_, group_name);
+  const api::GangRef gang = api::GangOf(pod);
+  if (gang.empty()) return;
+  GroupTimeline& group = Group(pod.metadata.namespace_, gang.name);
   group.members += sign;
   if (!pod.spec.node_name.empty()) group.bound += sign;
   if (pod.status.phase == api::PodPhase::kRunning) group.running_now += sign;
@@ -84,7 +84,7 @@ void History::Charge(const api::Pod& pod, int sign) {
 
 void History::Reached(GroupTimeline& group) {
   if (!group.created || group.deleted) return;
-  const int32_t need = std::max(group.min_member, 1);
+  const int32_t need = std::max(group.min_count, 1);
   const api::Duration now = Now();
   const bool quorum = group.bound >= need;
   const bool running = group.running_now + group.succeeded_now >= need;
@@ -121,9 +121,8 @@ void History::Sample() {
 void History::Added(const api::PodPtr& pod) {
   Apply(*pod, +1);
   if (OnNode(*pod)) Charge(*pod, +1);
-  const api::Symbol group_name = api::PodGroupName(*pod);
-  if (!group_name.empty()) {
-    GroupTimeline& group = Group(pod->metadata.namespace_, group_name);
+  if (const api::GangRef gang = api::GangOf(*pod); !gang.empty()) {
+    GroupTimeline& group = Group(pod->metadata.namespace_, gang.name);
     if (!group.first_member) group.first_member = Now();
     Reached(group);
   }
@@ -140,8 +139,8 @@ void History::Updated(const api::PodPtr& old_ptr, const api::PodPtr& new_ptr) {
     if (OnNode(old_pod)) Charge(old_pod, -1);
     if (OnNode(new_pod)) Charge(new_pod, +1);
   }
-  const api::Symbol group_name = api::PodGroupName(new_pod);
-  if (!group_name.empty()) Reached(Group(new_pod.metadata.namespace_, group_name));
+  const api::GangRef gang = api::GangOf(new_pod);
+  if (!gang.empty()) Reached(Group(new_pod.metadata.namespace_, gang.name));
   Sample();
 }
 
@@ -149,34 +148,20 @@ void History::Deleted(const api::PodPtr& pod) {
   Apply(*pod, -1);
   if (OnNode(*pod)) Charge(*pod, -1);
   // The members left may now all have succeeded.
-  const api::Symbol group_name = api::PodGroupName(*pod);
-  if (!group_name.empty()) Reached(Group(pod->metadata.namespace_, group_name));
+  const api::GangRef gang = api::GangOf(*pod);
+  if (!gang.empty()) Reached(Group(pod->metadata.namespace_, gang.name));
   Sample();
 }
 
-void History::Added(const api::Shared<api::PodGroup>& added_ptr) {
-  const api::PodGroup& added = *added_ptr;
-  GroupTimeline& group = Group(added.metadata.namespace_, api::Symbol(added.metadata.name));
-  group.min_member = added.spec.min_member;
-  // A group deleted and created again keeps its first milestones.
+void History::GangDefined(api::Symbol ns, const api::GangDefinition& gang) {
+  GroupTimeline& group = Group(ns, gang.name);
+  group.min_count = gang.min_count;
+  // A group removed and defined again keeps its first milestones.
   if (!group.created) group.created = Now();
   group.deleted.reset();
   Reached(group);
 }
 
-void History::Updated(const api::Shared<api::PodGroup>&,
-                      const api::Shared<api::PodGroup>& updated_ptr) {
-  const api::PodGroup& updated = *updated_ptr;
-  GroupTimeline& group = Group(updated.metadata.namespace_, api::Symbol(updated.metadata.name));
-  if (group.min_member == updated.spec.min_member) return;
-  group.min_member = updated.spec.min_member;
-  Reached(group);
-}
-
-void History::Deleted(const api::Shared<api::PodGroup>& removed_ptr) {
-  const api::PodGroup& removed = *removed_ptr;
-  GroupTimeline& group = Group(removed.metadata.namespace_, api::Symbol(removed.metadata.name));
-  group.deleted = Now();
-}
+void History::GangRemoved(api::Symbol ns, api::Symbol name) { Group(ns, name).deleted = Now(); }
 
 }  // namespace muster::sim

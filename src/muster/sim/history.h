@@ -1,7 +1,7 @@
 #pragma once
 
 // What a simulation went through, for the HTML report (report/html.h): how many pods were in
-// each state over virtual time, each PodGroup's milestones, and the most each node had requested
+// each state over virtual time, each gang's milestones, and the most each node had requested
 // at once. It is one more observer of the in-memory cluster, always on, so it must cost nothing
 // a large run would notice: each pod event is O(1) (a few counters, one hash lookup for its
 // group, and the pod's requests when it lands on or leaves a node), and a sample is kept only
@@ -39,9 +39,9 @@ struct CountSample {
   PodCounts counts;  // from `at` until the next sample
 };
 
-// What a PodGroup is doing, by its members: short of minMember bound, bound but short of
-// minMember running, running (minMember running or succeeded), finished (every member
-// succeeded, minMember at least; a group stays finished).
+// What a gang is doing, by its members: short of minCount bound, bound but short of minCount
+// running, running (minCount running or succeeded), finished (every member succeeded, minCount
+// at least; a group stays finished).
 enum class GroupState { kWaiting, kQuorum, kRunning, kFinished };
 
 struct GroupStateChange {
@@ -49,18 +49,18 @@ struct GroupStateChange {
   GroupState state;    // from `from` until the next change
 };
 
-// One PodGroup's milestones, each the first time it was reached, as times since the
+// One gang's milestones, each the first time it was reached, as times since the
 // simulation's start (nullopt: never). A milestone needs the group to exist: members that run
-// before their PodGroup is created reach it when the group is.
+// before their gang is defined (its PodGroup created) reach it when the group is.
 struct GroupTimeline {
   std::string namespace_;
   std::string name;
-  int32_t min_member = 0;
+  int32_t min_count = 0;
   std::optional<api::Duration> created;
   std::optional<api::Duration> first_member;  // its first member pod was created
-  std::optional<api::Duration> quorum;        // minMember members bound
-  std::optional<api::Duration> running;       // minMember members running or succeeded
-  std::optional<api::Duration> finished;      // every member succeeded, minMember at least
+  std::optional<api::Duration> quorum;        // minCount members bound
+  std::optional<api::Duration> running;       // minCount members running or succeeded
+  std::optional<api::Duration> finished;      // every member succeeded, minCount at least
   std::optional<api::Duration> deleted;
   // Its state from its creation on, one entry per change (at most one per instant): unlike the
   // milestones, it goes back, as when preemption takes members of a running group.
@@ -96,10 +96,8 @@ class History final : public cluster::TypedObserver<History> {
   void Added(const api::PodPtr& pod);
   void Updated(const api::PodPtr& old_pod, const api::PodPtr& new_pod);
   void Deleted(const api::PodPtr& pod);
-  void Added(const api::Shared<api::PodGroup>& group);
-  void Updated(const api::Shared<api::PodGroup>& old_group,
-               const api::Shared<api::PodGroup>& new_group);
-  void Deleted(const api::Shared<api::PodGroup>& group);
+  void GangDefined(api::Symbol ns, const api::GangDefinition& gang);
+  void GangRemoved(api::Symbol ns, api::Symbol name);
 
  private:
   // A pod's part in the counts, its node's usage and its group's members: +1 adds it, -1

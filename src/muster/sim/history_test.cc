@@ -124,7 +124,7 @@ TEST_F(HistoryTest, RecordsEachGroupMilestoneOnce) {
   At(seconds(40), [&] { cluster_.Delete<api::PodGroup>("default/g"); });
 
   const GroupTimeline& g = history_.groups().at("default/g");
-  EXPECT_EQ(g.min_member, 2);
+  EXPECT_EQ(g.min_count, 2);
   EXPECT_EQ(g.created, api::Duration(seconds(0)));
   EXPECT_EQ(g.first_member, api::Duration(seconds(5)));
   EXPECT_EQ(g.quorum, api::Duration(seconds(8)));

@@ -20,6 +20,11 @@ const api::Symbol kLegacyLabel(api::kLegacyPodGroupLabel);
 // A pod with a scheduling gate still counts as a member, but not as one that can be scheduled.
 bool Gated(const api::Pod& pod) { return !pod.spec.scheduling_gates.empty(); }
 
+// The PodGroup a pod belongs to, when its gang is of this API (empty otherwise).
+api::Symbol GroupName(const framework::PodInfo& pod) {
+  return pod.gang.Of<api::PodGroup>() ? pod.gang.name : api::Symbol();
+}
+
 }  // namespace
 
 std::optional<CoschedulingArgs> DecodeArgs(const framework::PluginArgs& args, std::string* error) {
@@ -152,8 +157,9 @@ std::unique_ptr<framework::Plugin> Coscheduling::New(const framework::PluginArgs
 }
 
 const api::PodGroup* Coscheduling::PodGroupOf(const framework::PodInfo& pod) const {
-  if (pod.pod_group.empty()) return nullptr;
-  return handle_.lister().Get<api::PodGroup>(pod.pod.metadata.namespace_, pod.pod_group);
+  const api::Symbol group = GroupName(pod);
+  if (group.empty()) return nullptr;
+  return handle_.lister().Get<api::PodGroup>(pod.pod.metadata.namespace_, group);
 }
 
 std::vector<const api::Pod*> Coscheduling::GroupPods(api::Symbol ns, api::Symbol group) const {
@@ -183,7 +189,7 @@ int Coscheduling::CountAssigned(api::Symbol ns, api::Symbol group) {
 Status Coscheduling::Reserve(framework::CycleState&, const framework::PodInfo& pod_info,
                              api::Symbol) {
   const api::Pod& pod = pod_info.pod;
-  const api::Symbol group = pod_info.pod_group;
+  const api::Symbol group = GroupName(pod_info);
   if (!group.empty()) {
     reserved_[api::PairId(pod.metadata.namespace_, group)].insert(pod.metadata.name);
   }
@@ -191,11 +197,12 @@ Status Coscheduling::Reserve(framework::CycleState&, const framework::PodInfo& p
 }
 
 std::optional<Coscheduling::SortTime> Coscheduling::GroupTime(const framework::PodInfo& pod) const {
-  if (pod.pod_group.empty()) return std::nullopt;
+  const api::Symbol name = GroupName(pod);
+  if (name.empty()) return std::nullopt;
   // A group that failed sorts by its last failure, behind the groups that have not failed
   // since (upstream's fix of head-of-line blocking, scheduler-plugins afaa22f2).
   if (!last_failed_.empty()) {
-    auto it = last_failed_.find(api::PairId(pod.pod.metadata.namespace_, pod.pod_group));
+    auto it = last_failed_.find(api::PairId(pod.pod.metadata.namespace_, name));
     if (it != last_failed_.end()) return it->second;
   }
   const api::PodGroup* group = PodGroupOf(pod);
@@ -233,8 +240,8 @@ int Coscheduling::Compare(const framework::QueuedPodInfo& a,
   if (const int c = framework::ThreeWay(pb, pa); c != 0) return c;
   // Siblings (one namespace, one group) have the same group time: looked up once, as heap
   // operations compare siblings all the time.
-  const api::Symbol group = a.info->pod_group;
-  const bool siblings = !group.empty() && group == b.info->pod_group &&
+  const api::Symbol group = GroupName(*a.info);
+  const bool siblings = !group.empty() && group == GroupName(*b.info) &&
                         a.pod().metadata.namespace_ == b.pod().metadata.namespace_;
   const std::optional<SortTime> ga = GroupTime(*a.info);
   const std::optional<SortTime> gb = siblings ? ga : GroupTime(*b.info);
@@ -277,7 +284,7 @@ std::string Coscheduling::MinResourcesGap(api::Symbol ns, api::Symbol name,
     free.allowed_pod_number -= static_cast<int64_t>(node->pods().size());
     for (const auto& [resource, value] : used.scalar) free.AddScalar(resource, -value);
     for (const framework::PodInfoPtr& p : node->pods()) {
-      if (p->pod.metadata.namespace_ == ns && p->pod_group == name) {
+      if (p->pod.metadata.namespace_ == ns && GroupName(*p) == name) {
         free.milli_cpu += p->requests.milli_cpu;
         free.memory += p->requests.memory;
         free.ephemeral_storage += p->requests.ephemeral_storage;
@@ -323,7 +330,7 @@ Status Coscheduling::PreFilter(framework::CycleState&, const framework::PodInfo&
   const api::PodGroup* group = PodGroupOf(pod_info);
   // Not in a group, or its PodGroup does not exist (Permit turns the latter away).
   if (group == nullptr) return Status::OK();
-  const api::Symbol name = pod_info.pod_group;
+  const api::Symbol name = GroupName(pod_info);
   const uint64_t id = api::PairId(pod.metadata.namespace_, name);
   // Failures here are UnschedulableAndUnresolvable: preemption cannot form a group.
   if (Before(backed_off_, id)) {
@@ -395,7 +402,7 @@ Status Coscheduling::PostFilter(framework::CycleState&, const framework::PodInfo
   const api::Pod& pod = pod_info.pod;
   const api::PodGroup* group = PodGroupOf(pod_info);
   if (group == nullptr) return Status::Unschedulable("can not find pod group");
-  const api::Symbol name = pod_info.pod_group;
+  const api::Symbol name = GroupName(pod_info);
   const uint64_t id = api::PairId(pod.metadata.namespace_, name);
   const int32_t min_member = group->spec.min_member;
   const int assigned = CountAssigned(pod.metadata.namespace_, name);
@@ -420,7 +427,7 @@ Status Coscheduling::PostFilter(framework::CycleState&, const framework::PodInfo
 Status Coscheduling::Permit(framework::CycleState&, const framework::PodInfo& pod_info,
                             api::Symbol, api::Duration* timeout) {
   const api::Pod& pod = pod_info.pod;
-  const api::Symbol group_name = pod_info.pod_group;
+  const api::Symbol group_name = GroupName(pod_info);
   if (group_name.empty()) return Status::OK();
   const api::PodGroup* group = PodGroupOf(pod_info);
   if (group == nullptr) return Status::Unschedulable("PodGroup not found");
@@ -465,7 +472,7 @@ Status Coscheduling::Permit(framework::CycleState&, const framework::PodInfo& po
 void Coscheduling::Unreserve(framework::CycleState&, const framework::PodInfo& pod_info,
                              api::Symbol) {
   const api::Pod& pod = pod_info.pod;
-  const api::Symbol group_name = pod_info.pod_group;
+  const api::Symbol group_name = GroupName(pod_info);
   if (group_name.empty()) return;
   const uint64_t id = api::PairId(pod.metadata.namespace_, group_name);
   if (auto it = reserved_.find(id); it != reserved_.end()) it->second.erase(pod.metadata.name);
@@ -484,10 +491,10 @@ std::optional<framework::Gang> Coscheduling::GroupOf(const framework::PodInfo& p
   if (group == nullptr) return std::nullopt;
   framework::Gang gang;
   gang.namespace_ = group->metadata.namespace_;
-  gang.name = pod.pod_group;
+  gang.name = api::Symbol(group->metadata.name);
   gang.min_count = group->spec.min_member;
   gang.min_resources = group->spec.min_resources;
-  gang.members = GroupPods(pod.pod.metadata.namespace_, pod.pod_group);
+  gang.members = GroupPods(gang.namespace_, gang.name);
   if (args_.pod_group_backoff_seconds > 0) {
     gang.backoff = std::chrono::seconds(args_.pod_group_backoff_seconds);
   }
