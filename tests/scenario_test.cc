@@ -107,7 +107,8 @@ TEST_P(ScenarioTest, MatchesExpectations) {
     std::string mismatch;
     EXPECT_TRUE(Matches(result["summary"], expect["summary"], &mismatch)) << "summary " << mismatch;
   }
-  for (const char* collection : {"pods", "podGroups", "jobs", "nodes", "events"}) {
+  for (const char* collection : {"pods", "podGroups", "jobs", "nodes", "events",
+                                 "persistentVolumeClaims", "persistentVolumes"}) {
     if (!expect[collection]) continue;
     for (const YAML::Node& rule : expect[collection]) {
       std::vector<const json*> matched;

@@ -40,6 +40,13 @@ StatefulSet DecodeStatefulSet(Decoder& d, Map& m, const std::string& api_version
 Job DecodeJob(Decoder& d, Map& m, const std::string& api_version);
 PodDisruptionBudget DecodePodDisruptionBudget(Decoder& d, Map& m, const std::string& api_version);
 Lease DecodeLease(Decoder& d, Map& m, const std::string& api_version);
+PersistentVolume DecodePersistentVolume(Decoder& d, Map& m, const std::string& api_version);
+PersistentVolumeClaim DecodePersistentVolumeClaim(Decoder& d, Map& m,
+                                                  const std::string& api_version);
+StorageClass DecodeStorageClass(Decoder& d, Map& m, const std::string& api_version);
+CSINode DecodeCSINode(Decoder& d, Map& m, const std::string& api_version);
+CSIDriver DecodeCSIDriver(Decoder& d, Map& m, const std::string& api_version);
+CSIStorageCapacity DecodeCSIStorageCapacity(Decoder& d, Map& m, const std::string& api_version);
 // The KubeSchedulerConfiguration (scheduler_config.cc): decoded strictly, as kube-scheduler
 // decodes it, and validated as it validates it.
 SchedulerConfiguration ReadSchedulerConfig(Decoder& d, Map& m, const std::string& api_version);
@@ -168,6 +175,46 @@ inline const auto& Kinds() {
                   .api_versions = {"coordination.k8s.io/v1"},
                   .objects = &Manifests::leases,
                   .metadata = &Lease::metadata},
+      Kind<PersistentVolume>{.name = "PersistentVolume",
+                             .decode = &decoding::DecodePersistentVolume,
+                             .api_versions = {"v1"},
+                             .objects = &Manifests::persistent_volumes,
+                             .metadata = &PersistentVolume::metadata,
+                             .namespaced = false,
+                             .resource = "persistentvolumes"},
+      Kind<PersistentVolumeClaim>{.name = "PersistentVolumeClaim",
+                                  .decode = &decoding::DecodePersistentVolumeClaim,
+                                  .api_versions = {"v1"},
+                                  .objects = &Manifests::persistent_volume_claims,
+                                  .metadata = &PersistentVolumeClaim::metadata,
+                                  .resource = "persistentvolumeclaims"},
+      Kind<StorageClass>{.name = "StorageClass",
+                         .decode = &decoding::DecodeStorageClass,
+                         .api_versions = {"storage.k8s.io/v1"},
+                         .objects = &Manifests::storage_classes,
+                         .metadata = &StorageClass::metadata,
+                         .namespaced = false,
+                         .resource = "storageclasses"},
+      Kind<CSINode>{.name = "CSINode",
+                    .decode = &decoding::DecodeCSINode,
+                    .api_versions = {"storage.k8s.io/v1"},
+                    .objects = &Manifests::csi_nodes,
+                    .metadata = &CSINode::metadata,
+                    .namespaced = false,
+                    .resource = "csinodes"},
+      Kind<CSIDriver>{.name = "CSIDriver",
+                      .decode = &decoding::DecodeCSIDriver,
+                      .api_versions = {"storage.k8s.io/v1"},
+                      .objects = &Manifests::csi_drivers,
+                      .metadata = &CSIDriver::metadata,
+                      .namespaced = false,
+                      .resource = "csidrivers"},
+      Kind<CSIStorageCapacity>{.name = "CSIStorageCapacity",
+                               .decode = &decoding::DecodeCSIStorageCapacity,
+                               .api_versions = {"storage.k8s.io/v1"},
+                               .objects = &Manifests::csi_storage_capacities,
+                               .metadata = &CSIStorageCapacity::metadata,
+                               .resource = "csistoragecapacities"},
       Kind<SchedulerConfiguration>{
           .name = "KubeSchedulerConfiguration",
           .decode = &decoding::ReadSchedulerConfig,
@@ -196,7 +243,9 @@ struct KindList {
 // added here flows through the clusters, the scheduler's store and lister and its cluster
 // events without further code (the scheduler has handlers of its own for pods, nodes and
 // PodGroup updates).
-using ClusterKinds = KindList<Namespace, Node, PodDisruptionBudget, PodGroup, Pod>;
+using ClusterKinds =
+    KindList<Namespace, Node, PodDisruptionBudget, PodGroup, StorageClass, CSIDriver, CSINode,
+             CSIStorageCapacity, PersistentVolume, PersistentVolumeClaim, Pod>;
 
 // Calls fn(std::type_identity<T>{}) for each kind T of ClusterKinds, in order.
 template <typename Fn>

@@ -13,6 +13,7 @@
 
 #include "muster/api/decoder.h"
 #include "muster/api/kinds.h"
+#include "muster/api/storage.h"
 #include "muster/api/manifests.h"
 #include "muster/api/nearest.h"
 #include "muster/api/priority.h"
@@ -351,6 +352,18 @@ void FinishLoad(LoadResult& result) {
     if (std::string err = resolver.Admit(pod); !err.empty()) {
       result.errors.push_back(fmt::format("{} (Pod {}): spec.priorityClassName: {}",
                                           e.source.ToString(), pod.metadata.Key(), err));
+    }
+  }
+  // DefaultStorageClass admission, as when each claim is created: a claim that names no class
+  // gets the default one, the newest if several are marked (then the first by name).
+  std::vector<const StorageClass*> classes;
+  for (const StorageClass& sc : m.storage_classes) classes.push_back(&sc);
+  if (const StorageClass* default_class = DefaultStorageClass(classes)) {
+    for (PersistentVolumeClaim& pvc : m.persistent_volume_claims) {
+      if (!pvc.spec.storage_class_name &&
+          !pvc.metadata.annotations.contains(std::string(kBetaStorageClassAnnotation))) {
+        pvc.spec.storage_class_name = default_class->metadata.name;
+      }
     }
   }
   // The API server accepts a workload whatever its template says: it is each pod the

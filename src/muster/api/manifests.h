@@ -48,6 +48,12 @@ struct Manifests {
   std::vector<Binding> bindings;
   std::vector<Event> events;
   std::vector<Lease> leases;
+  std::vector<PersistentVolume> persistent_volumes;
+  std::vector<PersistentVolumeClaim> persistent_volume_claims;
+  std::vector<StorageClass> storage_classes;
+  std::vector<CSINode> csi_nodes;
+  std::vector<CSIDriver> csi_drivers;
+  std::vector<CSIStorageCapacity> csi_storage_capacities;
   std::vector<SchedulerConfiguration> scheduler_configs;
 
   std::vector<ObjectEntry> order;

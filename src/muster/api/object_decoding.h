@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "muster/api/decoder.h"
 #include "muster/api/kinds.h"
@@ -28,10 +29,18 @@ LabelSet ReadLabels(Decoder& d, const YAML::Node& n, const std::string& path);
 LabelSelector ReadLabelSelector(Decoder& d, const YAML::Node& n, const std::string& path);
 std::optional<LabelSelector> ReadOptionalLabelSelector(Decoder& d, const YAML::Node& n,
                                                        const std::string& path);
+NodeSelectorTerm ReadNodeSelectorTerm(Decoder& d, const YAML::Node& n, const std::string& path);
 ResourceList ReadResourceList(Decoder& d, const YAML::Node& n, const std::string& path,
                               bool container);
 std::optional<TaintEffect> ReadEffect(Decoder& d, const YAML::Node& n, const std::string& path);
 PodSpec ReadPodSpec(Decoder& d, const YAML::Node& n, const std::string& path);
+// pod.spec.volumes (objects_storage.cc).
+std::vector<Volume> ReadPodVolumes(Decoder& d, const YAML::Node& n, const std::string& path);
+// A PersistentVolumeClaim's spec, or an ephemeral volume's or a StatefulSet's claim template's.
+PersistentVolumeClaimSpec ReadClaimSpec(Decoder& d, const YAML::Node& n, const std::string& path);
+// A claim template (an ephemeral volume's, unnamed; a StatefulSet's, `named`).
+ClaimTemplate ReadClaimTemplate(Decoder& d, const YAML::Node& n, const std::string& path,
+                                bool named);
 // A pod's or a PodGroup's condition.
 PodCondition ReadCondition(Decoder& d, const YAML::Node& item, const std::string& path);
 

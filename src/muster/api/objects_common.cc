@@ -436,10 +436,8 @@ TopologySpreadConstraint ReadSpread(Decoder& d, const YAML::Node& n, const std::
 PodSpec ReadPodSpec(Decoder& d, const YAML::Node& n, const std::string& path) {
   PodSpec spec;
   Map m(d, n, path);
-  // What the kubelet and the API server read, and the scheduler does not. (Volumes are not
-  // modeled yet: the volume plugins pass every pod.)
-  m.Known({"volumes",
-           "ephemeralContainers",
+  // What the kubelet and the API server read, and the scheduler does not.
+  m.Known({"ephemeralContainers",
            "terminationGracePeriodSeconds",
            "activeDeadlineSeconds",
            "dnsPolicy",
@@ -536,6 +534,7 @@ PodSpec ReadPodSpec(Decoder& d, const YAML::Node& n, const std::string& path) {
     }
     spec.restart_policy = *s;
   }
+  spec.volumes = ReadPodVolumes(d, m.Get("volumes"), m.Path("volumes"));
   spec.host_network = ReadBool(d, m.Get("hostNetwork"), m.Path("hostNetwork")).value_or(false);
   if (spec.host_network) {
     // The API server defaults hostPort to containerPort for pods on the host network.

@@ -80,7 +80,7 @@ Workload ReadReplicatedWorkload(Decoder& d, Map& m) {
     s.Known({"minReadySeconds", "strategy", "revisionHistoryLimit", "progressDeadlineSeconds",
              "paused"});
   } else if (d.kind() == "StatefulSet") {
-    s.Known({"minReadySeconds", "updateStrategy", "revisionHistoryLimit", "volumeClaimTemplates",
+    s.Known({"minReadySeconds", "updateStrategy", "revisionHistoryLimit",
              "persistentVolumeClaimRetentionPolicy", "ordinals"});
   } else {
     s.Known({"minReadySeconds"});
@@ -96,6 +96,10 @@ Workload ReadReplicatedWorkload(Decoder& d, Map& m) {
   }
   if (Present(s.Get("selector"))) CheckSelectorMatchesTemplate(d, w.selector, w.template_);
   if constexpr (std::is_same_v<Workload, StatefulSet>) {
+    ReadList(d, s.Get("volumeClaimTemplates"), s.Path("volumeClaimTemplates"),
+             [&](const YAML::Node& item, const std::string& p) {
+               w.volume_claim_templates.push_back(ReadClaimTemplate(d, item, p, true));
+             });
     w.service_name = ReadString(d, s.Get("serviceName"), s.Path("serviceName")).value_or("");
     if (auto p = ReadString(d, s.Get("podManagementPolicy"), s.Path("podManagementPolicy"))) {
       if (*p == "OrderedReady") {

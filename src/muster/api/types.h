@@ -22,6 +22,7 @@
 #include "muster/api/resources.h"
 #include "muster/api/taints.h"
 #include "muster/api/time.h"
+#include "muster/api/volume_sources.h"
 
 namespace muster::api {
 
@@ -173,6 +174,7 @@ struct PodSpec {
   std::optional<PreemptionPolicy> preemption_policy;
   std::string restart_policy = "Always";
   bool host_network = false;
+  std::vector<Volume> volumes;
 };
 
 struct PodStatus {
@@ -395,6 +397,7 @@ struct StatefulSet {
   std::string service_name;
   PodManagementPolicy pod_management_policy = PodManagementPolicy::kOrderedReady;
   PodTemplateSpec template_;
+  std::vector<ClaimTemplate> volume_claim_templates;
 };
 
 // ---- What the scheduler writes ----
@@ -431,6 +434,119 @@ struct Lease {
   std::optional<Time> acquire_time;
   std::optional<Time> renew_time;
   int32_t lease_transitions = 0;
+};
+
+// ---- Storage (core/v1 PersistentVolume and PersistentVolumeClaim; storage.k8s.io/v1) ----
+
+// The annotations of the volume binding protocol (the scheduler, the PV controller and the
+// provisioners talk through them), and of the default StorageClass.
+inline constexpr std::string_view kSelectedNodeAnnotation = "volume.kubernetes.io/selected-node";
+inline constexpr std::string_view kBindCompletedAnnotation = "pv.kubernetes.io/bind-completed";
+inline constexpr std::string_view kBoundByControllerAnnotation =
+    "pv.kubernetes.io/bound-by-controller";
+inline constexpr std::string_view kBetaStorageClassAnnotation =
+    "volume.beta.kubernetes.io/storage-class";
+inline constexpr std::string_view kDefaultClassAnnotation =
+    "storageclass.kubernetes.io/is-default-class";
+inline constexpr std::string_view kBetaDefaultClassAnnotation =
+    "storageclass.beta.kubernetes.io/is-default-class";
+inline constexpr std::string_view kMigratedPluginsAnnotation =
+    "storage.alpha.kubernetes.io/migrated-plugins";
+// A StorageClass provisioner that provisions nothing (static volumes only).
+inline constexpr std::string_view kNoProvisioner = "kubernetes.io/no-provisioner";
+
+enum class VolumePhase { kPending, kAvailable, kBound, kReleased, kFailed };
+std::string_view VolumePhaseName(VolumePhase p);
+enum class ClaimPhase { kPending, kBound, kLost };
+std::string_view ClaimPhaseName(ClaimPhase p);
+
+struct PersistentVolume {
+  ObjectMeta metadata;
+  struct Spec {
+    Quantity capacity;  // capacity.storage, the only capacity the API server allows
+    VolumeSource source;
+    AccessModes access_modes;
+    std::optional<ObjectReference> claim_ref;
+    std::string reclaim_policy = "Retain";
+    std::string storage_class_name;
+    VolumeMode volume_mode = VolumeMode::kFilesystem;
+    std::optional<NodeSelector> node_affinity;  // nodeAffinity.required
+    std::string volume_attributes_class_name;
+  } spec;
+  struct Status {
+    VolumePhase phase = VolumePhase::kPending;
+  } status;
+
+  // Its class: the beta annotation when present, else spec.storageClassName.
+  std::string_view ClassName() const;
+};
+
+struct PersistentVolumeClaim {
+  ObjectMeta metadata;
+  PersistentVolumeClaimSpec spec;
+  struct Status {
+    ClaimPhase phase = ClaimPhase::kPending;
+  } status;
+
+  // Its class: the beta annotation when present, else spec.storageClassName, else "".
+  std::string_view ClassName() const;
+  // Bound and known bound by the PV controller: a volume named and the bind-completed annotation.
+  bool FullyBound() const;
+};
+
+enum class VolumeBindingMode { kImmediate, kWaitForFirstConsumer };
+std::string_view VolumeBindingModeName(VolumeBindingMode m);
+
+// v1.TopologySelectorTerm: every requirement holds (the node's label `key` is one of `values`).
+struct TopologySelectorTerm {
+  struct Requirement {
+    Symbol key;
+    std::vector<Symbol> values;
+  };
+  std::vector<Requirement> match_label_expressions;
+};
+// Whether a node with `labels` is in the topology `terms` allow: there are none, or a term with
+// requirements holds (an empty term selects nothing).
+bool MatchesTopology(std::span<const TopologySelectorTerm> terms, const LabelSet& labels);
+
+struct StorageClass {
+  ObjectMeta metadata;
+  std::string provisioner;
+  std::map<std::string, std::string> parameters;
+  std::string reclaim_policy = "Delete";
+  VolumeBindingMode volume_binding_mode = VolumeBindingMode::kImmediate;
+  std::vector<TopologySelectorTerm> allowed_topologies;
+
+  // Whether it is marked the default class (the annotation, or its beta, is exactly "true").
+  bool IsDefault() const;
+};
+
+struct CSINode {
+  ObjectMeta metadata;  // named after its node
+  struct Driver {
+    std::string name;
+    std::string node_id;
+    std::vector<std::string> topology_keys;
+    std::optional<int32_t> allocatable_count;  // nullopt: no limit
+  };
+  std::vector<Driver> drivers;
+};
+
+struct CSIDriver {
+  ObjectMeta metadata;  // named after the driver
+  bool attach_required = true;
+  bool pod_info_on_mount = false;
+  bool storage_capacity = false;
+  std::vector<std::string> volume_lifecycle_modes{"Persistent"};
+  std::optional<bool> prevent_pod_scheduling_if_missing;
+};
+
+struct CSIStorageCapacity {
+  ObjectMeta metadata;
+  std::string storage_class_name;
+  std::optional<LabelSelector> node_topology;  // nullopt: reachable from no node
+  std::optional<Quantity> capacity;            // nullopt: unknown
+  std::optional<Quantity> maximum_volume_size;
 };
 
 }  // namespace muster::api

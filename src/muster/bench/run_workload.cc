@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "muster/api/gang.h"
+#include "muster/api/storage.h"
 #include "muster/cluster/memory.h"
 #include "muster/framework/virtual_clock.h"
 #include "muster/host/host.h"
@@ -158,6 +159,8 @@ class Run {
   void Apply(const CreateNamespaces& op);
   void Apply(const CreatePodGroups& op);
   void Apply(const CreatePods& op);
+  // Creates a CSI volume and a claim bound to it, and gives `pod` a volume on the claim.
+  void AddCSIVolume(api::Pod& pod);
   void Apply(const Barrier& op);
   void Apply(const DeletePods& op);
   void Apply(const Churn& op);
@@ -448,9 +451,17 @@ void Run::Apply(const CreateNodes& op) {
           Symbol(op.label_key),
           Symbol(op.label_values[static_cast<size_t>(i) % op.label_values.size()]));
     }
+    const std::string name = node.metadata.name;
     if (!cluster_.Create(std::move(node)).IsSuccess()) {
       result_.errors.push_back(fmt::format("createNodes: node {} exists", i));
       return;
+    }
+    if (op.csi_attach_limit) {
+      api::CSINode csi;
+      csi.metadata.name = name;
+      csi.drivers.push_back(
+          api::CSINode::Driver{std::string(kCSIDriver), name, {}, *op.csi_attach_limit});
+      cluster_.Create(std::move(csi));
     }
   }
   result_.nodes += op.count;
@@ -525,6 +536,7 @@ void Run::Apply(const CreatePods& op) {
     } else {
       pod.metadata.name = PodName(GenerateName(op.pod_template), op.ns);
     }
+    if (op.csi_volume) AddCSIVolume(pod);
     if (cluster_.Create(std::move(pod)).IsSuccess()) ++pods_created_;
   }
   if (op.skip_wait) return;
@@ -545,6 +557,34 @@ void Run::Apply(const CreatePods& op) {
         op.ns, bound, waiting_total_, wait.attempts_since,
         std::chrono::duration<double>(Steady::now() - wait.last_bound).count()));
   }
+}
+
+void Run::AddCSIVolume(api::Pod& pod) {
+  const std::string claim_name = pod.metadata.name + "-data";
+  api::PersistentVolume pv;
+  pv.metadata.name = "pv-" + pod.metadata.namespace_.string() + "-" + pod.metadata.name;
+  pv.spec.capacity = api::Quantity::FromValue(int64_t{1} << 30, api::QuantityFormat::kBinarySI);
+  pv.spec.access_modes.Add(api::AccessMode::kReadWriteOnce);
+  pv.spec.source.kind = "csi";
+  pv.spec.source.csi = api::CSISource{std::string(kCSIDriver), pv.metadata.name, false};
+  pv.status.phase = api::VolumePhase::kBound;
+  api::PersistentVolumeClaim pvc;
+  pvc.metadata.name = claim_name;
+  pvc.metadata.namespace_ = pod.metadata.namespace_;
+  pv.spec.claim_ref = api::ClaimReference(pvc);
+  pvc.metadata.annotations[std::string(api::kBindCompletedAnnotation)] = "yes";
+  pvc.spec.access_modes = pv.spec.access_modes;
+  pvc.spec.storage = pv.spec.capacity;
+  pvc.spec.storage_class_name = "";
+  pvc.spec.volume_name = pv.metadata.name;
+  pvc.status.phase = api::ClaimPhase::kBound;
+  cluster_.Create(std::move(pv));
+  cluster_.Create(std::move(pvc));
+  api::Volume volume;
+  volume.name = "data";
+  volume.claim_name = claim_name;
+  volume.source.kind = "persistentVolumeClaim";
+  pod.spec.volumes.push_back(std::move(volume));
 }
 
 void Run::Apply(const Barrier&) { RunQuiet(); }

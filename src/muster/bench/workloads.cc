@@ -265,6 +265,20 @@ std::vector<Op> GangOversubscribed(int32_t nodes, int32_t pods) {
   return ContendedGangs(nodes, pods, kSizes);
 }
 
+// volumes: SchedulingCSIPVs-shaped (volumes/performance-config.yaml): nodes whose CSINode
+// allows 39 attachments of the driver, every pod on a claim bound to its own CSI volume, so
+// that VolumeBinding, VolumeZone, VolumeRestrictions and NodeVolumeLimits all run for each.
+std::vector<Op> SchedulingCSIPVs(int32_t nodes, int32_t pods) {
+  const Counts c = Scale(pods, 1, 5, 39 * int64_t{nodes});
+  CreateNodes n = Nodes(nodes);
+  n.csi_attach_limit = 39;
+  CreatePods initial = Pods(c.initial, PodTemplate::kDefault, "namespace-1");
+  initial.csi_volume = true;
+  CreatePods measured = Pods(c.measured, PodTemplate::kDefault, "namespace-2", true);
+  measured.csi_volume = true;
+  return {n, initial, measured};
+}
+
 double Target(double threshold) { return 30 * threshold; }
 
 constexpr double kGangTarget = 20000;
@@ -301,6 +315,10 @@ const std::vector<Workload>& All() {
       {"SchedulingWithMixedChurn",
        "misc/performance-config.yaml SchedulingWithMixedChurn/5000Nodes_10000Pods", 710,
        Target(710), Profile::kDefault, 5000, 10000, SchedulingWithMixedChurn},
+      {"SchedulingCSIPVs",
+       "muster, after volumes/performance-config.yaml SchedulingCSIPVs: each pod on its own "
+       "claim bound to a CSI volume, nodes with CSI attach limits",
+       std::nullopt, std::nullopt, Profile::kDefault, 5000, 5000, SchedulingCSIPVs},
       {"GangBasic", "muster: 1000 PodGroups x 16 pods, all fit (Coscheduling)", std::nullopt,
        kGangTarget, Profile::kCoscheduling, 5000, 16000, GangBasic},
       {"GangContended",

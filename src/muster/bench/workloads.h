@@ -61,7 +61,13 @@ struct CreateNodes {
   NodeTemplate node_template = NodeTemplate::kDefault;
   std::string label_key;
   std::vector<std::string> label_values;
+  // Set: each node has a CSINode letting kCSIDriver attach this many volumes (upstream's
+  // nodeAllocatableStrategy csiNodeAllocatable).
+  std::optional<int32_t> csi_attach_limit;
 };
+
+// The CSI driver of the volume workloads.
+inline constexpr std::string_view kCSIDriver = "ebs.csi.aws.com";
 
 // createNamespaces: prefix-0 ... prefix-(count-1).
 struct CreateNamespaces {
@@ -89,6 +95,9 @@ struct CreatePods {
   // expect_bound's prediction and fill the cluster a few pods short of it. Once no more can
   // bind, at least this many bound is done too, not a stall.
   std::optional<int32_t> settled_bound;
+  // Each pod gets a claim of its own, bound to a CSI volume of its own (upstream's
+  // persistentVolumeTemplatePath pv-csi.yaml with persistentVolumeClaimTemplatePath pvc.yaml).
+  bool csi_volume = false;
 };
 
 // barrier with stageRequirement Attempted: every pod created so far has been through the queue.

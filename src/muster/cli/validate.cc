@@ -38,6 +38,12 @@ std::string PodFacts(const api::Pod& pod, const std::string& priority) {
   if (!pod.spec.scheduling_gates.empty()) {
     facts += fmt::format(" gates {}", pod.spec.scheduling_gates.size());
   }
+  std::string claims;
+  for (const api::Volume& v : pod.spec.volumes) {
+    if (v.claim_name) claims += (claims.empty() ? "" : ",") + *v.claim_name;
+    if (v.ephemeral) claims += (claims.empty() ? "" : ",") + pod.metadata.name + "-" + v.name;
+  }
+  if (!claims.empty()) facts += " claims " + claims;
   return facts;
 }
 
@@ -105,7 +111,12 @@ Listing Describe(const api::Deployment& w, const api::PriorityResolver& prioriti
   return DescribeReplicated(w, priorities);
 }
 Listing Describe(const api::StatefulSet& w, const api::PriorityResolver& priorities) {
-  return DescribeReplicated(w, priorities);
+  Listing l = DescribeReplicated(w, priorities);
+  for (const api::ClaimTemplate& t : w.volume_claim_templates) {
+    const std::string size = t.spec.storage ? t.spec.storage->String() : "";
+    l.facts += fmt::format(" claim {}-<pod> {}", t.name, size);
+  }
+  return l;
 }
 
 Listing Describe(const api::Job& j, const api::PriorityResolver& priorities) {
@@ -128,6 +139,54 @@ Listing Describe(const api::PodDisruptionBudget& pdb) {
     return {pdb.metadata.Key(), "maxUnavailable " + show(*pdb.max_unavailable)};
   }
   return {pdb.metadata.Key(), ""};
+}
+
+std::string Modes(api::AccessModes modes) {
+  std::string out;
+  for (std::string_view m : modes.Names()) out += (out.empty() ? "" : ",") + std::string(m);
+  return out;
+}
+
+Listing Describe(const api::PersistentVolume& pv) {
+  std::string facts = fmt::format("capacity {} {} class \"{}\" source {}",
+                                  pv.spec.capacity.String(), Modes(pv.spec.access_modes),
+                                  pv.ClassName(), pv.spec.source.kind);
+  if (pv.spec.claim_ref) {
+    facts += fmt::format(" claim {}/{}", pv.spec.claim_ref->namespace_, pv.spec.claim_ref->name);
+  }
+  if (pv.spec.node_affinity) facts += " nodeAffinity";
+  return {pv.metadata.Key(), facts};
+}
+
+Listing Describe(const api::PersistentVolumeClaim& pvc) {
+  std::string facts = fmt::format(
+      "request {} {} class {}", pvc.spec.storage ? pvc.spec.storage->String() : "none",
+      Modes(pvc.spec.access_modes),
+      pvc.spec.storage_class_name || pvc.metadata.annotations.contains(
+                                         std::string(api::kBetaStorageClassAnnotation))
+          ? fmt::format("\"{}\"", pvc.ClassName())
+          : std::string("default"));
+  if (!pvc.spec.volume_name.empty()) facts += " volume " + pvc.spec.volume_name;
+  return {pvc.metadata.Key(), facts};
+}
+
+Listing Describe(const api::StorageClass& sc) {
+  std::string facts = fmt::format("provisioner {} {}", sc.provisioner,
+                                  api::VolumeBindingModeName(sc.volume_binding_mode));
+  if (!sc.allowed_topologies.empty()) {
+    facts += fmt::format(" allowedTopologies {}", sc.allowed_topologies.size());
+  }
+  if (sc.IsDefault()) facts += " default";
+  return {sc.metadata.Key(), facts};
+}
+
+Listing Describe(const api::CSINode& n) {
+  std::string facts;
+  for (const api::CSINode::Driver& d : n.drivers) {
+    facts += fmt::format("{}{} limit {}", facts.empty() ? "drivers " : ", ", d.name,
+                         d.allocatable_count ? std::to_string(*d.allocatable_count) : "none");
+  }
+  return {n.metadata.Key(), facts};
 }
 
 Listing Describe(const api::Binding& b) { return {b.metadata.Key(), "target " + b.target.name}; }

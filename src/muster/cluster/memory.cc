@@ -19,6 +19,14 @@ Status AlreadyExists(std::string_view kind, std::string_view key) {
   return Status::Error(fmt::format("{} \"{}\" already exists", kind, key));
 }
 
+// The API server's answer to a write made on an old version of the object.
+Status Conflict(std::string_view kind, std::string_view key) {
+  return Status::Error(fmt::format("Operation cannot be fulfilled on {} \"{}\": the object has "
+                                   "been modified; please apply your changes to the latest "
+                                   "version and try again",
+                                   kind, key));
+}
+
 }  // namespace
 
 void MemoryCluster::Stamp(api::ObjectMeta& meta) {
@@ -189,6 +197,33 @@ Status MemoryCluster::UpdateGroupCondition(const framework::ObjectReference& obj
     status = Update(std::move(updated));
   });
   return status;
+}
+
+Status MemoryCluster::BindVolume(const api::PersistentVolume& pv) {
+  const api::PersistentVolume* stored = Get<api::PersistentVolume>(pv.metadata.name);
+  if (stored == nullptr) return NotFound("persistentvolumes", pv.metadata.name);
+  if (stored->metadata.resource_version != pv.metadata.resource_version) {
+    return Conflict("persistentvolumes", pv.metadata.name);
+  }
+  api::PersistentVolume updated = *stored;
+  updated.spec.claim_ref = pv.spec.claim_ref;
+  const std::string bound_by(api::kBoundByControllerAnnotation);
+  if (auto it = pv.metadata.annotations.find(bound_by); it != pv.metadata.annotations.end()) {
+    updated.metadata.annotations[bound_by] = it->second;
+  }
+  return Update(std::move(updated));
+}
+
+Status MemoryCluster::SelectNode(const api::PersistentVolumeClaim& pvc, api::Symbol node) {
+  const std::string key = pvc.metadata.Key();
+  const api::PersistentVolumeClaim* stored = Get<api::PersistentVolumeClaim>(key);
+  if (stored == nullptr) return NotFound("persistentvolumeclaims", key);
+  if (stored->metadata.resource_version != pvc.metadata.resource_version) {
+    return Conflict("persistentvolumeclaims", key);
+  }
+  api::PersistentVolumeClaim updated = *stored;
+  updated.metadata.annotations[std::string(api::kSelectedNodeAnnotation)] = node.string();
+  return Update(std::move(updated));
 }
 
 namespace {

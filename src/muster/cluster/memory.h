@@ -75,6 +75,8 @@ class MemoryCluster final : public Cluster {
   framework::Status DeletePod(const api::Pod& pod) override;
   framework::Status UpdatePodGroupStatus(const api::PodGroup& group,
                                          const api::PodGroup::Status& status) override;
+  framework::Status BindVolume(const api::PersistentVolume& pv) override;
+  framework::Status SelectNode(const api::PersistentVolumeClaim& pvc, api::Symbol node) override;
   framework::Status UpdateGroupCondition(const framework::ObjectReference& object,
                                          const std::vector<api::PodCondition>& current,
                                          const api::PodCondition& condition) override;

@@ -72,6 +72,13 @@ class ClusterClient {
   virtual Status UpdateGroupCondition(const ObjectReference& object,
                                       const std::vector<api::PodCondition>& current,
                                       const api::PodCondition& condition) = 0;
+  // The volume binding's writes (VolumeBinding's PreBind), each refused when the object
+  // changed since the scheduler read it (its resourceVersion in `pv` or `pvc`): binds the volume
+  // to a claim (writes `pv`'s spec.claimRef, and its bound-by-controller annotation when it has
+  // one), or asks the provisioner for the claim's volume on `node` (the annotation
+  // volume.kubernetes.io/selected-node).
+  virtual Status BindVolume(const api::PersistentVolume& pv) = 0;
+  virtual Status SelectNode(const api::PersistentVolumeClaim& pvc, api::Symbol node) = 0;
   virtual void RecordEvent(EventRecord event) = 0;
 };
 

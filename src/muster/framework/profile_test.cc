@@ -155,6 +155,12 @@ class FakeServices final : public SchedulerServices,
                               const api::PodCondition&) override {
     return Status::OK();
   }
+  Status BindVolume(const api::PersistentVolume&) override {
+    return Status::OK();
+  }
+  Status SelectNode(const api::PersistentVolumeClaim&, api::Symbol) override {
+    return Status::OK();
+  }
   void RecordEvent(EventRecord) override {}
 
   std::vector<const api::Pod*> PodsWithLabel(api::Symbol, api::Symbol, api::Symbol) const override {

@@ -19,6 +19,7 @@
 #include "muster/plugins/queuesort/priority_sort.h"
 #include "muster/plugins/schedulinggates/scheduling_gates.h"
 #include "muster/plugins/tainttoleration/taint_toleration.h"
+#include "muster/plugins/volumes/volume_binding.h"
 #include "muster/plugins/volumes/volumes.h"
 
 namespace muster::plugins {

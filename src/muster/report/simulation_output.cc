@@ -92,6 +92,49 @@ json JobsJson(const sim::Simulation& sim) {
   return jobs;
 }
 
+json AccessModesJson(api::AccessModes modes) {
+  json out = json::array();
+  for (std::string_view name : modes.Names()) out.push_back(std::string(name));
+  return out;
+}
+
+// Claims as the volume binding left them: the volume bound, or the node chosen for provisioning.
+json ClaimsJson(const cluster::MemoryCluster& c) {
+  json claims = json::array();
+  for (const auto& [key, ptr] : c.Objects<api::PersistentVolumeClaim>()) {
+    const api::PersistentVolumeClaim& pvc = *ptr;
+    json j;
+    j["namespace"] = pvc.metadata.namespace_.string();
+    j["name"] = pvc.metadata.name;
+    j["phase"] = std::string(api::ClaimPhaseName(pvc.status.phase));
+    j["storageClassName"] = std::string(pvc.ClassName());
+    j["request"] = pvc.spec.storage ? pvc.spec.storage->String() : "";
+    j["accessModes"] = AccessModesJson(pvc.spec.access_modes);
+    j["volumeName"] = pvc.spec.volume_name;
+    auto selected = pvc.metadata.annotations.find(std::string(api::kSelectedNodeAnnotation));
+    j["selectedNode"] = selected == pvc.metadata.annotations.end() ? "" : selected->second;
+    claims.push_back(std::move(j));
+  }
+  return claims;
+}
+
+json VolumesJson(const cluster::MemoryCluster& c) {
+  json volumes = json::array();
+  for (const auto& [name, ptr] : c.Objects<api::PersistentVolume>()) {
+    const api::PersistentVolume& pv = *ptr;
+    json j;
+    j["name"] = pv.metadata.name;
+    j["phase"] = std::string(api::VolumePhaseName(pv.status.phase));
+    j["storageClassName"] = std::string(pv.ClassName());
+    j["capacity"] = pv.spec.capacity.String();
+    j["accessModes"] = AccessModesJson(pv.spec.access_modes);
+    j["claim"] = pv.spec.claim_ref ? pv.spec.claim_ref->namespace_ + "/" + pv.spec.claim_ref->name
+                                   : "";
+    volumes.push_back(std::move(j));
+  }
+  return volumes;
+}
+
 }  // namespace
 
 std::string HumanDuration(api::Duration d) {
@@ -194,6 +237,8 @@ nlohmann::ordered_json BuildResult(const sim::Simulation& sim) {
   }
   result["podGroups"] = std::move(groups);
   result["jobs"] = JobsJson(sim);
+  result["persistentVolumeClaims"] = ClaimsJson(c);
+  result["persistentVolumes"] = VolumesJson(c);
 
   json nodes = json::array();
   for (const auto& [name, node_ptr] : c.Objects<api::Node>()) {

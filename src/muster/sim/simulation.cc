@@ -46,6 +46,8 @@ struct Simulation::Workload {
   int32_t parallelism = 1;
   std::optional<int32_t> completions;
   bool ordered = false;  // StatefulSet OrderedReady
+  std::vector<api::ClaimTemplate> claim_templates;  // StatefulSet volumeClaimTemplates
+  std::vector<std::pair<api::Symbol, api::Symbol>> selector_labels;  // and their claims' labels
   const api::Job* job = nullptr;  // a Job's spec (manifests_ outlives every workload)
   std::mt19937_64 rng;
   std::vector<std::string> active;  // pod keys not yet finished
@@ -104,6 +106,8 @@ std::unique_ptr<Simulation> Simulation::Create(api::Manifests manifests,
   sim->pod_groups_ = std::make_unique<host::PodGroupController>(
       sim->cluster_, [raw](std::function<void()> fn) { raw->At(api::Duration::zero(), std::move(fn)); });
   sim->cluster_.AddObserver(sim->pod_groups_.get());
+  sim->volumes_ = std::make_unique<VolumeController>(sim->cluster_, sim->clock_);
+  sim->cluster_.AddObserver(sim->volumes_.get());
   sim->history_ = std::make_unique<History>(sim->clock_, kSimulationEpoch);
   sim->cluster_.AddObserver(sim->history_.get());
   if (options.check) {
@@ -192,6 +196,8 @@ void Simulation::ScheduleCreations() {
         w->pod_template = s.template_;
         w->replicas = s.replicas;
         w->ordered = s.pod_management_policy == api::PodManagementPolicy::kOrderedReady;
+        w->claim_templates = s.volume_claim_templates;
+        w->selector_labels = s.selector.match_labels;
         start(std::move(w));
       },
       // Priority classes act through each pod's admission (priorities_) and the configuration
@@ -266,6 +272,24 @@ api::Pod Simulation::PodFor(Workload& w, int ordinal) {
   owner.block_owner_deletion = true;
   pod.metadata.owner_references.push_back(owner);
   pod.spec = w.pod_template.spec;
+  // A StatefulSet's pod mounts its own claim of each template, `<template>-<pod>`, which the
+  // controller creates first (and keeps: the default retention policy).
+  for (const api::ClaimTemplate& t : w.claim_templates) {
+    api::PersistentVolumeClaim claim;
+    claim.metadata.name = fmt::format("{}-{}", t.name, pod.metadata.name);
+    claim.metadata.namespace_ = pod.metadata.namespace_;
+    claim.metadata.labels = t.labels;
+    for (const auto& [key, value] : w.selector_labels) claim.metadata.labels.Set(key, value);
+    claim.metadata.annotations = t.annotations;
+    claim.spec = t.spec;
+    api::Volume volume;
+    volume.name = t.name;
+    volume.claim_name = claim.metadata.name;
+    volume.source.kind = "persistentVolumeClaim";
+    std::erase_if(pod.spec.volumes, [&](const api::Volume& v) { return v.name == t.name; });
+    pod.spec.volumes.push_back(std::move(volume));
+    volumes_->CreateClaim(std::move(claim));
+  }
   return pod;
 }
 

@@ -39,6 +39,14 @@ class PodBuilder {
                        std::string_view host_ip = "");
   PodBuilder& Phase(api::PodPhase phase);
   PodBuilder& PodGroup(std::string_view group);
+  // A volume `name` on the claim `claim` (persistentVolumeClaim).
+  PodBuilder& Claim(std::string_view name, std::string_view claim);
+  // A generic ephemeral volume `name` (its claim: `<pod>-<name>`) of `storage` in `class_name`.
+  PodBuilder& Ephemeral(std::string_view name, std::string_view class_name,
+                        std::string_view storage = "1Gi");
+  // Any volume, as given.
+  PodBuilder& Volume(api::Volume volume);
+  PodBuilder& Uid(std::string_view uid);
 
   const api::Pod& Obj() const { return pod_; }
 
@@ -68,5 +76,57 @@ inline NodeBuilder MakeNode() { return NodeBuilder(); }
 
 // A PodGroup in the default namespace (its pods: MakePod().PodGroup(name)).
 api::PodGroup MakePodGroup(std::string_view name, int32_t min_member);
+
+// A claim in the default namespace asking for `storage` (ReadWriteOnce) of class `class_name`
+// ("" names none).
+class ClaimBuilder {
+ public:
+  ClaimBuilder(std::string_view name, std::string_view class_name, std::string_view storage);
+  ClaimBuilder& Namespace(std::string_view ns);
+  ClaimBuilder& Modes(std::initializer_list<api::AccessMode> modes);
+  // Bound to `volume` by the PV controller (volumeName, bind-completed, phase Bound).
+  ClaimBuilder& BoundTo(std::string_view volume);
+  // Pre-bound to `volume` (volumeName only).
+  ClaimBuilder& VolumeName(std::string_view volume);
+  ClaimBuilder& SelectedNode(std::string_view node);
+  ClaimBuilder& Phase(api::ClaimPhase phase);
+  ClaimBuilder& OwnedBy(const api::Pod& pod);
+  ClaimBuilder& Uid(std::string_view uid);
+  const api::PersistentVolumeClaim& Obj() const { return claim_; }
+
+ private:
+  api::PersistentVolumeClaim claim_;
+};
+inline ClaimBuilder MakeClaim(std::string_view name, std::string_view class_name,
+                              std::string_view storage = "1Gi") {
+  return ClaimBuilder(name, class_name, storage);
+}
+
+// An Available CSI volume of `capacity` (ReadWriteOnce) in class `class_name`.
+class VolumeBuilder {
+ public:
+  VolumeBuilder(std::string_view name, std::string_view class_name, std::string_view capacity);
+  VolumeBuilder& Label(std::string_view key, std::string_view value);
+  VolumeBuilder& Modes(std::initializer_list<api::AccessMode> modes);
+  // Node affinity: one term requiring `key` In `values`.
+  VolumeBuilder& NodeAffinity(std::string_view key, std::initializer_list<std::string_view> values);
+  // Bound (or pre-bound, `phase` Available) to the claim default/`claim`.
+  VolumeBuilder& ClaimRef(std::string_view claim, std::string_view ns = "default");
+  VolumeBuilder& Phase(api::VolumePhase phase);
+  VolumeBuilder& CSI(std::string_view driver, std::string_view handle);
+  VolumeBuilder& Source(api::VolumeSource source);
+  const api::PersistentVolume& Obj() const { return pv_; }
+
+ private:
+  api::PersistentVolume pv_;
+};
+inline VolumeBuilder MakeVolume(std::string_view name, std::string_view class_name,
+                                std::string_view capacity = "1Gi") {
+  return VolumeBuilder(name, class_name, capacity);
+}
+
+// A StorageClass with `provisioner` and binding mode.
+api::StorageClass MakeStorageClass(std::string_view name, std::string_view provisioner,
+                                   api::VolumeBindingMode mode = api::VolumeBindingMode::kImmediate);
 
 }  // namespace muster::testing

@@ -582,6 +582,47 @@ Status KubeCluster::Bind(const api::Pod& pod, api::Symbol node) {
   return Status::Error(fmt::format("binding rejected: {}", r.Describe()));
 }
 
+Status KubeCluster::PatchForBinding(const std::string& path, const std::string& body,
+                                    const std::string& what) {
+  // Sent from PreBind, on the binding thread, and waited for: the pod is bound only after it.
+  // The resourceVersion in the patch makes the API server refuse it (409) when the object
+  // changed since the scheduler read it.
+  const std::chrono::milliseconds budget = WriteBudget();
+  if (budget.count() <= 0) {
+    return Status::Error(fmt::format("{} not updated: the leader lease has lapsed", what));
+  }
+  const Response r = http_.Do("PATCH", path, body, "application/merge-patch+json", budget);
+  if (r.ok()) return Status::OK();
+  log::Warningf("updating {} failed: {}", what, r.Describe());
+  return Status::Error(fmt::format("updating {}: {}", what, r.Describe()));
+}
+
+Status KubeCluster::BindVolume(const api::PersistentVolume& pv) {
+  if (!pv.spec.claim_ref) return Status::Error("persistentvolume " + pv.metadata.name + ": no claim");
+  const api::ObjectReference& claim = *pv.spec.claim_ref;
+  Json ref = {{"kind", claim.kind}, {"namespace", claim.namespace_}, {"name", claim.name},
+              {"apiVersion", claim.api_version}};
+  if (!claim.uid.empty()) ref["uid"] = claim.uid;
+  Json metadata = {{"resourceVersion", pv.metadata.resource_version}};
+  const std::string bound_by(api::kBoundByControllerAnnotation);
+  if (auto it = pv.metadata.annotations.find(bound_by); it != pv.metadata.annotations.end()) {
+    metadata["annotations"] = {{bound_by, it->second}};
+  }
+  const Json body = {{"metadata", metadata}, {"spec", {{"claimRef", ref}}}};
+  return PatchForBinding(fmt::format("/api/v1/persistentvolumes/{}", pv.metadata.name),
+                         body.dump(), "persistentvolume " + pv.metadata.name);
+}
+
+Status KubeCluster::SelectNode(const api::PersistentVolumeClaim& pvc, api::Symbol node) {
+  const Json body = {
+      {"metadata",
+       {{"resourceVersion", pvc.metadata.resource_version},
+        {"annotations", {{std::string(api::kSelectedNodeAnnotation), node.string()}}}}}};
+  return PatchForBinding(fmt::format("/api/v1/namespaces/{}/persistentvolumeclaims/{}",
+                                     pvc.metadata.namespace_.str(), pvc.metadata.name),
+                         body.dump(), "persistentvolumeclaim " + pvc.metadata.Key());
+}
+
 Status KubeCluster::UpdatePodCondition(const api::Pod& pod, const api::PodCondition& condition,
                                        const std::optional<std::string>& nominated_node) {
   Json status = {{"conditions", Json::array({ConditionJson(condition)})}};

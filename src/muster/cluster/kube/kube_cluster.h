@@ -105,6 +105,8 @@ class KubeCluster final : public Cluster {
   framework::Status DeletePod(const api::Pod& pod) override;
   framework::Status UpdatePodGroupStatus(const api::PodGroup& group,
                                          const api::PodGroup::Status& status) override;
+  framework::Status BindVolume(const api::PersistentVolume& pv) override;
+  framework::Status SelectNode(const api::PersistentVolumeClaim& pvc, api::Symbol node) override;
   framework::Status UpdateGroupCondition(const framework::ObjectReference& object,
                                          const std::vector<api::PodCondition>& current,
                                          const api::PodCondition& condition) override;
@@ -122,6 +124,9 @@ class KubeCluster final : public Cluster {
   void AddInformer(std::string path, std::string api_version);
   // A write retried while the server answers 429, 5xx or not at all (safe for idempotent
   // writes), logged once per `object` when it fails for good.
+  // A merge patch of the volume binding's, sent and waited for (BindVolume, SelectNode).
+  framework::Status PatchForBinding(const std::string& path, const std::string& body,
+                                    const std::string& what);
   Response Write(std::string_view method, const std::string& path, const std::string& body,
                  std::string_view content_type, const std::string& object, bool retry);
 

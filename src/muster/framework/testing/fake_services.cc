@@ -66,6 +66,19 @@ framework::Status FakeServices::UpdatePodCondition(const api::Pod& pod,
   return framework::Status::OK();
 }
 
+framework::Status FakeServices::BindVolume(const api::PersistentVolume& pv) {
+  const std::string claim =
+      pv.spec.claim_ref ? pv.spec.claim_ref->namespace_ + "/" + pv.spec.claim_ref->name : "";
+  volume_bindings.push_back(pv.metadata.name + " -> " + claim);
+  return framework::Status::OK();
+}
+
+framework::Status FakeServices::SelectNode(const api::PersistentVolumeClaim& pvc,
+                                           api::Symbol node) {
+  selected_nodes.push_back(pvc.metadata.Key() + " -> " + node.string());
+  return framework::Status::OK();
+}
+
 framework::Status FakeServices::DeletePod(const api::Pod& pod) {
   deleted.push_back(pod.metadata.Key());
   return framework::Status::OK();

@@ -58,6 +58,9 @@ class FakeServices final : public framework::SchedulerServices,
   // UpdateGroupCondition's: the object's kind/namespace/name, and the condition.
   std::vector<std::pair<std::string, api::PodCondition>> group_condition_updates;
   std::vector<std::pair<std::string, api::PodCondition>> condition_updates;
+  // BindVolume's "volume -> namespace/claim"; SelectNode's "namespace/claim -> node".
+  std::vector<std::string> volume_bindings;
+  std::vector<std::string> selected_nodes;
   std::vector<std::string> activated;
   // What plugins asked of the queue: RetryAt's (pod, time), the pods QueueOrderChanged named.
   std::vector<std::pair<std::string, api::Time>> retried;
@@ -88,6 +91,8 @@ class FakeServices final : public framework::SchedulerServices,
   framework::Status DeletePod(const api::Pod& pod) override;
   framework::Status UpdatePodGroupStatus(const api::PodGroup& group,
                                          const api::PodGroup::Status& status) override;
+  framework::Status BindVolume(const api::PersistentVolume& pv) override;
+  framework::Status SelectNode(const api::PersistentVolumeClaim& pvc, api::Symbol node) override;
   framework::Status UpdateGroupCondition(const framework::ObjectReference& object,
                                          const std::vector<api::PodCondition>& /*current*/,
                                          const api::PodCondition& condition) override {

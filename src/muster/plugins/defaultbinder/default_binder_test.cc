@@ -35,6 +35,12 @@ class RecordingClient final : public framework::ClusterClient {
                               const api::PodCondition&) override {
     return Status::OK();
   }
+  Status BindVolume(const api::PersistentVolume&) override {
+    return Status::OK();
+  }
+  Status SelectNode(const api::PersistentVolumeClaim&, api::Symbol) override {
+    return Status::OK();
+  }
   void RecordEvent(framework::EventRecord) override {}
 
   Status result;

@@ -1,20 +1,15 @@
 #pragma once
 
-// The four volume plugins of kube-scheduler's default profile, registered under their upstream
-// names with the extension points upstream's implement, so that a profile naming them (enabling,
-// disabling, reweighting, configuring VolumeBinding's args) builds exactly as it would upstream:
-//   VolumeRestrictions  (volumerestrictions) PreFilter with AddPod/RemovePod, Filter
-//   NodeVolumeLimits    (nodevolumelimits)   PreFilter, Filter
-//   VolumeBinding       (volumebinding)      PreFilter, Filter, PreScore, Score, Reserve, PreBind
-//   VolumeZone          (volumezone)         PreFilter, Filter
-//
-// Why they do nothing: muster models no volumes (no PersistentVolumes, claims, storage classes,
-// CSI drivers, and pods carry no spec.volumes). Upstream, each of these plugins returns Skip from
-// PreFilter for a pod that uses none of the volumes it checks, and then its Filter (and, for
-// VolumeBinding, its Score) does not run, Reserve finds nothing to assume and PreBind nothing to
-// bind. Every pod muster schedules is such a pod, so Skip from PreFilter and success elsewhere is
-// exactly upstream's behaviour for it. None of them can reject a pod, so no cluster event can
-// make a pod they rejected schedulable: they register none.
+// The four volume plugins of kube-scheduler's default profile, with upstream's semantics
+// (pkg/scheduler/framework/plugins/{volumerestrictions, nodevolumelimits, volumebinding,
+// volumezone}), their verdicts, messages and events:
+//   VolumeRestrictions  PreFilter with AddPod/RemovePod, Filter: in-tree disk conflicts and
+//                       ReadWriteOncePod claims in use
+//   NodeVolumeLimits    PreFilter, Filter: the node's CSI attach limits (CSINode)
+//   VolumeBinding       PreFilter, Filter, PreScore, Score, Reserve, PreBind: claims bound,
+//                       matched to volumes or provisioned on the chosen node (volume_binding.h)
+//   VolumeZone          PreFilter, Filter: the zones of the pod's bound volumes
+// A pod without the volumes a plugin checks is skipped at its PreFilter, and costs nothing more.
 
 #include <cstdint>
 #include <memory>
@@ -34,18 +29,29 @@ inline constexpr std::string_view kNodeVolumeLimitsName = "NodeVolumeLimits";
 inline constexpr std::string_view kVolumeZoneName = "VolumeZone";
 // kVolumeBindingName is in args.h.
 
-// Upstream: disk conflicts (GCE PD, AWS EBS, RBD, iSCSI volumes) and ReadWriteOncePod claims in
-// use. No args.
+inline constexpr std::string_view kErrDiskConflict = "node(s) had no available disk";
+inline constexpr std::string_view kErrReadWriteOncePodConflict =
+    "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode";
+inline constexpr std::string_view kErrMaxVolumeCount = "node(s) exceed max volume count";
+inline constexpr std::string_view kErrNoVolumeZone = "node(s) had no available volume zone";
+
+// Disk conflicts between in-tree volumes (GCE PD, AWS EBS, RBD, iSCSI) of the pod and of those on
+// the node, and ReadWriteOncePod claims another pod already uses. Both are Unschedulable:
+// preemption can end the conflict. No args.
 class VolumeRestrictions final : public framework::PreFilterPlugin,
                                  public framework::PreFilterExtensions,
                                  public framework::FilterPlugin,
                                  public framework::EnqueueExtensions {
  public:
+  static constexpr std::string_view kStateKey = "PreFilterVolumeRestrictions";
+
   static std::unique_ptr<framework::Plugin> New(const framework::PluginArgs& args,
                                                 framework::Handle& handle, std::string* error);
+  explicit VolumeRestrictions(framework::Handle& handle) : handle_(handle) {}
 
   std::string_view Name() const override { return kVolumeRestrictionsName; }
-  // Skip: the pod has no volume to check.
+  // UnschedulableAndUnresolvable when a claim does not exist; Skip when the pod has neither an
+  // in-tree disk to check nor a ReadWriteOncePod claim in use.
   framework::Status PreFilter(framework::CycleState& state, const framework::PodInfo& pod,
                               std::span<framework::NodeInfo* const> nodes,
                               framework::PreFilterResult* result) override;
@@ -59,89 +65,66 @@ class VolumeRestrictions final : public framework::PreFilterPlugin,
                               const framework::NodeInfo& node) const override;
   framework::Status Filter(const framework::CycleState& state, const framework::PodInfo& pod,
                            const framework::NodeInfo& node) const override;
-  std::vector<framework::ClusterEventWithHint> EventsToRegister() const override { return {}; }
+  // Pods deleted (hint: their volumes or claims were the conflict), nodes added, claims added.
+  std::vector<framework::ClusterEventWithHint> EventsToRegister() const override;
+
+ private:
+  framework::Handle& handle_;
 };
 
-// Upstream CSILimits: the node's CSI attach limits against the pod's volumes. No args.
+// The node's CSI attach limits (CSINode allocatable.count per driver, and the legacy
+// attachable-volumes-* allocatable) against the volumes the pod would add: its claims' CSI
+// volumes and its in-tree volumes CSI migration moves to a driver, a volume already attached
+// there for another pod not counted twice. No args.
 class NodeVolumeLimits final : public framework::PreFilterPlugin,
                                public framework::FilterPlugin,
                                public framework::EnqueueExtensions {
  public:
   static std::unique_ptr<framework::Plugin> New(const framework::PluginArgs& args,
                                                 framework::Handle& handle, std::string* error);
+  explicit NodeVolumeLimits(framework::Handle& handle) : handle_(handle) {}
 
   std::string_view Name() const override { return kNodeVolumeLimitsName; }
-  // Skip: the pod has no claim, ephemeral or migratable inline volume.
+  // Skip: the pod has no claim, ephemeral volume or migratable in-tree volume.
   framework::Status PreFilter(framework::CycleState& state, const framework::PodInfo& pod,
                               std::span<framework::NodeInfo* const> nodes,
                               framework::PreFilterResult* result) override;
   framework::Status Filter(const framework::CycleState& state, const framework::PodInfo& pod,
                            const framework::NodeInfo& node) const override;
-  std::vector<framework::ClusterEventWithHint> EventsToRegister() const override { return {}; }
-};
-
-// Upstream: binds the pod's claims to volumes (or provisions them) on the chosen node. Its args
-// are decoded and validated (args.h) and otherwise unused.
-class VolumeBinding final : public framework::PreFilterPlugin,
-                            public framework::FilterPlugin,
-                            public framework::PreScorePlugin,
-                            public framework::ScorePlugin,
-                            public framework::ReservePlugin,
-                            public framework::PreBindPlugin,
-                            public framework::EnqueueExtensions {
- public:
-  // nullptr with *error when the args are bad.
-  static std::unique_ptr<framework::Plugin> New(const framework::PluginArgs& args,
-                                                framework::Handle& handle, std::string* error);
-
-  explicit VolumeBinding(const VolumeBindingArgs& args) : args_(args) {}
-
-  std::string_view Name() const override { return kVolumeBindingName; }
-  const VolumeBindingArgs& args() const { return args_; }
-
-  // Skip: the pod has no claim.
-  framework::Status PreFilter(framework::CycleState& state, const framework::PodInfo& pod,
-                              std::span<framework::NodeInfo* const> nodes,
-                              framework::PreFilterResult* result) override;
-  framework::Status Filter(const framework::CycleState& state, const framework::PodInfo& pod,
-                           const framework::NodeInfo& node) const override;
-  // Skip: no static binding to score, and capacity scoring is gated off.
-  framework::Status PreScore(framework::CycleState& state, const framework::PodInfo& pod,
-                             std::span<framework::NodeInfo* const> feasible) override;
-  // 0, as upstream scores a node without volumes to bind.
-  framework::Status Score(const framework::CycleState& state, const framework::PodInfo& pod,
-                          const framework::NodeInfo& node, int64_t* score) const override;
-  // Success: every volume of the pod is (vacuously) bound.
-  framework::Status Reserve(framework::CycleState& state, const framework::PodInfo& pod,
-                            api::Symbol node) override;
-  void Unreserve(framework::CycleState& state, const framework::PodInfo& pod,
-                 api::Symbol node) override;
-  // Success: nothing to bind.
-  framework::Status PreBind(framework::CycleState& state, const framework::PodInfo& pod,
-                            api::Symbol node) override;
-  std::vector<framework::ClusterEventWithHint> EventsToRegister() const override { return {}; }
+  // CSINodes added or updated, assigned pods deleted (hint: they had volumes), claims added.
+  std::vector<framework::ClusterEventWithHint> EventsToRegister() const override;
 
  private:
-  // Constant after construction.
-  VolumeBindingArgs args_;
+  framework::Handle& handle_;
+  // Names an unbound claim's volume (not known yet) by the claim, so that two pods on one claim
+  // count once; upstream's is random, muster's fixed, which changes nothing but determinism.
+  static constexpr std::string_view kUnboundPrefix = "muster-unbound-claim";
 };
 
-// Upstream: the zones of the pod's bound volumes against the node's zone labels. No args.
+// The zones and regions of the pod's bound volumes (their topology labels) against the node's.
+// No args.
 class VolumeZone final : public framework::PreFilterPlugin,
                          public framework::FilterPlugin,
                          public framework::EnqueueExtensions {
  public:
+  static constexpr std::string_view kStateKey = "PreFilterVolumeZone";
+
   static std::unique_ptr<framework::Plugin> New(const framework::PluginArgs& args,
                                                 framework::Handle& handle, std::string* error);
+  explicit VolumeZone(framework::Handle& handle) : handle_(handle) {}
 
   std::string_view Name() const override { return kVolumeZoneName; }
-  // Skip: the pod has no bound volume with topology.
+  // UnschedulableAndUnresolvable when a claim, class or volume is missing, or an Immediate claim
+  // is unbound; Skip when no bound volume has topology labels.
   framework::Status PreFilter(framework::CycleState& state, const framework::PodInfo& pod,
                               std::span<framework::NodeInfo* const> nodes,
                               framework::PreFilterResult* result) override;
   framework::Status Filter(const framework::CycleState& state, const framework::PodInfo& pod,
                            const framework::NodeInfo& node) const override;
-  std::vector<framework::ClusterEventWithHint> EventsToRegister() const override { return {}; }
+  std::vector<framework::ClusterEventWithHint> EventsToRegister() const override;
+
+ private:
+  framework::Handle& handle_;
 };
 
 }  // namespace muster::plugins::volumes

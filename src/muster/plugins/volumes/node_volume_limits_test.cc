@@ -1,0 +1,208 @@
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "muster/api/testing/builders.h"
+#include "muster/framework/testing/fake_services.h"
+#include "muster/plugins/volumes/volumes.h"
+
+// After upstream's csi_test.go: claims bound to CSI volumes of a driver (ebs.csi.aws.com) whose
+// CSINode allows `limit` attachments, in-tree EBS volumes migrated to it, unbound claims counted
+// through their class's provisioner, and a volume shared with a pod on the node counted once.
+
+namespace muster::plugins::volumes {
+namespace {
+
+using framework::Code;
+using framework::Status;
+using testing::FakeServices;
+using testing::MakeClaim;
+using testing::MakeNode;
+using testing::MakePod;
+using testing::MakeStorageClass;
+using testing::MakeVolume;
+
+constexpr std::string_view kEBS = "ebs.csi.aws.com";
+constexpr std::string_view kGCE = "pd.csi.storage.gke.io";
+
+class LimitsWorld {
+ public:
+  // The CSINode lists `drivers` with `limit` (nullopt: no allocatable count); without
+  // `csi_node`, the node has none.
+  explicit LimitsWorld(std::optional<int32_t> limit, bool csi_node = true,
+                       std::vector<std::string_view> drivers = {kEBS, kGCE}) {
+    services_.AddNode(MakeNode().Name("node-1").Obj());
+    for (std::string_view driver : {kEBS, kGCE}) {
+      for (int j = 0; j < 4; ++j) {
+        const std::string name = fmt::format("csi-{}-{}", driver, j);
+        services_.AddObject(MakeVolume(name, "").CSI(driver, name).Obj());
+        services_.AddObject(MakeClaim(name, "").BoundTo(name).Obj());
+      }
+    }
+    // Unbound claims: one of a class provisioned by the EBS driver, one of no class.
+    services_.AddObject(MakeStorageClass("csi-sc", kEBS));
+    services_.AddObject(MakeClaim("csi-4", "csi-sc").Obj());
+    services_.AddObject(MakeClaim("csi-5", "").Obj());
+    // Bound to a volume that does not exist: counted through its class.
+    services_.AddObject(MakeClaim("csi-6", "csi-sc").BoundTo("missing-in-action").Obj());
+    if (csi_node) {
+      api::CSINode n;
+      n.metadata.name = "node-1";
+      for (std::string_view d : drivers) {
+        n.drivers.push_back(api::CSINode::Driver{std::string(d), "id", {}, limit});
+      }
+      services_.AddObject(n);
+    }
+  }
+
+  // Places `existing` on node-1, then filters `pod` there.
+  Status Filter(const api::Pod& pod, const std::vector<api::Pod>& existing) {
+    for (api::Pod p : existing) {
+      p.spec.node_name = api::Symbol("node-1");
+      services_.AddPod(p);
+    }
+    NodeVolumeLimits plugin(services_.handle());
+    const framework::PodInfoPtr info = framework::PodInfo::Make(pod);
+    framework::CycleState state;
+    framework::PreFilterResult result;
+    const Status pre = plugin.PreFilter(state, *info, services_.snapshot().List(), &result);
+    if (!pre.IsSuccess()) return pre;
+    return plugin.Filter(state, *info, *services_.snapshot().Get(api::Symbol("node-1")));
+  }
+
+  FakeServices services_;
+};
+
+api::Pod Using(std::string_view name, std::initializer_list<std::string_view> claims) {
+  testing::PodBuilder b = MakePod().Name(name);
+  int i = 0;
+  for (std::string_view c : claims) b.Claim(fmt::format("v{}", i++), c);
+  return b.Obj();
+}
+
+std::string EBS(int j) { return fmt::format("csi-{}-{}", kEBS, j); }
+std::string GCE(int j) { return fmt::format("csi-{}-{}", kGCE, j); }
+
+api::Volume InlineEBS(std::string_view id) {
+  api::Volume v;
+  v.name = "inline";
+  v.source.kind = "awsElasticBlockStore";
+  v.source.aws_elastic_block_store = api::AWSElasticBlockStoreSource{std::string(id), false};
+  return v;
+}
+
+TEST(NodeVolumeLimitsTest, CountsPerDriverAgainstTheCSINodesLimit) {
+  const api::Pod one = Using("one", {EBS(0)});
+  const api::Pod two = Using("two", {EBS(1), EBS(2)});
+  const api::Pod running = Using("running", {EBS(3)});
+  struct Case {
+    const char* name;
+    std::optional<int32_t> limit;
+    std::vector<api::Pod> existing;
+    Code want;
+  };
+  const Case cases[] = {
+      {"room for four", 4, {running, two}, Code::kSuccess},
+      {"three attached, limit two", 2, {running, two}, Code::kUnschedulable},
+      {"no limit", std::nullopt, {running, two}, Code::kSuccess},
+      {"an unbound claim counts through its class's provisioner",
+       2,
+       {Using("pending", {"csi-4"}), two},
+       Code::kUnschedulable},
+      {"one unbound claim for two pods counts once",
+       4,
+       {Using("pending", {"csi-4"}), Using("pending2", {"csi-4"}), two},
+       Code::kSuccess},
+      {"a claim on a missing volume counts through its class",
+       2,
+       {Using("missing", {"csi-6"}), two},
+       Code::kUnschedulable},
+      {"a claim of no class is not counted",
+       2,
+       {running, Using("nosc", {"csi-5"})},
+       Code::kSuccess},
+      {"other drivers' volumes count against their own limits",
+       2,
+       {Using("gce", {GCE(1), GCE(2)}), Using("ebs", {EBS(1)})},
+       Code::kSuccess},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    LimitsWorld world(c.limit);
+    const Status s = world.Filter(one, c.existing);
+    EXPECT_EQ(s.code(), c.want) << s.Message();
+    if (c.want == Code::kUnschedulable) EXPECT_EQ(s.Message(), kErrMaxVolumeCount);
+  }
+}
+
+TEST(NodeVolumeLimitsTest, AVolumeAlreadyOnTheNodeCostsNothing) {
+  LimitsWorld world(2);
+  // Two attached; the pod's volume is one of them.
+  EXPECT_TRUE(world.Filter(Using("p", {EBS(1)}), {Using("two", {EBS(1), EBS(2)})}).IsSuccess());
+}
+
+TEST(NodeVolumeLimitsTest, InTreeVolumesCountAsTheirCSIDriver) {
+  {
+    SCOPED_TRACE("inline EBS with the EBS driver full");
+    LimitsWorld world(2);
+    EXPECT_EQ(world
+                  .Filter(MakePod().Name("p").Volume(InlineEBS("aws-inline1")).Obj(),
+                          {Using("two", {EBS(1), EBS(2)})})
+                  .code(),
+              Code::kUnschedulable);
+  }
+  {
+    SCOPED_TRACE("the same volume by its CSI handle");
+    LimitsWorld world(2);
+    EXPECT_TRUE(world
+                    .Filter(MakePod().Name("p").Volume(InlineEBS(EBS(1))).Obj(),
+                            {Using("two", {EBS(1), EBS(2)})})
+                    .IsSuccess());
+  }
+  {
+    SCOPED_TRACE("no CSINode: nothing is migrated, nothing limited");
+    LimitsWorld world(2, /*csi_node=*/false);
+    EXPECT_TRUE(world
+                    .Filter(MakePod().Name("p").Volume(InlineEBS("aws-inline1")).Obj(),
+                            {Using("two", {EBS(1), EBS(2)})})
+                    .IsSuccess());
+  }
+}
+
+TEST(NodeVolumeLimitsTest, PodsWithoutCountedVolumesAreSkipped) {
+  LimitsWorld world(2);
+  api::Volume config;
+  config.name = "config";
+  config.source.kind = "configMap";
+  EXPECT_EQ(world.Filter(MakePod().Name("p").Volume(config).Obj(), {}).code(), Code::kSkip);
+}
+
+TEST(NodeVolumeLimitsTest, MissingAndForeignClaims) {
+  {
+    LimitsWorld world(std::nullopt);
+    const Status s = world.Filter(Using("p", {"nowhere"}), {});
+    EXPECT_EQ(s.code(), Code::kUnschedulableAndUnresolvable);
+    EXPECT_EQ(s.Message(),
+              "looking up PVC default/nowhere: persistentvolumeclaim \"nowhere\" not found");
+  }
+  {
+    LimitsWorld world(std::nullopt);
+    const api::Pod pod = MakePod().Name("abc").Uid("abc-uid").Ephemeral("xyz", "csi-sc").Obj();
+    world.services_.AddObject(MakeClaim("abc-xyz", "csi-sc").Obj());  // not the pod's
+    const Status s = world.Filter(pod, {});
+    EXPECT_EQ(s.code(), Code::kError);
+    EXPECT_EQ(s.Message(),
+              "PVC default/abc-xyz was not created for pod default/abc (pod is not owner)");
+  }
+  {
+    LimitsWorld world(2);
+    const api::Pod pod = MakePod().Name("abc").Uid("abc-uid").Ephemeral("xyz", "csi-sc").Obj();
+    world.services_.AddObject(MakeClaim("abc-xyz", "csi-sc").OwnedBy(pod).Obj());
+    EXPECT_EQ(world.Filter(pod, {Using("two", {EBS(1), EBS(2)})}).code(), Code::kUnschedulable);
+  }
+}
+
+}  // namespace
+}  // namespace muster::plugins::volumes

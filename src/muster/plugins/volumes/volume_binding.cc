@@ -1,0 +1,496 @@
+// VolumeBinding (upstream volumebinding: volume_binding.go, binder.go; component-helpers'
+// FindMatchingVolume and CheckNodeAffinity).
+
+#include "muster/plugins/volumes/volume_binding.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+
+#include "muster/plugins/volumes/claims.h"
+
+namespace muster::plugins::volumes {
+namespace {
+
+using framework::ClusterEvent;
+using framework::EventObjects;
+using framework::QueueingHint;
+using framework::Status;
+
+using Claim = api::PersistentVolumeClaim;
+using Volume = api::PersistentVolume;
+using Quantity = api::Quantity;
+
+// What the pod's volumes need on the node Filter found for them.
+struct NodeVolumes {
+  std::vector<std::pair<Claim, Volume>> bindings;  // claims matched to existing volumes
+  std::vector<Claim> provisions;                   // claims to provision there
+  // For scoring provisions: the capacity each provisioned claim's class has there, by class.
+  std::map<std::string, Quantity, std::less<>> provision_capacity;
+};
+
+struct BindingState final : framework::StateData {
+  // The bound claims' volumes, looked up once (nullptr: the volume does not exist).
+  std::vector<const Volume*> bound;
+  std::vector<Claim> delayed;  // unbound, WaitForFirstConsumer
+  // The volumes of each delayed claim's class, by name.
+  std::map<std::string, std::vector<const Volume*>, std::less<>> volumes_by_class;
+  // Filled by Filter, one node at a time from several threads.
+  mutable std::mutex mu;
+  mutable std::map<api::Symbol, NodeVolumes> by_node;
+  bool has_static_bindings = false;
+  // Reserve's choice, for PreBind: empty when every claim was bound already.
+  std::optional<NodeVolumes> reserved;
+
+  BindingState() = default;
+  BindingState(const BindingState& o)
+      : bound(o.bound),
+        delayed(o.delayed),
+        volumes_by_class(o.volumes_by_class),
+        has_static_bindings(o.has_static_bindings),
+        reserved(o.reserved) {
+    std::lock_guard lock(o.mu);
+    by_node = o.by_node;
+  }
+  std::unique_ptr<framework::StateData> Clone() const override {
+    return std::make_unique<BindingState>(*this);
+  }
+};
+
+// The storage a claim asks for (zero when unset).
+Quantity Requested(const Claim& c) { return c.spec.storage.value_or(Quantity()); }
+
+// The CSIStorageCapacity that can hold `claim` for `sc` on the node, when its driver reports
+// capacity; *enough false when none can.
+const api::CSIStorageCapacity* CapacityFor(const framework::ObjectLister& lister,
+                                           const Claim& claim, const api::StorageClass& sc,
+                                           const api::LabelSet& node_labels, bool* enough) {
+  *enough = true;
+  if (!claim.spec.storage) return nullptr;
+  const api::CSIDriver* driver = lister.Get<api::CSIDriver>(api::Symbol(sc.provisioner));
+  if (driver == nullptr || !driver->storage_capacity) return nullptr;
+  const int64_t needed = claim.spec.storage->Value();
+  for (const api::CSIStorageCapacity* capacity :
+       lister.objects().Of<api::CSIStorageCapacity>().List()) {
+    const api::CSIStorageCapacity& c = *capacity;
+    if (c.storage_class_name != sc.metadata.name) continue;
+    const std::optional<Quantity>& limit =
+        c.maximum_volume_size ? c.maximum_volume_size : c.capacity;
+    if (!limit || limit->Value() < needed) continue;
+    if (!c.node_topology || !c.node_topology->Matches(node_labels)) continue;
+    return &c;
+  }
+  *enough = false;
+  return nullptr;
+}
+
+// The broken-line function of the shape at `utilization` percent (upstream's
+// BuildBrokenLinearFunction, integer arithmetic as its).
+int64_t ShapeScore(std::span<const UtilizationShapePoint> shape, int64_t utilization) {
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (utilization <= shape[i].utilization) {
+      if (i == 0) return shape[0].score;
+      const UtilizationShapePoint& a = shape[i - 1];
+      const UtilizationShapePoint& b = shape[i];
+      return a.score + int64_t{b.score - a.score} * (utilization - a.utilization) /
+                           (b.utilization - a.utilization);
+    }
+  }
+  return shape.back().score;
+}
+
+}  // namespace
+
+std::unique_ptr<framework::Plugin> VolumeBinding::New(const framework::PluginArgs& args,
+                                                      framework::Handle& handle,
+                                                      std::string* error) {
+  VolumeBindingArgs decoded;
+  if (!LoadVolumeBindingArgs(args, &decoded, error)) return nullptr;
+  return std::make_unique<VolumeBinding>(decoded, handle);
+}
+
+VolumeBinding::VolumeBinding(const VolumeBindingArgs& args, framework::Handle& handle)
+    : args_(args), handle_(handle) {
+  if (args_.shape) {
+    // Scores of 0..10 are scaled to 0..MaxNodeScore, as upstream builds its scorer.
+    for (UtilizationShapePoint p : *args_.shape) {
+      p.score *= framework::kMaxNodeScore / kMaxCustomPriorityScore;
+      shape_.push_back(p);
+    }
+  }
+}
+
+const Claim* VolumeBinding::FindClaim(api::Symbol ns, std::string_view name) const {
+  const Claim* stored = handle_.lister().Get<Claim>(ns, api::Symbol(name));
+  if (stored == nullptr || assumed_claims_.empty()) return stored;
+  auto it = assumed_claims_.find(stored->metadata.Key());
+  if (it == assumed_claims_.end() || it->second.base_version != stored->metadata.resource_version) {
+    return stored;
+  }
+  return &it->second.object;
+}
+
+const Volume* VolumeBinding::FindVolume(std::string_view name) const {
+  const Volume* stored = handle_.lister().Get<Volume>(api::Symbol(name));
+  if (stored == nullptr || assumed_volumes_.empty()) return stored;
+  auto it = assumed_volumes_.find(name);
+  if (it == assumed_volumes_.end() ||
+      it->second.base_version != stored->metadata.resource_version) {
+    return stored;
+  }
+  return &it->second.object;
+}
+
+void VolumeBinding::ForgetStale() {
+  std::erase_if(assumed_volumes_, [&](const auto& entry) {
+    const Volume* stored = handle_.lister().Get<Volume>(api::Symbol(entry.first));
+    return stored == nullptr || stored->metadata.resource_version != entry.second.base_version;
+  });
+  std::erase_if(assumed_claims_, [&](const auto& entry) {
+    const Claim& c = entry.second.object;
+    const Claim* stored =
+        handle_.lister().Get<Claim>(c.metadata.namespace_, api::Symbol(c.metadata.name));
+    return stored == nullptr || stored->metadata.resource_version != entry.second.base_version;
+  });
+}
+
+Status VolumeBinding::PreFilter(framework::CycleState& state, const framework::PodInfo& info,
+                                std::span<framework::NodeInfo* const>,
+                                framework::PreFilterResult*) {
+  const api::Pod& pod = info.pod;
+  if (!HasClaims(pod)) return Status(framework::Code::kSkip);
+  const framework::ObjectLister& lister = handle_.lister();
+  ForgetStale();
+  auto s = std::make_unique<BindingState>();
+  bool unbound_immediate = false;
+  for (const api::Volume& v : pod.spec.volumes) {
+    const std::optional<PodClaim> ref = ClaimOf(pod, v);
+    if (!ref) continue;
+    const api::PersistentVolumeClaim* pvc = nullptr;
+    if (ref->ephemeral) {
+      Status error;
+      pvc = EphemeralClaim(lister, pod, *ref, &error);
+      if (pvc == nullptr) return Status::Unresolvable(error.Message());
+      pvc = FindClaim(pod.metadata.namespace_, ref->name);
+    } else {
+      pvc = FindClaim(pod.metadata.namespace_, ref->name);
+      if (pvc == nullptr) return Status::Unresolvable(ClaimNotFound(ref->name));
+    }
+    if (pvc->status.phase == api::ClaimPhase::kLost) {
+      return Status::Unresolvable(
+          fmt::format("persistentvolumeclaim \"{}\" bound to non-existent persistentvolume \"{}\"",
+                      ref->name, pvc->spec.volume_name));
+    }
+    if (pvc->metadata.deletion_timestamp) {
+      return Status::Unresolvable(
+          fmt::format("persistentvolumeclaim \"{}\" is being deleted", ref->name));
+    }
+    if (pvc->FullyBound()) {
+      s->bound.push_back(FindVolume(pvc->spec.volume_name));
+      continue;
+    }
+    const std::string_view class_name = pvc->ClassName();
+    const api::StorageClass* sc =
+        class_name.empty() ? nullptr : lister.Get<api::StorageClass>(api::Symbol(class_name));
+    const bool delayed =
+        sc != nullptr && sc->volume_binding_mode == api::VolumeBindingMode::kWaitForFirstConsumer;
+    if (delayed && pvc->spec.volume_name.empty()) {
+      s->delayed.push_back(*pvc);
+      s->volumes_by_class.try_emplace(std::string(class_name));
+    } else {
+      unbound_immediate = true;
+    }
+  }
+  if (unbound_immediate) return Status::Unresolvable(std::string(kErrUnboundImmediate));
+  if (!s->volumes_by_class.empty()) {
+    // Every volume of those classes, in name order (the table's): a deterministic order where
+    // upstream's is its cache's.
+    for (const api::PersistentVolume* pv : lister.objects().Of<api::PersistentVolume>().List()) {
+      if (!assumed_volumes_.empty()) pv = FindVolume(pv->metadata.name);
+      auto it = s->volumes_by_class.find(pv->ClassName());
+      if (it != s->volumes_by_class.end()) it->second.push_back(pv);
+    }
+  }
+  state.Write(kStateKey, std::move(s));
+  return Status::OK();
+}
+
+Status VolumeBinding::Filter(const framework::CycleState& state, const framework::PodInfo& info,
+                             const framework::NodeInfo& node) const {
+  const auto* s = state.Read<BindingState>(kStateKey);
+  if (s == nullptr)
+    return Status::Error(fmt::format("cannot read \"{}\" from cycleState", kStateKey));
+  const framework::ObjectLister& lister = handle_.lister();
+  const api::LabelSet& labels = node.node()->metadata.labels;
+  bool bound_satisfied = true, unbound_satisfied = true, enough_storage = true,
+       volumes_exist = true;
+  NodeVolumes result;
+  for (const api::PersistentVolume* pv : s->bound) {
+    if (pv == nullptr) {
+      volumes_exist = false;
+      break;
+    }
+    if (!api::VolumeAdmits(*pv, labels)) {
+      bound_satisfied = false;
+      break;
+    }
+  }
+  if (!s->delayed.empty()) {
+    std::vector<const Claim*> to_match, to_provision;
+    bool elsewhere = false;
+    for (const Claim& pvc : s->delayed) {
+      auto selected = pvc.metadata.annotations.find(std::string(api::kSelectedNodeAnnotation));
+      if (selected == pvc.metadata.annotations.end()) {
+        to_match.push_back(&pvc);
+      } else if (selected->second == node.name().str()) {
+        to_provision.push_back(&pvc);
+      } else {
+        elsewhere = true;  // its volume is being provisioned for another node
+        break;
+      }
+    }
+    if (elsewhere) {
+      unbound_satisfied = false;
+    } else {
+      // Smallest claims first, each taking the smallest volume that fits.
+      std::stable_sort(to_match.begin(), to_match.end(), [](const Claim* a, const Claim* b) {
+        return Requested(*a) < Requested(*b);
+      });
+      std::set<std::string, std::less<>> chosen;
+      for (const Claim* pvc : to_match) {
+        auto candidates = s->volumes_by_class.find(pvc->ClassName());
+        const api::PersistentVolume* pv =
+            candidates == s->volumes_by_class.end()
+                ? nullptr
+                : api::FindMatchingVolume(*pvc, candidates->second, &labels, chosen);
+        if (pv == nullptr) {
+          unbound_satisfied = false;
+          to_provision.push_back(pvc);
+          continue;
+        }
+        chosen.insert(pv->metadata.name);
+        result.bindings.emplace_back(*pvc, *pv);
+      }
+      if (!to_provision.empty()) {
+        // A claim no volume matched may still be provisioned here: that decides.
+        unbound_satisfied = true;
+        for (const Claim* pvc : to_provision) {
+          const std::string_view class_name = pvc->ClassName();
+          if (class_name.empty()) {
+            return Status::Error(fmt::format("no class for claim \"{}\"", pvc->metadata.Key()));
+          }
+          const api::StorageClass* sc = lister.Get<api::StorageClass>(api::Symbol(class_name));
+          if (sc == nullptr) {
+            return Status::Error(fmt::format("failed to find storage class \"{}\"", class_name));
+          }
+          if (sc->provisioner.empty() || sc->provisioner == api::kNoProvisioner ||
+              !api::MatchesTopology(sc->allowed_topologies, labels)) {
+            unbound_satisfied = false;
+            break;
+          }
+          bool enough = true;
+          const api::CSIStorageCapacity* capacity = CapacityFor(lister, *pvc, *sc, labels, &enough);
+          if (!enough) {
+            enough_storage = false;
+            break;
+          }
+          result.provisions.push_back(*pvc);
+          if (capacity != nullptr) {
+            result.provision_capacity[std::string(class_name)] =
+                capacity->capacity.value_or(Quantity());
+          }
+        }
+      }
+    }
+  }
+  std::vector<std::string> reasons;
+  if (!bound_satisfied) reasons.emplace_back(kErrNodeConflict);
+  if (!unbound_satisfied) reasons.emplace_back(kErrBindConflict);
+  if (!enough_storage) reasons.emplace_back(kErrNotEnoughSpace);
+  if (!volumes_exist) reasons.emplace_back(kErrVolumeNotExist);
+  if (!reasons.empty()) {
+    return Status(framework::Code::kUnschedulableAndUnresolvable, std::move(reasons));
+  }
+  if (!s->delayed.empty()) {
+    std::lock_guard lock(s->mu);
+    s->by_node[node.name()] = std::move(result);
+  }
+  return Status::OK();
+}
+
+Status VolumeBinding::PreScore(framework::CycleState& state, const framework::PodInfo&,
+                               std::span<framework::NodeInfo* const>) {
+  if (shape_.empty()) return Status(framework::Code::kSkip);
+  const auto* s = state.Read<BindingState>(kStateKey);
+  if (s == nullptr || s->delayed.empty()) return Status(framework::Code::kSkip);
+  return Status::OK();
+}
+
+Status VolumeBinding::Score(const framework::CycleState& state, const framework::PodInfo&,
+                            const framework::NodeInfo& node, int64_t* score) const {
+  *score = 0;
+  const auto* s = state.Read<BindingState>(kStateKey);
+  if (s == nullptr || shape_.empty()) return Status::OK();
+  std::lock_guard lock(s->mu);
+  auto it = s->by_node.find(node.name());
+  if (it == s->by_node.end()) return Status::OK();
+  const NodeVolumes& volumes = it->second;
+  // Per class: what the pod asks of it against what it has, on the volumes chosen, or on the
+  // capacity a provisioned class has there.
+  std::map<std::string, std::pair<int64_t, int64_t>, std::less<>> classes;
+  if (!volumes.bindings.empty()) {
+    for (const auto& [pvc, pv] : volumes.bindings) {
+      auto& [requested, capacity] = classes[pv.spec.storage_class_name];
+      requested += Requested(pvc).Value();
+      capacity += pv.spec.capacity.Value();
+    }
+  } else {
+    for (const Claim& pvc : volumes.provisions) {
+      auto cap = volumes.provision_capacity.find(pvc.ClassName());
+      if (cap == volumes.provision_capacity.end()) continue;
+      auto& [requested, capacity] = classes[std::string(pvc.ClassName())];
+      requested += Requested(pvc).Value();
+      capacity = cap->second.Value();
+    }
+  }
+  if (classes.empty()) return Status::OK();
+  int64_t total = 0;
+  for (const auto& [name, rc] : classes) {
+    const auto [requested, capacity] = rc;
+    const int64_t utilization =
+        capacity == 0 || requested > capacity ? 100 : requested * 100 / capacity;
+    total += ShapeScore(shape_, utilization);
+  }
+  *score = static_cast<int64_t>(
+      std::llround(static_cast<double>(total) / static_cast<double>(classes.size())));
+  return Status::OK();
+}
+
+Status VolumeBinding::Reserve(framework::CycleState& state, const framework::PodInfo& info,
+                              api::Symbol node) {
+  auto* s = state.Read<BindingState>(kStateKey);
+  if (s == nullptr) return Status::OK();
+  std::unique_lock lock(s->mu);
+  auto it = s->by_node.find(node);
+  if (it == s->by_node.end()) return Status::OK();  // every claim is bound
+  NodeVolumes chosen = it->second;
+  lock.unlock();
+  const std::string pod = info.pod.metadata.Key();
+  for (auto& [pvc, pv] : chosen.bindings) {
+    const std::string base = pv.metadata.resource_version;
+    // The claimRef the PV controller would write (upstream GetBindVolumeToClaim): marked as the
+    // controller's when the volume was not already the claim's.
+    const bool was_bound = api::BoundTo(pv, pvc);
+    pv.spec.claim_ref = api::ClaimReference(pvc);
+    if (!was_bound) {
+      pv.metadata.annotations.try_emplace(std::string(api::kBoundByControllerAnnotation), "yes");
+    }
+    assumed_volumes_[pv.metadata.name] = Assumed<api::PersistentVolume>{base, pv, pod};
+  }
+  for (Claim& pvc : chosen.provisions) {
+    const std::string base = pvc.metadata.resource_version;
+    pvc.metadata.annotations[std::string(api::kSelectedNodeAnnotation)] = node.string();
+    assumed_claims_[pvc.metadata.Key()] = Assumed<Claim>{base, pvc, pod};
+  }
+  if (!chosen.bindings.empty() || !chosen.provisions.empty()) s->reserved = std::move(chosen);
+  return Status::OK();
+}
+
+void VolumeBinding::Unreserve(framework::CycleState& state, const framework::PodInfo& info,
+                              api::Symbol) {
+  auto* s = state.Read<BindingState>(kStateKey);
+  if (s == nullptr || !s->reserved) return;
+  const std::string pod = info.pod.metadata.Key();
+  for (const auto& [pvc, pv] : s->reserved->bindings) {
+    auto it = assumed_volumes_.find(pv.metadata.name);
+    if (it != assumed_volumes_.end() && it->second.pod == pod) assumed_volumes_.erase(it);
+  }
+  for (const Claim& pvc : s->reserved->provisions) {
+    auto it = assumed_claims_.find(pvc.metadata.Key());
+    if (it != assumed_claims_.end() && it->second.pod == pod) assumed_claims_.erase(it);
+  }
+  s->reserved.reset();
+}
+
+Status VolumeBinding::PreBind(framework::CycleState& state, const framework::PodInfo&,
+                              api::Symbol node) {
+  const auto* s = state.Read<BindingState>(kStateKey);
+  if (s == nullptr || !s->reserved) return Status::OK();  // nothing to bind
+  framework::ClusterClient& client = handle_.client();
+  for (const auto& [pvc, pv] : s->reserved->bindings) {
+    if (Status w = client.BindVolume(pv); !w.IsSuccess()) {
+      return Status::Error(fmt::format("binding volumes: persistentvolume \"{}\": {}",
+                                       pv.metadata.name, w.Message()));
+    }
+  }
+  for (const Claim& pvc : s->reserved->provisions) {
+    if (Status w = client.SelectNode(pvc, node); !w.IsSuccess()) {
+      return Status::Error(fmt::format("binding volumes: persistentvolumeclaim \"{}\": {}",
+                                       pvc.metadata.Key(), w.Message()));
+    }
+  }
+  return Status::OK();
+}
+
+std::vector<framework::ClusterEventWithHint> VolumeBinding::EventsToRegister() const {
+  auto class_changed = [](const api::Pod&, const EventObjects& e, Status*) {
+    const api::StorageClass* before = e.Old<api::StorageClass>();
+    const api::StorageClass* after = e.New<api::StorageClass>();
+    if (before == nullptr || after == nullptr) return QueueingHint::kQueue;
+    auto keys = [](const api::StorageClass& sc) {
+      std::vector<std::pair<api::Symbol, std::vector<api::Symbol>>> out;
+      for (const api::TopologySelectorTerm& t : sc.allowed_topologies) {
+        for (const auto& r : t.match_label_expressions) out.emplace_back(r.key, r.values);
+        out.emplace_back(api::Symbol(), std::vector<api::Symbol>{});
+      }
+      return out;
+    };
+    return keys(*before) != keys(*after) ? QueueingHint::kQueue : QueueingHint::kSkip;
+  };
+  auto capacity_changed = [](const api::Pod&, const EventObjects& e, Status*) {
+    const api::CSIStorageCapacity* before = e.Old<api::CSIStorageCapacity>();
+    const api::CSIStorageCapacity* after = e.New<api::CSIStorageCapacity>();
+    if (before == nullptr) return QueueingHint::kQueue;
+    if (after == nullptr) return QueueingHint::kSkip;
+    auto limit = [](const api::CSIStorageCapacity& c) {
+      return c.maximum_volume_size ? c.maximum_volume_size : c.capacity;
+    };
+    const std::optional<Quantity> was = limit(*before), now = limit(*after);
+    return now && (!was || *was < *now) ? QueueingHint::kQueue : QueueingHint::kSkip;
+  };
+  auto csi_node_changed = [](const api::Pod&, const EventObjects& e, Status*) {
+    const api::CSINode* before = e.Old<api::CSINode>();
+    const api::CSINode* after = e.New<api::CSINode>();
+    if (before == nullptr || after == nullptr) return QueueingHint::kQueue;
+    const std::string key(api::kMigratedPluginsAnnotation);
+    auto value = [&](const api::CSINode& n) {
+      auto it = n.metadata.annotations.find(key);
+      return it == n.metadata.annotations.end() ? std::optional<std::string>() : it->second;
+    };
+    return value(*before) != value(*after) ? QueueingHint::kQueue : QueueingHint::kSkip;
+  };
+  using framework::EventResource;
+  const uint32_t add_update = framework::kAdd | framework::kUpdateOther;
+  return {
+      {ClusterEvent{EventResource::Of<api::StorageClass>(), add_update, "StorageClassAdd|Update"},
+       class_changed},
+      {ClusterEvent{EventResource::Of<api::PersistentVolumeClaim>(), add_update,
+                    "PersistentVolumeClaimAdd|Update"},
+       ClaimHint},
+      {ClusterEvent{EventResource::Of<api::PersistentVolume>(), add_update,
+                    "PersistentVolumeAdd|Update"},
+       {}},
+      {ClusterEvent{EventResource::kNode, framework::kAdd | framework::kUpdateNodeLabel,
+                    "NodeAdd|UpdateNodeLabel"},
+       {}},
+      {ClusterEvent{EventResource::Of<api::CSINode>(), add_update, "CSINodeAdd|Update"},
+       csi_node_changed},
+      {ClusterEvent{EventResource::Of<api::CSIStorageCapacity>(), add_update,
+                    "CSIStorageCapacityAdd|Update"},
+       capacity_changed},
+  };
+}
+
+}  // namespace muster::plugins::volumes

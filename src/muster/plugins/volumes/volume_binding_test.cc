@@ -1,0 +1,283 @@
+#include "muster/plugins/volumes/volume_binding.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "muster/api/testing/builders.h"
+#include "muster/framework/testing/fake_services.h"
+
+// After upstream's volume_binding_test.go and binder_test.go: classes immediate-sc (Immediate)
+// and wait-sc (WaitForFirstConsumer, no provisioner), provisioned-sc (WaitForFirstConsumer,
+// with one); nodes labelled kubernetes.io/hostname; volumes with node affinity on it.
+
+namespace muster::plugins::volumes {
+namespace {
+
+using framework::Code;
+using framework::Status;
+using testing::FakeServices;
+using testing::MakeClaim;
+using testing::MakeNode;
+using testing::MakePod;
+using testing::MakeStorageClass;
+using testing::MakeVolume;
+
+constexpr std::string_view kHost = "kubernetes.io/hostname";
+constexpr auto kWait = api::VolumeBindingMode::kWaitForFirstConsumer;
+
+class BindingWorld {
+ public:
+  BindingWorld() {
+    services_.AddObject(MakeStorageClass("immediate-sc", "p"));
+    services_.AddObject(MakeStorageClass("wait-sc", std::string(api::kNoProvisioner), kWait));
+    services_.AddObject(MakeStorageClass("provisioned-sc", "csi.example.com", kWait));
+    for (const char* n : {"node-a", "node-b"}) {
+      services_.AddNode(MakeNode().Name(n).Label(kHost, n).Obj());
+    }
+  }
+
+  // PreFilter, then Filter on every node: "node: code message" for each that fails.
+  Status PreFilter(const api::Pod& pod) {
+    info_ = framework::PodInfo::Make(pod);
+    state_ = std::make_unique<framework::CycleState>();
+    framework::PreFilterResult result;
+    return plugin_.PreFilter(*state_, *info_, services_.snapshot().List(), &result);
+  }
+  Status Filter(std::string_view node) {
+    return plugin_.Filter(*state_, *info_, *services_.snapshot().Get(api::Symbol(node)));
+  }
+
+  FakeServices services_;
+  VolumeBinding plugin_{VolumeBindingArgs{}, services_.handle()};
+  framework::PodInfoPtr info_;
+  std::unique_ptr<framework::CycleState> state_;
+};
+
+api::Pod PodWith(std::initializer_list<std::string_view> claims) {
+  testing::PodBuilder b = MakePod().Name("pod-a");
+  int i = 0;
+  for (std::string_view c : claims) b.Claim("v" + std::to_string(i++), c);
+  return b.Obj();
+}
+
+TEST(VolumeBindingTest, APodWithoutClaimsIsSkipped) {
+  BindingWorld w;
+  EXPECT_EQ(w.PreFilter(MakePod().Name("p").Obj()).code(), Code::kSkip);
+}
+
+TEST(VolumeBindingTest, PreFilterRefusesClaimsThatCannotBeUsed) {
+  struct Case {
+    const char* name;
+    api::PersistentVolumeClaim claim;
+    std::string message;
+  };
+  const Case cases[] = {
+      {"unbound, Immediate", MakeClaim("pvc-a", "immediate-sc").Obj(),
+       std::string(kErrUnboundImmediate)},
+      {"pre-bound, not yet bound, WaitForFirstConsumer",
+       MakeClaim("pvc-a", "wait-sc").VolumeName("pv-a").Obj(), std::string(kErrUnboundImmediate)},
+      {"lost", MakeClaim("pvc-a", "wait-sc").BoundTo("pv-a").Phase(api::ClaimPhase::kLost).Obj(),
+       "persistentvolumeclaim \"pvc-a\" bound to non-existent persistentvolume \"pv-a\""},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    BindingWorld w;
+    w.services_.AddObject(c.claim);
+    const Status s = w.PreFilter(PodWith({"pvc-a"}));
+    EXPECT_EQ(s.code(), Code::kUnschedulableAndUnresolvable);
+    EXPECT_EQ(s.Message(), c.message);
+  }
+  BindingWorld w;
+  const Status missing = w.PreFilter(PodWith({"pvc-a"}));
+  EXPECT_EQ(missing.code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(missing.Message(), "persistentvolumeclaim \"pvc-a\" not found");
+  const Status ephemeral =
+      w.PreFilter(MakePod().Name("pod-a").Ephemeral("scratch", "wait-sc").Obj());
+  EXPECT_EQ(ephemeral.Message(),
+            "waiting for ephemeral volume controller to create the persistentvolumeclaim "
+            "\"pod-a-scratch\"");
+}
+
+TEST(VolumeBindingTest, ABoundClaimsVolumeMustAdmitTheNode) {
+  BindingWorld w;
+  w.services_.AddObject(MakeVolume("pv-a", "wait-sc")
+                            .NodeAffinity(kHost, {"node-a"})
+                            .ClaimRef("pvc-a")
+                            .Phase(api::VolumePhase::kBound)
+                            .Obj());
+  w.services_.AddObject(MakeClaim("pvc-a", "wait-sc").BoundTo("pv-a").Obj());
+  w.services_.AddObject(MakeClaim("pvc-gone", "wait-sc").BoundTo("pv-gone").Obj());
+  ASSERT_TRUE(w.PreFilter(PodWith({"pvc-a"})).IsSuccess());
+  EXPECT_TRUE(w.Filter("node-a").IsSuccess());
+  const Status conflict = w.Filter("node-b");
+  EXPECT_EQ(conflict.code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(conflict.Message(), kErrNodeConflict);
+
+  ASSERT_TRUE(w.PreFilter(PodWith({"pvc-gone"})).IsSuccess());
+  EXPECT_EQ(w.Filter("node-a").Message(), kErrVolumeNotExist);
+}
+
+TEST(VolumeBindingTest, UnboundClaimsMatchTheSmallestFittingVolume) {
+  BindingWorld w;
+  w.services_.AddObject(
+      MakeVolume("pv-big", "wait-sc", "10Gi").NodeAffinity(kHost, {"node-a"}).Obj());
+  w.services_.AddObject(
+      MakeVolume("pv-small", "wait-sc", "2Gi").NodeAffinity(kHost, {"node-a"}).Obj());
+  w.services_.AddObject(
+      MakeVolume("pv-tiny", "wait-sc", "500Mi").NodeAffinity(kHost, {"node-a"}).Obj());
+  w.services_.AddObject(
+      MakeVolume("pv-rwx", "wait-sc", "1Gi").Modes({api::AccessMode::kReadWriteMany}).Obj());
+  w.services_.AddObject(MakeClaim("pvc-a", "wait-sc", "1Gi").Obj());
+  w.services_.AddObject(MakeClaim("pvc-b", "wait-sc", "5Gi").Obj());
+  ASSERT_TRUE(w.PreFilter(PodWith({"pvc-b", "pvc-a"})).IsSuccess());
+  EXPECT_TRUE(w.Filter("node-a").IsSuccess());
+  // node-b: no volume there, and the class provisions nothing.
+  const Status none = w.Filter("node-b");
+  EXPECT_EQ(none.code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(none.Message(), kErrBindConflict);
+
+  // Reserve assumes the choice (pvc-a, the smaller claim first, takes pv-small; pvc-b pv-big),
+  // and PreBind writes it.
+  ASSERT_TRUE(w.plugin_.Reserve(*w.state_, *w.info_, api::Symbol("node-a")).IsSuccess());
+  ASSERT_TRUE(w.plugin_.PreBind(*w.state_, *w.info_, api::Symbol("node-a")).IsSuccess());
+  EXPECT_EQ(w.services_.volume_bindings,
+            (std::vector<std::string>{"pv-small -> default/pvc-a", "pv-big -> default/pvc-b"}));
+  ASSERT_NE(w.plugin_.FindVolume("pv-small"), nullptr);
+  ASSERT_TRUE(w.plugin_.FindVolume("pv-small")->spec.claim_ref);
+  EXPECT_EQ(w.plugin_.FindVolume("pv-small")->spec.claim_ref->name, "pvc-a");
+
+  // Another pod's claim cannot have them while the assumption holds.
+  w.services_.AddObject(MakeClaim("pvc-c", "wait-sc", "1Gi").Obj());
+  BindingWorld* world = &w;
+  testing::PodBuilder other = MakePod().Name("pod-c");
+  other.Claim("v", "pvc-c");
+  world->info_ = framework::PodInfo::Make(other.Obj());
+  framework::CycleState second;
+  framework::PreFilterResult result;
+  ASSERT_TRUE(
+      w.plugin_.PreFilter(second, *w.info_, w.services_.snapshot().List(), &result).IsSuccess());
+  // pv-tiny is too small, pv-rwx has the wrong modes, the others are taken.
+  EXPECT_EQ(w.plugin_.Filter(second, *w.info_, *w.services_.snapshot().Get(api::Symbol("node-a")))
+                .Message(),
+            kErrBindConflict);
+}
+
+TEST(VolumeBindingTest, UnreserveForgetsTheAssumption) {
+  BindingWorld w;
+  w.services_.AddObject(MakeVolume("pv-a", "wait-sc").Obj());
+  w.services_.AddObject(MakeClaim("pvc-a", "wait-sc").Obj());
+  ASSERT_TRUE(w.PreFilter(PodWith({"pvc-a"})).IsSuccess());
+  ASSERT_TRUE(w.Filter("node-a").IsSuccess());
+  ASSERT_TRUE(w.plugin_.Reserve(*w.state_, *w.info_, api::Symbol("node-a")).IsSuccess());
+  EXPECT_TRUE(w.plugin_.FindVolume("pv-a")->spec.claim_ref.has_value());
+  w.plugin_.Unreserve(*w.state_, *w.info_, api::Symbol("node-a"));
+  EXPECT_FALSE(w.plugin_.FindVolume("pv-a")->spec.claim_ref.has_value());
+  EXPECT_TRUE(w.plugin_.PreBind(*w.state_, *w.info_, api::Symbol("node-a")).IsSuccess());
+  EXPECT_TRUE(w.services_.volume_bindings.empty()) << "nothing reserved, nothing written";
+}
+
+TEST(VolumeBindingTest, ClaimsWithoutAVolumeAreProvisionedWhereTheClassAllows) {
+  BindingWorld w;
+  api::StorageClass zoned = MakeStorageClass("zoned-sc", "csi.example.com", kWait);
+  zoned.allowed_topologies.push_back(
+      api::TopologySelectorTerm{{{api::Symbol(kHost), {api::Symbol("node-b")}}}});
+  w.services_.AddObject(zoned);
+  w.services_.AddObject(MakeClaim("pvc-a", "provisioned-sc").Obj());
+  w.services_.AddObject(MakeClaim("pvc-z", "zoned-sc").Obj());
+  ASSERT_TRUE(w.PreFilter(PodWith({"pvc-a"})).IsSuccess());
+  EXPECT_TRUE(w.Filter("node-a").IsSuccess());
+  ASSERT_TRUE(w.plugin_.Reserve(*w.state_, *w.info_, api::Symbol("node-a")).IsSuccess());
+  ASSERT_TRUE(w.plugin_.PreBind(*w.state_, *w.info_, api::Symbol("node-a")).IsSuccess());
+  EXPECT_EQ(w.services_.selected_nodes, std::vector<std::string>{"default/pvc-a -> node-a"});
+
+  ASSERT_TRUE(w.PreFilter(PodWith({"pvc-z"})).IsSuccess());
+  EXPECT_EQ(w.Filter("node-a").Message(), kErrBindConflict) << "outside allowedTopologies";
+  EXPECT_TRUE(w.Filter("node-b").IsSuccess());
+}
+
+TEST(VolumeBindingTest, AClaimBeingProvisionedForOneNodeFitsNoOther) {
+  BindingWorld w;
+  w.services_.AddObject(MakeClaim("pvc-a", "provisioned-sc").SelectedNode("node-b").Obj());
+  ASSERT_TRUE(w.PreFilter(PodWith({"pvc-a"})).IsSuccess());
+  EXPECT_EQ(w.Filter("node-a").Message(), kErrBindConflict);
+  EXPECT_TRUE(w.Filter("node-b").IsSuccess());
+}
+
+TEST(VolumeBindingTest, StorageCapacityDecidesWhereADriverReportsIt) {
+  BindingWorld w;
+  api::CSIDriver driver;
+  driver.metadata.name = "csi.example.com";
+  driver.storage_capacity = true;
+  w.services_.AddObject(driver);
+  api::CSIStorageCapacity capacity;
+  capacity.metadata.name = "cap-a";
+  capacity.metadata.namespace_ = api::Symbol("kube-system");
+  capacity.storage_class_name = "provisioned-sc";
+  capacity.capacity = *api::Quantity::Parse("10Gi");
+  api::LabelSelector on_a;
+  on_a.match_labels.emplace_back(api::Symbol(kHost), api::Symbol("node-a"));
+  capacity.node_topology = on_a;
+  w.services_.AddObject(capacity);
+  w.services_.AddObject(MakeClaim("pvc-a", "provisioned-sc", "5Gi").Obj());
+  w.services_.AddObject(MakeClaim("pvc-huge", "provisioned-sc", "50Gi").Obj());
+  ASSERT_TRUE(w.PreFilter(PodWith({"pvc-a"})).IsSuccess());
+  EXPECT_TRUE(w.Filter("node-a").IsSuccess());
+  EXPECT_EQ(w.Filter("node-b").Message(), kErrNotEnoughSpace);
+  ASSERT_TRUE(w.PreFilter(PodWith({"pvc-huge"})).IsSuccess());
+  EXPECT_EQ(w.Filter("node-a").Message(), kErrNotEnoughSpace);
+}
+
+TEST(VolumeBindingTest, ShapeScoresTheUtilizationOfTheVolumesChosen) {
+  // Upstream's test shape (the old VolumeCapacityPriority default): fuller is better.
+  VolumeBindingArgs args;
+  args.shape = std::vector<UtilizationShapePoint>{{0, 0}, {100, 10}};
+  FakeServices services;
+  for (const char* n : {"node-a", "node-b"}) {
+    services.AddNode(MakeNode().Name(n).Label(kHost, n).Obj());
+  }
+  services.AddObject(MakeStorageClass("wait-sc", std::string(api::kNoProvisioner), kWait));
+  services.AddObject(MakeVolume("pv-a", "wait-sc", "200Gi").NodeAffinity(kHost, {"node-a"}).Obj());
+  services.AddObject(MakeVolume("pv-b", "wait-sc", "100Gi").NodeAffinity(kHost, {"node-b"}).Obj());
+  services.AddObject(MakeClaim("pvc-a", "wait-sc", "50Gi").Obj());
+  VolumeBinding plugin(args, services.handle());
+  const framework::PodInfoPtr pod = framework::PodInfo::Make(PodWith({"pvc-a"}));
+  framework::CycleState state;
+  framework::PreFilterResult result;
+  ASSERT_TRUE(plugin.PreFilter(state, *pod, services.snapshot().List(), &result).IsSuccess());
+  for (const framework::NodeInfo* node : services.snapshot().List()) {
+    ASSERT_TRUE(plugin.Filter(state, *pod, *node).IsSuccess());
+  }
+  ASSERT_TRUE(plugin.PreScore(state, *pod, services.snapshot().List()).IsSuccess());
+  int64_t a = -1, b = -1;
+  ASSERT_TRUE(
+      plugin.Score(state, *pod, *services.snapshot().Get(api::Symbol("node-a")), &a).IsSuccess());
+  ASSERT_TRUE(
+      plugin.Score(state, *pod, *services.snapshot().Get(api::Symbol("node-b")), &b).IsSuccess());
+  EXPECT_EQ(a, 25);  // 50 of 200: 25%
+  EXPECT_EQ(b, 50);  // 50 of 100: 50%
+}
+
+TEST(FindMatchingVolumeTest, PreBoundVolumesAndTies) {
+  const api::PersistentVolumeClaim claim = MakeClaim("pvc-a", "sc", "1Gi").Obj();
+  const api::PersistentVolume first = MakeVolume("pv-1", "sc", "1Gi").Obj();
+  const api::PersistentVolume second = MakeVolume("pv-2", "sc", "1Gi").Obj();
+  const api::PersistentVolume prebound = MakeVolume("pv-3", "sc", "5Gi").ClaimRef("pvc-a").Obj();
+  const api::PersistentVolume elsewhere =
+      MakeVolume("pv-4", "sc", "5Gi").ClaimRef("pvc-a").NodeAffinity(kHost, {"node-b"}).Obj();
+  api::LabelSet node_a;
+  node_a.Set(api::Symbol(kHost), api::Symbol("node-a"));
+  const std::vector<const api::PersistentVolume*> equal = {&first, &second};
+  EXPECT_EQ(api::FindMatchingVolume(claim, equal, &node_a, {}), &first) << "first among equals";
+  const std::vector<const api::PersistentVolume*> with_prebound = {&first, &prebound};
+  EXPECT_EQ(api::FindMatchingVolume(claim, with_prebound, &node_a, {}), &prebound);
+  // A volume pre-bound to the claim that the node cannot use: no match at all.
+  const std::vector<const api::PersistentVolume*> with_elsewhere = {&first, &elsewhere};
+  EXPECT_EQ(api::FindMatchingVolume(claim, with_elsewhere, &node_a, {}), nullptr);
+  EXPECT_EQ(api::FindMatchingVolume(claim, with_elsewhere, nullptr, {}), &elsewhere);
+  EXPECT_EQ(api::FindMatchingVolume(claim, equal, &node_a, {"pv-1"}), &second);
+}
+
+}  // namespace
+}  // namespace muster::plugins::volumes

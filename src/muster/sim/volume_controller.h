@@ -1,0 +1,56 @@
+#pragma once
+
+// What a cluster's controllers do to volumes, for simulate (a real cluster has its own): the
+// ephemeral volume controller (a claim `<pod>-<volume>` for each generic ephemeral volume,
+// owned by the pod and deleted with it), kube-controller-manager's PersistentVolume controller
+// (binds a claim to the volume the scheduler chose or, for an Immediate claim, to the smallest
+// available volume that matches) and a provisioner (makes a volume for a claim of a class with
+// a provisioner: at once for an Immediate class, on the node the scheduler selected for a
+// WaitForFirstConsumer one, in that node's topology). Each acts at the instant it hears of a
+// change, after the scheduler.
+
+#include <set>
+#include <string>
+
+#include "muster/cluster/cluster.h"
+#include "muster/cluster/memory.h"
+
+namespace muster::sim {
+
+class VolumeController final : public cluster::TypedObserver<VolumeController> {
+ public:
+  VolumeController(cluster::MemoryCluster& cluster, framework::Clock& clock)
+      : cluster_(cluster), clock_(clock) {}
+
+  // Creates `claim` as a controller would (the default class admitted when it names none),
+  // unless a claim of its name exists.
+  void CreateClaim(api::PersistentVolumeClaim claim);
+
+  void Added(const api::PodPtr& pod);
+  void Deleted(const api::PodPtr& pod);
+  void Added(const api::Shared<api::PersistentVolumeClaim>&) { Schedule(); }
+  void Updated(const api::Shared<api::PersistentVolumeClaim>&,
+               const api::Shared<api::PersistentVolumeClaim>&) {
+    Schedule();
+  }
+  void Added(const api::Shared<api::PersistentVolume>&) { Schedule(); }
+  void Updated(const api::Shared<api::PersistentVolume>&,
+               const api::Shared<api::PersistentVolume>&) {
+    Schedule();
+  }
+  void Deleted(const api::Shared<api::PersistentVolume>&) { Schedule(); }
+
+ private:
+  // One pass over the claims at the current instant, however many changes asked for it.
+  void Schedule();
+  void Sync();
+  void Bind(const api::PersistentVolumeClaim& claim, const api::PersistentVolume& pv);
+  void Provision(const api::PersistentVolumeClaim& claim, const api::StorageClass& sc,
+                 const api::Node* node);
+
+  cluster::MemoryCluster& cluster_;
+  framework::Clock& clock_;
+  bool scheduled_ = false;
+};
+
+}  // namespace muster::sim
