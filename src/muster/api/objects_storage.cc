@@ -7,7 +7,6 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <array>
 #include <span>
 #include <string>
 #include <vector>
@@ -41,12 +40,6 @@ std::optional<Enum> ReadEnum(Decoder& d, const YAML::Node& n, const std::string&
   Unsupported(d, path, *s, names);
   return std::nullopt;
 }
-
-constexpr std::array<std::string_view, 2> kVolumeModeNames = {"Filesystem", "Block"};
-constexpr std::array<std::string_view, 5> kVolumePhaseNames = {"Pending", "Available", "Bound",
-                                                               "Released", "Failed"};
-constexpr std::array<std::string_view, 3> kClaimPhaseNames = {"Pending", "Bound", "Lost"};
-constexpr std::array<std::string_view, 2> kBindingModeNames = {"Immediate", "WaitForFirstConsumer"};
 
 std::string Required(Decoder& d, Map& m, std::string_view field) {
   std::string value = ReadString(d, m.Get(field), m.Path(field)).value_or("");
@@ -450,7 +443,7 @@ StorageClass DecodeStorageClass(Decoder& d, Map& m, const std::string&) {
     sc.reclaim_policy = *p;
   }
   if (auto mode = ReadEnum<VolumeBindingMode>(d, m.Get("volumeBindingMode"), "volumeBindingMode",
-                                              kBindingModeNames)) {
+                                              kVolumeBindingModeNames)) {
     sc.volume_binding_mode = *mode;
   }
   ReadList(d, m.Get("allowedTopologies"), "allowedTopologies",

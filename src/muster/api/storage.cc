@@ -3,14 +3,9 @@
 #include "muster/api/storage.h"
 
 #include <algorithm>
-#include <array>
 
 namespace muster::api {
 namespace {
-
-constexpr std::array<std::string_view, 5> kVolumePhaseNames = {"Pending", "Available", "Bound",
-                                                               "Released", "Failed"};
-constexpr std::array<std::string_view, 3> kClaimPhaseNames = {"Pending", "Bound", "Lost"};
 
 // The annotation `key`'s value, or nullptr.
 const std::string* Annotation(const ObjectMeta& meta, std::string_view key) {
@@ -28,25 +23,6 @@ std::vector<std::string_view> AccessModes::Names() const {
   return names;
 }
 
-std::optional<AccessMode> ParseAccessMode(std::string_view s) {
-  for (size_t i = 0; i < std::size(kAccessModeNames); ++i) {
-    if (kAccessModeNames[i] == s) return static_cast<AccessMode>(i);
-  }
-  return std::nullopt;
-}
-
-std::string_view VolumeModeName(VolumeMode m) {
-  return m == VolumeMode::kBlock ? "Block" : "Filesystem";
-}
-
-std::string_view VolumePhaseName(VolumePhase p) {
-  return kVolumePhaseNames[static_cast<size_t>(p)];
-}
-std::string_view ClaimPhaseName(ClaimPhase p) { return kClaimPhaseNames[static_cast<size_t>(p)]; }
-
-std::string_view VolumeBindingModeName(VolumeBindingMode m) {
-  return m == VolumeBindingMode::kWaitForFirstConsumer ? "WaitForFirstConsumer" : "Immediate";
-}
 
 std::string_view PersistentVolume::ClassName() const {
   if (const std::string* a = Annotation(metadata, kBetaStorageClassAnnotation)) return *a;

@@ -455,10 +455,18 @@ inline constexpr std::string_view kMigratedPluginsAnnotation =
 // A StorageClass provisioner that provisions nothing (static volumes only).
 inline constexpr std::string_view kNoProvisioner = "kubernetes.io/no-provisioner";
 
+// Each enum's names, in its order: what decoding reads and output prints.
 enum class VolumePhase { kPending, kAvailable, kBound, kReleased, kFailed };
-std::string_view VolumePhaseName(VolumePhase p);
+inline constexpr std::string_view kVolumePhaseNames[] = {"Pending", "Available", "Bound",
+                                                         "Released", "Failed"};
+inline std::string_view VolumePhaseName(VolumePhase p) {
+  return kVolumePhaseNames[static_cast<size_t>(p)];
+}
 enum class ClaimPhase { kPending, kBound, kLost };
-std::string_view ClaimPhaseName(ClaimPhase p);
+inline constexpr std::string_view kClaimPhaseNames[] = {"Pending", "Bound", "Lost"};
+inline std::string_view ClaimPhaseName(ClaimPhase p) {
+  return kClaimPhaseNames[static_cast<size_t>(p)];
+}
 
 struct PersistentVolume {
   ObjectMeta metadata;
@@ -495,7 +503,11 @@ struct PersistentVolumeClaim {
 };
 
 enum class VolumeBindingMode { kImmediate, kWaitForFirstConsumer };
-std::string_view VolumeBindingModeName(VolumeBindingMode m);
+inline constexpr std::string_view kVolumeBindingModeNames[] = {"Immediate",
+                                                               "WaitForFirstConsumer"};
+inline std::string_view VolumeBindingModeName(VolumeBindingMode m) {
+  return kVolumeBindingModeNames[static_cast<size_t>(m)];
+}
 
 // v1.TopologySelectorTerm: every requirement holds (the node's label `key` is one of `values`).
 struct TopologySelectorTerm {

@@ -40,10 +40,9 @@ struct AccessModes {
 
   friend bool operator==(AccessModes, AccessModes) = default;
 };
-std::optional<AccessMode> ParseAccessMode(std::string_view s);
 
 enum class VolumeMode : uint8_t { kFilesystem, kBlock };
-std::string_view VolumeModeName(VolumeMode m);
+inline constexpr std::string_view kVolumeModeNames[] = {"Filesystem", "Block"};
 
 // ---- the in-tree sources the volume plugins read ----
 

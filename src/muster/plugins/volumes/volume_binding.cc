@@ -31,16 +31,27 @@ struct NodeVolumes {
   std::map<std::string, Quantity, std::less<>> provision_capacity;
 };
 
+// An unbound claim of a WaitForFirstConsumer class, with what provisioning it reads, looked up
+// once for every node.
+struct Delayed {
+  Claim claim;
+  const api::StorageClass* sc = nullptr;
+  // Whether the class's CSI driver reports storage capacity, and then the CSIStorageCapacities
+  // of the class that can hold the claim, in the table's order (the first reaching a node is
+  // the one upstream takes).
+  bool capacity_reported = false;
+  std::vector<const api::CSIStorageCapacity*> capacities;
+};
+
 struct BindingState final : framework::StateData {
   // The bound claims' volumes, looked up once (nullptr: the volume does not exist).
   std::vector<const Volume*> bound;
-  std::vector<Claim> delayed;  // unbound, WaitForFirstConsumer
+  std::vector<Delayed> delayed;
   // The volumes of each delayed claim's class, by name.
   std::map<std::string, std::vector<const Volume*>, std::less<>> volumes_by_class;
   // Filled by Filter, one node at a time from several threads.
   mutable std::mutex mu;
   mutable std::map<api::Symbol, NodeVolumes> by_node;
-  bool has_static_bindings = false;
   // Reserve's choice, for PreBind: empty when every claim was bound already.
   std::optional<NodeVolumes> reserved;
 
@@ -49,7 +60,7 @@ struct BindingState final : framework::StateData {
       : bound(o.bound),
         delayed(o.delayed),
         volumes_by_class(o.volumes_by_class),
-        has_static_bindings(o.has_static_bindings),
+
         reserved(o.reserved) {
     std::lock_guard lock(o.mu);
     by_node = o.by_node;
@@ -62,28 +73,19 @@ struct BindingState final : framework::StateData {
 // The storage a claim asks for (zero when unset).
 Quantity Requested(const Claim& c) { return c.spec.storage.value_or(Quantity()); }
 
-// The CSIStorageCapacity that can hold `claim` for `sc` on the node, when its driver reports
-// capacity; *enough false when none can.
-const api::CSIStorageCapacity* CapacityFor(const framework::ObjectLister& lister,
-                                           const Claim& claim, const api::StorageClass& sc,
-                                           const api::LabelSet& node_labels, bool* enough) {
-  *enough = true;
-  if (!claim.spec.storage) return nullptr;
-  const api::CSIDriver* driver = lister.Get<api::CSIDriver>(api::Symbol(sc.provisioner));
-  if (driver == nullptr || !driver->storage_capacity) return nullptr;
+// The capacities of `sc` whose limit (maximumVolumeSize, else capacity) holds `claim`.
+std::vector<const api::CSIStorageCapacity*> CapacitiesFor(const framework::ObjectLister& lister,
+                                                          const Claim& claim,
+                                                          const api::StorageClass& sc) {
+  std::vector<const api::CSIStorageCapacity*> out;
   const int64_t needed = claim.spec.storage->Value();
-  for (const api::CSIStorageCapacity* capacity :
-       lister.objects().Of<api::CSIStorageCapacity>().List()) {
-    const api::CSIStorageCapacity& c = *capacity;
-    if (c.storage_class_name != sc.metadata.name) continue;
+  for (const api::CSIStorageCapacity* c : lister.objects().Of<api::CSIStorageCapacity>().List()) {
+    if (c->storage_class_name != sc.metadata.name) continue;
     const std::optional<Quantity>& limit =
-        c.maximum_volume_size ? c.maximum_volume_size : c.capacity;
-    if (!limit || limit->Value() < needed) continue;
-    if (!c.node_topology || !c.node_topology->Matches(node_labels)) continue;
-    return &c;
+        c->maximum_volume_size ? c->maximum_volume_size : c->capacity;
+    if (limit && limit->Value() >= needed) out.push_back(c);
   }
-  *enough = false;
-  return nullptr;
+  return out;
 }
 
 // The broken-line function of the shape at `utilization` percent (upstream's
@@ -197,7 +199,14 @@ Status VolumeBinding::PreFilter(framework::CycleState& state, const framework::P
     const bool delayed =
         sc != nullptr && sc->volume_binding_mode == api::VolumeBindingMode::kWaitForFirstConsumer;
     if (delayed && pvc->spec.volume_name.empty()) {
-      s->delayed.push_back(*pvc);
+      Delayed d{*pvc, sc};
+      // Capacity counts only for a claim that asks for storage, of a driver that reports it.
+      const api::CSIDriver* driver = lister.Get<api::CSIDriver>(api::Symbol(sc->provisioner));
+      if (pvc->spec.storage && driver != nullptr && driver->storage_capacity) {
+        d.capacity_reported = true;
+        d.capacities = CapacitiesFor(lister, *pvc, *sc);
+      }
+      s->delayed.push_back(std::move(d));
       s->volumes_by_class.try_emplace(std::string(class_name));
     } else {
       unbound_immediate = true;
@@ -217,12 +226,11 @@ Status VolumeBinding::PreFilter(framework::CycleState& state, const framework::P
   return Status::OK();
 }
 
-Status VolumeBinding::Filter(const framework::CycleState& state, const framework::PodInfo& info,
+Status VolumeBinding::Filter(const framework::CycleState& state, const framework::PodInfo&,
                              const framework::NodeInfo& node) const {
   const auto* s = state.Read<BindingState>(kStateKey);
   if (s == nullptr)
     return Status::Error(fmt::format("cannot read \"{}\" from cycleState", kStateKey));
-  const framework::ObjectLister& lister = handle_.lister();
   const api::LabelSet& labels = node.node()->metadata.labels;
   bool bound_satisfied = true, unbound_satisfied = true, enough_storage = true,
        volumes_exist = true;
@@ -238,14 +246,15 @@ Status VolumeBinding::Filter(const framework::CycleState& state, const framework
     }
   }
   if (!s->delayed.empty()) {
-    std::vector<const Claim*> to_match, to_provision;
+    std::vector<const Delayed*> to_match, to_provision;
     bool elsewhere = false;
-    for (const Claim& pvc : s->delayed) {
-      auto selected = pvc.metadata.annotations.find(std::string(api::kSelectedNodeAnnotation));
-      if (selected == pvc.metadata.annotations.end()) {
-        to_match.push_back(&pvc);
+    for (const Delayed& d : s->delayed) {
+      const auto& annotations = d.claim.metadata.annotations;
+      auto selected = annotations.find(std::string(api::kSelectedNodeAnnotation));
+      if (selected == annotations.end()) {
+        to_match.push_back(&d);
       } else if (selected->second == node.name().str()) {
-        to_provision.push_back(&pvc);
+        to_provision.push_back(&d);
       } else {
         elsewhere = true;  // its volume is being provisioned for another node
         break;
@@ -255,51 +264,47 @@ Status VolumeBinding::Filter(const framework::CycleState& state, const framework
       unbound_satisfied = false;
     } else {
       // Smallest claims first, each taking the smallest volume that fits.
-      std::stable_sort(to_match.begin(), to_match.end(), [](const Claim* a, const Claim* b) {
-        return Requested(*a) < Requested(*b);
+      std::stable_sort(to_match.begin(), to_match.end(), [](const Delayed* a, const Delayed* b) {
+        return Requested(a->claim) < Requested(b->claim);
       });
       std::set<std::string, std::less<>> chosen;
-      for (const Claim* pvc : to_match) {
-        auto candidates = s->volumes_by_class.find(pvc->ClassName());
-        const api::PersistentVolume* pv =
-            candidates == s->volumes_by_class.end()
-                ? nullptr
-                : api::FindMatchingVolume(*pvc, candidates->second, &labels, chosen);
+      for (const Delayed* d : to_match) {
+        const std::vector<const Volume*>& candidates =
+            s->volumes_by_class.find(d->claim.ClassName())->second;
+        const Volume* pv = api::FindMatchingVolume(d->claim, candidates, &labels, chosen);
         if (pv == nullptr) {
           unbound_satisfied = false;
-          to_provision.push_back(pvc);
+          to_provision.push_back(d);
           continue;
         }
         chosen.insert(pv->metadata.name);
-        result.bindings.emplace_back(*pvc, *pv);
+        result.bindings.emplace_back(d->claim, *pv);
       }
       if (!to_provision.empty()) {
         // A claim no volume matched may still be provisioned here: that decides.
         unbound_satisfied = true;
-        for (const Claim* pvc : to_provision) {
-          const std::string_view class_name = pvc->ClassName();
-          if (class_name.empty()) {
-            return Status::Error(fmt::format("no class for claim \"{}\"", pvc->metadata.Key()));
-          }
-          const api::StorageClass* sc = lister.Get<api::StorageClass>(api::Symbol(class_name));
-          if (sc == nullptr) {
-            return Status::Error(fmt::format("failed to find storage class \"{}\"", class_name));
-          }
-          if (sc->provisioner.empty() || sc->provisioner == api::kNoProvisioner ||
-              !api::MatchesTopology(sc->allowed_topologies, labels)) {
+        for (const Delayed* d : to_provision) {
+          const api::StorageClass& sc = *d->sc;  // found by PreFilter: the claim is delayed
+          if (sc.provisioner.empty() || sc.provisioner == api::kNoProvisioner ||
+              !api::MatchesTopology(sc.allowed_topologies, labels)) {
             unbound_satisfied = false;
             break;
           }
-          bool enough = true;
-          const api::CSIStorageCapacity* capacity = CapacityFor(lister, *pvc, *sc, labels, &enough);
-          if (!enough) {
-            enough_storage = false;
-            break;
+          const api::CSIStorageCapacity* capacity = nullptr;
+          if (d->capacity_reported) {
+            auto reaches = std::find_if(
+                d->capacities.begin(), d->capacities.end(), [&](const api::CSIStorageCapacity* c) {
+                  return c->node_topology && c->node_topology->Matches(labels);
+                });
+            if (reaches == d->capacities.end()) {
+              enough_storage = false;
+              break;
+            }
+            capacity = *reaches;
           }
-          result.provisions.push_back(*pvc);
+          result.provisions.push_back(d->claim);
           if (capacity != nullptr) {
-            result.provision_capacity[std::string(class_name)] =
-                capacity->capacity.value_or(Quantity());
+            result.provision_capacity[sc.metadata.name] = capacity->capacity.value_or(Quantity());
           }
         }
       }

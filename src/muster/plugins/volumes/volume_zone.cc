@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 
 #include "muster/plugins/volumes/claims.h"
 #include "muster/plugins/volumes/volumes.h"
@@ -53,10 +54,17 @@ std::optional<std::vector<std::string>> SplitValues(std::string_view value) {
   return out;
 }
 
+// kTopologyLabels, interned once: Filter reads them on every node.
+const std::array<api::Symbol, 4>& TopologyKeys() {
+  static const std::array<api::Symbol, 4> keys = {
+      api::Symbol(kTopologyLabels[0]), api::Symbol(kTopologyLabels[1]),
+      api::Symbol(kTopologyLabels[2]), api::Symbol(kTopologyLabels[3])};
+  return keys;
+}
+
 std::vector<Topology> TopologiesOf(const api::PersistentVolume& pv) {
   std::vector<Topology> out;
-  for (std::string_view key : kTopologyLabels) {
-    const api::Symbol k(key);
+  for (api::Symbol k : TopologyKeys()) {
     const api::Symbol* value = pv.metadata.labels.Get(k);
     if (value == nullptr) continue;
     if (std::optional<std::vector<std::string>> values = SplitValues(value->str())) {
@@ -68,10 +76,9 @@ std::vector<Topology> TopologiesOf(const api::PersistentVolume& pv) {
 
 // The GA label a beta one became (the beta is read from a node only through its GA label).
 api::Symbol GALabel(api::Symbol key) {
-  static const api::Symbol kBetaZone(kTopologyLabels[0]), kBetaRegion(kTopologyLabels[1]),
-      kZone(kTopologyLabels[2]), kRegion(kTopologyLabels[3]);
-  if (key == kBetaZone) return kZone;
-  if (key == kBetaRegion) return kRegion;
+  const std::array<api::Symbol, 4>& k = TopologyKeys();  // beta zone, beta region, zone, region
+  if (key == k[0]) return k[2];
+  if (key == k[1]) return k[3];
   return key;
 }
 
@@ -124,9 +131,8 @@ Status VolumeZone::Filter(const framework::CycleState& state, const framework::P
     return Status::Error(fmt::format("cannot read \"{}\" from cycleState", kStateKey));
   const api::LabelSet& labels = node.node()->metadata.labels;
   // A node without any zone or region label is in every zone (a cluster of one zone).
-  const bool has_topology =
-      std::any_of(std::begin(kTopologyLabels), std::end(kTopologyLabels),
-                  [&](std::string_view k) { return labels.Has(api::Symbol(k)); });
+  const bool has_topology = std::any_of(TopologyKeys().begin(), TopologyKeys().end(),
+                                        [&](api::Symbol k) { return labels.Has(k); });
   if (!has_topology) return Status::OK();
   for (const Topology& t : s->topologies) {
     const api::Symbol* value = labels.Get(t.key);
