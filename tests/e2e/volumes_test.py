@@ -1,8 +1,9 @@
 """The volume plugins through `muster run` on a real API server (no PV controller or provisioner
-runs there, so claims stay as the test leaves them):
- - a pod on a WaitForFirstConsumer claim of a class allowed only in zone a: bound to zone a's
-   node, the claim annotated with that node for the provisioner (volume.kubernetes.io/selected-
-   node), as kube-scheduler's PreBind does;
+runs there: the test plays both):
+ - a pod on a WaitForFirstConsumer claim of a class allowed only in zone a: the claim annotated
+   with zone a's node for the provisioner (volume.kubernetes.io/selected-node), as
+   kube-scheduler's PreBind does, and the pod bound only once the claim is; when the provisioner
+   takes the node back (it failed), the attempt fails with upstream's error and is retried;
  - a pod on an unbound claim of an Immediate class: left Pending with upstream's message;
  - a pod on a claim bound to a volume only zone b reaches: bound to zone b's node;
  - a pod on a claim that does not exist: Pending, naming the claim."""
@@ -71,11 +72,48 @@ def test(binary, server):
 
     m = kube.Muster(binary, server.kubeconfig)
     try:
+        def selected():
+            meta = c.must("GET", f"{claims}/wait")["metadata"]
+            return meta.get("annotations", {}).get(SELECTED_NODE)
+
+        def patch_claim(body):
+            c.must("PATCH", f"{claims}/wait", body, content_type="application/merge-patch+json")
+
+        # muster picks a node for the claim, then waits for it to be bound: nothing binds it yet,
+        # so the pod must still be unbound whenever we look.
+        assert kube.wait_until("the claim given a node", selected, timeout=60) == "node-a"
+        assert c.node_of("waits-for-consumer") is None, "bound before its claim"
+
+        # The provisioner fails and takes the node back (the PV controller has named it on the
+        # claim meanwhile): muster gives up this binding, says why, and tries again.
+        patch_claim({"metadata": {"annotations": {
+            SELECTED_NODE: None, "volume.kubernetes.io/storage-provisioner": "csi.example.com"}}})
+
+        def failed():
+            cond = kube.pod_scheduled_condition(c.pod("waits-for-consumer")) or {}
+            return cond if 'provisioning failed for PVC "wait"' in cond.get("message", "") else None
+
+        cond = kube.wait_until("the failed provisioning reported", failed, timeout=60)
+        assert cond["reason"] == "SchedulerError", cond
+        assert kube.wait_until("the claim given a node again", selected, timeout=60) == "node-a"
+        assert c.node_of("waits-for-consumer") is None, "bound before its claim"
+
+        # The provisioner succeeds this time: a volume in zone a, bound to the claim.
+        uid = c.must("GET", f"{claims}/wait")["metadata"]["uid"]
+        create(c, "/api/v1/persistentvolumes",
+               {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pvc-wait"},
+                "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
+                         "storageClassName": "zone-a-only",
+                         "csi": {"driver": "csi.example.com", "volumeHandle": "vol-wait"},
+                         "claimRef": {"namespace": "default", "name": "wait", "uid": uid},
+                         "nodeAffinity": {"required": {"nodeSelectorTerms": [
+                             {"matchExpressions": [{"key": "topology.kubernetes.io/zone",
+                                                    "operator": "In", "values": ["a"]}]}]}}}})
+        patch_claim({"metadata": {"annotations": {"pv.kubernetes.io/bind-completed": "yes"}},
+                     "spec": {"volumeName": "pvc-wait"}})
         kube.wait_until("the WaitForFirstConsumer pod bound",
                         lambda: c.node_of("waits-for-consumer"), timeout=60)
         assert c.node_of("waits-for-consumer") == "node-a"
-        wait = c.must("GET", f"{claims}/wait")
-        assert wait["metadata"].get("annotations", {}).get(SELECTED_NODE) == "node-a", wait
 
         kube.wait_until("the zone-b pod bound", lambda: c.node_of("zoned"), timeout=60)
         assert c.node_of("zoned") == "node-b"

@@ -275,7 +275,7 @@ PersistentVolumeClaimSpec ReadClaimSpec(Decoder& d, const YAML::Node& n, const s
   if (auto c = ReadString(d, m.Get("storageClassName"), m.Path("storageClassName"))) {
     spec.storage_class_name = *c;
   }
-  spec.volume_name = ReadString(d, m.Get("volumeName"), m.Path("volumeName")).value_or("");
+  spec.volume_name = Symbol(ReadString(d, m.Get("volumeName"), m.Path("volumeName")).value_or(""));
   spec.selector = ReadOptionalLabelSelector(d, m.Get("selector"), m.Path("selector"));
   if (auto mode =
           ReadEnum<VolumeMode>(d, m.Get("volumeMode"), m.Path("volumeMode"), kVolumeModeNames)) {
@@ -305,7 +305,7 @@ std::vector<Volume> ReadPodVolumes(Decoder& d, const YAML::Node& n, const std::s
     v.source = ReadOneSource(d, m, kPodVolumeSources, /*pod=*/true, p);
     if (v.source.kind == "persistentVolumeClaim") {
       Map c(d, m.Get("persistentVolumeClaim"), m.Path("persistentVolumeClaim"));
-      v.claim_name = Required(d, c, "claimName");
+      v.claim_name = Symbol(Required(d, c, "claimName"));
       v.claim_read_only = ReadOnly(d, c);
     } else if (v.source.kind == "ephemeral") {
       Map e(d, m.Get("ephemeral"), m.Path("ephemeral"));

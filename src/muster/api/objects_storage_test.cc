@@ -212,7 +212,7 @@ spec:
   ASSERT_THAT(r.errors, IsEmpty());
   const std::vector<Volume>& v = r.manifests.pods.at(0).spec.volumes;
   ASSERT_EQ(v.size(), 5u);
-  EXPECT_EQ(v[0].claim_name, "data-0");
+  EXPECT_EQ(v[0].claim_name, api::Symbol("data-0"));
   ASSERT_TRUE(v[1].ephemeral);
   EXPECT_EQ(v[1].ephemeral->spec.storage, *Quantity::Parse("1Gi"));
   EXPECT_EQ(v[1].ephemeral->labels.Get(Symbol("tier"))->str(), "scratch");

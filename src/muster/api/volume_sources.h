@@ -113,7 +113,7 @@ struct PersistentVolumeClaimSpec {
   std::optional<Quantity> storage;  // resources.requests.storage
   // nullopt: none given (admission may set the default class); "": explicitly no class.
   std::optional<std::string> storage_class_name;
-  std::string volume_name;
+  Symbol volume_name;  // interned: Filter looks the volume up per node
   std::optional<LabelSelector> selector;
   VolumeMode volume_mode = VolumeMode::kFilesystem;
   std::string volume_attributes_class_name;
@@ -137,8 +137,8 @@ struct ClaimTemplate {
 // One of pod.spec.volumes.
 struct Volume {
   std::string name;
-  std::optional<std::string> claim_name;  // persistentVolumeClaim.claimName
-  bool claim_read_only = false;           // persistentVolumeClaim.readOnly
+  std::optional<Symbol> claim_name;  // persistentVolumeClaim.claimName, interned
+  bool claim_read_only = false;      // persistentVolumeClaim.readOnly
   std::optional<EphemeralVolumeSource> ephemeral;
   VolumeSource source;  // kind "persistentVolumeClaim" and "ephemeral" too
 };

@@ -576,13 +576,13 @@ void Run::AddCSIVolume(api::Pod& pod) {
   pvc.spec.access_modes = pv.spec.access_modes;
   pvc.spec.storage = pv.spec.capacity;
   pvc.spec.storage_class_name = "";
-  pvc.spec.volume_name = pv.metadata.name;
+  pvc.spec.volume_name = api::Symbol(pv.metadata.name);
   pvc.status.phase = api::ClaimPhase::kBound;
   cluster_.Create(std::move(pv));
   cluster_.Create(std::move(pvc));
   api::Volume volume;
   volume.name = "data";
-  volume.claim_name = claim_name;
+  volume.claim_name = api::Symbol(claim_name);
   volume.source.kind = "persistentVolumeClaim";
   pod.spec.volumes.push_back(std::move(volume));
 }

@@ -40,7 +40,7 @@ std::string PodFacts(const api::Pod& pod, const std::string& priority) {
   }
   std::string claims;
   for (const api::Volume& v : pod.spec.volumes) {
-    if (v.claim_name) claims += (claims.empty() ? "" : ",") + *v.claim_name;
+    if (v.claim_name) claims += (claims.empty() ? "" : ",") + v.claim_name->string();
     if (v.ephemeral) claims += (claims.empty() ? "" : ",") + pod.metadata.name + "-" + v.name;
   }
   if (!claims.empty()) facts += " claims " + claims;
@@ -166,7 +166,7 @@ Listing Describe(const api::PersistentVolumeClaim& pvc) {
                                          std::string(api::kBetaStorageClassAnnotation))
           ? fmt::format("\"{}\"", pvc.ClassName())
           : std::string("default"));
-  if (!pvc.spec.volume_name.empty()) facts += " volume " + pvc.spec.volume_name;
+  if (!pvc.spec.volume_name.empty()) facts += " volume " + pvc.spec.volume_name.string();
   return {pvc.metadata.Key(), facts};
 }
 

@@ -601,18 +601,33 @@ Status Framework::PermitPoint(CycleState& state, const PodInfo& pod, api::Symbol
   return Status::OK();
 }
 
-Status Framework::RunPreBindPlugins(CycleState& state, const PodInfo& pod,
-                                    api::Symbol node) const {
+Status Framework::RunPreBindPlugins(CycleState& state, const PodInfo& pod, api::Symbol node,
+                                    size_t* next) const {
   return Measured(ExtensionPoint::kPreBind, [&] {
-    for (PreBindPlugin* pl : plugins_.pre_bind) {
+    for (size_t i = next != nullptr ? *next : 0; i < plugins_.pre_bind.size(); ++i) {
+      PreBindPlugin* pl = plugins_.pre_bind[i];
       Status s = Timed(state, ExtensionPoint::kPreBind, pl->Name(),
                        [&] { return pl->PreBind(state, pod, node); });
       if (s.IsSuccess() || s.IsSkip()) continue;
+      if (s.IsWait() && next != nullptr) {
+        *next = i;
+        return s.WithPlugin(pl->Name());
+      }
       if (s.IsRejected()) return s.WithPlugin(pl->Name());
       return AsError("PreBind", pl->Name(), s);
     }
+    if (next != nullptr) *next = plugins_.pre_bind.size();
     return Status::OK();
   });
+}
+
+Status Framework::RunPreBindWait(size_t index, CycleState& state, const PodInfo& pod,
+                                 api::Symbol node, api::Duration waited) const {
+  PreBindPlugin* pl = plugins_.pre_bind.at(index);
+  Status s = pl->PreBindWait(state, pod, node, waited);
+  if (s.IsSuccess() || s.IsWait()) return s;
+  if (s.IsRejected()) return s.WithPlugin(pl->Name());
+  return AsError("PreBind", pl->Name(), s);
 }
 
 Status Framework::RunBindPlugins(CycleState& state, const PodInfo& pod, api::Symbol node) const {

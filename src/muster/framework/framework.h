@@ -127,7 +127,16 @@ class Framework final : public Handle {
   // rejected when any of them expires); or the first rejection or error.
   Status RunPermitPlugins(CycleState& state, const PodInfo& pod, api::Symbol node,
                           std::vector<std::pair<std::string, api::Duration>>* waiting) const;
-  Status RunPreBindPlugins(CycleState& state, const PodInfo& pod, api::Symbol node) const;
+  // From the plugin at *next (the first when `next` is null) on: Success when all have run;
+  // Wait, stamped with the plugin, when one waits (PreBindPlugin), *next then its position for
+  // RunPreBindWait and, once it lets the pod go on, the call that resumes after it; or the first
+  // rejection or error.
+  Status RunPreBindPlugins(CycleState& state, const PodInfo& pod, api::Symbol node,
+                           size_t* next = nullptr) const;
+  // Asks the plugin at `index`, which returned Wait from PreBind, whether the pod may go on:
+  // Success, Wait, or the rejection or error that ends the binding.
+  Status RunPreBindWait(size_t index, CycleState& state, const PodInfo& pod, api::Symbol node,
+                        api::Duration waited) const;
   // The first plugin that does not Skip decides.
   Status RunBindPlugins(CycleState& state, const PodInfo& pod, api::Symbol node) const;
   void RunPostBindPlugins(CycleState& state, const PodInfo& pod, api::Symbol node) const;

@@ -262,8 +262,24 @@ class PermitPlugin : public virtual Plugin {
 
 class PreBindPlugin : public virtual Plugin {
  public:
+  // Runs where `muster run` runs its binds: on a binder thread, touching only the cluster client
+  // and the pod's own cycle state. Wait: the plugin's writes are made and the binding must wait
+  // for the cluster to act on them (VolumeBinding waits for its claims to be bound); PreBindWait
+  // then says when it may go on. The plugins after it run only then.
   virtual Status PreBind(CycleState& state, const PodInfo& pod, api::Symbol node) = 0;
+  // Asked on the scheduler's thread, every kPreBindPollPeriod after this plugin's PreBind
+  // returned Wait, with how long the pod has waited so far: Success lets the binding go on, Wait
+  // keeps it waiting, anything else fails it (Unreserve, backoff) as a failed PreBind does. The
+  // plugin keeps its own timeout. Reads the listers; never writes to the cluster.
+  virtual Status PreBindWait(CycleState& /*state*/, const PodInfo& /*pod*/, api::Symbol /*node*/,
+                             api::Duration /*waited*/) {
+    return Status::OK();
+  }
 };
+
+// How often a binding waiting after PreBind asks again: upstream's volume binder polls each
+// second.
+inline constexpr api::Duration kPreBindPollPeriod = std::chrono::seconds(1);
 
 class BindPlugin : public virtual Plugin {
  public:

@@ -110,7 +110,7 @@ json ClaimsJson(const cluster::MemoryCluster& c) {
     j["storageClassName"] = std::string(pvc.ClassName());
     j["request"] = pvc.spec.storage ? pvc.spec.storage->String() : "";
     j["accessModes"] = AccessModesJson(pvc.spec.access_modes);
-    j["volumeName"] = pvc.spec.volume_name;
+    j["volumeName"] = pvc.spec.volume_name.string();
     auto selected = pvc.metadata.annotations.find(std::string(api::kSelectedNodeAnnotation));
     j["selectedNode"] = selected == pvc.metadata.annotations.end() ? "" : selected->second;
     claims.push_back(std::move(j));

@@ -28,6 +28,8 @@ struct Scheduler::Diagnosis {
   // The nodes Filter looked at and those that passed (the log's evaluatedNodes, feasibleNodes).
   int32_t evaluated_nodes = 0;
   int32_t feasible_nodes = 0;
+  // Nodes Filter rejected whose statuses were not kept because the pod fit elsewhere.
+  int32_t rejected_unkept = 0;
   bool fit_error = false;  // the pod fits no node (as opposed to an error)
 
   void AddPluginStatus(const Status& s) {
@@ -82,6 +84,8 @@ struct Scheduler::BindingContext {
   // Whether the pod is bound for its node past Permit: from then on the cluster counts as
   // changed by it (see Scheduler::Permit), and again if it lets the node go.
   bool committed = false;
+  // The PreBind plugin to run next, or the one the binding waits on (see PreBindPlugin).
+  size_t pre_bind_next = 0;
 };
 
 }  // namespace muster::scheduler

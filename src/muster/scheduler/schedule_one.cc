@@ -227,7 +227,9 @@ std::vector<framework::NodeInfo*> Scheduler::FilterNodes(
     }
     if (result.size() == to_find) break;
   }
-  // Only a pod that fits nowhere reports why: a pod that fits leaves the rejections unread.
+  // Only a pod that fits nowhere reports why: a pod that fits leaves the rejections unread, and
+  // only counts them (upstream's evaluatedNodes counts feasible and rejected nodes).
+  if (!result.empty()) diagnosis->rejected_unkept += static_cast<int32_t>(examined - found);
   if (result.empty()) {
     diagnosis->statuses.Reserve(examined);
     for (size_t i = 0; i < examined; ++i) {
@@ -258,8 +260,8 @@ Status Scheduler::SchedulePod(const framework::Framework& fwk, framework::CycleS
   std::vector<framework::NodeInfo*> feasible = FindNodesThatFitPod(fwk, state, pod, diagnosis, &error);
   if (!error.IsSuccess()) return error;
   diagnosis->feasible_nodes = static_cast<int32_t>(feasible.size());
-  diagnosis->evaluated_nodes =
-      diagnosis->feasible_nodes + static_cast<int32_t>(diagnosis->statuses.size());
+  diagnosis->evaluated_nodes = diagnosis->feasible_nodes + diagnosis->rejected_unkept +
+                               static_cast<int32_t>(diagnosis->statuses.size());
   if (feasible.empty()) {
     diagnosis->fit_error = true;
     return Status(Code::kUnschedulable);  // the caller words it, after PostFilter
@@ -564,28 +566,64 @@ void Scheduler::StartBindingCycle(std::shared_ptr<BindingContext> ctx) {
 }
 
 void Scheduler::RunBindingCycle(std::shared_ptr<BindingContext> ctx) {
-  const framework::Framework& fwk = *ctx->fwk;
-  const framework::PodInfo& pod = *ctx->assumed;
-  const std::string key = pod.Key();
   // The pod may have been deleted while it waited.
-  if (store_.FindPod(key) == nullptr) {
-    TraceStep(*ctx->state, clock_.Now(), "Bind", Status(Code::kSkip), "the pod was deleted");
-    fwk.RunReservePluginsUnreserve(*ctx->state, pod, ctx->node);
-    cache_.ForgetPod(pod.pod);
-    queue_.Done(key);
-    return;
-  }
+  if (DroppedWhileBinding(*ctx)) return;
+  ContinueBinding(std::move(ctx));
+}
+
+bool Scheduler::DroppedWhileBinding(const BindingContext& ctx) {
+  const framework::PodInfo& pod = *ctx.assumed;
+  const std::string key = pod.Key();
+  if (store_.FindPod(key) != nullptr) return false;
+  TraceStep(*ctx.state, clock_.Now(), "Bind", Status(Code::kSkip), "the pod was deleted");
+  ctx.fwk->RunReservePluginsUnreserve(*ctx.state, pod, ctx.node);
+  cache_.ForgetPod(pod.pod);
+  queue_.Done(key);
+  return true;
+}
+
+void Scheduler::ContinueBinding(std::shared_ptr<BindingContext> ctx) {
   auto work = [ctx] {
-    Status s = ctx->fwk->RunPreBindPlugins(*ctx->state, *ctx->assumed, ctx->node);
+    Status s = ctx->fwk->RunPreBindPlugins(*ctx->state, *ctx->assumed, ctx->node,
+                                           &ctx->pre_bind_next);
     if (s.IsSuccess()) s = ctx->fwk->RunBindPlugins(*ctx->state, *ctx->assumed, ctx->node);
     return s;
   };
-  auto done = [this, ctx](Status s) { FinishBindingCycle(ctx, s); };
+  auto done = [this, ctx](Status s) {
+    if (!s.IsWait()) {
+      FinishBindingCycle(ctx, s);
+      return;
+    }
+    TraceStep(*ctx->state, clock_.Now(), "PreBind", s,
+              fmt::format("{} waits for the cluster", s.plugin()));
+    AwaitPreBind(ctx, clock_.Now());
+  };
   if (bind_runner_) {
     bind_runner_(std::move(work), std::move(done));
   } else {
     done(work());
   }
+}
+
+void Scheduler::AwaitPreBind(std::shared_ptr<BindingContext> ctx, api::Time since) {
+  clock_.AddTimer(clock_.Now() + framework::kPreBindPollPeriod, [this, ctx, since] {
+    if (DroppedWhileBinding(*ctx)) return;
+    const api::Time now = clock_.Now();
+    Status s = ctx->fwk->RunPreBindWait(ctx->pre_bind_next, *ctx->state, *ctx->assumed,
+                                        ctx->node, now - since);
+    if (s.IsWait()) {
+      AwaitPreBind(ctx, since);
+      return;
+    }
+    if (!s.IsSuccess()) {
+      FinishBindingCycle(ctx, s);
+      return;
+    }
+    TraceStep(*ctx->state, now, "PreBind", s,
+              fmt::format("waited {}", api::FormatDuration(now - since)));
+    ++ctx->pre_bind_next;
+    ContinueBinding(ctx);
+  });
 }
 
 void Scheduler::FinishBindingCycle(const std::shared_ptr<BindingContext>& ctx, const Status& s) {

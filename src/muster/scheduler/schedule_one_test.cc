@@ -51,6 +51,71 @@ TEST(ScheduleOne, APodThatFitsNowhereSaysWhyEachNodeRefused) {
   EXPECT_FALSE(h.scheduler().HasActivePods());
 }
 
+// A PreBind plugin that waits (VolumeBinding while claims are being bound) holds its pod's bind
+// without holding the scheduler: it is asked again each second, the pod keeps its room on the
+// node meanwhile, and other pods are scheduled.
+TEST(BindingCycle, APreBindThatWaitsHoldsTheBindUntilItLetsGo) {
+  SchedulerHarness h;
+  const api::Time start = h.clock().Now();
+  h.AddNode(MakeNode().Name("n1").Capacity({{"pods", "2"}}).Obj());
+  h.AddPod(MakePod().Name("db").Annotation(testing::kReadyAfter, "3").Obj());
+  h.RunCycles();
+  EXPECT_TRUE(h.Bindings().empty());
+  h.AddPod(MakePod().Name("web").Obj());
+  h.AddPod(MakePod().Name("late").Obj());
+  h.RunCycles();
+  EXPECT_EQ(h.Bindings(), std::vector<std::string>{"default/web -> n1"})
+      << "db keeps its room while it waits";
+  for (int second = 1; second <= 2; ++second) {
+    h.clock().AdvanceTo(start + std::chrono::seconds(second));
+    h.RunCycles();
+    EXPECT_EQ(h.Bindings().size(), 1u) << "at " << second << "s";
+  }
+  h.clock().AdvanceTo(start + std::chrono::seconds(3));
+  h.RunCycles();
+  EXPECT_EQ(h.Bindings(), (std::vector<std::string>{"default/web -> n1", "default/db -> n1"}));
+  EXPECT_EQ(h.scheduler().stats().scheduled, 2u);
+}
+
+// A wait that ends in an error fails the binding as a failed PreBind does: the pod's room is
+// given back and the pod is retried after backoff, with the error as its condition.
+TEST(BindingCycle, APreBindWaitThatFailsGivesTheRoomBack) {
+  SchedulerHarness h;
+  const api::Time start = h.clock().Now();
+  h.AddNode(MakeNode().Name("n1").Capacity({{"pods", "1"}}).Obj());
+  h.AddPod(MakePod().Name("db").Annotation(testing::kGiveUpAfter, "2").Obj());
+  h.AddPod(MakePod().Name("web").Priority(-1).Obj());
+  h.RunCycles();
+  EXPECT_TRUE(h.Bindings().empty());
+  h.clock().AdvanceTo(start + std::chrono::seconds(2));
+  h.RunCycles();
+  EXPECT_EQ(h.Bindings(), std::vector<std::string>{"default/web -> n1"});
+  ASSERT_FALSE(h.client().condition_updates.empty());
+  const auto& [pod, condition] = h.client().condition_updates.back();
+  EXPECT_EQ(pod, "default/db");
+  EXPECT_EQ(condition.reason, "SchedulerError");
+  EXPECT_EQ(condition.message, "running PreBind plugin \"Awaiting\": gave up waiting");
+}
+
+// A pod deleted while its bind waits is let go at the next poll: unreserved, its room free.
+TEST(BindingCycle, APodDeletedWhileItsBindWaitsIsLetGo) {
+  SchedulerHarness h;
+  const api::Time start = h.clock().Now();
+  h.AddNode(MakeNode().Name("n1").Capacity({{"pods", "1"}}).Obj());
+  const api::Pod db = MakePod().Name("db").Annotation(testing::kReadyAfter, "5").Obj();
+  h.AddPod(db);
+  h.RunCycles();
+  h.DeletePod(db);
+  h.clock().AdvanceTo(start + std::chrono::seconds(1));
+  h.RunCycles();
+  h.AddPod(MakePod().Name("web").Obj());
+  h.RunCycles();
+  h.clock().AdvanceTo(start + std::chrono::seconds(5));
+  h.RunCycles();
+  EXPECT_EQ(h.Bindings(), std::vector<std::string>{"default/web -> n1"});
+  EXPECT_EQ(h.clock().PendingKeepAlive(), 0u) << "nothing polls on";
+}
+
 // The default profile over `count` nodes "n000", "n001", ... (listed in that order: no zones),
 // of which those `feasible` rejects are cordoned.
 class Nodes {

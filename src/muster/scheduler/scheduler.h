@@ -202,6 +202,12 @@ class Scheduler final : public framework::SchedulerServices {
   void Unassume(const BindingContext& ctx, const framework::Status& status, bool room_freed);
   void StartBindingCycle(std::shared_ptr<BindingContext> ctx);
   void RunBindingCycle(std::shared_ptr<BindingContext> ctx);
+  // PreBind from ctx->pre_bind_next on, then Bind, through the bind runner.
+  void ContinueBinding(std::shared_ptr<BindingContext> ctx);
+  // A PreBind plugin waits: asks it again every poll period until it lets the pod go on.
+  void AwaitPreBind(std::shared_ptr<BindingContext> ctx, api::Time since);
+  // True, with the pod let go (unreserved, forgotten, out of flight), when it was deleted.
+  bool DroppedWhileBinding(const BindingContext& ctx);
   void FinishBindingCycle(const std::shared_ptr<BindingContext>& ctx, const framework::Status& s);
   void MoveAll(const framework::ClusterEvent& event, const framework::EventObjects& objects,
                const std::string& exclude_key = "");

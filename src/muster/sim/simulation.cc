@@ -284,7 +284,7 @@ api::Pod Simulation::PodFor(Workload& w, int ordinal) {
     claim.spec = t.spec;
     api::Volume volume;
     volume.name = t.name;
-    volume.claim_name = claim.metadata.name;
+    volume.claim_name = api::Symbol(claim.metadata.name);
     volume.source.kind = "persistentVolumeClaim";
     std::erase_if(pod.spec.volumes, [&](const api::Volume& v) { return v.name == t.name; });
     pod.spec.volumes.push_back(std::move(volume));

@@ -85,7 +85,7 @@ void VolumeController::Sync() {
     // A volume named by the claim, or one that names the claim (the scheduler's choice).
     const api::PersistentVolume* pv = nullptr;
     if (!claim.spec.volume_name.empty()) {
-      pv = cluster_.Get<api::PersistentVolume>(claim.spec.volume_name);
+      pv = cluster_.Get<api::PersistentVolume>(claim.spec.volume_name.string());
       if (pv == nullptr) continue;  // pre-bound to a volume that does not exist (yet)
     } else {
       for (const api::PersistentVolume* v : volumes) {
@@ -128,7 +128,7 @@ void VolumeController::Bind(const api::PersistentVolumeClaim& claim,
     cluster_.Update(std::move(bound));
   }
   api::PersistentVolumeClaim done = claim;
-  done.spec.volume_name = pv.metadata.name;
+  done.spec.volume_name = api::Symbol(pv.metadata.name);
   done.metadata.annotations[std::string(api::kBindCompletedAnnotation)] = "yes";
   done.status.phase = api::ClaimPhase::kBound;
   cluster_.Update(std::move(done));

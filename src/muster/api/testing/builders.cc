@@ -121,7 +121,7 @@ PodBuilder& PodBuilder::PodGroup(std::string_view group) {
 PodBuilder& PodBuilder::Claim(std::string_view name, std::string_view claim) {
   api::Volume v;
   v.name = std::string(name);
-  v.claim_name = std::string(claim);
+  v.claim_name = api::Symbol(claim);
   v.source.kind = "persistentVolumeClaim";
   return Volume(std::move(v));
 }
@@ -230,14 +230,14 @@ ClaimBuilder& ClaimBuilder::Modes(std::initializer_list<api::AccessMode> modes) 
 }
 
 ClaimBuilder& ClaimBuilder::BoundTo(std::string_view volume) {
-  claim_.spec.volume_name = std::string(volume);
+  claim_.spec.volume_name = api::Symbol(volume);
   claim_.metadata.annotations[std::string(api::kBindCompletedAnnotation)] = "yes";
   claim_.status.phase = api::ClaimPhase::kBound;
   return *this;
 }
 
 ClaimBuilder& ClaimBuilder::VolumeName(std::string_view volume) {
-  claim_.spec.volume_name = std::string(volume);
+  claim_.spec.volume_name = api::Symbol(volume);
   return *this;
 }
 

@@ -8,7 +8,7 @@ namespace muster::plugins::volumes {
 
 std::optional<PodClaim> ClaimOf(const api::Pod& pod, const api::Volume& volume) {
   if (volume.claim_name) return PodClaim{*volume.claim_name, false};
-  if (volume.ephemeral) return PodClaim{pod.metadata.name + "-" + volume.name, true};
+  if (volume.ephemeral) return PodClaim{api::Symbol(pod.metadata.name + "-" + volume.name), true};
   return std::nullopt;
 }
 
@@ -21,7 +21,7 @@ bool UsesClaim(const api::Pod& pod, const api::PersistentVolumeClaim& claim) {
   if (claim.metadata.namespace_ != pod.metadata.namespace_) return false;
   return std::any_of(pod.spec.volumes.begin(), pod.spec.volumes.end(), [&](const api::Volume& v) {
     const std::optional<PodClaim> c = ClaimOf(pod, v);
-    return c && c->name == claim.metadata.name;
+    return c && c->name.str() == claim.metadata.name;
   });
 }
 
@@ -46,11 +46,11 @@ const api::PersistentVolumeClaim* EphemeralClaim(const framework::ObjectLister& 
                                                  const api::Pod& pod, const PodClaim& claim,
                                                  framework::Status* error) {
   const api::PersistentVolumeClaim* pvc =
-      lister.Get<api::PersistentVolumeClaim>(pod.metadata.namespace_, api::Symbol(claim.name));
+      lister.Get<api::PersistentVolumeClaim>(pod.metadata.namespace_, claim.name);
   if (pvc == nullptr) {
     *error = framework::Status::Unresolvable(fmt::format(
         "waiting for ephemeral volume controller to create the persistentvolumeclaim \"{}\"",
-        claim.name));
+        claim.name.str()));
     return nullptr;
   }
   const api::OwnerReference* owner = pvc->metadata.ControllerRef();

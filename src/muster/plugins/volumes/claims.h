@@ -18,7 +18,7 @@ namespace muster::plugins::volumes {
 
 // A claim one of a pod's volumes uses.
 struct PodClaim {
-  std::string name;
+  api::Symbol name;
   bool ephemeral = false;  // a generic ephemeral volume's: `<pod>-<volume>`, owned by the pod
 };
 // The claim `volume` uses, if any (persistentVolumeClaim, or a generic ephemeral volume).

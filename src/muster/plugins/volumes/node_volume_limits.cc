@@ -3,7 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include "muster/plugins/volumes/claims.h"
 #include "muster/plugins/volumes/volumes.h"
@@ -26,62 +30,80 @@ bool Counted(const api::Volume& v) {
   return !InTreePlugin(v.source, nullptr, &handle).empty();
 }
 
-// The driver a claim's volume is attached by, and the volume's handle; empty when it is not a
-// CSI volume (or one migrated to CSI) this node counts.
-std::pair<std::string, std::string> DriverOf(const framework::ObjectLister& lister,
-                                             const api::CSINode* csi_node,
-                                             const api::PersistentVolumeClaim& pvc,
-                                             std::string_view unbound_prefix) {
-  const api::PersistentVolume* pv =
-      pvc.spec.volume_name.empty()
-          ? nullptr
-          : lister.Get<api::PersistentVolume>(api::Symbol(pvc.spec.volume_name));
+// One volume a pod has a node attach: by its driver and its identity there. The views point into
+// the lister's objects, static tables or `Attachments::owned`, all valid for the cycle.
+struct Attachment {
+  std::string_view driver;
+  // The volume's handle; for a claim not bound yet (its volume has no handle), the claim's
+  // name in namespace `ns`, so that two pods on one claim count once.
+  std::string_view handle;
+  api::Symbol ns;
+  // An in-tree plugin the node's CSINode must list as migrated for this to count ("": none).
+  std::string_view migrated_from;
+
+  auto Key() const { return std::tie(driver, handle, ns); }
+};
+
+struct Attachments {
+  std::vector<Attachment> list;
+  // Handles computed for in-tree volumes, shared by copies: the views above stay valid.
+  std::vector<std::shared_ptr<const std::string>> owned;
+
+  std::string_view Own(std::string text) {
+    owned.push_back(std::make_shared<const std::string>(std::move(text)));
+    return *owned.back();
+  }
+};
+
+// The attachment a claim's volume needs; empty driver when it is not a CSI volume (or one
+// migratable to CSI).
+Attachment AttachmentOf(const framework::ObjectLister& lister,
+                        const api::PersistentVolumeClaim& pvc, Attachments& out) {
+  const api::PersistentVolume* pv = pvc.spec.volume_name.empty()
+                                        ? nullptr
+                                        : lister.Get<api::PersistentVolume>(pvc.spec.volume_name);
   if (pv != nullptr) {
-    if (pv->spec.source.csi)
-      return {pv->spec.source.csi->driver, pv->spec.source.csi->volume_handle};
+    if (pv->spec.source.csi) {
+      return {pv->spec.source.csi->driver, pv->spec.source.csi->volume_handle, {}, {}};
+    }
     std::string handle;
     const std::string_view plugin = InTreePlugin(pv->spec.source, &pv->metadata.labels, &handle);
-    if (plugin.empty() || !MigratedOn(csi_node, plugin)) return {};
-    return {std::string(CSIDriverFor(plugin)), handle};
+    if (plugin.empty()) return {};
+    return {CSIDriverFor(plugin), out.Own(std::move(handle)), {}, plugin};
   }
   // Not bound yet (or bound to a volume that is gone): the class's provisioner will attach it.
   const std::string_view class_name = pvc.ClassName();
   if (class_name.empty()) return {};
   const api::StorageClass* sc = lister.Get<api::StorageClass>(api::Symbol(class_name));
   if (sc == nullptr) return {};
-  std::string driver = sc->provisioner;
-  if (const std::string_view csi = CSIDriverFor(driver); !csi.empty()) {
-    if (!MigratedOn(csi_node, driver)) return {};
-    driver = std::string(csi);
+  if (const std::string_view csi = CSIDriverFor(sc->provisioner); !csi.empty()) {
+    return {csi, pvc.metadata.name, pvc.metadata.namespace_, sc->provisioner};
   }
-  return {driver, fmt::format("{}-{}/{}", unbound_prefix, pvc.metadata.namespace_.str(),
-                              pvc.metadata.name)};
+  return {sc->provisioner, pvc.metadata.name, pvc.metadata.namespace_, {}};
 }
 
-// The volumes of `pod` this node would have attached: "driver/handle" -> driver. A claim that
-// does not exist is an error for the pod being scheduled (`incoming`) and passed over for pods
-// already there.
-Status AttachableVolumes(const framework::ObjectLister& lister, const api::CSINode* csi_node,
-                         const api::Pod& pod, bool incoming, std::string_view unbound_prefix,
-                         std::map<std::string, std::string>& out) {
+// The volumes of `pod` a node may have to attach, into `out`: for the pod being scheduled
+// (`incoming`) a claim that does not exist is an error; for pods already on a node it is passed
+// over. Whether a migrated in-tree volume counts depends on the node (Attachment::migrated_from).
+Status PodAttachments(const framework::ObjectLister& lister, const api::Pod& pod, bool incoming,
+                      Attachments& out) {
   for (const api::Volume& v : pod.spec.volumes) {
     const std::optional<PodClaim> claim = ClaimOf(pod, v);
     if (!claim) {
       std::string handle;
       const std::string_view plugin = InTreePlugin(v.source, nullptr, &handle);
-      if (plugin.empty() || !MigratedOn(csi_node, plugin)) continue;
-      const std::string driver(CSIDriverFor(plugin));
-      out[driver + "/" + handle] = driver;
+      if (plugin.empty()) continue;
+      out.list.push_back({CSIDriverFor(plugin), out.Own(std::move(handle)), {}, plugin});
       continue;
     }
     if (claim->name.empty()) return Status::Error("PersistentVolumeClaim had no name");
     const api::PersistentVolumeClaim* pvc =
-        lister.Get<api::PersistentVolumeClaim>(pod.metadata.namespace_, api::Symbol(claim->name));
+        lister.Get<api::PersistentVolumeClaim>(pod.metadata.namespace_, claim->name);
     if (pvc == nullptr) {
       if (!incoming) continue;
       return Status::Unresolvable(fmt::format("looking up PVC {}/{}: {}",
-                                              pod.metadata.namespace_.str(), claim->name,
-                                              ClaimNotFound(claim->name)));
+                                              pod.metadata.namespace_.str(), claim->name.str(),
+                                              ClaimNotFound(claim->name.str())));
     }
     if (claim->ephemeral) {
       Status owner;
@@ -90,12 +112,27 @@ Status AttachableVolumes(const framework::ObjectLister& lister, const api::CSINo
         return owner.code() == framework::Code::kError ? owner : Status::Error(owner.Message());
       }
     }
-    auto [driver, handle] = DriverOf(lister, csi_node, *pvc, unbound_prefix);
-    if (driver.empty() || handle.empty()) continue;
-    out[driver + "/" + handle] = driver;
+    Attachment a = AttachmentOf(lister, *pvc, out);
+    if (!a.driver.empty() && !a.handle.empty()) out.list.push_back(a);
   }
   return Status::OK();
 }
+
+bool CountsOn(const Attachment& a, const api::CSINode* csi_node) {
+  return a.migrated_from.empty() || MigratedOn(csi_node, a.migrated_from);
+}
+
+// The pod's attachments, worked out once per cycle (they do not depend on the node but for
+// migration), or the error each node reports.
+struct LimitsState final : framework::StateData {
+  Status error;
+  Attachments wanted;
+  std::unique_ptr<framework::StateData> Clone() const override {
+    return std::make_unique<LimitsState>(*this);
+  }
+};
+
+constexpr std::string_view kStateKey = "PreFilterNodeVolumeLimits";
 
 }  // namespace
 
@@ -104,58 +141,99 @@ std::unique_ptr<framework::Plugin> NodeVolumeLimits::New(const framework::Plugin
   return std::make_unique<NodeVolumeLimits>(handle);
 }
 
-Status NodeVolumeLimits::PreFilter(framework::CycleState&, const framework::PodInfo& info,
+Status NodeVolumeLimits::PreFilter(framework::CycleState& state, const framework::PodInfo& info,
                                    std::span<framework::NodeInfo* const>,
                                    framework::PreFilterResult*) {
   const std::vector<api::Volume>& volumes = info.pod.spec.volumes;
-  if (std::any_of(volumes.begin(), volumes.end(), Counted)) return Status::OK();
-  return Status(framework::Code::kSkip);
+  if (std::none_of(volumes.begin(), volumes.end(), Counted)) {
+    return Status(framework::Code::kSkip);
+  }
+  auto s = std::make_unique<LimitsState>();
+  s->error = PodAttachments(handle_.lister(), info.pod, /*incoming=*/true, s->wanted);
+  state.Write(kStateKey, std::move(s));
+  return Status::OK();
 }
 
-Status NodeVolumeLimits::Filter(const framework::CycleState&, const framework::PodInfo& info,
+Status NodeVolumeLimits::Filter(const framework::CycleState& state, const framework::PodInfo&,
                                 const framework::NodeInfo& node) const {
-  const api::Pod& pod = info.pod;
-  if (pod.spec.volumes.empty()) return Status::OK();
+  const auto* s = state.Read<LimitsState>(kStateKey);
+  if (s == nullptr) {
+    return Status::Error(fmt::format("cannot read \"{}\" from cycleState", kStateKey));
+  }
+  if (!s->error.IsSuccess()) return s->error;
+  if (s->wanted.list.empty()) return Status::OK();
   const framework::ObjectLister& lister = handle_.lister();
   const api::Node& n = *node.node();
   const api::CSINode* csi_node = lister.Get<api::CSINode>(node.name());
-  std::map<std::string, std::string> added;
-  if (Status s = AttachableVolumes(lister, csi_node, pod, true, kUnboundPrefix, added);
-      !s.IsSuccess()) {
-    return s;
-  }
-  if (added.empty()) return Status::OK();
-  // The limits: the node's legacy attachable-volumes-csi-<driver> allocatable, then each
-  // CSINode driver's count.
-  std::map<std::string, int64_t, std::less<>> limits;
-  for (const auto& [name, quantity] : n.status.allocatable) {
-    if (name.str().starts_with(kLimitPrefix)) {
-      limits[std::string(name.str().substr(kLimitPrefix.size()))] = quantity.Value();
+  // Each driver the pod needs that has a limit here: the CSINode's allocatable.count, else the
+  // node's legacy attachable-volumes-csi-<driver> allocatable.
+  struct Need {
+    std::string_view driver;
+    int64_t limit = 0;
+    int64_t wanted = 0;
+    int64_t in_use = 0;
+  };
+  std::vector<Need> needs;
+  for (const Attachment& a : s->wanted.list) {
+    if (!CountsOn(a, csi_node)) continue;
+    auto it = std::find_if(needs.begin(), needs.end(),
+                           [&](const Need& d) { return d.driver == a.driver; });
+    if (it != needs.end()) continue;
+    std::optional<int64_t> limit;
+    if (csi_node != nullptr) {
+      for (const api::CSINode::Driver& d : csi_node->drivers) {
+        if (d.name == a.driver && d.allocatable_count) limit = *d.allocatable_count;
+      }
     }
-  }
-  if (csi_node != nullptr) {
-    for (const api::CSINode::Driver& d : csi_node->drivers) {
-      if (d.allocatable_count) limits[d.name] = *d.allocatable_count;
+    if (!limit) {
+      for (const auto& [name, quantity] : n.status.allocatable) {
+        const std::string_view key = name.str();
+        if (key.size() == kLimitPrefix.size() + a.driver.size() && key.starts_with(kLimitPrefix) &&
+            key.ends_with(a.driver)) {
+          limit = quantity.Value();
+        }
+      }
     }
+    if (limit) needs.push_back(Need{a.driver, *limit});
   }
-  if (limits.empty()) return Status::OK();
-  // What the pods already there have attached: a volume among them costs the pod nothing.
-  std::map<std::string, std::string> attached;
+  if (needs.empty()) return Status::OK();
+  auto need_of = [&](std::string_view driver) -> Need* {
+    for (Need& d : needs) {
+      if (d.driver == driver) return &d;
+    }
+    return nullptr;
+  };
+  // What the pods already there have attached, of those drivers: a volume among them costs the
+  // pod nothing, and each counts once however many pods use it.
+  Attachments attached;
   for (const framework::PodInfoPtr& p : node.pods()) {
-    if (Status s = AttachableVolumes(lister, csi_node, p->pod, false, kUnboundPrefix, attached);
-        !s.IsSuccess()) {
-      return s;
+    if (Status e = PodAttachments(lister, p->pod, /*incoming=*/false, attached); !e.IsSuccess()) {
+      return e;
     }
   }
-  std::map<std::string, int64_t, std::less<>> in_use, wanted;
-  for (const auto& [volume, driver] : attached) {
-    added.erase(volume);
-    ++in_use[driver];
+  std::erase_if(attached.list, [&](const Attachment& a) {
+    return need_of(a.driver) == nullptr || !CountsOn(a, csi_node);
+  });
+  auto by_key = [](const Attachment& a, const Attachment& b) { return a.Key() < b.Key(); };
+  auto same = [](const Attachment& a, const Attachment& b) { return a.Key() == b.Key(); };
+  std::sort(attached.list.begin(), attached.list.end(), by_key);
+  attached.list.erase(std::unique(attached.list.begin(), attached.list.end(), same),
+                      attached.list.end());
+  for (const Attachment& a : attached.list) ++need_of(a.driver)->in_use;
+  std::vector<const Attachment*> counted;
+  for (const Attachment& a : s->wanted.list) {
+    Need* d = need_of(a.driver);
+    if (d == nullptr || !CountsOn(a, csi_node)) continue;
+    if (std::binary_search(attached.list.begin(), attached.list.end(), a, by_key)) continue;
+    if (std::any_of(counted.begin(), counted.end(),
+                    [&](const Attachment* c) { return same(*c, a); })) {
+      continue;
+    }
+    counted.push_back(&a);
+    ++d->wanted;
   }
-  for (const auto& [volume, driver] : added) ++wanted[driver];
-  for (const auto& [driver, count] : wanted) {
-    auto limit = limits.find(driver);
-    if (limit != limits.end() && in_use[driver] + count > limit->second) {
+  for (const Need& d : needs) {
+    if (d.wanted > 0 && d.in_use + d.wanted > d.limit) {
       static const Status kExceeded = framework::SharedFailure(
           framework::Code::kUnschedulable, kErrMaxVolumeCount, kNodeVolumeLimitsName);
       return kExceeded;

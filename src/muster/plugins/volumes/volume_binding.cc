@@ -15,6 +15,7 @@ namespace muster::plugins::volumes {
 namespace {
 
 using framework::ClusterEvent;
+using framework::Code;
 using framework::EventObjects;
 using framework::QueueingHint;
 using framework::Status;
@@ -124,8 +125,8 @@ VolumeBinding::VolumeBinding(const VolumeBindingArgs& args, framework::Handle& h
   }
 }
 
-const Claim* VolumeBinding::FindClaim(api::Symbol ns, std::string_view name) const {
-  const Claim* stored = handle_.lister().Get<Claim>(ns, api::Symbol(name));
+const Claim* VolumeBinding::FindClaim(api::Symbol ns, api::Symbol name) const {
+  const Claim* stored = handle_.lister().Get<Claim>(ns, name);
   if (stored == nullptr || assumed_claims_.empty()) return stored;
   auto it = assumed_claims_.find(stored->metadata.Key());
   if (it == assumed_claims_.end() || it->second.base_version != stored->metadata.resource_version) {
@@ -178,19 +179,19 @@ Status VolumeBinding::PreFilter(framework::CycleState& state, const framework::P
       pvc = FindClaim(pod.metadata.namespace_, ref->name);
     } else {
       pvc = FindClaim(pod.metadata.namespace_, ref->name);
-      if (pvc == nullptr) return Status::Unresolvable(ClaimNotFound(ref->name));
+      if (pvc == nullptr) return Status::Unresolvable(ClaimNotFound(ref->name.str()));
     }
     if (pvc->status.phase == api::ClaimPhase::kLost) {
       return Status::Unresolvable(
           fmt::format("persistentvolumeclaim \"{}\" bound to non-existent persistentvolume \"{}\"",
-                      ref->name, pvc->spec.volume_name));
+                      ref->name.str(), pvc->spec.volume_name.str()));
     }
     if (pvc->metadata.deletion_timestamp) {
       return Status::Unresolvable(
-          fmt::format("persistentvolumeclaim \"{}\" is being deleted", ref->name));
+          fmt::format("persistentvolumeclaim \"{}\" is being deleted", ref->name.str()));
     }
     if (pvc->FullyBound()) {
-      s->bound.push_back(FindVolume(pvc->spec.volume_name));
+      s->bound.push_back(FindVolume(pvc->spec.volume_name.str()));
       continue;
     }
     const std::string_view class_name = pvc->ClassName();
@@ -422,7 +423,7 @@ void VolumeBinding::Unreserve(framework::CycleState& state, const framework::Pod
 Status VolumeBinding::PreBind(framework::CycleState& state, const framework::PodInfo&,
                               api::Symbol node) {
   const auto* s = state.Read<BindingState>(kStateKey);
-  if (s == nullptr || !s->reserved) return Status::OK();  // nothing to bind
+  if (s == nullptr || !s->reserved) return Status(Code::kSkip);  // nothing to bind
   framework::ClusterClient& client = handle_.client();
   for (const auto& [pvc, pv] : s->reserved->bindings) {
     if (Status w = client.BindVolume(pv); !w.IsSuccess()) {
@@ -436,7 +437,90 @@ Status VolumeBinding::PreBind(framework::CycleState& state, const framework::Pod
                                        pvc.metadata.Key(), w.Message()));
     }
   }
-  return Status::OK();
+  // The PV controller and the provisioner finish the binding; PreBindWait watches them.
+  return Status(Code::kWait);
+}
+
+// Upstream's checkBindings, on the cluster's objects (not the assumed ones): Wait until every
+// claim is fully bound; an error when the cluster undid what PreBind asked for.
+Status VolumeBinding::PreBindWait(framework::CycleState& state, const framework::PodInfo&,
+                                  api::Symbol node, api::Duration waited) {
+  const auto* s = state.Read<BindingState>(kStateKey);
+  if (s == nullptr || !s->reserved) return Status::OK();
+  const framework::ObjectLister& lister = handle_.lister();
+  const framework::NodeInfo* node_info = handle_.snapshot().Get(node);
+  if (node_info == nullptr || node_info->node() == nullptr) {
+    return Status::Error(fmt::format("binding volumes: failed to get node \"{}\"", node.str()));
+  }
+  const api::LabelSet& labels = node_info->node()->metadata.labels;
+  auto admits = [&](const Volume& pv) -> Status {
+    if (api::VolumeAdmits(pv, labels)) return Status::OK();
+    return Status::Error(fmt::format(
+        "binding volumes: pv \"{}\" node affinity doesn't match node \"{}\": no matching "
+        "NodeSelectorTerms",
+        pv.metadata.name, node.str()));
+  };
+  bool done = true;
+  for (const auto& [want_claim, want_pv] : s->reserved->bindings) {
+    const Volume* pv = lister.Get<Volume>(api::Symbol(want_pv.metadata.name));
+    const Claim* pvc =
+        lister.Get<Claim>(want_claim.metadata.namespace_, api::Symbol(want_claim.metadata.name));
+    if (pv == nullptr || pvc == nullptr) {
+      return Status::Error(fmt::format(
+          "binding volumes: failed to check binding: {} not found",
+          pv == nullptr ? fmt::format("persistentvolume \"{}\"", want_pv.metadata.name)
+                        : fmt::format("persistentvolumeclaim \"{}\"", want_claim.metadata.Key())));
+    }
+    // Still the version PreBind wrote over: the write has not reached this cache yet.
+    if (pv->metadata.resource_version == want_pv.metadata.resource_version) {
+      done = false;
+      continue;
+    }
+    if (Status a = admits(*pv); !a.IsSuccess()) return a;
+    if (!pv->spec.claim_ref || pv->spec.claim_ref->uid.empty()) {
+      return Status::Error(
+          fmt::format("binding volumes: ClaimRef got reset for pv \"{}\"", pv->metadata.name));
+    }
+    if (!pvc->FullyBound()) done = false;
+  }
+  for (const Claim& want : s->reserved->provisions) {
+    const Claim* pvc = lister.Get<Claim>(want.metadata.namespace_, api::Symbol(want.metadata.name));
+    if (pvc == nullptr) {
+      return Status::Error(fmt::format(
+          "binding volumes: failed to check provisioning pvc: persistentvolumeclaim \"{}\" not "
+          "found",
+          want.metadata.Key()));
+    }
+    if (pvc->metadata.resource_version == want.metadata.resource_version) {
+      done = false;
+      continue;
+    }
+    if (pvc->metadata.annotations.empty()) {
+      return Status::Error(fmt::format(
+          "binding volumes: selectedNode annotation reset for PVC \"{}\"", pvc->metadata.name));
+    }
+    auto selected = pvc->metadata.annotations.find(std::string(api::kSelectedNodeAnnotation));
+    if (selected == pvc->metadata.annotations.end() || selected->second != node.str()) {
+      // The provisioner takes the annotation away when it cannot provision there.
+      return Status::Error(
+          fmt::format("binding volumes: provisioning failed for PVC \"{}\"", pvc->metadata.name));
+    }
+    if (!pvc->spec.volume_name.empty()) {
+      const Volume* pv = lister.Get<Volume>(pvc->spec.volume_name);
+      if (pv == nullptr) {
+        done = false;  // not seen yet, or deleted: the claim is then unbound in time
+        continue;
+      }
+      if (Status a = admits(*pv); !a.IsSuccess()) return a;
+    }
+    if (!pvc->FullyBound()) done = false;
+  }
+  if (done) return Status::OK();
+  if (waited >=
+      std::chrono::seconds(args_.bind_timeout_seconds.value_or(kDefaultBindTimeoutSeconds))) {
+    return Status::Error("binding volumes: context deadline exceeded");
+  }
+  return Status(Code::kWait);
 }
 
 std::vector<framework::ClusterEventWithHint> VolumeBinding::EventsToRegister() const {

@@ -9,7 +9,8 @@
 //    there (a provisioner, the class's allowedTopologies, CSI storage capacity).
 //  - Score: with a `shape` (StorageCapacityScoring), the utilization of the volumes chosen.
 //  - Reserve assumes the choice (the volume's claimRef, the claim's selected node), so that later
-//    cycles do not give one volume to two pods; Unreserve forgets it; PreBind writes it.
+//    cycles do not give one volume to two pods; Unreserve forgets it; PreBind writes it and the
+//    binding waits until the claims are bound (PreBindWait).
 
 #include <map>
 #include <memory>
@@ -67,14 +68,21 @@ class VolumeBinding final : public framework::PreFilterPlugin,
                             api::Symbol node) override;
   void Unreserve(framework::CycleState& state, const framework::PodInfo& pod,
                  api::Symbol node) override;
-  // Writes what Reserve assumed: each chosen volume's claimRef, each claim's selected node.
+  // Writes what Reserve assumed (each chosen volume's claimRef, each claim's selected node),
+  // then Wait; Skip when every claim was bound already.
   framework::Status PreBind(framework::CycleState& state, const framework::PodInfo& pod,
                             api::Symbol node) override;
+  // Success once the PV controller and the provisioner have bound every claim (volumeName and
+  // the bind-completed annotation); an error when they undid the choice (a volume's claimRef
+  // reset, a claim's selected node taken away by a provisioner that failed), when a volume
+  // does not admit the node, or after bindTimeoutSeconds.
+  framework::Status PreBindWait(framework::CycleState& state, const framework::PodInfo& pod,
+                                api::Symbol node, api::Duration waited) override;
   std::vector<framework::ClusterEventWithHint> EventsToRegister() const override;
 
   // The claim and the volume as this plugin sees them: the cluster's, or the one Reserve
   // assumed while the cluster still holds the version it was assumed on.
-  const api::PersistentVolumeClaim* FindClaim(api::Symbol ns, std::string_view name) const;
+  const api::PersistentVolumeClaim* FindClaim(api::Symbol ns, api::Symbol name) const;
   const api::PersistentVolume* FindVolume(std::string_view name) const;
 
  private:

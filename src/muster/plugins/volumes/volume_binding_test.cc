@@ -141,7 +141,7 @@ TEST(VolumeBindingTest, UnboundClaimsMatchTheSmallestFittingVolume) {
   // Reserve assumes the choice (pvc-a, the smaller claim first, takes pv-small; pvc-b pv-big),
   // and PreBind writes it.
   ASSERT_TRUE(w.plugin_.Reserve(*w.state_, *w.info_, api::Symbol("node-a")).IsSuccess());
-  ASSERT_TRUE(w.plugin_.PreBind(*w.state_, *w.info_, api::Symbol("node-a")).IsSuccess());
+  ASSERT_EQ(w.plugin_.PreBind(*w.state_, *w.info_, api::Symbol("node-a")).code(), Code::kWait);
   EXPECT_EQ(w.services_.volume_bindings,
             (std::vector<std::string>{"pv-small -> default/pvc-a", "pv-big -> default/pvc-b"}));
   ASSERT_NE(w.plugin_.FindVolume("pv-small"), nullptr);
@@ -174,7 +174,7 @@ TEST(VolumeBindingTest, UnreserveForgetsTheAssumption) {
   EXPECT_TRUE(w.plugin_.FindVolume("pv-a")->spec.claim_ref.has_value());
   w.plugin_.Unreserve(*w.state_, *w.info_, api::Symbol("node-a"));
   EXPECT_FALSE(w.plugin_.FindVolume("pv-a")->spec.claim_ref.has_value());
-  EXPECT_TRUE(w.plugin_.PreBind(*w.state_, *w.info_, api::Symbol("node-a")).IsSuccess());
+  EXPECT_EQ(w.plugin_.PreBind(*w.state_, *w.info_, api::Symbol("node-a")).code(), Code::kSkip);
   EXPECT_TRUE(w.services_.volume_bindings.empty()) << "nothing reserved, nothing written";
 }
 
@@ -189,12 +189,102 @@ TEST(VolumeBindingTest, ClaimsWithoutAVolumeAreProvisionedWhereTheClassAllows) {
   ASSERT_TRUE(w.PreFilter(PodWith({"pvc-a"})).IsSuccess());
   EXPECT_TRUE(w.Filter("node-a").IsSuccess());
   ASSERT_TRUE(w.plugin_.Reserve(*w.state_, *w.info_, api::Symbol("node-a")).IsSuccess());
-  ASSERT_TRUE(w.plugin_.PreBind(*w.state_, *w.info_, api::Symbol("node-a")).IsSuccess());
+  ASSERT_EQ(w.plugin_.PreBind(*w.state_, *w.info_, api::Symbol("node-a")).code(), Code::kWait);
   EXPECT_EQ(w.services_.selected_nodes, std::vector<std::string>{"default/pvc-a -> node-a"});
 
   ASSERT_TRUE(w.PreFilter(PodWith({"pvc-z"})).IsSuccess());
   EXPECT_EQ(w.Filter("node-a").Message(), kErrBindConflict) << "outside allowedTopologies";
   EXPECT_TRUE(w.Filter("node-b").IsSuccess());
+}
+
+// Upstream's checkBindings: after PreBind's writes, the binding waits until the PV controller
+// has bound each claim, and fails when the cluster undoes the choice or time runs out.
+TEST(VolumeBindingTest, PreBindWaitsUntilTheChosenVolumeIsBound) {
+  BindingWorld w;
+  api::PersistentVolume pv = MakeVolume("pv-a", "wait-sc").Obj();
+  pv.metadata.resource_version = "1";
+  w.services_.AddObject(pv);
+  w.services_.AddObject(MakeClaim("pvc-a", "wait-sc").Uid("uid-a").Obj());
+  ASSERT_TRUE(w.PreFilter(PodWith({"pvc-a"})).IsSuccess());
+  ASSERT_TRUE(w.Filter("node-a").IsSuccess());
+  const api::Symbol node("node-a");
+  ASSERT_TRUE(w.plugin_.Reserve(*w.state_, *w.info_, node).IsSuccess());
+  ASSERT_EQ(w.plugin_.PreBind(*w.state_, *w.info_, node).code(), Code::kWait);
+  auto wait = [&](int64_t seconds) {
+    return w.plugin_.PreBindWait(*w.state_, *w.info_, node, std::chrono::seconds(seconds));
+  };
+  // The cache still holds the version PreBind wrote over.
+  EXPECT_EQ(wait(1).code(), Code::kWait);
+  // The write arrives; the claim is not bound yet.
+  api::PersistentVolume written = MakeVolume("pv-a", "wait-sc").ClaimRef("pvc-a").Obj();
+  written.spec.claim_ref->uid = "uid-a";
+  written.metadata.resource_version = "2";
+  w.services_.AddObject(written);
+  EXPECT_EQ(wait(2).code(), Code::kWait);
+  EXPECT_EQ(wait(600).Message(), "binding volumes: context deadline exceeded");
+  // The PV controller binds it.
+  w.services_.AddObject(MakeClaim("pvc-a", "wait-sc").Uid("uid-a").BoundTo("pv-a").Obj());
+  EXPECT_TRUE(wait(3).IsSuccess());
+  // The PV controller gave the volume back (its claimRef dropped): the binding fails.
+  api::PersistentVolume reset = MakeVolume("pv-a", "wait-sc").Obj();
+  reset.metadata.resource_version = "3";
+  w.services_.AddObject(reset);
+  const Status failed = wait(4);
+  EXPECT_EQ(failed.code(), Code::kError);
+  EXPECT_EQ(failed.Message(), "binding volumes: ClaimRef got reset for pv \"pv-a\"");
+}
+
+TEST(VolumeBindingTest, PreBindWaitsUntilTheProvisionedClaimIsBound) {
+  BindingWorld w;
+  api::PersistentVolumeClaim pvc = MakeClaim("pvc-p", "provisioned-sc").Obj();
+  pvc.metadata.resource_version = "1";
+  w.services_.AddObject(pvc);
+  ASSERT_TRUE(w.PreFilter(PodWith({"pvc-p"})).IsSuccess());
+  ASSERT_TRUE(w.Filter("node-a").IsSuccess());
+  const api::Symbol node("node-a");
+  ASSERT_TRUE(w.plugin_.Reserve(*w.state_, *w.info_, node).IsSuccess());
+  ASSERT_EQ(w.plugin_.PreBind(*w.state_, *w.info_, node).code(), Code::kWait);
+  auto wait = [&] {
+    return w.plugin_.PreBindWait(*w.state_, *w.info_, node, std::chrono::seconds(1));
+  };
+  auto claim = [&](std::string_view version) {
+    testing::ClaimBuilder b = MakeClaim("pvc-p", "provisioned-sc");
+    api::PersistentVolumeClaim c = b.Obj();
+    c.metadata.resource_version = std::string(version);
+    return c;
+  };
+  EXPECT_EQ(wait().code(), Code::kWait);
+  api::PersistentVolumeClaim selected = claim("2");
+  selected.metadata.annotations[std::string(api::kSelectedNodeAnnotation)] = "node-a";
+  w.services_.AddObject(selected);
+  EXPECT_EQ(wait().code(), Code::kWait) << "selected, not provisioned yet";
+
+  // Provisioned, but where the node cannot reach it.
+  api::PersistentVolumeClaim bound = selected;
+  bound.metadata.resource_version = "3";
+  bound.spec.volume_name = api::Symbol("pvc-made");
+  bound.metadata.annotations[std::string(api::kBindCompletedAnnotation)] = "yes";
+  w.services_.AddObject(bound);
+  EXPECT_EQ(wait().code(), Code::kWait) << "the volume has not reached the cache";
+  w.services_.AddObject(
+      MakeVolume("pvc-made", "provisioned-sc").NodeAffinity(kHost, {"node-b"}).Obj());
+  EXPECT_EQ(wait().Message(),
+            "binding volumes: pv \"pvc-made\" node affinity doesn't match node \"node-a\": no "
+            "matching NodeSelectorTerms");
+  w.services_.AddObject(
+      MakeVolume("pvc-made", "provisioned-sc").NodeAffinity(kHost, {"node-a"}).Obj());
+  EXPECT_TRUE(wait().IsSuccess());
+
+  // A provisioner that fails takes the selected node away: the binding fails at once.
+  api::PersistentVolumeClaim reset = claim("4");
+  reset.metadata.annotations["volume.kubernetes.io/storage-provisioner"] = "csi.example.com";
+  w.services_.AddObject(reset);
+  const Status failed = wait();
+  EXPECT_EQ(failed.code(), Code::kError);
+  EXPECT_EQ(failed.Message(), "binding volumes: provisioning failed for PVC \"pvc-p\"");
+  // Upstream words it otherwise when the claim has no annotations left at all.
+  w.services_.AddObject(claim("5"));
+  EXPECT_EQ(wait().Message(), "binding volumes: selectedNode annotation reset for PVC \"pvc-p\"");
 }
 
 TEST(VolumeBindingTest, AClaimBeingProvisionedForOneNodeFitsNoOther) {

@@ -19,7 +19,7 @@ using framework::Status;
 struct RestrictionsState final : framework::StateData {
   bool check_disks = false;
   // The pod's ReadWriteOncePod claims, and how many of them pods already use.
-  std::set<std::string, std::less<>> rwop_claims;
+  std::set<api::Symbol> rwop_claims;
   int conflicts = 0;
 
   std::unique_ptr<framework::StateData> Clone() const override {
@@ -58,7 +58,7 @@ bool Conflicts(const api::VolumeSource& a, const api::VolumeSource& b) {
 
 // How many of `pod`'s persistentVolumeClaim volumes use one of `claims` (upstream compares names
 // only, not namespaces).
-int Uses(const api::Pod& pod, const std::set<std::string, std::less<>>& claims) {
+int Uses(const api::Pod& pod, const std::set<api::Symbol>& claims) {
   int n = 0;
   for (const api::Volume& v : pod.spec.volumes) {
     if (v.claim_name && claims.contains(*v.claim_name)) ++n;
@@ -66,7 +66,7 @@ int Uses(const api::Pod& pod, const std::set<std::string, std::less<>>& claims) 
   return n;
 }
 
-bool UsesClaim(const api::Pod& pod, api::Symbol ns, std::string_view claim) {
+bool UsesClaim(const api::Pod& pod, api::Symbol ns, api::Symbol claim) {
   if (pod.metadata.namespace_ != ns) return false;
   return std::any_of(pod.spec.volumes.begin(), pod.spec.volumes.end(),
                      [&](const api::Volume& v) { return v.claim_name && *v.claim_name == claim; });
@@ -89,15 +89,15 @@ Status VolumeRestrictions::PreFilter(framework::CycleState& state, const framewo
   s->check_disks = std::any_of(pod.spec.volumes.begin(), pod.spec.volumes.end(), NeedsDiskCheck);
   for (const api::Volume& v : pod.spec.volumes) {
     if (!v.claim_name) continue;
-    const api::PersistentVolumeClaim* pvc = handle_.lister().Get<api::PersistentVolumeClaim>(
-        pod.metadata.namespace_, api::Symbol(*v.claim_name));
-    if (pvc == nullptr) return Status::Unresolvable(ClaimNotFound(*v.claim_name));
+    const api::PersistentVolumeClaim* pvc =
+        handle_.lister().Get<api::PersistentVolumeClaim>(pod.metadata.namespace_, *v.claim_name);
+    if (pvc == nullptr) return Status::Unresolvable(ClaimNotFound(v.claim_name->str()));
     if (pvc->spec.access_modes.Has(api::AccessMode::kReadWriteOncePod)) {
       s->rwop_claims.insert(*v.claim_name);
     }
   }
   // A claim counts once however many pods use it, assumed pods included.
-  for (const std::string& claim : s->rwop_claims) {
+  for (const api::Symbol claim : s->rwop_claims) {
     const bool used =
         std::any_of(handle_.snapshot().List().begin(), handle_.snapshot().List().end(),
                     [&](const framework::NodeInfo* node) {

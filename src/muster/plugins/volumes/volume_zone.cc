@@ -100,8 +100,8 @@ Status VolumeZone::PreFilter(framework::CycleState& state, const framework::PodI
     if (!v.claim_name) continue;
     if (v.claim_name->empty()) return Status::Unresolvable("PersistentVolumeClaim had no name");
     const api::PersistentVolumeClaim* pvc =
-        lister.Get<api::PersistentVolumeClaim>(pod.metadata.namespace_, api::Symbol(*v.claim_name));
-    if (pvc == nullptr) return Status::Unresolvable(ClaimNotFound(*v.claim_name));
+        lister.Get<api::PersistentVolumeClaim>(pod.metadata.namespace_, *v.claim_name);
+    if (pvc == nullptr) return Status::Unresolvable(ClaimNotFound(v.claim_name->str()));
     if (pvc->spec.volume_name.empty()) {
       const std::string_view class_name = pvc->ClassName();
       if (class_name.empty()) {
@@ -113,9 +113,8 @@ Status VolumeZone::PreFilter(framework::CycleState& state, const framework::PodI
       if (sc->volume_binding_mode == api::VolumeBindingMode::kWaitForFirstConsumer) continue;
       return Status::Unresolvable("PersistentVolume had no name");
     }
-    const api::PersistentVolume* pv =
-        lister.Get<api::PersistentVolume>(api::Symbol(pvc->spec.volume_name));
-    if (pv == nullptr) return Status::Unresolvable(VolumeNotFound(pvc->spec.volume_name));
+    const api::PersistentVolume* pv = lister.Get<api::PersistentVolume>(pvc->spec.volume_name);
+    if (pv == nullptr) return Status::Unresolvable(VolumeNotFound(pvc->spec.volume_name.str()));
     for (Topology& t : TopologiesOf(*pv)) s->topologies.push_back(std::move(t));
   }
   if (s->topologies.empty()) return Status(framework::Code::kSkip);

@@ -85,7 +85,8 @@ class NodeVolumeLimits final : public framework::PreFilterPlugin,
   explicit NodeVolumeLimits(framework::Handle& handle) : handle_(handle) {}
 
   std::string_view Name() const override { return kNodeVolumeLimitsName; }
-  // Skip: the pod has no claim, ephemeral volume or migratable in-tree volume.
+  // Skip: the pod has no claim, ephemeral volume or migratable in-tree volume. Else works out
+  // the volumes the pod needs attached, once for every node.
   framework::Status PreFilter(framework::CycleState& state, const framework::PodInfo& pod,
                               std::span<framework::NodeInfo* const> nodes,
                               framework::PreFilterResult* result) override;
@@ -96,9 +97,6 @@ class NodeVolumeLimits final : public framework::PreFilterPlugin,
 
  private:
   framework::Handle& handle_;
-  // Names an unbound claim's volume (not known yet) by the claim, so that two pods on one claim
-  // count once; upstream's is random, muster's fixed, which changes nothing but determinism.
-  static constexpr std::string_view kUnboundPrefix = "muster-unbound-claim";
 };
 
 // The zones and regions of the pod's bound volumes (their topology labels) against the node's.

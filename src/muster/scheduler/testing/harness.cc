@@ -7,6 +7,7 @@
 namespace muster::testing {
 namespace {
 
+using framework::Code;
 using framework::CycleState;
 using framework::NodeInfo;
 using framework::PodInfo;
@@ -76,6 +77,31 @@ class TestBinder final : public framework::BindPlugin {
   framework::Handle& handle_;
 };
 
+// PreBind waits for a pod annotated kReadyAfter (seconds) until it has waited that long; one
+// annotated kGiveUpAfter fails then.
+class Awaiting final : public framework::PreBindPlugin {
+ public:
+  std::string_view Name() const override { return "Awaiting"; }
+  Status PreBind(CycleState&, const PodInfo& pod, api::Symbol) override {
+    return Seconds(pod, kReadyAfter) || Seconds(pod, kGiveUpAfter) ? Status(Code::kWait)
+                                                                   : Status(Code::kSkip);
+  }
+  Status PreBindWait(CycleState&, const PodInfo& pod, api::Symbol, api::Duration waited) override {
+    if (auto ready = Seconds(pod, kReadyAfter); ready && waited >= *ready) return Status::OK();
+    if (auto limit = Seconds(pod, kGiveUpAfter); limit && waited >= *limit) {
+      return Status::Error("gave up waiting");
+    }
+    return Status(Code::kWait);
+  }
+
+ private:
+  static std::optional<api::Duration> Seconds(const PodInfo& pod, std::string_view key) {
+    auto it = pod.pod.metadata.annotations.find(std::string(key));
+    if (it == pod.pod.metadata.annotations.end()) return std::nullopt;
+    return std::chrono::seconds(std::stoi(it->second));
+  }
+};
+
 class TestGang final : public framework::GroupPlugin,
                        public framework::PreFilterPlugin,
                        public framework::EnqueueExtensions {
@@ -137,7 +163,7 @@ framework::PluginFactory WithHandle() {
 
 api::Plugins HarnessPlugins(const HarnessOptions& options) {
   api::Plugins plugins;
-  for (const char* name : {"TestSort", "Cordoned", "PodSlots", "TestBinder"}) {
+  for (const char* name : {"TestSort", "Cordoned", "PodSlots", "Awaiting", "TestBinder"}) {
     plugins.multi_point.enabled.push_back(api::PluginRef{name, std::nullopt});
   }
   if (options.gang) plugins.multi_point.enabled.push_back(api::PluginRef{"TestGang", std::nullopt});
@@ -156,6 +182,7 @@ const framework::Registry& HarnessRegistry() {
     r.Register("Cordoned", Plain<Cordoned>());
     r.Register("PodSlots", Plain<PodSlots>());
     r.Register("TestBinder", WithHandle<TestBinder>());
+    r.Register("Awaiting", Plain<Awaiting>());
     r.Register("RejectAll", Plain<RejectAll>());
     r.Register("TestGang", WithHandle<TestGang>());
     return r;
@@ -189,6 +216,10 @@ void SchedulerHarness::AddPod(api::Pod pod) {
 void SchedulerHarness::UpdatePod(const api::Pod& old_pod, api::Pod new_pod) {
   scheduler_->OnUpdate(std::make_shared<const api::Pod>(old_pod),
                        std::make_shared<const api::Pod>(std::move(new_pod)));
+}
+
+void SchedulerHarness::DeletePod(const api::Pod& pod) {
+  scheduler_->OnDelete(std::make_shared<const api::Pod>(pod));
 }
 
 void SchedulerHarness::AddPodGroup(api::PodGroup group) {

@@ -15,6 +15,8 @@
 //   TestSort     QueueSort: higher priority first, then earlier arrival.
 //   Cordoned     Filter: rejects a node with spec.unschedulable ("node(s) were unschedulable").
 //   PodSlots     Filter: rejects a node with no room for one more pod ("Too many pods").
+//   Awaiting     PreBind: a pod annotated kReadyAfter waits after PreBind until it has waited
+//                that many seconds; one annotated kGiveUpAfter fails then ("gave up waiting").
 //   TestBinder   Bind: through the client.
 //   RejectAll    Filter (when asked for): rejects every node; registers for every event.
 //   TestGang     Group: a pod labelled test.muster.dev/gang=G belongs to PodGroup G of its
@@ -34,6 +36,8 @@
 namespace muster::testing {
 
 inline constexpr std::string_view kGangLabel = "test.muster.dev/gang";
+inline constexpr std::string_view kReadyAfter = "test.muster.dev/ready-after";
+inline constexpr std::string_view kGiveUpAfter = "test.muster.dev/give-up-after";
 
 // The registry of the plugins above.
 const framework::Registry& HarnessRegistry();
@@ -58,6 +62,7 @@ class SchedulerHarness {
   void AddNode(api::Node node);
   void AddPod(api::Pod pod);
   void UpdatePod(const api::Pod& old_pod, api::Pod new_pod);
+  void DeletePod(const api::Pod& pod);
   void AddPodGroup(api::PodGroup group);
   void UpdatePodGroup(const api::PodGroup& old_group, api::PodGroup new_group);
 
