@@ -107,10 +107,11 @@ TEST_P(RandomWorkload, KeepsEveryInvariant) {
 INSTANTIATE_TEST_SUITE_P(Seeds, RandomWorkload, ::testing::Range(0, kShards));
 
 // The workloads exercise what the checker guards: across the first seeds, pods bind and pods
-// wait, preemption evicts, gangs bind whole and gangs wait, nodes leave.
+// wait, preemption evicts, gangs bind whole and gangs wait, nodes leave, pods bind on claims the
+// controllers bound for them.
 TEST(RandomWorkloadCoverage, TheSeedsExerciseTheScheduler) {
   int bound = 0, pending = 0, preempted = 0, groups_placed = 0, groups_waiting = 0;
-  int nodes_removed = 0;
+  int nodes_removed = 0, bound_with_claims = 0, claims_bound = 0;
   for (uint64_t seed = 1; seed <= 120; ++seed) {
     const muster::testing::RandomWorkload w = muster::testing::MakeRandomWorkload(seed);
     std::string error;
@@ -119,6 +120,11 @@ TEST(RandomWorkloadCoverage, TheSeedsExerciseTheScheduler) {
     sim->Run();
     for (const auto& [key, pod] : sim->cluster().pods()) {
       (pod->spec.node_name.empty() ? pending : bound)++;
+      if (!pod->spec.node_name.empty() && !pod->spec.volumes.empty()) ++bound_with_claims;
+    }
+    for (const auto& [key, claim] :
+         sim->cluster().Objects<muster::api::PersistentVolumeClaim>()) {
+      if (claim->FullyBound()) ++claims_bound;
     }
     for (const auto& e : sim->cluster().events()) {
       if (e.record.reason == "Preempted") ++preempted;
@@ -143,6 +149,8 @@ TEST(RandomWorkloadCoverage, TheSeedsExerciseTheScheduler) {
   EXPECT_GT(groups_placed, 20);
   EXPECT_GT(groups_waiting, 10);
   EXPECT_GT(nodes_removed, 10);
+  EXPECT_GT(bound_with_claims, 20);
+  EXPECT_GT(claims_bound, 20);
 }
 
 }  // namespace

@@ -357,7 +357,8 @@ PersistentVolume DecodePersistentVolume(Decoder& d, Map& m, const std::string&) 
     claim.name = ReadString(d, r.Get("name"), r.Path("name")).value_or("");
     claim.uid = ReadString(d, r.Get("uid"), r.Path("uid")).value_or("");
     claim.api_version = ReadString(d, r.Get("apiVersion"), r.Path("apiVersion")).value_or("");
-    ReadString(d, r.Get("resourceVersion"), r.Path("resourceVersion"));
+    claim.resource_version =
+        ReadString(d, r.Get("resourceVersion"), r.Path("resourceVersion")).value_or("");
     if (claim.name.empty()) d.Error(r.Path("name"), "Required value");
     pv.spec.claim_ref = std::move(claim);
   }

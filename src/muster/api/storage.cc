@@ -66,6 +66,7 @@ ObjectReference ClaimReference(const PersistentVolumeClaim& claim) {
   ref.name = claim.metadata.name;
   ref.uid = claim.metadata.uid;
   ref.api_version = "v1";
+  ref.resource_version = claim.metadata.resource_version;
   return ref;
 }
 

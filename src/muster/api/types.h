@@ -408,6 +408,7 @@ struct ObjectReference {
   std::string name;
   std::string uid;
   std::string api_version;
+  std::string resource_version;  // of the object when the reference was taken, if known
 };
 
 struct Binding {

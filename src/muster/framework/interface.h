@@ -267,8 +267,10 @@ class PreBindPlugin : public virtual Plugin {
   // for the cluster to act on them (VolumeBinding waits for its claims to be bound); PreBindWait
   // then says when it may go on. The plugins after it run only then.
   virtual Status PreBind(CycleState& state, const PodInfo& pod, api::Symbol node) = 0;
-  // Asked on the scheduler's thread, every kPreBindPollPeriod after this plugin's PreBind
-  // returned Wait, with how long the pod has waited so far: Success lets the binding go on, Wait
+  // Asked on the scheduler's thread once the cluster has taken in what happened at the instant
+  // PreBind returned Wait, then whenever the cluster changes and every kPreBindPollPeriod, with
+  // how long the pod has waited so far (upstream polls each second from the first second on:
+  // the answers are the same, the pod is bound sooner). Success lets the binding go on, Wait
   // keeps it waiting, anything else fails it (Unreserve, backoff) as a failed PreBind does. The
   // plugin keeps its own timeout. Reads the listers; never writes to the cluster.
   virtual Status PreBindWait(CycleState& /*state*/, const PodInfo& /*pod*/, api::Symbol /*node*/,

@@ -53,6 +53,7 @@ void Scheduler::OnAdd(const api::Shared<T>& object) {
   queue_.ClusterChanged();
   store_.mutable_objects().Of<T>().Set(object);
   Raise<T>(framework::kAdd, nullptr, object);
+  if (!awaiting_pre_bind_.empty()) AskAwaitingPreBindNow();
 }
 
 template <typename T>
@@ -60,6 +61,7 @@ void Scheduler::OnUpdate(const api::Shared<T>& old_object, const api::Shared<T>&
   queue_.ClusterChanged();
   store_.mutable_objects().Of<T>().Set(new_object);
   Raise<T>(framework::kUpdateOther, old_object, new_object);
+  if (!awaiting_pre_bind_.empty()) AskAwaitingPreBindNow();
 }
 
 template <typename T>
@@ -67,6 +69,7 @@ void Scheduler::OnDelete(const api::Shared<T>& object) {
   queue_.ClusterChanged();
   store_.mutable_objects().Of<T>().Erase(object->metadata);
   Raise<T>(framework::kDelete, object, nullptr);
+  if (!awaiting_pre_bind_.empty()) AskAwaitingPreBindNow();
 }
 
 // ---- pods ----
@@ -173,6 +176,7 @@ void Scheduler::OnDelete<api::Pod>(const api::PodPtr& deleted) {
     if (!pod.IsTerminal()) MoveAll(kAssignedPodDelete, objects);
     return;
   }
+  DropAwaitingPreBind(pod.metadata.Key());
   queue_.Delete(pod);
   waiting_.Reject(PodUid(pod), "", "pod deleted");
   MoveAll(kUnscheduledPodDelete, objects);

@@ -578,6 +578,11 @@ bool Scheduler::DroppedWhileBinding(const BindingContext& ctx) {
   TraceStep(*ctx.state, clock_.Now(), "Bind", Status(Code::kSkip), "the pod was deleted");
   ctx.fwk->RunReservePluginsUnreserve(*ctx.state, pod, ctx.node);
   cache_.ForgetPod(pod.pod);
+  if (ctx.committed) queue_.ClusterChanged();
+  // Its room on the node is free again, as when an assigned pod goes.
+  EventObjects objects;
+  objects.old_pod = &pod.pod;
+  MoveAll(kAssignedPodDelete, objects);
   queue_.Done(key);
   return true;
 }
@@ -596,7 +601,9 @@ void Scheduler::ContinueBinding(std::shared_ptr<BindingContext> ctx) {
     }
     TraceStep(*ctx->state, clock_.Now(), "PreBind", s,
               fmt::format("{} waits for the cluster", s.plugin()));
-    AwaitPreBind(ctx, clock_.Now());
+    // Asked first at once (after what the cluster does at this instant: a simulation's
+    // controllers answer a write at the instant they hear of it), then each poll period.
+    AwaitPreBind(ctx, clock_.Now(), api::Duration::zero());
   };
   if (bind_runner_) {
     bind_runner_(std::move(work), std::move(done));
@@ -605,25 +612,51 @@ void Scheduler::ContinueBinding(std::shared_ptr<BindingContext> ctx) {
   }
 }
 
-void Scheduler::AwaitPreBind(std::shared_ptr<BindingContext> ctx, api::Time since) {
-  clock_.AddTimer(clock_.Now() + framework::kPreBindPollPeriod, [this, ctx, since] {
-    if (DroppedWhileBinding(*ctx)) return;
-    const api::Time now = clock_.Now();
-    Status s = ctx->fwk->RunPreBindWait(ctx->pre_bind_next, *ctx->state, *ctx->assumed,
-                                        ctx->node, now - since);
-    if (s.IsWait()) {
-      AwaitPreBind(ctx, since);
-      return;
-    }
-    if (!s.IsSuccess()) {
-      FinishBindingCycle(ctx, s);
-      return;
-    }
-    TraceStep(*ctx->state, now, "PreBind", s,
-              fmt::format("waited {}", api::FormatDuration(now - since)));
-    ++ctx->pre_bind_next;
-    ContinueBinding(ctx);
-  });
+void Scheduler::AwaitPreBind(std::shared_ptr<BindingContext> ctx, api::Time since,
+                             api::Duration delay) {
+  const std::string key = ctx->assumed->Key();
+  const framework::Clock::TimerId timer =
+      clock_.AddTimer(clock_.Now() + delay, [this, ctx, since] { PollPreBind(ctx, since); });
+  awaiting_pre_bind_[key] = AwaitingPreBind{std::move(ctx), timer, since};
+}
+
+void Scheduler::AskAwaitingPreBindNow() {
+  for (auto& [key, waiting] : awaiting_pre_bind_) {
+    clock_.CancelTimer(waiting.timer);
+    waiting.timer = clock_.AddTimer(
+        clock_.Now(), [this, ctx = waiting.ctx, since = waiting.since] { PollPreBind(ctx, since); });
+  }
+}
+
+void Scheduler::PollPreBind(const std::shared_ptr<BindingContext>& ctx, api::Time since) {
+  awaiting_pre_bind_.erase(ctx->assumed->Key());
+  if (DroppedWhileBinding(*ctx)) return;
+  // The plugin reads the node as the cluster has it now, not as the last cycle saw it.
+  cache_.UpdateSnapshot(snapshot_);
+  const api::Time now = clock_.Now();
+  Status s = ctx->fwk->RunPreBindWait(ctx->pre_bind_next, *ctx->state, *ctx->assumed, ctx->node,
+                                      now - since);
+  if (s.IsWait()) {
+    AwaitPreBind(ctx, since, framework::kPreBindPollPeriod);
+    return;
+  }
+  if (!s.IsSuccess()) {
+    FinishBindingCycle(ctx, s);
+    return;
+  }
+  TraceStep(*ctx->state, now, "PreBind", s,
+            fmt::format("waited {}", api::FormatDuration(now - since)));
+  ++ctx->pre_bind_next;
+  ContinueBinding(ctx);
+}
+
+void Scheduler::DropAwaitingPreBind(const std::string& pod_key) {
+  auto it = awaiting_pre_bind_.find(pod_key);
+  if (it == awaiting_pre_bind_.end()) return;
+  const std::shared_ptr<BindingContext> ctx = std::move(it->second.ctx);
+  clock_.CancelTimer(it->second.timer);
+  awaiting_pre_bind_.erase(it);
+  DroppedWhileBinding(*ctx);
 }
 
 void Scheduler::FinishBindingCycle(const std::shared_ptr<BindingContext>& ctx, const Status& s) {

@@ -204,10 +204,17 @@ class Scheduler final : public framework::SchedulerServices {
   void RunBindingCycle(std::shared_ptr<BindingContext> ctx);
   // PreBind from ctx->pre_bind_next on, then Bind, through the bind runner.
   void ContinueBinding(std::shared_ptr<BindingContext> ctx);
-  // A PreBind plugin waits: asks it again every poll period until it lets the pod go on.
-  void AwaitPreBind(std::shared_ptr<BindingContext> ctx, api::Time since);
+  // A PreBind plugin waits: asks it after `delay`, then every poll period until it lets the pod
+  // go on.
+  void AwaitPreBind(std::shared_ptr<BindingContext> ctx, api::Time since, api::Duration delay);
+  void PollPreBind(const std::shared_ptr<BindingContext>& ctx, api::Time since);
   // True, with the pod let go (unreserved, forgotten, out of flight), when it was deleted.
   bool DroppedWhileBinding(const BindingContext& ctx);
+  // A deleted pod whose bind waits after PreBind is let go at once, not at the next poll.
+  void DropAwaitingPreBind(const std::string& pod_key);
+  // The cluster changed: the binds that wait after PreBind ask again now, not at their next
+  // poll (what they wait for may have come).
+  void AskAwaitingPreBindNow();
   void FinishBindingCycle(const std::shared_ptr<BindingContext>& ctx, const framework::Status& s);
   void MoveAll(const framework::ClusterEvent& event, const framework::EventObjects& objects,
                const std::string& exclude_key = "");
@@ -218,6 +225,14 @@ class Scheduler final : public framework::SchedulerServices {
              const api::Shared<T>& new_object);
 
   SchedulerOptions options_;
+  // Pods whose bind waits after PreBind, by namespace/name: the context, the next poll, and
+  // since when it waits.
+  struct AwaitingPreBind {
+    std::shared_ptr<BindingContext> ctx;
+    framework::Clock::TimerId timer = 0;
+    api::Time since;
+  };
+  std::map<std::string, AwaitingPreBind> awaiting_pre_bind_;
   BindRunner bind_runner_;
   framework::Clock& clock_;
   framework::ClusterClient& client_;

@@ -165,6 +165,7 @@ void Checker::Attempted(std::string_view pod_key) {
 void Checker::CheckBinding(const api::Pod& pod, api::Symbol node) {
   CheckRoom(pod, node);
   CheckFilters(pod, node);
+  CheckClaims(pod, node);
   // Gangs are a promise of a profile with a group plugin (Coscheduling) only.
   const framework::Framework* fwk = scheduler_.ProfileFor(pod);
   if (fwk == nullptr || fwk->group_plugin() == nullptr) return;
@@ -198,6 +199,36 @@ void Checker::CheckRoom(const api::Pod& pod, api::Symbol node_name) {
        allocatable.ephemeral_storage);
   for (const auto& [name, value] : request.scalar) {
     over(name.str(), value, after.Scalar(name), allocatable.Scalar(name));
+  }
+}
+
+void Checker::CheckClaims(const api::Pod& pod, api::Symbol node_name) {
+  // A promise of VolumeBinding's PreBind only.
+  const framework::Framework* fwk = Profile(pod);
+  if (fwk == nullptr) return;
+  const auto& pre_bind = fwk->plugins().pre_bind;
+  if (std::none_of(pre_bind.begin(), pre_bind.end(), [](const framework::PreBindPlugin* p) {
+        return p->Name() == "VolumeBinding";
+      })) {
+    return;
+  }
+  for (const api::Volume& v : pod.spec.volumes) {
+    std::string name;
+    if (v.claim_name) {
+      name = v.claim_name->string();
+    } else if (v.ephemeral) {
+      name = pod.metadata.name + "-" + v.name;
+    } else {
+      continue;
+    }
+    const std::string key = pod.metadata.namespace_.string() + "/" + name;
+    const auto* claim = cluster_.Get<api::PersistentVolumeClaim>(key);
+    if (claim == nullptr || !claim->FullyBound()) {
+      Fail(fmt::format("pod {} was bound to node {} while its claim {} was {}",
+                       pod.metadata.Key(), node_name.str(), key,
+                       claim == nullptr ? "missing" : "not bound"));
+      return;
+    }
   }
 }
 

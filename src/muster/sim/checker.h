@@ -11,7 +11,9 @@
 //                      and the pod passes its profile's PreFilter and Filter plugins (taints,
 //                      affinity, ports, spread's DoNotSchedule skew, ...) on the cluster as it is
 //                      at that moment, through a cache and profiles of the checker's own;
-//                      a pod is bound once: its node never changes;
+//                      a pod is bound once: its node never changes; every claim it uses is
+//                      bound (volumeName and bind-completed), when its profile runs
+//                      VolumeBinding, whose PreBind waits for that;
 //   after each turn    every pending pod of the scheduler's is in exactly one place: the queue
 //                      (active, backoff, unschedulable or gated), waiting at Permit, or assumed
 //                      and binding; every bound pod is in the scheduler's cache on its node and
@@ -107,6 +109,7 @@ class Checker final : public cluster::TypedObserver<Checker>, private framework:
   void CheckBinding(const api::Pod& pod, api::Symbol node);
   void CheckRoom(const api::Pod& pod, api::Symbol node);
   void CheckFilters(const api::Pod& pod, api::Symbol node);
+  void CheckClaims(const api::Pod& pod, api::Symbol node);
   void CheckPlaces();
   void CheckNominations();
   // The checker's own profile for the pod, or nullptr (another scheduler's pod).

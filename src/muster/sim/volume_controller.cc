@@ -104,7 +104,14 @@ void VolumeController::Sync() {
       auto selected = claim.metadata.annotations.find(std::string(api::kSelectedNodeAnnotation));
       if (selected == claim.metadata.annotations.end()) continue;
       const api::Node* node = cluster_.Get<api::Node>(selected->second);
-      if (node != nullptr) Provision(claim, *sc, node);
+      if (node != nullptr) {
+        Provision(claim, *sc, node);
+      } else {
+        // The node is gone: as external-provisioner does, hand the claim back to the scheduler.
+        api::PersistentVolumeClaim back = claim;
+        back.metadata.annotations.erase(std::string(api::kSelectedNodeAnnotation));
+        cluster_.Update(std::move(back));
+      }
       continue;
     }
     if (const api::PersistentVolume* match = api::FindMatchingVolume(claim, volumes, nullptr, {})) {

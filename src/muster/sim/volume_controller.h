@@ -6,8 +6,9 @@
 // (binds a claim to the volume the scheduler chose or, for an Immediate claim, to the smallest
 // available volume that matches) and a provisioner (makes a volume for a claim of a class with
 // a provisioner: at once for an Immediate class, on the node the scheduler selected for a
-// WaitForFirstConsumer one, in that node's topology). Each acts at the instant it hears of a
-// change, after the scheduler.
+// WaitForFirstConsumer one, in that node's topology; a claim whose selected node is gone is
+// handed back, its annotation removed, as external-provisioner does). Each acts at the instant
+// it hears of a change, after the scheduler.
 
 #include <set>
 #include <string>

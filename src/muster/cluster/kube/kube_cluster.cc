@@ -603,6 +603,7 @@ Status KubeCluster::BindVolume(const api::PersistentVolume& pv) {
   Json ref = {{"kind", claim.kind}, {"namespace", claim.namespace_}, {"name", claim.name},
               {"apiVersion", claim.api_version}};
   if (!claim.uid.empty()) ref["uid"] = claim.uid;
+  if (!claim.resource_version.empty()) ref["resourceVersion"] = claim.resource_version;
   Json metadata = {{"resourceVersion", pv.metadata.resource_version}};
   const std::string bound_by(api::kBoundByControllerAnnotation);
   if (auto it = pv.metadata.annotations.find(bound_by); it != pv.metadata.annotations.end()) {

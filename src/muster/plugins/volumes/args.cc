@@ -29,6 +29,9 @@ bool DecodeVolumeBindingArgs(const YAML::Node& args, VolumeBindingArgs* out, Arg
 
 void SetDefaults(VolumeBindingArgs& args) {
   if (!args.bind_timeout_seconds) args.bind_timeout_seconds = kDefaultBindTimeoutSeconds;
+  if (!args.shape || args.shape->empty()) {
+    args.shape = std::vector<UtilizationShapePoint>{{0, kMaxCustomPriorityScore}, {100, 0}};
+  }
 }
 
 std::vector<api::FieldError> Validate(const VolumeBindingArgs& args) {

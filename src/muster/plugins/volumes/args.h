@@ -2,13 +2,13 @@
 
 // The args of VolumeBinding (kubescheduler.config.k8s.io/v1 VolumeBindingArgs): decoding, v1
 // defaults and validation with upstream's messages (validation_pluginargs.go
-// ValidateVolumeBindingArgs). muster does not bind volumes, but a profile that configures the
-// plugin must be accepted or refused as kube-scheduler would.
+// ValidateVolumeBindingArgs).
 //
-// `shape` belongs to the StorageCapacityScoring feature gate (alpha, off by default). Upstream
-// refuses any shape while the gate is off and checks its points while it is on; muster has no
-// feature gates and cannot tell which way the user's cluster runs, so it takes the permissive
-// reading: an absent or empty shape is accepted, and a given one must pass the gate-on checks.
+// `shape` belongs to the StorageCapacityScoring feature gate: alpha and off by default in
+// kube-scheduler 1.33 to 1.36, beta and on by default since 1.37. muster follows 1.37: an absent
+// or empty shape takes the gate's default (utilization 0 scores 10, 100 scores 0: the node
+// whose volumes would be least full wins), and a given one must pass the gate-on checks. To
+// score as 1.36 does (not at all), disable VolumeBinding's Score in the profile.
 
 #include <cstdint>
 #include <optional>
@@ -37,7 +37,8 @@ struct UtilizationShapePoint {
 struct VolumeBindingArgs {
   // How long PreBind waits for volumes to bind; set by SetDefaults when absent.
   std::optional<int64_t> bind_timeout_seconds;
-  // Storage capacity scoring's utilization-to-score function; nullopt when not given.
+  // Storage capacity scoring's utilization-to-score function; nullopt when not given (SetDefaults
+  // then gives the default).
   std::optional<std::vector<UtilizationShapePoint>> shape;
 
   friend bool operator==(const VolumeBindingArgs&, const VolumeBindingArgs&) = default;
@@ -47,8 +48,8 @@ struct VolumeBindingArgs {
 // Returns false when anything was reported.
 bool DecodeVolumeBindingArgs(const YAML::Node& args, VolumeBindingArgs* out, ArgsErrors& errors);
 
-// The v1 defaults: bindTimeoutSeconds 600 when absent. No default shape: the gate that would add
-// one is off by default.
+// The v1 defaults with StorageCapacityScoring on (1.37): bindTimeoutSeconds 600 when absent, and
+// an absent or empty shape [{0, 10}, {100, 0}].
 void SetDefaults(VolumeBindingArgs& args);
 
 // Upstream's validation (see the header comment for shape), every error in upstream's order,

@@ -81,7 +81,13 @@ shape:
   VolumeBindingArgs defaults;
   std::string error;
   ASSERT_TRUE(LoadVolumeBindingArgs({YAML::Node(), std::string(kPrefix)}, &defaults, &error));
-  EXPECT_EQ(defaults, With(600, std::nullopt));
+  // StorageCapacityScoring's default shape (on by default since 1.37), also for an empty one.
+  const std::vector<UtilizationShapePoint> least_full{{0, 10}, {100, 0}};
+  EXPECT_EQ(defaults, With(600, least_full));
+  VolumeBindingArgs empty;
+  ASSERT_TRUE(
+      LoadVolumeBindingArgs({YAML::Load("shape: []"), std::string(kPrefix)}, &empty, &error));
+  EXPECT_EQ(empty.shape, least_full);
 
   // An explicit 0 is kept: only an absent timeout takes the default.
   VolumeBindingArgs zero;

@@ -28,6 +28,9 @@ using Quantity = api::Quantity;
 struct NodeVolumes {
   std::vector<std::pair<Claim, Volume>> bindings;  // claims matched to existing volumes
   std::vector<Claim> provisions;                   // claims to provision there
+  // Those of `provisions` whose selected node was asked for already (by another pod on the same
+  // claim, or an earlier attempt): PreBind waits for them without writing (keys).
+  std::set<std::string, std::less<>> already_selected;
   // For scoring provisions: the capacity each provisioned claim's class has there, by class.
   std::map<std::string, Quantity, std::less<>> provision_capacity;
 };
@@ -397,7 +400,16 @@ Status VolumeBinding::Reserve(framework::CycleState& state, const framework::Pod
   }
   for (Claim& pvc : chosen.provisions) {
     const std::string base = pvc.metadata.resource_version;
-    pvc.metadata.annotations[std::string(api::kSelectedNodeAnnotation)] = node.string();
+    // Asked for already, as the cluster has it or another pod's reservation assumed it (a pod
+    // of the same gang on the same claim, placed before this one was reserved).
+    const std::string key(api::kSelectedNodeAnnotation);
+    if (const Claim* now = FindClaim(pvc.metadata.namespace_, api::Symbol(pvc.metadata.name))) {
+      auto it = now->metadata.annotations.find(key);
+      if (it != now->metadata.annotations.end() && it->second == node.str()) {
+        chosen.already_selected.insert(pvc.metadata.Key());
+      }
+    }
+    pvc.metadata.annotations[key] = node.string();
     assumed_claims_[pvc.metadata.Key()] = Assumed<Claim>{base, pvc, pod};
   }
   if (!chosen.bindings.empty() || !chosen.provisions.empty()) s->reserved = std::move(chosen);
@@ -432,6 +444,7 @@ Status VolumeBinding::PreBind(framework::CycleState& state, const framework::Pod
     }
   }
   for (const Claim& pvc : s->reserved->provisions) {
+    if (s->reserved->already_selected.contains(pvc.metadata.Key())) continue;
     if (Status w = client.SelectNode(pvc, node); !w.IsSuccess()) {
       return Status::Error(fmt::format("binding volumes: persistentvolumeclaim \"{}\": {}",
                                        pvc.metadata.Key(), w.Message()));
@@ -441,16 +454,25 @@ Status VolumeBinding::PreBind(framework::CycleState& state, const framework::Pod
   return Status(Code::kWait);
 }
 
-// Upstream's checkBindings, on the cluster's objects (not the assumed ones): Wait until every
-// claim is fully bound; an error when the cluster undid what PreBind asked for.
+// Upstream's checkBindings, on the cluster's objects (not the assumed ones), in its order: Wait
+// at the first claim not fully bound yet; an error when the cluster undid what PreBind asked for.
 Status VolumeBinding::PreBindWait(framework::CycleState& state, const framework::PodInfo&,
                                   api::Symbol node, api::Duration waited) {
   const auto* s = state.Read<BindingState>(kStateKey);
   if (s == nullptr || !s->reserved) return Status::OK();
   const framework::ObjectLister& lister = handle_.lister();
+  auto not_yet = [&] {
+    if (waited >=
+        std::chrono::seconds(args_.bind_timeout_seconds.value_or(kDefaultBindTimeoutSeconds))) {
+      return Status::Error("binding volumes: context deadline exceeded");
+    }
+    return Status(Code::kWait);
+  };
   const framework::NodeInfo* node_info = handle_.snapshot().Get(node);
   if (node_info == nullptr || node_info->node() == nullptr) {
-    return Status::Error(fmt::format("binding volumes: failed to get node \"{}\"", node.str()));
+    return Status::Error(
+        fmt::format("binding volumes: failed to get node \"{}\": node \"{}\" not found", node.str(),
+                    node.str()));
   }
   const api::LabelSet& labels = node_info->node()->metadata.labels;
   auto admits = [&](const Volume& pv) -> Status {
@@ -460,67 +482,65 @@ Status VolumeBinding::PreBindWait(framework::CycleState& state, const framework:
         "NodeSelectorTerms",
         pv.metadata.name, node.str()));
   };
-  bool done = true;
   for (const auto& [want_claim, want_pv] : s->reserved->bindings) {
     const Volume* pv = lister.Get<Volume>(api::Symbol(want_pv.metadata.name));
+    if (pv == nullptr) {
+      return Status::Error(fmt::format(
+          "binding volumes: failed to check binding: could not find v1.PersistentVolume \"{}\"",
+          want_pv.metadata.name));
+    }
     const Claim* pvc =
         lister.Get<Claim>(want_claim.metadata.namespace_, api::Symbol(want_claim.metadata.name));
-    if (pv == nullptr || pvc == nullptr) {
+    if (pvc == nullptr) {
       return Status::Error(fmt::format(
-          "binding volumes: failed to check binding: {} not found",
-          pv == nullptr ? fmt::format("persistentvolume \"{}\"", want_pv.metadata.name)
-                        : fmt::format("persistentvolumeclaim \"{}\"", want_claim.metadata.Key())));
+          "binding volumes: failed to check binding: could not find v1.PersistentVolumeClaim "
+          "\"{}\"",
+          want_claim.metadata.Key()));
     }
-    // Still the version PreBind wrote over: the write has not reached this cache yet.
-    if (pv->metadata.resource_version == want_pv.metadata.resource_version) {
-      done = false;
-      continue;
+    // Still the version PreBind wrote over, and not yet what it wrote: the write has not
+    // reached this cache. (A write that changed nothing leaves the version as it was.)
+    if (pv->metadata.resource_version == want_pv.metadata.resource_version &&
+        !api::BoundTo(*pv, *pvc)) {
+      return not_yet();
     }
     if (Status a = admits(*pv); !a.IsSuccess()) return a;
     if (!pv->spec.claim_ref || pv->spec.claim_ref->uid.empty()) {
       return Status::Error(
           fmt::format("binding volumes: ClaimRef got reset for pv \"{}\"", pv->metadata.name));
     }
-    if (!pvc->FullyBound()) done = false;
+    if (!pvc->FullyBound()) return not_yet();
   }
   for (const Claim& want : s->reserved->provisions) {
     const Claim* pvc = lister.Get<Claim>(want.metadata.namespace_, api::Symbol(want.metadata.name));
     if (pvc == nullptr) {
-      return Status::Error(fmt::format(
-          "binding volumes: failed to check provisioning pvc: persistentvolumeclaim \"{}\" not "
-          "found",
-          want.metadata.Key()));
+      return Status::Error(
+          fmt::format("binding volumes: failed to check provisioning pvc: could not find "
+                      "v1.PersistentVolumeClaim \"{}\"",
+                      want.metadata.Key()));
     }
-    if (pvc->metadata.resource_version == want.metadata.resource_version) {
-      done = false;
-      continue;
+    const auto& annotations = pvc->metadata.annotations;
+    auto selected = annotations.find(std::string(api::kSelectedNodeAnnotation));
+    const bool selected_here = selected != annotations.end() && selected->second == node.str();
+    if (pvc->metadata.resource_version == want.metadata.resource_version && !selected_here) {
+      return not_yet();
     }
-    if (pvc->metadata.annotations.empty()) {
+    if (annotations.empty()) {
       return Status::Error(fmt::format(
           "binding volumes: selectedNode annotation reset for PVC \"{}\"", pvc->metadata.name));
     }
-    auto selected = pvc->metadata.annotations.find(std::string(api::kSelectedNodeAnnotation));
-    if (selected == pvc->metadata.annotations.end() || selected->second != node.str()) {
+    if (!selected_here) {
       // The provisioner takes the annotation away when it cannot provision there.
       return Status::Error(
           fmt::format("binding volumes: provisioning failed for PVC \"{}\"", pvc->metadata.name));
     }
     if (!pvc->spec.volume_name.empty()) {
       const Volume* pv = lister.Get<Volume>(pvc->spec.volume_name);
-      if (pv == nullptr) {
-        done = false;  // not seen yet, or deleted: the claim is then unbound in time
-        continue;
-      }
+      if (pv == nullptr) return not_yet();  // not seen yet, or deleted: then unbound in time
       if (Status a = admits(*pv); !a.IsSuccess()) return a;
     }
-    if (!pvc->FullyBound()) done = false;
+    if (!pvc->FullyBound()) return not_yet();
   }
-  if (done) return Status::OK();
-  if (waited >=
-      std::chrono::seconds(args_.bind_timeout_seconds.value_or(kDefaultBindTimeoutSeconds))) {
-    return Status::Error("binding volumes: context deadline exceeded");
-  }
-  return Status(Code::kWait);
+  return Status::OK();
 }
 
 std::vector<framework::ClusterEventWithHint> VolumeBinding::EventsToRegister() const {

@@ -123,6 +123,87 @@ PodParts RandomPod(Draw& d, bool allow_timing, bool gang_member, int cpu_hi) {
   return p;
 }
 
+// A workload's storage (about one in three has some): classes that provision at once, for the
+// first consumer, or not at all (static volumes in one zone each), CSINodes with attach limits,
+// and claims for some pods. Drawn from a stream of its own, so that the rest of each seed's
+// workload is what it was before storage was added.
+class Storage {
+ public:
+  Storage(uint64_t seed, int nodes, std::string& out) : d_(seed ^ 0x5707a6e5eedull), out_(out) {
+    on_ = d_.OneIn(3);
+    if (!on_) return;
+    std::string allowed;
+    if (d_.OneIn(2)) {
+      allowed = fmt::format(
+          "allowedTopologies: [{{matchLabelExpressions: [{{key: topology.kubernetes.io/zone, "
+          "values: [{}, {}]}}]}}]\n",
+          d_.Pick(kZones), d_.Pick(kZones));
+    }
+    out_ += "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: wait}\n"
+            "provisioner: csi.example.com\nvolumeBindingMode: WaitForFirstConsumer\n" +
+            allowed + "---\n";
+    out_ += "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: now}\n"
+            "provisioner: csi.example.com\nvolumeBindingMode: Immediate\n---\n";
+    out_ += "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: static}\n"
+            "provisioner: kubernetes.io/no-provisioner\nvolumeBindingMode: WaitForFirstConsumer\n"
+            "---\n";
+    const int volumes = d_.Int(0, 5);
+    for (int i = 0; i < volumes; ++i) {
+      out_ += fmt::format(
+          "apiVersion: v1\nkind: PersistentVolume\nmetadata: {{name: pv{}}}\nspec:\n"
+          "  capacity: {{storage: {}Gi}}\n  accessModes: [ReadWriteOnce]\n"
+          "  storageClassName: static\n"
+          "  csi: {{driver: csi.example.com, volumeHandle: pv{}}}\n"
+          "  nodeAffinity: {{required: {{nodeSelectorTerms: [{{matchExpressions: [{{key: "
+          "topology.kubernetes.io/zone, operator: In, values: [{}]}}]}}]}}}}\n---\n",
+          i, d_.Int(1, 4) * 5, i, d_.Pick(kZones));
+    }
+    for (int n = 0; n < nodes; ++n) {
+      if (!d_.OneIn(2)) continue;
+      out_ += fmt::format(
+          "apiVersion: storage.k8s.io/v1\nkind: CSINode\nmetadata: {{name: n{}}}\nspec:\n"
+          "  drivers: [{{name: csi.example.com, nodeID: n{}, allocatable: {{count: {}}}, "
+          "topologyKeys: [topology.kubernetes.io/zone]}}]\n---\n",
+          n, n, d_.Int(1, 4));
+    }
+  }
+
+  // The `volumes:` line of a pod's spec, if it gets one, with the claim it uses written out
+  // (or shared with an earlier pod, or made from an ephemeral volume's template).
+  std::string Volumes(const std::string& pod) {
+    if (!on_ || !d_.OneIn(3)) return "";
+    static constexpr std::string_view kClasses[] = {"wait", "now", "static"};
+    const std::string_view cls = d_.Pick(kClasses);
+    const int size = d_.Int(1, 4) * 5;
+    if (d_.OneIn(4)) {
+      return fmt::format(
+          "  volumes: [{{name: scratch, ephemeral: {{volumeClaimTemplate: {{spec: {{accessModes: "
+          "[ReadWriteOnce], storageClassName: {}, resources: {{requests: {{storage: {}Gi}}}}}}}}}}}}]\n",
+          cls, size);
+    }
+    std::string claim;
+    if (!claims_.empty() && d_.OneIn(4)) {
+      claim = claims_[d_.Int(0, static_cast<int>(claims_.size()) - 1)];
+    } else {
+      claim = "c-" + pod;
+      claims_.push_back(claim);
+      out_ += fmt::format(
+          "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {{name: {}}}\nspec:\n"
+          "  accessModes: [{}]\n  storageClassName: {}\n"
+          "  resources: {{requests: {{storage: {}Gi}}}}\n---\n",
+          claim, d_.OneIn(5) ? "ReadWriteOncePod" : "ReadWriteOnce", cls, size);
+    }
+    return fmt::format("  volumes: [{{name: data, persistentVolumeClaim: {{claimName: {}}}}}]\n",
+                       claim);
+  }
+
+ private:
+  Draw d_;
+  std::string& out_;
+  bool on_ = false;
+  std::vector<std::string> claims_;
+};
+
 std::string Indent(const std::string& text, int by) {
   const std::string pad(by, ' ');
   std::string out;
@@ -184,9 +265,14 @@ RandomWorkload MakeRandomWorkload(uint64_t seed) {
     out += fmt::format("status: {{capacity: {{{}}}}}\n---\n", capacity);
   }
 
+  Storage storage(seed, nodes, out);
   int pods = 0;
   auto pod = [&](const std::string& name, const std::string& group, bool timing, int cpu_hi) {
     PodParts p = RandomPod(d, timing, !group.empty(), cpu_hi);
+    // Not for gang members: a gang's members are bound in one go, and one whose bind waits for
+    // its claim is bound after the others within the instant, which the checker's bind-time
+    // Filter check (bound pods only, not the assumed ones the scheduler counted) cannot follow.
+    if (group.empty()) p.spec += storage.Volumes(name);
     std::string labels = p.labels;
     if (!group.empty()) labels += ", scheduling.x-k8s.io/pod-group: " + group;
     out += fmt::format("apiVersion: v1\nkind: Pod\nmetadata:\n  name: {}\n  labels: {{{}}}\n",
