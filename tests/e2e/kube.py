@@ -187,12 +187,14 @@ current-context: test
 
     # ---- objects ----
 
-    def create_node(self, name, cpu="4", memory="8Gi", pods="110", labels=None):
+    def create_node(self, name, cpu="4", memory="8Gi", pods="110", labels=None, extended=None):
+        """extended: more resources the node has ({"example.com/gpu-mem": "16"})."""
+        resources = {"cpu": cpu, "memory": memory, "pods": pods, **(extended or {})}
         node = {"apiVersion": "v1", "kind": "Node",
                 "metadata": {"name": name,
                              "labels": {"kubernetes.io/hostname": name, **(labels or {})}},
-                "status": {"capacity": {"cpu": cpu, "memory": memory, "pods": pods},
-                           "allocatable": {"cpu": cpu, "memory": memory, "pods": pods},
+                "status": {"capacity": resources,
+                           "allocatable": resources,
                            "conditions": [{"type": "Ready", "status": "True",
                                            "reason": "KubeletReady", "message": "test"}]}}
         self.must("POST", "/api/v1/nodes", node)

@@ -941,23 +941,117 @@ TEST(DecodeTest, LeaderElectionIsValidatedAsUpstreamValidatesIt) {
   EXPECT_THAT(errors("{leaderElect: false, leaseDuration: 1s, renewDeadline: 10s}"), IsEmpty());
 }
 
-// Extenders are read and checked, but not called yet: a configuration that has them is refused
-// rather than scheduled as if they were not there (issue 33's first step).
-TEST(DecodeTest, ExtendersAreRefusedUntilMusterCallsThem) {
+// An extender's fields as upstream's v1 Extender: the TLS data base64 as encoding/json reads
+// []byte, httpTimeout's 5s default, and ignoredByScheduler resources handed to NodeResourcesFit.
+TEST(DecodeTest, ExtendersAreReadWithUpstreamDefaults) {
   LoadResult r = Decode(R"(
 apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
 extenders:
-- urlPrefix: http://127.0.0.1:8888/scheduler
+- urlPrefix: https://gpushare.kube-system:12345/scheduler
+  filterVerb: filter
+  prioritizeVerb: prioritize
+  bindVerb: bind
+  weight: 2
+  enableHTTPS: true
+  tlsConfig: {serverName: gpushare, caData: "cGVt", certFile: /c.pem, keyFile: /k.pem}
+  nodeCacheCapable: true
+  managedResources: [{name: example.com/gpu-mem, ignoredByScheduler: true}, {name: example.com/gpu}]
+- urlPrefix: http://127.0.0.1:8888
+  preemptVerb: preempt
+  httpTimeout: 250ms
+  ignorable: true
+)",
+                        "cfg.yaml");
+  ASSERT_THAT(r.errors, IsEmpty());
+  const SchedulerConfiguration& c = r.manifests.scheduler_configs[0];
+  ASSERT_EQ(c.extenders.size(), 2u);
+  const ExtenderConfig& gpu = c.extenders[0];
+  EXPECT_EQ(gpu.url_prefix, "https://gpushare.kube-system:12345/scheduler");
+  EXPECT_EQ(gpu.weight, 2);
+  EXPECT_EQ(gpu.http_timeout, std::chrono::seconds(5));
+  ASSERT_TRUE(gpu.tls_config.has_value());
+  EXPECT_EQ(gpu.tls_config->ca_data, "pem");
+  EXPECT_EQ(gpu.tls_config->server_name, "gpushare");
+  EXPECT_TRUE(gpu.node_cache_capable);
+  ASSERT_EQ(gpu.managed_resources.size(), 2u);
+  EXPECT_TRUE(gpu.managed_resources[0].ignored_by_scheduler);
+  EXPECT_FALSE(gpu.managed_resources[1].ignored_by_scheduler);
+  EXPECT_EQ(c.extenders[1].http_timeout, std::chrono::milliseconds(250));
+  EXPECT_TRUE(c.extenders[1].ignorable);
+  // The default profile, made explicit to carry NodeResourcesFit's ignoredResources.
+  ASSERT_EQ(c.profiles.size(), 1u);
+  EXPECT_EQ(c.profiles[0].scheduler_name, "default-scheduler");
+  EXPECT_FALSE(c.profiles[0].plugins.has_value());
+  ASSERT_EQ(c.profiles[0].plugin_config.size(), 1u);
+  EXPECT_EQ(c.profiles[0].plugin_config[0].name, "NodeResourcesFit");
+  const YAML::Node ignored = c.profiles[0].plugin_config[0].args["ignoredResources"];
+  ASSERT_TRUE(ignored.IsSequence());
+  ASSERT_EQ(ignored.size(), 1u);
+  EXPECT_EQ(ignored[0].Scalar(), "example.com/gpu-mem");
+}
+
+// Upstream replaces a profile's own ignoredResources with the extenders' and keeps its other args.
+TEST(DecodeTest, ExtenderIgnoredResourcesReplaceTheProfilesOwn) {
+  LoadResult r = Decode(R"(
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: a
+  pluginConfig:
+  - name: NodeResourcesFit
+    args: {ignoredResources: [example.com/other], scoringStrategy: {type: MostAllocated}}
+- schedulerName: b
+extenders:
+- urlPrefix: http://127.0.0.1:8888
   filterVerb: filter
   managedResources: [{name: example.com/gpu-mem, ignoredByScheduler: true}]
-  ignorable: false
-)", "cfg.yaml");
-  ASSERT_EQ(r.errors.size(), 1u) << r.errors[0];
-  EXPECT_EQ(r.errors[0], "cfg.yaml: document 1 (KubeSchedulerConfiguration): extenders: "
-                         "Forbidden: muster does not call scheduler extenders yet, so 1 "
-                         "extender(s) would be silently skipped; remove them, or keep this "
-                         "configuration for kube-scheduler");
+)",
+                        "cfg.yaml");
+  ASSERT_THAT(r.errors, IsEmpty());
+  const SchedulerConfiguration& c = r.manifests.scheduler_configs[0];
+  ASSERT_EQ(c.profiles.size(), 2u);
+  for (const SchedulerProfile& p : c.profiles) {
+    ASSERT_EQ(p.plugin_config.size(), 1u) << p.scheduler_name;
+    const YAML::Node args = p.plugin_config[0].args;
+    ASSERT_EQ(args["ignoredResources"].size(), 1u);
+    EXPECT_EQ(args["ignoredResources"][0].Scalar(), "example.com/gpu-mem");
+  }
+  EXPECT_EQ(c.profiles[0].plugin_config[0].args["scoringStrategy"]["type"].Scalar(),
+            "MostAllocated");
+}
+
+// Upstream's validateExtenders, message for message.
+TEST(DecodeTest, ExtendersAreValidatedAsUpstream) {
+  LoadResult r = Decode(R"(
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+extenders:
+- urlPrefix: http://a
+  prioritizeVerb: prioritize
+  bindVerb: bind
+  managedResources: [{name: example.com/gpu}, {name: cpu}]
+- urlPrefix: http://b
+  bindVerb: bind
+  weight: -1
+  managedResources: [{name: example.com/gpu}]
+- filterVerb: filter
+  tlsConfig: {caData: "not base64!"}
+)",
+                        "cfg.yaml");
+  const std::string at = "cfg.yaml: document 1 (KubeSchedulerConfiguration): ";
+  EXPECT_THAT(
+      r.errors,
+      ElementsAre(
+          at + "extenders[2].tlsConfig.caData: illegal base64 data",
+          at + "extenders[2].urlPrefix: Required value",
+          at + "extenders[0].weight: Invalid value: 0: must have a positive weight applied to it",
+          at + "extenders[0].managedResources[1].name: Invalid value: \"cpu\": is an invalid "
+               "extended resource name",
+          at + "extenders[1].managedResources[0].name: Invalid value: \"example.com/gpu\": "
+               "duplicate extender managed resource name",
+          at + "extenders: Invalid value: \"found 2 extenders implementing bind\": only one "
+               "extender can implement bind"));
 }
 
 TEST(DecodeTest, SchedulerConfigurationDefaultsAndFields) {

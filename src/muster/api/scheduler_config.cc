@@ -1,9 +1,15 @@
 #include "muster/api/scheduler_config.h"
 
+#include <algorithm>
+#include <set>
+
 #include <fmt/format.h>
 
+#include "muster/api/base64.h"
 #include "muster/api/decoder.h"
 #include "muster/api/kinds.h"
+#include "muster/api/labels.h"
+#include "muster/api/resources.h"
 
 namespace muster::api {
 
@@ -98,6 +104,130 @@ std::optional<int32_t> ReadPercentage(Decoder& d, Map& m, std::string_view field
 
 void ValidateLeaderElection(Decoder& d, Map& le, const LeaderElectionConfig& l) {
   for (const auto& [field, why] : LeaderElectionProblems(l)) d.Error(le.Path(field), why);
+}
+
+// The []byte fields of a tlsConfig: base64 in the file, as encoding/json writes them.
+std::string ReadBytes(Decoder& d, const YAML::Node& n, const std::string& path) {
+  const std::optional<std::string> text = ReadString(d, n, path);
+  if (!text) return "";
+  std::optional<std::string> bytes = Base64Decode(*text);
+  if (!bytes) d.Error(path, "illegal base64 data");
+  return bytes.value_or("");
+}
+
+ExtenderConfig ReadExtender(Decoder& d, const YAML::Node& item, const std::string& p) {
+  Map em(d, item, p, Fields::kStrict);
+  ExtenderConfig e;
+  auto string = [&](std::string_view field) {
+    return ReadString(d, em.Get(field), em.Path(field)).value_or("");
+  };
+  e.url_prefix = string("urlPrefix");
+  e.filter_verb = string("filterVerb");
+  e.preempt_verb = string("preemptVerb");
+  e.prioritize_verb = string("prioritizeVerb");
+  e.bind_verb = string("bindVerb");
+  e.weight = ReadInt(d, em.Get("weight"), em.Path("weight"), INT64_MIN, INT64_MAX).value_or(0);
+  e.enable_https = ReadBool(d, em.Get("enableHTTPS"), em.Path("enableHTTPS")).value_or(false);
+  if (Present(em.Get("tlsConfig"))) {
+    Map tm(d, em.Get("tlsConfig"), em.Path("tlsConfig"), Fields::kStrict);
+    ExtenderTLSConfig& t = e.tls_config.emplace();
+    t.insecure = ReadBool(d, tm.Get("insecure"), tm.Path("insecure")).value_or(false);
+    t.server_name = ReadString(d, tm.Get("serverName"), tm.Path("serverName")).value_or("");
+    t.cert_file = ReadString(d, tm.Get("certFile"), tm.Path("certFile")).value_or("");
+    t.key_file = ReadString(d, tm.Get("keyFile"), tm.Path("keyFile")).value_or("");
+    t.ca_file = ReadString(d, tm.Get("caFile"), tm.Path("caFile")).value_or("");
+    t.cert_data = ReadBytes(d, tm.Get("certData"), tm.Path("certData"));
+    t.key_data = ReadBytes(d, tm.Get("keyData"), tm.Path("keyData"));
+    t.ca_data = ReadBytes(d, tm.Get("caData"), tm.Path("caData"));
+  }
+  // Zero (or absent) is upstream's 5s default.
+  if (auto timeout = ReadDuration(d, em.Get("httpTimeout"), em.Path("httpTimeout"));
+      timeout && *timeout != Duration::zero()) {
+    e.http_timeout = *timeout;
+  }
+  e.node_cache_capable =
+      ReadBool(d, em.Get("nodeCacheCapable"), em.Path("nodeCacheCapable")).value_or(false);
+  e.ignorable = ReadBool(d, em.Get("ignorable"), em.Path("ignorable")).value_or(false);
+  ReadList(d, em.Get("managedResources"), em.Path("managedResources"),
+           [&](const YAML::Node& r, const std::string& rp) {
+             Map rm(d, r, rp, Fields::kStrict);
+             ExtenderConfig::ManagedResource resource;
+             resource.name = ReadString(d, rm.Get("name"), rm.Path("name")).value_or("");
+             resource.ignored_by_scheduler =
+                 ReadBool(d, rm.Get("ignoredByScheduler"), rm.Path("ignoredByScheduler"))
+                     .value_or(false);
+             e.managed_resources.push_back(std::move(resource));
+           });
+  if (e.url_prefix.empty()) d.Error(em.Path("urlPrefix"), "Required value");
+  return e;
+}
+
+// Upstream's validateExtenders: a positive weight where prioritize is set, managed resources
+// that are valid extended resource names and unique across all extenders, at most one binder.
+void ValidateExtenders(Decoder& d, const std::vector<ExtenderConfig>& extenders) {
+  int binders = 0;
+  std::set<std::string> managed;
+  for (size_t i = 0; i < extenders.size(); ++i) {
+    const ExtenderConfig& e = extenders[i];
+    const std::string path = IndexPath("extenders", i);
+    if (!e.prioritize_verb.empty() && e.weight <= 0) {
+      d.Error(
+          ChildPath(path, "weight"),
+          fmt::format("Invalid value: {}: must have a positive weight applied to it", e.weight));
+    }
+    if (!e.bind_verb.empty()) ++binders;
+    for (size_t j = 0; j < e.managed_resources.size(); ++j) {
+      const std::string& name = e.managed_resources[j].name;
+      const std::string field =
+          ChildPath(IndexPath(ChildPath(path, "managedResources"), j), "name");
+      for (const std::string& why : LabelKeyErrors(name)) {
+        d.Error(field, FieldError::Invalid("", name, why).message);
+      }
+      if (!IsExtendedResourceName(name)) {
+        d.Error(field,
+                FieldError::Invalid("", name, "is an invalid extended resource name").message);
+      }
+      if (!managed.insert(name).second) {
+        d.Error(field,
+                FieldError::Invalid("", name, "duplicate extender managed resource name").message);
+      }
+    }
+  }
+  if (binders > 1) {
+    d.Error("extenders",
+            FieldError::Invalid("", fmt::format("found {} extenders implementing bind", binders),
+                                "only one extender can implement bind")
+                .message);
+  }
+}
+
+// Upstream's buildExtenders: the resources an extender manages with ignoredByScheduler become
+// NodeResourcesFit's ignoredResources in every profile (replacing the profile's own), so that
+// the scheduler leaves them to the extender.
+void IgnoreExtenderResources(SchedulerConfiguration& c) {
+  YAML::Node ignored(YAML::NodeType::Sequence);
+  for (const ExtenderConfig& e : c.extenders) {
+    for (const ExtenderConfig::ManagedResource& r : e.managed_resources) {
+      if (r.ignored_by_scheduler) ignored.push_back(r.name);
+    }
+  }
+  if (ignored.size() == 0) return;
+  if (c.profiles.empty()) c.profiles.emplace_back();  // the default profile, made explicit
+  for (SchedulerProfile& profile : c.profiles) {
+    auto it = std::find_if(profile.plugin_config.begin(), profile.plugin_config.end(),
+                           [](const PluginConfig& pc) { return pc.name == "NodeResourcesFit"; });
+    if (it == profile.plugin_config.end()) {
+      PluginConfig pc;
+      pc.name = "NodeResourcesFit";
+      pc.error_prefix = fmt::format("{} (KubeSchedulerConfiguration): extenders", c.source);
+      it = profile.plugin_config.insert(profile.plugin_config.end(), std::move(pc));
+    }
+    // A copy: the document's own args stay as they were read.
+    YAML::Node args =
+        it->args && it->args.IsMap() ? YAML::Clone(it->args) : YAML::Node(YAML::NodeType::Map);
+    args["ignoredResources"] = YAML::Clone(ignored);
+    it->args = args;
+  }
 }
 
 }  // namespace
@@ -201,41 +331,10 @@ SchedulerConfiguration ReadSchedulerConfig(Decoder& d, Map& m, const std::string
     c.profiles.push_back(std::move(profile));
   });
   ReadList(d, m.Get("extenders"), "extenders", [&](const YAML::Node& item, const std::string& p) {
-    Map em(d, item, p, Fields::kStrict);
-    ExtenderConfig e;
-    e.url_prefix = ReadString(d, em.Get("urlPrefix"), em.Path("urlPrefix")).value_or("");
-    e.filter_verb = ReadString(d, em.Get("filterVerb"), em.Path("filterVerb")).value_or("");
-    e.preempt_verb = ReadString(d, em.Get("preemptVerb"), em.Path("preemptVerb")).value_or("");
-    e.prioritize_verb =
-        ReadString(d, em.Get("prioritizeVerb"), em.Path("prioritizeVerb")).value_or("");
-    e.bind_verb = ReadString(d, em.Get("bindVerb"), em.Path("bindVerb")).value_or("");
-    e.weight = ReadInt(d, em.Get("weight"), em.Path("weight"), 0, INT64_MAX).value_or(0);
-    e.enable_https = ReadBool(d, em.Get("enableHTTPS"), em.Path("enableHTTPS")).value_or(false);
-    em.Get("tlsConfig");
-    e.http_timeout =
-        ReadDuration(d, em.Get("httpTimeout"), em.Path("httpTimeout")).value_or(e.http_timeout);
-    e.node_cache_capable =
-        ReadBool(d, em.Get("nodeCacheCapable"), em.Path("nodeCacheCapable")).value_or(false);
-    e.ignorable = ReadBool(d, em.Get("ignorable"), em.Path("ignorable")).value_or(false);
-    ReadList(d, em.Get("managedResources"), em.Path("managedResources"),
-             [&](const YAML::Node& r, const std::string& rp) {
-               Map rm(d, r, rp, Fields::kStrict);
-               e.managed_resources.emplace_back(
-                   ReadString(d, rm.Get("name"), rm.Path("name")).value_or(""),
-                   ReadBool(d, rm.Get("ignoredByScheduler"), rm.Path("ignoredByScheduler"))
-                       .value_or(false));
-             });
-    c.extenders.push_back(std::move(e));
+    c.extenders.push_back(ReadExtender(d, item, p));
   });
-  if (!c.extenders.empty()) {
-    // Read (and checked) above, but not yet called: a configuration with extenders would be
-    // scheduled as if they were not there, which is worse than refusing it.
-    d.Error("extenders",
-            fmt::format("Forbidden: muster does not call scheduler extenders yet, so {} "
-                        "extender(s) would be silently skipped; remove them, or keep this "
-                        "configuration for kube-scheduler",
-                        c.extenders.size()));
-  }
+  ValidateExtenders(d, c.extenders);
+  IgnoreExtenderResources(c);
   return c;
 }
 

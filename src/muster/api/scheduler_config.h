@@ -72,15 +72,32 @@ struct ClientConnectionConfig {
   int32_t burst = 100;
 };
 
+// An extender's TLS client settings (upstream ExtenderTLSConfig): the server's CA, a client
+// certificate and key, each a file or PEM data (`*Data`, base64 in the file, decoded here), the
+// name the server's certificate must carry, and `insecure` to skip verifying it.
+struct ExtenderTLSConfig {
+  bool insecure = false;
+  std::string server_name;
+  std::string cert_file, key_file, ca_file;
+  std::string cert_data, key_data, ca_data;
+};
+
+// A scheduler extender (upstream Extender): a webhook called at `urlPrefix` + "/" + verb.
+inline constexpr Duration kDefaultExtenderTimeout = std::chrono::seconds(5);
 struct ExtenderConfig {
   std::string url_prefix;
   std::string filter_verb, preempt_verb, prioritize_verb, bind_verb;
   int64_t weight = 0;
   bool enable_https = false;
-  Duration http_timeout = std::chrono::seconds(30);
+  std::optional<ExtenderTLSConfig> tls_config;
+  Duration http_timeout = kDefaultExtenderTimeout;
   bool node_cache_capable = false;
   bool ignorable = false;
-  std::vector<std::pair<std::string, bool>> managed_resources;  // name, ignoredByScheduler
+  struct ManagedResource {
+    std::string name;
+    bool ignored_by_scheduler = false;
+  };
+  std::vector<ManagedResource> managed_resources;
 };
 
 struct SchedulerConfiguration {

@@ -204,8 +204,11 @@ Listing Describe(const api::Lease& l) {
 Listing Describe(const api::SchedulerConfiguration& c) {
   std::string profiles;
   for (const auto& p : c.profiles) profiles += (profiles.empty() ? "" : ",") + p.scheduler_name;
-  return {c.source, fmt::format("{} profiles {}", c.api_version,
-                                profiles.empty() ? std::string("default-scheduler") : profiles)};
+  std::string extenders;
+  for (const auto& e : c.extenders) extenders += (extenders.empty() ? "" : ",") + e.url_prefix;
+  return {c.source, fmt::format("{} profiles {}{}", c.api_version,
+                                profiles.empty() ? std::string("default-scheduler") : profiles,
+                                extenders.empty() ? "" : " extenders " + extenders)};
 }
 
 }  // namespace

@@ -70,6 +70,10 @@ class MemoryCluster final : public Cluster {
 
   // ---- framework::ClusterClient (the scheduler's writes) ----
   framework::Status Bind(const api::Pod& pod, api::Symbol node) override;
+  // No extender can reach this cluster: the binding its write would have made.
+  framework::Status ExtenderBound(const api::Pod& pod, api::Symbol node) override {
+    return Bind(pod, node);
+  }
   framework::Status UpdatePodCondition(const api::Pod& pod, const api::PodCondition& condition,
                                        const std::optional<std::string>& nominated_node) override;
   framework::Status DeletePod(const api::Pod& pod) override;

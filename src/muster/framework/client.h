@@ -57,6 +57,13 @@ class ClusterClient {
   virtual ~ClusterClient() = default;
   // POST pods/binding.
   virtual Status Bind(const api::Pod& pod, api::Symbol node) = 0;
+  // A scheduler extender bound the pod: it posted the Binding itself. An API server needs
+  // nothing more (the pod's update comes back through the informer); a cluster no extender can
+  // reach (the memory cluster) binds the pod as the extender's write would have.
+  virtual Status ExtenderBound(const api::Pod& pod, api::Symbol node) {
+    (void)pod, (void)node;
+    return Status::OK();
+  }
   // Sets the PodScheduled condition (status "False", reason, message) and, when
   // `nominated_node` is set, status.nominatedNodeName ("" clears it).
   virtual Status UpdatePodCondition(const api::Pod& pod, const api::PodCondition& condition,

@@ -38,6 +38,7 @@ class SchedulerServices {
   virtual int parallelism() const = 0;
   virtual api::Duration pod_initial_backoff() const { return std::chrono::seconds(1); }
   virtual Metrics* metrics() { return nullptr; }
+  virtual std::span<Extender* const> extenders() const { return {}; }
 };
 
 // The plugins of one profile per extension point, in run order.
@@ -170,6 +171,7 @@ class Framework final : public Handle {
   int parallelism() const override { return services_.parallelism(); }
   api::Duration pod_initial_backoff() const override { return services_.pod_initial_backoff(); }
   Metrics* metrics() override { return metrics_; }
+  std::span<Extender* const> extenders() const override { return services_.extenders(); }
 
  private:
   // The points' bodies, measured by their Run* wrappers.

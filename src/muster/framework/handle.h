@@ -20,6 +20,7 @@
 namespace muster::framework {
 
 class Framework;
+class Extender;
 class Metrics;
 
 // A pod held at Permit (upstream framework.WaitingPod).
@@ -105,6 +106,8 @@ class Handle {
   // The scheduler's metrics, where plugins may add series of their own; nullptr when nothing
   // records them (unit tests).
   virtual Metrics* metrics() { return nullptr; }
+  // The scheduler's extenders, in the order it calls them (ignorable ones last).
+  virtual std::span<Extender* const> extenders() const { return {}; }
 };
 
 }  // namespace muster::framework

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "muster/cluster/kube/extender.h"
 #include "muster/cluster/memory.h"
 #include "muster/framework/virtual_clock.h"
 #include "muster/plugins/registry.h"
@@ -71,6 +72,10 @@ std::unique_ptr<Host> Host::Create(cluster::Cluster& cluster, framework::LoopClo
   std::unique_ptr<scheduler::Scheduler> scheduler =
       scheduler::Scheduler::Create(config, registry, default_plugins, clock, cluster, seed, errors);
   if (scheduler == nullptr) return nullptr;
+  // The extenders are real HTTP servers in every front end.
+  if (config != nullptr) {
+    scheduler->SetExtenders(cluster::kube::NewHttpExtenders(config->extenders));
+  }
   std::unique_ptr<Host> host(new Host(clock, std::move(scheduler)));
   cluster.AddObserver(host->informers_.get());
   return host;

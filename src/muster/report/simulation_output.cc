@@ -8,6 +8,7 @@
 
 #include "muster/api/gang.h"
 #include "muster/api/pod_resources.h"
+#include "muster/framework/extender.h"
 #include "muster/report/text.h"
 
 namespace muster::report {
@@ -165,6 +166,19 @@ std::string PodStatusText(const sim::Simulation& sim, const api::Pod& pod) {
   return std::string(api::PodPhaseName(pod.status.phase));
 }
 
+namespace {
+
+// An extender's calls by verb, in the API's order.
+std::vector<std::pair<std::string, const framework::ExtenderCallStats*>> ExtenderVerbs(
+    const framework::ExtenderStats& stats) {
+  return {{"filter", &stats.filter},
+          {"prioritize", &stats.prioritize},
+          {"bind", &stats.bind},
+          {"preempt", &stats.preempt}};
+}
+
+}  // namespace
+
 nlohmann::ordered_json BuildResult(const sim::Simulation& sim) {
   const cluster::MemoryCluster& c = sim.cluster();
   json result;
@@ -270,6 +284,21 @@ nlohmann::ordered_json BuildResult(const sim::Simulation& sim) {
   }
   result["events"] = std::move(events);
 
+  // The scheduler extenders, when the configuration has any: their calls, per verb.
+  if (const auto extenders = sim.scheduler().extenders(); !extenders.empty()) {
+    json list = json::array();
+    for (const framework::Extender* e : extenders) {
+      const framework::ExtenderStats stats = e->Stats();
+      json x;
+      x["name"] = e->Name();
+      for (const auto& [verb, calls] : ExtenderVerbs(stats)) {
+        x[verb] = {{"calls", calls->calls}, {"errors", calls->errors}, {"seconds", calls->seconds}};
+      }
+      list.push_back(std::move(x));
+    }
+    result["extenders"] = std::move(list);
+  }
+
   json summary;
   summary["pods"] = static_cast<int>(c.pods().size());
   summary["running"] = running;
@@ -280,6 +309,32 @@ nlohmann::ordered_json BuildResult(const sim::Simulation& sim) {
   result["summary"] = std::move(summary);
   return result;
 }
+
+namespace {
+
+// What each extender was asked: calls, failures and mean time per verb it was called for.
+void PrintExtenders(const sim::Simulation& sim, std::ostream& out) {
+  const auto extenders = sim.scheduler().extenders();
+  if (extenders.empty()) return;
+  std::vector<std::vector<std::string>> rows = {{"EXTENDER", "VERB", "CALLS", "ERRORS", "MEAN"}};
+  for (const framework::Extender* e : extenders) {
+    const framework::ExtenderStats stats = e->Stats();
+    for (const auto& [verb, calls] : ExtenderVerbs(stats)) {
+      if (calls->calls == 0) continue;
+      rows.push_back(
+          {e->Name(), verb, std::to_string(calls->calls), std::to_string(calls->errors),
+           fmt::format("{:.1f}ms", 1000 * calls->seconds / static_cast<double>(calls->calls))});
+    }
+  }
+  out << "\n";
+  if (rows.size() == 1) {
+    out << "No extender was called.\n";
+    return;
+  }
+  PrintColumns(rows, out);
+}
+
+}  // namespace
 
 void PrintTable(const sim::Simulation& sim, bool wide, std::ostream& out) {
   const cluster::MemoryCluster& c = sim.cluster();
@@ -320,6 +375,7 @@ void PrintTable(const sim::Simulation& sim, bool wide, std::ostream& out) {
   } else {
     PrintColumns(rows, out);
   }
+  PrintExtenders(sim, out);
   if (c.Objects<api::PodGroup>().empty()) return;
   out << "\n";
   rows.clear();

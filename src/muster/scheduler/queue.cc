@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "muster/framework/extender.h"
 #include "muster/framework/log.h"
 #include "muster/scheduler/update_actions.h"
 
@@ -437,6 +438,11 @@ SchedulingQueue::Strategy SchedulingQueue::WorthRequeuing(const Entry& e,
   if (event.resource == framework::EventResource::kWildCard) return Strategy::kAfterBackoff;
   Strategy strategy = Strategy::kSkip;
   auto consider = [&](const std::string& plugin, bool pending) {
+    if (plugin == framework::kExtenderName) {
+      // Extenders register for no events: any event may change their answer.
+      strategy = std::max(strategy, Strategy::kAfterBackoff);
+      return;
+    }
     profiles_.ForEachHint(info.pod(), plugin, event, [&](const framework::QueueingHintFn& hint) {
       if (strategy == Strategy::kImmediately) return;
       framework::QueueingHint h = framework::QueueingHint::kQueue;
@@ -477,7 +483,8 @@ void SchedulingQueue::MoveAllToActiveOrBackoffQueue(const ClusterEvent& event,
     selected = unschedulable_;
   } else {
     for (const auto& [plugin, entries] : unschedulable_by_plugin_) {
-      if (plugin.empty() || profiles_.Interested(plugin, event)) {
+      if (plugin.empty() || plugin == framework::kExtenderName ||
+          profiles_.Interested(plugin, event)) {
         selected.insert(entries.begin(), entries.end());
       }
     }

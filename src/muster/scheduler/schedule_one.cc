@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <future>
 #include <set>
 #include <span>
+#include <string_view>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -84,7 +87,16 @@ std::vector<framework::NodeInfo*> Scheduler::FindNodesThatFitPod(const framework
         trace->nominated_node = nominated.string();
         trace->nominated_node_status = ns;
       }
-      if (ns.IsSuccess()) return {node};
+      if (ns.IsSuccess() && extenders_.empty()) return {node};
+      if (ns.IsSuccess()) {
+        // The extenders have their say on the nominated node too (upstream
+        // evaluateNominatedNode); a failure there falls through to the search over all nodes.
+        Diagnosis ignored;
+        Status extender_error;
+        std::vector<framework::NodeInfo*> kept =
+            FindNodesThatPassExtenders(pod, {node}, state, &ignored, &extender_error);
+        if (!kept.empty()) return kept;
+      }
       if (ns.IsError()) {
         *error = ns;
         return {};
@@ -117,10 +129,84 @@ std::vector<framework::NodeInfo*> Scheduler::FindNodesThatFitPod(const framework
   }
   // The Filter point is timed as one pass over the nodes, as upstream's.
   const framework::Stopwatch watch;
+  const bool extenders_filter = ExtendersFilter(pod.pod);
   std::vector<framework::NodeInfo*> feasible =
-      FilterNodes(fwk, state, pod, *nodes, to_find, diagnosis, error);
+      FilterNodes(fwk, state, pod, *nodes, to_find, extenders_filter, diagnosis, error);
   if (framework::Metrics::Profile* m = fwk.profile_metrics()) {
     m->ExtensionPoint(framework::ExtensionPoint::kFilter, error->code(), watch.Seconds());
+  }
+  if (!extenders_filter || !error->IsSuccess() || feasible.empty()) return feasible;
+  const size_t before = feasible.size();
+  feasible = FindNodesThatPassExtenders(pod, std::move(feasible), state, diagnosis, error);
+  if (feasible.size() != before) {
+    // Extenders register for no events: a pod they turned nodes away for is retried on any.
+    diagnosis->unschedulable_plugins.insert(std::string(framework::kExtenderName));
+  }
+  return feasible;
+}
+
+bool Scheduler::ExtendersFilter(const api::Pod& pod) const {
+  return std::any_of(extenders_.begin(), extenders_.end(), [&](const framework::Extender* e) {
+    return e->IsFilter() && e->IsInterested(pod);
+  });
+}
+
+std::vector<framework::NodeInfo*> Scheduler::FindNodesThatPassExtenders(
+    const framework::PodInfo& pod, std::vector<framework::NodeInfo*> feasible,
+    framework::CycleState& state, Diagnosis* diagnosis, Status* error) {
+  framework::AttemptTrace* trace = state.trace.get();
+  for (framework::Extender* extender : extenders_) {
+    if (feasible.empty()) break;
+    if (!extender->IsFilter() || !extender->IsInterested(pod.pod)) continue;
+    framework::ExtenderFilterResult result;
+    Status s = extender->Filter(pod.pod, feasible, &result);
+    const std::string column = fmt::format("{} {}", framework::kExtenderName, extender->Name());
+    if (!s.IsSuccess()) {
+      if (trace != nullptr) {
+        trace->pre_filter.push_back(framework::AttemptTrace::Outcome{
+            column,
+            s.code(),
+            fmt::format("{}{}", s.Message(),
+                        extender->IsIgnorable() ? " (ignorable: skipped)" : ""),
+            {}});
+      }
+      if (extender->IsIgnorable()) {
+        log::Info(0, "Skipping extender as it returned error and has ignorable flag set",
+                  {{"pod", pod.Key()}, {"extender", extender->Name()}, {"err", s.Message()}});
+        continue;
+      }
+      *error = s;
+      return {};
+    }
+    for (const auto& [node, message] : result.failed_and_unresolvable) {
+      diagnosis->statuses.Set(api::Symbol(node),
+                              Status(Code::kUnschedulableAndUnresolvable, message));
+    }
+    for (const auto& [node, message] : result.failed) {
+      // An unresolvable verdict on the same node wins.
+      if (result.failed_and_unresolvable.contains(node)) continue;
+      diagnosis->statuses.Set(api::Symbol(node), Status(Code::kUnschedulable, message));
+    }
+    if (trace != nullptr) {
+      // A column of explain's Filter table of its own, after the plugins.
+      const int index = static_cast<int>(trace->filter_plugins.size());
+      trace->filter_plugins.push_back(column);
+      for (const framework::NodeInfo* node : feasible) {
+        const std::string name = node->name().string();
+        Status verdict = Status::OK();
+        if (auto it = result.failed_and_unresolvable.find(name);
+            it != result.failed_and_unresolvable.end()) {
+          verdict = Status(Code::kUnschedulableAndUnresolvable, it->second);
+        } else if (auto f = result.failed.find(name); f != result.failed.end()) {
+          verdict = Status(Code::kUnschedulable, f->second);
+        } else if (std::find(result.passed.begin(), result.passed.end(), node) ==
+                   result.passed.end()) {
+          verdict = Status(Code::kUnschedulable, "not among the nodes the extender kept");
+        }
+        trace->RecordFilter(name, index, verdict);
+      }
+    }
+    feasible = std::move(result.passed);
   }
   return feasible;
 }
@@ -132,8 +218,8 @@ std::vector<framework::NodeInfo*> Scheduler::FindNodesThatFitPod(const framework
 // diagnosis: a pod that fits leaves the rejections unread.
 std::vector<framework::NodeInfo*> Scheduler::FilterNodes(
     const framework::Framework& fwk, framework::CycleState& state, const framework::PodInfo& pod,
-    const std::vector<framework::NodeInfo*>& nodes, size_t to_find, Diagnosis* diagnosis,
-    Status* error) {
+    const std::vector<framework::NodeInfo*>& nodes, size_t to_find, bool keep_rejections,
+    Diagnosis* diagnosis, Status* error) {
   const size_t n = nodes.size();
   const bool has_nominated = queue_.HasNominatedPods();
 
@@ -229,13 +315,16 @@ std::vector<framework::NodeInfo*> Scheduler::FilterNodes(
   }
   // Only a pod that fits nowhere reports why: a pod that fits leaves the rejections unread, and
   // only counts them (upstream's evaluatedNodes counts feasible and rejected nodes).
-  if (!result.empty()) diagnosis->rejected_unkept += static_cast<int32_t>(examined - found);
-  if (result.empty()) {
-    diagnosis->statuses.Reserve(examined);
+  // (With extenders to ask, every rejection is kept: they may turn the rest away.)
+  if (result.empty() || keep_rejections) {
+    diagnosis->statuses.Reserve(examined - found);
     for (size_t i = 0; i < examined; ++i) {
+      if (statuses[i].IsSuccess()) continue;
       diagnosis->AddPluginStatus(statuses[i]);
       diagnosis->statuses.Set(node_at(i)->name(), std::move(statuses[i]));
     }
+  } else {
+    diagnosis->rejected_unkept += static_cast<int32_t>(examined - found);
   }
   next_start_node_index_ = (next_start_node_index_ + processed) % snapshot_.NumNodes();
   if (framework::AttemptTrace* trace = state.trace.get()) {
@@ -275,11 +364,12 @@ Status Scheduler::SchedulePod(const framework::Framework& fwk, framework::CycleS
     return Status::OK();
   }
   std::vector<int64_t> totals;
-  if (fwk.HasScorePlugins()) {
+  if (fwk.HasScorePlugins() || !extenders_.empty()) {
     Status s = fwk.RunPreScorePlugins(state, pod, feasible);
     if (!s.IsSuccess()) return s;
     s = fwk.RunScorePlugins(state, pod, feasible, &totals);
     if (!s.IsSuccess()) return s;
+    AddExtenderScores(pod, feasible, state, totals);
   } else {
     totals.assign(feasible.size(), 1);
   }
@@ -299,13 +389,72 @@ Status Scheduler::SchedulePod(const framework::Framework& fwk, framework::CycleS
   if (trace != nullptr) {
     trace->selected_node = host->string();
     trace->ties = ties;
-    if (!fwk.HasScorePlugins()) {
+    if (!fwk.HasScorePlugins() && extenders_.empty()) {
       trace->scored_nodes.clear();
       for (const framework::NodeInfo* node : feasible) trace->scored_nodes.push_back(node->name().string());
     }
     trace->totals = totals;
   }
   return Status::OK();
+}
+
+void Scheduler::AddExtenderScores(const framework::PodInfo& pod,
+                                  std::span<framework::NodeInfo* const> nodes,
+                                  framework::CycleState& state, std::vector<int64_t>& totals) {
+  std::vector<framework::Extender*> asked;
+  for (framework::Extender* extender : extenders_) {
+    if (extender->IsPrioritizer() && extender->IsInterested(pod.pod)) asked.push_back(extender);
+  }
+  if (asked.empty()) return;
+  struct Answer {
+    Status status;
+    std::vector<std::pair<std::string, int64_t>> scores;
+    int64_t weight = 0;
+  };
+  std::vector<Answer> answers(asked.size());
+  auto ask = [&](size_t i) {
+    answers[i].status =
+        asked[i]->Prioritize(pod.pod, nodes, &answers[i].scores, &answers[i].weight);
+  };
+  // All at once, as upstream's goroutines: the pod waits for the slowest, not for their sum.
+  std::vector<std::future<void>> others;
+  for (size_t i = 1; i < asked.size(); ++i) {
+    others.push_back(std::async(std::launch::async, ask, i));
+  }
+  ask(0);
+  for (std::future<void>& f : others) f.get();
+
+  std::unordered_map<std::string_view, size_t> position;
+  for (size_t i = 0; i < nodes.size(); ++i) position.emplace(nodes[i]->name().str(), i);
+  framework::AttemptTrace* trace = state.trace.get();
+  constexpr int64_t kScale = framework::kMaxNodeScore / framework::kMaxExtenderPriority;
+  for (size_t e = 0; e < asked.size(); ++e) {
+    const Answer& answer = answers[e];
+    if (!answer.status.IsSuccess()) {
+      if (log::V(5)) {
+        log::Info(
+            5, "Failed to run extender's priority function. No score given by this extender.",
+            {{"pod", pod.Key()}, {"extender", asked[e]->Name()}, {"err", answer.status.Message()}});
+      }
+      continue;
+    }
+    if (trace != nullptr) {
+      // A row of explain's score table: raw 0..10, scaled to 0..100, times the weight.
+      trace->scores.push_back(framework::AttemptTrace::ScoreColumn{
+          fmt::format("{} {}", framework::kExtenderName, asked[e]->Name()),
+          static_cast<int32_t>(answer.weight), true, std::vector<int64_t>(nodes.size(), 0),
+          std::vector<int64_t>(nodes.size(), 0)});
+    }
+    for (const auto& [host, score] : answer.scores) {
+      auto it = position.find(host);
+      if (it == position.end()) continue;  // not a node it was asked about
+      totals[it->second] += score * answer.weight * kScale;
+      if (trace != nullptr) {
+        trace->scores.back().raw[it->second] = score;
+        trace->scores.back().normalized[it->second] = score * kScale;
+      }
+    }
+  }
 }
 
 std::unique_ptr<framework::CycleState> Scheduler::NewCycleState(const framework::Framework& fwk,
@@ -588,11 +737,15 @@ bool Scheduler::DroppedWhileBinding(const BindingContext& ctx) {
 }
 
 void Scheduler::ContinueBinding(std::shared_ptr<BindingContext> ctx) {
-  auto work = [ctx] {
+  auto work = [this, ctx] {
     Status s = ctx->fwk->RunPreBindPlugins(*ctx->state, *ctx->assumed, ctx->node,
                                            &ctx->pre_bind_next);
-    if (s.IsSuccess()) s = ctx->fwk->RunBindPlugins(*ctx->state, *ctx->assumed, ctx->node);
-    return s;
+    if (!s.IsSuccess()) return s;
+    // An extender that binds comes before the bind plugins (upstream's bind).
+    bool bound = false;
+    s = ExtendersBinding(ctx->assumed->pod, ctx->node, &bound);
+    if (bound) return s;
+    return ctx->fwk->RunBindPlugins(*ctx->state, *ctx->assumed, ctx->node);
   };
   auto done = [this, ctx](Status s) {
     if (!s.IsWait()) {
@@ -610,6 +763,24 @@ void Scheduler::ContinueBinding(std::shared_ptr<BindingContext> ctx) {
   } else {
     done(work());
   }
+}
+
+Status Scheduler::ExtendersBinding(const api::Pod& pod, api::Symbol node, bool* bound) {
+  for (framework::Extender* extender : extenders_) {
+    if (!extender->IsBinder() || !extender->IsInterested(pod)) continue;
+    Status s = extender->Bind(pod, node);
+    if (!s.IsSuccess() && extender->IsIgnorable()) {
+      log::Info(
+          0, "Skipping extender in bind as it returned error and has ignorable flag set",
+          {{"pod", pod.metadata.Key()}, {"extender", extender->Name()}, {"err", s.Message()}});
+      continue;
+    }
+    *bound = true;
+    // The extender wrote the Binding; a cluster it cannot reach (simulate's) takes it from here.
+    if (s.IsSuccess()) s = client_.ExtenderBound(pod, node);
+    return s;
+  }
+  return Status::OK();
 }
 
 void Scheduler::AwaitPreBind(std::shared_ptr<BindingContext> ctx, api::Time since,

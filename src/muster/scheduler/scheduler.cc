@@ -35,6 +35,14 @@ void Scheduler::PublishGauges() {
 
 Scheduler::~Scheduler() = default;
 
+void Scheduler::SetExtenders(std::vector<std::shared_ptr<framework::Extender>> extenders) {
+  std::stable_partition(extenders.begin(), extenders.end(),
+                        [](const auto& e) { return !e->IsIgnorable(); });
+  owned_extenders_ = std::move(extenders);
+  extenders_.clear();
+  for (const auto& e : owned_extenders_) extenders_.push_back(e.get());
+}
+
 std::unique_ptr<Scheduler> Scheduler::Create(const api::SchedulerConfiguration* config,
                                              const framework::Registry& registry,
                                              const api::Plugins& default_plugins,

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "muster/api/scheduler_config.h"
+#include "muster/framework/extender.h"
 #include "muster/framework/framework.h"
 #include "muster/framework/loop_pool.h"
 #include "muster/framework/trace.h"
@@ -111,6 +112,11 @@ class Scheduler final : public framework::SchedulerServices {
   api::Duration pod_initial_backoff() const override { return options_.queue.initial_backoff; }
   framework::Metrics* metrics() override { return &metrics_; }
   const framework::Metrics& metrics() const { return metrics_; }
+  std::span<framework::Extender* const> extenders() const override { return extenders_; }
+
+  // The configuration's extenders (see framework/extender.h), called in this order with the
+  // ignorable ones moved last, as upstream orders them.
+  void SetExtenders(std::vector<std::shared_ptr<framework::Extender>> extenders);
 
   // Sets the gauges that mirror the queue and the cache (pending pods, cache size). The host
   // calls it after each turn of its loop: a handful of stores.
@@ -157,9 +163,25 @@ class Scheduler final : public framework::SchedulerServices {
                                                 framework::CycleState& state,
                                                 const framework::PodInfo& pod,
                                                 const std::vector<framework::NodeInfo*>& nodes,
-                                                size_t to_find, Diagnosis* diagnosis,
-                                                framework::Status* error);
+                                                size_t to_find, bool keep_rejections,
+                                                Diagnosis* diagnosis, framework::Status* error);
   int32_t NumFeasibleNodesToFind(const framework::Framework& fwk, int32_t num_nodes) const;
+  // Whether an extender filters nodes for `pod`: then Filter keeps every rejection, as the
+  // extenders may turn the remaining nodes away too.
+  bool ExtendersFilter(const api::Pod& pod) const;
+  // Upstream findNodesThatPassExtenders: the extenders that filter, in order, each on the nodes
+  // the one before kept; their rejections go to `diagnosis`. An error from an extender that is
+  // not ignorable ends the attempt (*error).
+  std::vector<framework::NodeInfo*> FindNodesThatPassExtenders(
+      const framework::PodInfo& pod, std::vector<framework::NodeInfo*> feasible,
+      framework::CycleState& state, Diagnosis* diagnosis, framework::Status* error);
+  // Upstream prioritizeNodes' extender half: each interested prioritizer's scores, scaled to
+  // the plugins' range and weighted, added to `totals`. A failed call adds nothing.
+  void AddExtenderScores(const framework::PodInfo& pod, std::span<framework::NodeInfo* const> nodes,
+                         framework::CycleState& state, std::vector<int64_t>& totals);
+  // Upstream extendersBinding: the first binder extender interested in the pod binds it
+  // (*bound); an ignorable one that fails is passed over.
+  framework::Status ExtendersBinding(const api::Pod& pod, api::Symbol node, bool* bound);
   // A pod that fits no node (or failed): PostFilter (preemption) for a fit failure, then back to
   // the queue with its diagnosis (HandleSchedulingFailure), and out of flight.
   void FailAttempt(const framework::Framework& fwk, framework::CycleState& state,
@@ -225,6 +247,8 @@ class Scheduler final : public framework::SchedulerServices {
              const api::Shared<T>& new_object);
 
   SchedulerOptions options_;
+  std::vector<std::shared_ptr<framework::Extender>> owned_extenders_;
+  std::vector<framework::Extender*> extenders_;
   // Pods whose bind waits after PreBind, by namespace/name: the context, the next poll, and
   // since when it waits.
   struct AwaitingPreBind {

@@ -113,6 +113,7 @@ void RateLimiter::Acquire() {
 struct Http::Handle {
   CURL* curl = nullptr;
   curl_slist* headers = nullptr;
+  curl_slist* connect_to = nullptr;
   std::string body;
   std::string pending;  // a streamed line not yet complete
   const std::function<bool(std::string_view)>* on_line = nullptr;
@@ -123,6 +124,7 @@ struct Http::Handle {
 
   ~Handle() {
     if (headers != nullptr) curl_slist_free_all(headers);
+    if (connect_to != nullptr) curl_slist_free_all(connect_to);
     if (curl != nullptr) curl_easy_cleanup(curl);
   }
 };
@@ -163,8 +165,31 @@ int Progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
 
 }  // namespace
 
-Http::Http(RestConfig config) : config_(std::move(config)), limiter_(config_.qps, config_.burst) {
+Http::Http(RestConfig config)
+    : config_(std::move(config)), base_url_(config_.server), limiter_(config_.qps, config_.burst) {
   GlobalInit();
+  if (config_.tls_server_name.empty()) return;
+  // Verify (and send SNI) for tls_server_name while connecting to the server's own host: the
+  // URL names tls_server_name, and connect-to maps it back to the real host and port.
+  CURLU* url = curl_url();
+  char* host = nullptr;
+  char* port = nullptr;
+  char* rewritten = nullptr;
+  if (curl_url_set(url, CURLUPART_URL, config_.server.c_str(), 0) == CURLUE_OK &&
+      curl_url_get(url, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
+      curl_url_get(url, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK &&
+      curl_url_set(url, CURLUPART_HOST, config_.tls_server_name.c_str(), 0) == CURLUE_OK &&
+      curl_url_get(url, CURLUPART_URL, &rewritten, 0) == CURLUE_OK) {
+    base_url_ = rewritten;
+    // The path of the server (an extender's urlPrefix may have one) stays; a lone "/" added by
+    // curl goes, as paths are appended with their own.
+    if (!config_.server.ends_with('/') && base_url_.ends_with('/')) base_url_.pop_back();
+    connect_to_ = fmt::format("{}:{}:{}:{}", config_.tls_server_name, port, host, port);
+  }
+  curl_free(host);
+  curl_free(port);
+  curl_free(rewritten);
+  curl_url_cleanup(url);
 }
 
 Http::~Http() = default;
@@ -218,8 +243,16 @@ void Http::Prepare(Handle& h, std::string_view method, const std::string& path) 
     curl_slist_free_all(h.headers);
     h.headers = nullptr;
   }
-  const std::string url = config_.server + path;
+  if (h.connect_to != nullptr) {
+    curl_slist_free_all(h.connect_to);
+    h.connect_to = nullptr;
+  }
+  const std::string url = base_url_ + path;
   curl_easy_setopt(c, CURLOPT_URL, url.c_str());
+  if (!connect_to_.empty()) {
+    h.connect_to = curl_slist_append(nullptr, connect_to_.c_str());
+    curl_easy_setopt(c, CURLOPT_CONNECT_TO, h.connect_to);
+  }
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(c, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS);
   curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);

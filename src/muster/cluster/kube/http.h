@@ -73,6 +73,10 @@ class Http {
   void Prepare(Handle& h, std::string_view method, const std::string& path);
 
   RestConfig config_;
+  // Where requests go: the server, with tls_server_name in place of its host when set, and
+  // then curl's connect-to entry that still reaches the real host ("name:port:host:port").
+  std::string base_url_;
+  std::string connect_to_;
   RateLimiter limiter_;
   std::mutex mu_;
   std::vector<std::unique_ptr<Handle>> idle_;

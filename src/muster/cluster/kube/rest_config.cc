@@ -8,6 +8,8 @@
 #include <map>
 #include <sstream>
 
+#include "muster/api/base64.h"
+
 namespace muster::cluster::kube {
 namespace {
 
@@ -18,26 +20,6 @@ std::optional<std::string> Env(const std::optional<std::string>& override_value,
   const char* v = std::getenv(name);
   if (v == nullptr) return std::nullopt;
   return std::string(v);
-}
-
-std::optional<std::string> Base64Decode(std::string_view in) {
-  static constexpr std::string_view kAlphabet =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  uint32_t acc = 0;
-  int bits = 0;
-  for (char c : in) {
-    if (c == '=' || c == '\n' || c == '\r' || c == ' ') continue;
-    const size_t v = kAlphabet.find(c);
-    if (v == std::string_view::npos) return std::nullopt;
-    acc = (acc << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((acc >> bits) & 0xff));
-    }
-  }
-  return out;
 }
 
 // One kubeconfig file's named entries, with the folder its relative paths start from.
@@ -110,7 +92,7 @@ bool Data(const Entry& e, const char* key, const std::string& what, std::string*
           std::string* error) {
   const std::string text = Field(e.node, key);
   if (text.empty()) return true;
-  auto decoded = Base64Decode(text);
+  auto decoded = api::Base64Decode(text);
   if (!decoded) {
     *error = fmt::format("kubeconfig {}: {} {}: {} is not valid base64", e.file, what, key, key);
     return false;
@@ -157,6 +139,7 @@ std::optional<RestConfig> FromKubeconfig(const Merged& m, const std::string& con
     return std::nullopt;
   }
   c.insecure_skip_tls_verify = Field(cl.node, "insecure-skip-tls-verify") == "true";
+  c.tls_server_name = Field(cl.node, "tls-server-name");
   if (c.insecure_skip_tls_verify) {
     c.warnings.push_back(fmt::format(
         "cluster \"{}\" sets insecure-skip-tls-verify: the server's certificate is not checked",

@@ -15,6 +15,9 @@ struct RestConfig {
   std::string ca_file, ca_data;
   std::string cert_file, cert_data, key_file, key_data;
   bool insecure_skip_tls_verify = false;
+  // The name the server's certificate is checked against (and sent as SNI) when it is not the
+  // server's host: kubeconfig's tls-server-name, an extender's tlsConfig.serverName.
+  std::string tls_server_name;
   // A bearer token, or a file holding one (re-read when it rotates).
   std::string token, token_file;
   double qps = 50;

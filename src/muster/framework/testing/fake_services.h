@@ -65,6 +65,8 @@ class FakeServices final : public framework::SchedulerServices,
   // What plugins asked of the queue: RetryAt's (pod, time), the pods QueueOrderChanged named.
   std::vector<std::pair<std::string, api::Time>> retried;
   std::vector<std::string> reordered;
+  // The extenders plugins see (Handle::extenders).
+  std::vector<framework::Extender*> extenders_for_plugins;
 
   // ---- SchedulerServices ----
   const framework::Snapshot& snapshot() const override { return snapshot_; }
@@ -72,6 +74,7 @@ class FakeServices final : public framework::SchedulerServices,
   framework::WaitingPods& waiting_pods() override { return *this; }
   framework::ClusterClient& client() override { return *this; }
   const framework::ObjectLister& lister() const override { return *this; }
+  std::span<framework::Extender* const> extenders() const override { return extenders_for_plugins; }
   void RetryAt(const std::string& pod_key, api::Time at, uint64_t) override {
     retried.emplace_back(pod_key, at);
   }

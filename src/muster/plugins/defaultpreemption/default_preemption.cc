@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "muster/framework/extender.h"
 #include "muster/framework/framework.h"
 #include "muster/framework/log.h"
 #include "muster/framework/metrics.h"
@@ -297,6 +298,17 @@ Status DefaultPreemption::PostFilter(framework::CycleState& state, const PodInfo
                 FitErrorMessage(static_cast<int32_t>(all_nodes.size()), dry_run_statuses));
   }
 
+  if (Status s = CallExtenders(pod, &candidates); !s.IsSuccess()) {
+    *result = framework::PostFilterResult{api::Symbol(), framework::NominatingMode::kOverride};
+    return wrap(s.code(), s.Message());
+  }
+  if (trace != nullptr && !handle_.extenders().empty()) {
+    std::vector<std::string> kept;
+    for (const Candidate& c : candidates) kept.push_back(c.node.string());
+    trace->post_filter_notes.push_back(fmt::format("after the extenders: {} candidate node(s){}{}",
+                                                   candidates.size(), kept.empty() ? "" : ": ",
+                                                   fmt::join(kept, ", ")));
+  }
   const Candidate* best = SelectCandidate(candidates);
   if (best == nullptr || best->node.empty()) return wrap(Code::kUnschedulable, kNoCandidate);
   if (metrics != nullptr) metrics->PreemptionVictims(best->victims.size());
@@ -543,6 +555,80 @@ std::vector<Candidate> DefaultPreemption::DryRunPreemption(
   non_violating.insert(non_violating.end(), std::make_move_iterator(violating.begin()),
                        std::make_move_iterator(violating.end()));
   return non_violating;
+}
+
+Status DefaultPreemption::CallExtenders(const framework::PodInfo& pod,
+                                        std::vector<Candidate>* candidates) const {
+  const std::span<framework::Extender* const> extenders = handle_.extenders();
+  if (extenders.empty() || candidates->empty()) return Status::OK();
+  const framework::Snapshot& snapshot = handle_.snapshot();
+  framework::NodeToVictims victims;
+  for (const Candidate& c : *candidates) {
+    framework::ExtenderVictims& v = victims[c.node.string()];
+    for (const PodInfoPtr& p : c.victims) v.pods.push_back(&p->pod);
+    v.num_pdb_violations = c.num_pdb_violations;
+  }
+  auto node_of = [&](std::string_view name) -> const NodeInfo* {
+    return snapshot.Get(api::Symbol(name));
+  };
+  for (framework::Extender* extender : extenders) {
+    if (!extender->SupportsPreemption() || !extender->IsInterested(pod.pod)) continue;
+    framework::NodeToVictims kept;
+    if (Status s = extender->ProcessPreemption(pod.pod, victims, node_of, &kept); !s.IsSuccess()) {
+      if (extender->IsIgnorable()) {
+        log::Info(0, "Skipped extender as it returned error and has ignorable flag set",
+                  {{"extender", extender->Name()}, {"err", s.Message()}});
+        continue;
+      }
+      return Status::Error(s.Message());
+    }
+    for (auto it = kept.begin(); it != kept.end();) {
+      if (!it->second.pods.empty()) {
+        ++it;
+        continue;
+      }
+      if (!extender->IsIgnorable()) {
+        return Status::Error(
+            fmt::format("expected at least one victim pod on node \"{}\"", it->first));
+      }
+      log::Info(0, "Ignored node for which the extender didn't report victims",
+                {{"node", it->first}, {"extender", extender->Name()}});
+      it = kept.erase(it);
+    }
+    // The next extender works on what this one kept.
+    victims = std::move(kept);
+    if (victims.empty()) break;
+  }
+  // Back to candidates, in the order the dry run found them; a node the extenders added (one
+  // they were not asked about) comes after, in name order.
+  std::vector<Candidate> trimmed;
+  auto take = [&](api::Symbol node, const framework::ExtenderVictims& v) {
+    const NodeInfo* info = snapshot.Get(node);
+    if (info == nullptr) return;
+    Candidate c{node, {}, v.num_pdb_violations};
+    for (const api::Pod* p : v.pods) {
+      for (const PodInfoPtr& on_node : info->pods()) {
+        if (&on_node->pod == p || on_node->pod.metadata.uid == p->metadata.uid) {
+          c.victims.push_back(on_node);
+          break;
+        }
+      }
+    }
+    std::stable_sort(c.victims.begin(), c.victims.end(),
+                     [&](const PodInfoPtr& a, const PodInfoPtr& b) {
+                       return more_important_pod_(a->pod, b->pod);
+                     });
+    trimmed.push_back(std::move(c));
+  };
+  for (const Candidate& c : *candidates) {
+    auto it = victims.find(c.node.string());
+    if (it == victims.end()) continue;
+    take(c.node, it->second);
+    victims.erase(it);
+  }
+  for (const auto& [node, v] : victims) take(api::Symbol(node), v);
+  *candidates = std::move(trimmed);
+  return Status::OK();
 }
 
 const Candidate* DefaultPreemption::SelectCandidate(std::span<const Candidate> candidates) const {

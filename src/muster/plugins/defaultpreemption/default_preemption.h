@@ -139,6 +139,13 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
                                           framework::NodeToStatus* statuses,
                                           std::vector<std::string>* errors) const;
 
+  // Upstream callExtenders: each extender that supports preemption and is interested in the
+  // pod trims `candidates` in turn, keeping the nodes it answers for with the victims it names
+  // (order of the candidates kept; each node's victims most important first). A failure of an
+  // ignorable extender passes it over; of another, it is the error returned.
+  framework::Status CallExtenders(const framework::PodInfo& pod,
+                                  std::vector<Candidate>* candidates) const;
+
   // Upstream SelectCandidate: the only candidate, or PickOneNodeForPreemption's choice.
   const Candidate* SelectCandidate(std::span<const Candidate> candidates) const;
 

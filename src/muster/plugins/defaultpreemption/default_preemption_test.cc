@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "muster/framework/extender.h"
 #include "muster/framework/framework.h"
 #include "muster/plugins/noderesources/fit.h"
 #include "muster/api/testing/builders.h"
@@ -1494,6 +1495,111 @@ TEST(DefaultPreemptionCreate, InvalidArgsRejected) {
             "minCandidateNodesAbsolute\n"
             "minCandidateNodesAbsolute: Invalid value: 0: cannot be zero at the same time as "
             "minCandidateNodesPercentage");
+}
+
+}  // namespace
+}  // namespace muster::plugins::defaultpreemption
+
+// ---- callExtenders ----
+
+namespace muster::plugins::defaultpreemption {
+namespace {
+
+// A preempting extender that keeps the candidates `keep` names (node -> victims kept, by name;
+// an empty list answers the node with no victims).
+class TrimmingExtender final : public framework::Extender {
+ public:
+  std::map<std::string, std::vector<std::string>> keep;
+  bool ignorable = false;
+  std::vector<std::string> asked;  // the candidate nodes it was given
+
+  const std::string& Name() const override { return name_; }
+  bool IsFilter() const override { return false; }
+  bool IsPrioritizer() const override { return false; }
+  bool IsBinder() const override { return false; }
+  bool SupportsPreemption() const override { return true; }
+  bool IsIgnorable() const override { return ignorable; }
+  bool IsInterested(const api::Pod&) const override { return true; }
+  Status Filter(const api::Pod&, std::span<NodeInfo* const>,
+                framework::ExtenderFilterResult*) override {
+    return Status::OK();
+  }
+  Status Prioritize(const api::Pod&, std::span<NodeInfo* const>,
+                    std::vector<std::pair<std::string, int64_t>>*, int64_t*) override {
+    return Status::OK();
+  }
+  Status Bind(const api::Pod&, api::Symbol) override { return Status::OK(); }
+  Status ProcessPreemption(const api::Pod&, const framework::NodeToVictims& candidates,
+                           const std::function<const NodeInfo*(std::string_view)>& node,
+                           framework::NodeToVictims* kept) override {
+    for (const auto& [name, victims] : candidates) asked.push_back(name);
+    for (const auto& [name, pods] : keep) {
+      framework::ExtenderVictims& v = (*kept)[name];
+      for (const PodInfoPtr& p : node(name)->pods()) {
+        if (std::find(pods.begin(), pods.end(), p->pod.metadata.name) != pods.end()) {
+          v.pods.push_back(&p->pod);
+        }
+      }
+    }
+    return Status::OK();
+  }
+
+ private:
+  std::string name_ = "http://preempt";
+};
+
+// Upstream's TestPreempt "preemption with extenders": the extender's choice of candidates and
+// victims is the one the plugin picks from.
+TEST(DefaultPreemptionExtenders, TheExtenderTrimsTheCandidates) {
+  Env env;
+  env.AddNodes({"node1", "node2", "node3"}, kVeryLargeNode);
+  env.AddPods({{.name = "p1.1", .node = "node1", .priority = kLowPriority, .req = kSmallRes},
+               {.name = "p1.2", .node = "node1", .priority = kLowPriority, .req = kSmallRes},
+               {.name = "p2.1", .node = "node2", .priority = kHighPriority, .req = kLargeRes},
+               {.name = "p3.1", .node = "node3", .priority = kMidPriority, .req = kMediumRes}});
+  TrimmingExtender extender;
+  extender.keep = {{"node3", {"p3.1"}}};
+  env.fake.extenders_for_plugins = {&extender};
+  const PodInfoPtr pod =
+      PodInfo::Make(MakeTestPod({.name = "p", .priority = kHighPriority, .req = kVeryLargeRes}));
+  auto state = env.PreFilter(*pod);
+  framework::PostFilterResult result;
+  const Status s =
+      env.Plugin()->PostFilter(*state, *pod, Unschedulable({"node1", "node2", "node3"}), &result);
+  ASSERT_TRUE(s.IsSuccess()) << ToString(s);
+  std::sort(extender.asked.begin(), extender.asked.end());
+  EXPECT_EQ(extender.asked, (std::vector<std::string>{"node1", "node3"}));
+  EXPECT_EQ(result.nominated_node_name.str(), "node3");
+  EXPECT_EQ(env.fake.deleted, (std::vector<std::string>{"default/p3.1"}));
+}
+
+// A node answered without victims is an error, unless the extender is ignorable (the node is
+// dropped then).
+TEST(DefaultPreemptionExtenders, ANodeWithoutVictimsIsAnErrorUnlessIgnorable) {
+  for (const bool ignorable : {false, true}) {
+    Env env;
+    env.AddNodes({"node1", "node3"}, kVeryLargeNode);
+    env.AddPods({{.name = "p1.1", .node = "node1", .priority = kLowPriority, .req = kSmallRes},
+                 {.name = "p3.1", .node = "node3", .priority = kMidPriority, .req = kMediumRes}});
+    TrimmingExtender extender;
+    extender.ignorable = ignorable;
+    extender.keep = {{"node1", {"p1.1"}}, {"node3", {}}};
+    env.fake.extenders_for_plugins = {&extender};
+    const PodInfoPtr pod =
+        PodInfo::Make(MakeTestPod({.name = "p", .priority = kHighPriority, .req = kVeryLargeRes}));
+    auto state = env.PreFilter(*pod);
+    framework::PostFilterResult result;
+    const Status s =
+        env.Plugin()->PostFilter(*state, *pod, Unschedulable({"node1", "node3"}), &result);
+    if (ignorable) {
+      ASSERT_TRUE(s.IsSuccess()) << ToString(s);
+      EXPECT_EQ(result.nominated_node_name.str(), "node1");
+    } else {
+      EXPECT_EQ(s.code(), Code::kError);
+      EXPECT_EQ(s.Message(), "preemption: expected at least one victim pod on node \"node3\"");
+      EXPECT_TRUE(env.fake.deleted.empty());
+    }
+  }
 }
 
 }  // namespace

@@ -1,0 +1,302 @@
+#include "muster/cluster/kube/encode.h"
+
+#include <string>
+
+#include "muster/api/time.h"
+
+namespace muster::cluster::kube {
+namespace {
+
+using nlohmann::json;
+
+json Meta(const api::ObjectMeta& m) {
+  json out = json::object();
+  out["name"] = m.name;
+  if (!m.generate_name.empty()) out["generateName"] = m.generate_name;
+  if (!m.namespace_.empty()) out["namespace"] = m.namespace_.str();
+  if (!m.uid.empty()) out["uid"] = m.uid;
+  if (!m.resource_version.empty()) out["resourceVersion"] = m.resource_version;
+  if (!m.labels.empty()) {
+    json labels = json::object();
+    for (const auto& [key, value] : m.labels) labels[key.string()] = value.string();
+    out["labels"] = std::move(labels);
+  }
+  if (!m.annotations.empty()) out["annotations"] = m.annotations;
+  for (const api::OwnerReference& o : m.owner_references) {
+    json ref = {{"apiVersion", o.api_version}, {"kind", o.kind}, {"name", o.name}, {"uid", o.uid}};
+    if (o.controller) ref["controller"] = true;
+    if (o.block_owner_deletion) ref["blockOwnerDeletion"] = true;
+    out["ownerReferences"].push_back(std::move(ref));
+  }
+  if (m.creation_timestamp) out["creationTimestamp"] = api::FormatTime(*m.creation_timestamp);
+  if (m.deletion_timestamp) out["deletionTimestamp"] = api::FormatTime(*m.deletion_timestamp);
+  return out;
+}
+
+json Resources(const api::ResourceList& list) {
+  json out = json::object();
+  for (const auto& [name, quantity] : list) out[name.string()] = quantity.String();
+  return out;
+}
+
+json Symbols(const std::vector<api::Symbol>& symbols) {
+  json out = json::array();
+  for (api::Symbol s : symbols) out.push_back(s.string());
+  return out;
+}
+
+json Requirements(const std::vector<api::SelectorRequirement>& requirements) {
+  json out = json::array();
+  for (const api::SelectorRequirement& r : requirements) {
+    json item = {{"key", r.key.string()}, {"operator", api::SelectorOperatorName(r.op)}};
+    if (!r.values.empty()) item["values"] = Symbols(r.values);
+    out.push_back(std::move(item));
+  }
+  return out;
+}
+
+json Selector(const api::LabelSelector& s) {
+  json out = json::object();
+  if (!s.match_labels.empty()) {
+    json labels = json::object();
+    for (const auto& [key, value] : s.match_labels) labels[key.string()] = value.string();
+    out["matchLabels"] = std::move(labels);
+  }
+  if (!s.match_expressions.empty()) out["matchExpressions"] = Requirements(s.match_expressions);
+  return out;
+}
+
+json Term(const api::NodeSelectorTerm& t) {
+  json out = json::object();
+  if (!t.match_expressions.empty()) out["matchExpressions"] = Requirements(t.match_expressions);
+  if (!t.match_fields.empty()) out["matchFields"] = Requirements(t.match_fields);
+  return out;
+}
+
+json PodTerm(const api::PodAffinityTerm& t) {
+  json out = {{"topologyKey", t.topology_key.string()}};
+  if (t.label_selector) out["labelSelector"] = Selector(*t.label_selector);
+  if (!t.namespaces.empty()) out["namespaces"] = Symbols(t.namespaces);
+  if (t.namespace_selector) out["namespaceSelector"] = Selector(*t.namespace_selector);
+  if (!t.match_label_keys.empty()) out["matchLabelKeys"] = Symbols(t.match_label_keys);
+  if (!t.mismatch_label_keys.empty()) out["mismatchLabelKeys"] = Symbols(t.mismatch_label_keys);
+  return out;
+}
+
+json PodAffinity(const api::PodAffinity& a) {
+  json out = json::object();
+  for (const api::PodAffinityTerm& t : a.required) {
+    out["requiredDuringSchedulingIgnoredDuringExecution"].push_back(PodTerm(t));
+  }
+  for (const api::WeightedPodAffinityTerm& t : a.preferred) {
+    out["preferredDuringSchedulingIgnoredDuringExecution"].push_back(
+        {{"weight", t.weight}, {"podAffinityTerm", PodTerm(t.term)}});
+  }
+  return out;
+}
+
+json Affinity(const api::Affinity& a) {
+  json out = json::object();
+  if (a.node_affinity) {
+    json node = json::object();
+    if (a.node_affinity->required) {
+      json terms = json::array();
+      for (const api::NodeSelectorTerm& t : a.node_affinity->required->terms)
+        terms.push_back(Term(t));
+      node["requiredDuringSchedulingIgnoredDuringExecution"] = {{"nodeSelectorTerms", terms}};
+    }
+    for (const api::PreferredSchedulingTerm& t : a.node_affinity->preferred) {
+      node["preferredDuringSchedulingIgnoredDuringExecution"].push_back(
+          {{"weight", t.weight}, {"preference", Term(t.preference)}});
+    }
+    out["nodeAffinity"] = std::move(node);
+  }
+  if (a.pod_affinity) out["podAffinity"] = PodAffinity(*a.pod_affinity);
+  if (a.pod_anti_affinity) out["podAntiAffinity"] = PodAffinity(*a.pod_anti_affinity);
+  return out;
+}
+
+json Container(const api::Container& c) {
+  json out = {{"name", c.name}};
+  if (!c.image.empty()) out["image"] = c.image;
+  json resources = json::object();
+  if (!c.resources.requests.empty()) resources["requests"] = Resources(c.resources.requests);
+  if (!c.resources.limits.empty()) resources["limits"] = Resources(c.resources.limits);
+  out["resources"] = std::move(resources);
+  for (const api::ContainerPort& p : c.ports) {
+    json port = {{"containerPort", p.container_port}, {"protocol", api::ProtocolName(p.protocol)}};
+    if (!p.name.empty()) port["name"] = p.name;
+    if (p.host_port != 0) port["hostPort"] = p.host_port;
+    if (!p.host_ip.empty()) port["hostIP"] = p.host_ip.string();
+    out["ports"].push_back(std::move(port));
+  }
+  if (c.restart_policy_always) out["restartPolicy"] = "Always";
+  return out;
+}
+
+json ClaimSpec(const api::PersistentVolumeClaimSpec& s) {
+  json out = json::object();
+  for (std::string_view mode : s.access_modes.Names()) out["accessModes"].push_back(mode);
+  if (s.storage) out["resources"] = {{"requests", {{"storage", s.storage->String()}}}};
+  if (s.storage_class_name) out["storageClassName"] = *s.storage_class_name;
+  if (!s.volume_name.empty()) out["volumeName"] = s.volume_name.string();
+  if (s.selector) out["selector"] = Selector(*s.selector);
+  out["volumeMode"] = api::kVolumeModeNames[static_cast<size_t>(s.volume_mode)];
+  if (!s.volume_attributes_class_name.empty()) {
+    out["volumeAttributesClassName"] = s.volume_attributes_class_name;
+  }
+  return out;
+}
+
+json Volume(const api::Volume& v) {
+  json out = {{"name", v.name}};
+  const api::VolumeSource& s = v.source;
+  if (v.claim_name) {
+    out["persistentVolumeClaim"] = {{"claimName", v.claim_name->string()}};
+    if (v.claim_read_only) out["persistentVolumeClaim"]["readOnly"] = true;
+  } else if (v.ephemeral) {
+    json meta = json::object();
+    if (!v.ephemeral->labels.empty()) {
+      for (const auto& [key, value] : v.ephemeral->labels)
+        meta["labels"][key.string()] = value.string();
+    }
+    if (!v.ephemeral->annotations.empty()) meta["annotations"] = v.ephemeral->annotations;
+    out["ephemeral"] = {
+        {"volumeClaimTemplate", {{"metadata", meta}, {"spec", ClaimSpec(v.ephemeral->spec)}}}};
+  } else if (s.gce_persistent_disk) {
+    out["gcePersistentDisk"] = {{"pdName", s.gce_persistent_disk->pd_name},
+                                {"readOnly", s.gce_persistent_disk->read_only}};
+  } else if (s.aws_elastic_block_store) {
+    out["awsElasticBlockStore"] = {{"volumeID", s.aws_elastic_block_store->volume_id},
+                                   {"readOnly", s.aws_elastic_block_store->read_only}};
+  } else if (s.rbd) {
+    out["rbd"] = {{"monitors", s.rbd->monitors},
+                  {"image", s.rbd->image},
+                  {"pool", s.rbd->pool},
+                  {"readOnly", s.rbd->read_only}};
+  } else if (s.iscsi) {
+    out["iscsi"] = {{"targetPortal", s.iscsi->target_portal},
+                    {"iqn", s.iscsi->iqn},
+                    {"readOnly", s.iscsi->read_only}};
+  } else if (s.csi) {
+    out["csi"] = {{"driver", s.csi->driver}, {"readOnly", s.csi->read_only}};
+  } else if (!s.kind.empty()) {
+    out[s.kind] = json::object();  // a source the scheduler does not look into (emptyDir, ...)
+  }
+  return out;
+}
+
+json Conditions(const std::vector<api::PodCondition>& conditions) {
+  json out = json::array();
+  for (const api::PodCondition& c : conditions) {
+    json item = {{"type", c.type}, {"status", c.status}};
+    if (!c.reason.empty()) item["reason"] = c.reason;
+    if (!c.message.empty()) item["message"] = c.message;
+    if (c.last_transition_time)
+      item["lastTransitionTime"] = api::FormatTime(*c.last_transition_time);
+    out.push_back(std::move(item));
+  }
+  return out;
+}
+
+json Taints(const std::vector<api::Taint>& taints) {
+  json out = json::array();
+  for (const api::Taint& t : taints) {
+    json item = {{"key", t.key.string()}, {"effect", api::TaintEffectName(t.effect)}};
+    if (!t.value.empty()) item["value"] = t.value.string();
+    out.push_back(std::move(item));
+  }
+  return out;
+}
+
+}  // namespace
+
+json EncodePod(const api::Pod& pod) {
+  const api::PodSpec& s = pod.spec;
+  json spec = json::object();
+  for (const api::Container& c : s.init_containers) spec["initContainers"].push_back(Container(c));
+  spec["containers"] = json::array();
+  for (const api::Container& c : s.containers) spec["containers"].push_back(Container(c));
+  if (!s.overhead.empty()) spec["overhead"] = Resources(s.overhead);
+  if (!s.node_name.empty()) spec["nodeName"] = s.node_name.string();
+  if (!s.node_selector.empty()) {
+    for (const auto& [key, value] : s.node_selector)
+      spec["nodeSelector"][key.string()] = value.string();
+  }
+  if (s.affinity) spec["affinity"] = Affinity(*s.affinity);
+  for (const api::Toleration& t : s.tolerations) {
+    json item = json::object();
+    if (!t.key.empty()) item["key"] = t.key.string();
+    item["operator"] = api::TolerationOperatorName(t.op);
+    if (!t.value.empty()) item["value"] = t.value.string();
+    if (t.effect) item["effect"] = api::TaintEffectName(*t.effect);
+    if (t.toleration_seconds) item["tolerationSeconds"] = *t.toleration_seconds;
+    spec["tolerations"].push_back(std::move(item));
+  }
+  for (const api::TopologySpreadConstraint& c : s.topology_spread_constraints) {
+    json item = {{"maxSkew", c.max_skew},
+                 {"topologyKey", c.topology_key.string()},
+                 {"whenUnsatisfiable",
+                  c.when_unsatisfiable == api::UnsatisfiableConstraintAction::kDoNotSchedule
+                      ? "DoNotSchedule"
+                      : "ScheduleAnyway"}};
+    if (c.label_selector) item["labelSelector"] = Selector(*c.label_selector);
+    if (c.min_domains) item["minDomains"] = *c.min_domains;
+    auto policy = [](api::NodeInclusionPolicy p) {
+      return p == api::NodeInclusionPolicy::kHonor ? "Honor" : "Ignore";
+    };
+    if (c.node_affinity_policy) item["nodeAffinityPolicy"] = policy(*c.node_affinity_policy);
+    if (c.node_taints_policy) item["nodeTaintsPolicy"] = policy(*c.node_taints_policy);
+    if (!c.match_label_keys.empty()) item["matchLabelKeys"] = Symbols(c.match_label_keys);
+    spec["topologySpreadConstraints"].push_back(std::move(item));
+  }
+  for (const std::string& gate : s.scheduling_gates)
+    spec["schedulingGates"].push_back({{"name", gate}});
+  spec["schedulerName"] = s.scheduler_name;
+  if (s.priority) spec["priority"] = *s.priority;
+  if (!s.priority_class_name.empty()) spec["priorityClassName"] = s.priority_class_name;
+  if (s.preemption_policy) {
+    spec["preemptionPolicy"] =
+        *s.preemption_policy == api::PreemptionPolicy::kNever ? "Never" : "PreemptLowerPriority";
+  }
+  spec["restartPolicy"] = s.restart_policy;
+  if (s.host_network) spec["hostNetwork"] = true;
+  for (const api::Volume& v : s.volumes) spec["volumes"].push_back(Volume(v));
+
+  json status = {{"phase", api::PodPhaseName(pod.status.phase)}};
+  if (!pod.status.conditions.empty()) status["conditions"] = Conditions(pod.status.conditions);
+  if (!pod.status.nominated_node_name.empty()) {
+    status["nominatedNodeName"] = pod.status.nominated_node_name.string();
+  }
+  if (pod.status.start_time) status["startTime"] = api::FormatTime(*pod.status.start_time);
+  return {{"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata", Meta(pod.metadata)},
+          {"spec", std::move(spec)},
+          {"status", std::move(status)}};
+}
+
+json EncodeNode(const api::Node& node) {
+  json spec = json::object();
+  if (node.spec.unschedulable) spec["unschedulable"] = true;
+  if (!node.spec.taints.empty()) spec["taints"] = Taints(node.spec.taints);
+  json status = json::object();
+  status["capacity"] = Resources(node.status.capacity);
+  status["allocatable"] = Resources(node.status.allocatable);
+  for (const api::NodeCondition& c : node.status.conditions) {
+    json item = {{"type", c.type}, {"status", c.status}};
+    if (!c.reason.empty()) item["reason"] = c.reason;
+    if (!c.message.empty()) item["message"] = c.message;
+    status["conditions"].push_back(std::move(item));
+  }
+  for (const api::ContainerImage& image : node.status.images) {
+    status["images"].push_back({{"names", image.names}, {"sizeBytes", image.size_bytes}});
+  }
+  return {{"apiVersion", "v1"},
+          {"kind", "Node"},
+          {"metadata", Meta(node.metadata)},
+          {"spec", std::move(spec)},
+          {"status", std::move(status)}};
+}
+
+}  // namespace muster::cluster::kube

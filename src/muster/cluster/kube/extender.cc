@@ -1,0 +1,331 @@
+#include "muster/cluster/kube/extender.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cctype>
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "muster/cluster/kube/encode.h"
+#include "muster/framework/node_info.h"
+
+namespace muster::cluster::kube {
+namespace {
+
+using framework::Status;
+using nlohmann::json;
+
+// Go's encoding/json matches a field's name case-insensitively: an extender that answers
+// "NodeNames" or "FailedNodes" is read as kube-scheduler reads it.
+const json* Field(const json& object, std::string_view name) {
+  if (!object.is_object()) return nullptr;
+  if (auto it = object.find(name); it != object.end()) return &*it;
+  for (auto it = object.begin(); it != object.end(); ++it) {
+    const std::string& key = it.key();
+    if (key.size() == name.size() &&
+        std::equal(key.begin(), key.end(), name.begin(), [](char a, char b) {
+          return std::tolower(static_cast<unsigned char>(a)) ==
+                 std::tolower(static_cast<unsigned char>(b));
+        })) {
+      return &*it;
+    }
+  }
+  return nullptr;
+}
+
+bool Present(const json* j) { return j != nullptr && !j->is_null(); }
+
+// A FailedNodesMap: node name to reason.
+std::map<std::string, std::string> FailedNodes(const json* j) {
+  std::map<std::string, std::string> out;
+  if (!Present(j) || !j->is_object()) return out;
+  for (auto it = j->begin(); it != j->end(); ++it) {
+    out[it.key()] = it->is_string() ? it->get<std::string>() : it->dump();
+  }
+  return out;
+}
+
+RestConfig Transport(const api::ExtenderConfig& c) {
+  RestConfig r;
+  r.server = c.url_prefix;
+  while (r.server.ends_with('/')) r.server.pop_back();
+  r.qps = 0;  // no client-side rate limit, as upstream's plain http.Client
+  if (c.tls_config) {
+    const api::ExtenderTLSConfig& t = *c.tls_config;
+    r.insecure_skip_tls_verify = t.insecure;
+    r.tls_server_name = t.server_name;
+    r.cert_file = t.cert_file;
+    r.key_file = t.key_file;
+    r.ca_file = t.ca_file;
+    r.cert_data = t.cert_data;
+    r.key_data = t.key_data;
+    r.ca_data = t.ca_data;
+  }
+  // Upstream's makeTransport: HTTPS without a CA to check the server against skips the check.
+  if (c.enable_https && r.ca_file.empty() && r.ca_data.empty()) r.insecure_skip_tls_verify = true;
+  r.source = "extender " + c.url_prefix;
+  return r;
+}
+
+}  // namespace
+
+HttpExtender::HttpExtender(const api::ExtenderConfig& config)
+    : config_(config), http_(Transport(config)) {
+  for (const auto& r : config_.managed_resources) managed_.insert(r.name);
+  url_ = config_.url_prefix;
+  while (url_.ends_with('/')) url_.pop_back();
+}
+
+bool HttpExtender::IsInterested(const api::Pod& pod) const {
+  if (managed_.empty()) return true;
+  auto manages = [&](const std::vector<api::Container>& containers) {
+    return std::any_of(containers.begin(), containers.end(), [&](const api::Container& c) {
+      auto in = [&](const api::ResourceList& list) {
+        return std::any_of(list.begin(), list.end(),
+                           [&](const auto& entry) { return managed_.contains(entry.first.str()); });
+      };
+      return in(c.resources.requests) || in(c.resources.limits);
+    });
+  };
+  return manages(pod.spec.containers) || manages(pod.spec.init_containers);
+}
+
+json HttpExtender::Args(const api::Pod& pod, std::span<framework::NodeInfo* const> nodes) const {
+  json args = {{"pod", EncodePod(pod)}};
+  if (config_.node_cache_capable) {
+    json names = json::array();
+    for (const framework::NodeInfo* n : nodes) names.push_back(n->name().str());
+    args["nodenames"] = std::move(names);
+  } else {
+    json items = json::array();
+    for (const framework::NodeInfo* n : nodes) items.push_back(EncodeNode(*n->node()));
+    args["nodes"] = {{"metadata", json::object()}, {"items", std::move(items)}};
+  }
+  return args;
+}
+
+Status HttpExtender::Send(const std::string& verb, const json& args, json* result,
+                          framework::ExtenderCallStats* stats) {
+  const auto began = std::chrono::steady_clock::now();
+  const Response r =
+      http_.Do("POST", "/" + verb, args.dump(), "application/json",
+               std::chrono::duration_cast<std::chrono::milliseconds>(config_.http_timeout));
+  Status s;
+  if (!r.error.empty()) {
+    s = Status::Error(r.error);
+  } else if (r.status != 200) {
+    s = Status::Error(
+        fmt::format("failed {} with extender at URL {}/{}, code {}", verb, url_, verb, r.status));
+  } else {
+    *result = json::parse(r.body, nullptr, /*allow_exceptions=*/false);
+    if (result->is_discarded()) {
+      s = Status::Error(fmt::format("extender {}: the answer to {} is not JSON", url_, verb));
+    }
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  std::lock_guard lock(mu_);
+  ++stats->calls;
+  stats->seconds += seconds;
+  return s;
+}
+
+Status HttpExtender::Counted(framework::ExtenderCallStats* stats, Status s) {
+  if (!s.IsSuccess()) {
+    std::lock_guard lock(mu_);
+    ++stats->errors;
+  }
+  return s;
+}
+
+framework::ExtenderStats HttpExtender::Stats() const {
+  std::lock_guard lock(mu_);
+  return stats_;
+}
+
+Status HttpExtender::Filter(const api::Pod& pod, std::span<framework::NodeInfo* const> nodes,
+                            framework::ExtenderFilterResult* result) {
+  return Counted(&stats_.filter, FilterCall(pod, nodes, result));
+}
+
+Status HttpExtender::FilterCall(const api::Pod& pod, std::span<framework::NodeInfo* const> nodes,
+                                framework::ExtenderFilterResult* result) {
+  if (!IsFilter()) {
+    result->passed.assign(nodes.begin(), nodes.end());
+    return Status::OK();
+  }
+  json answer;
+  if (Status s = Send(config_.filter_verb, Args(pod, nodes), &answer, &stats_.filter);
+      !s.IsSuccess()) {
+    return s;
+  }
+  if (const json* error = Field(answer, "error");
+      Present(error) && error->is_string() && !error->get<std::string>().empty()) {
+    return Status::Error(error->get<std::string>());
+  }
+  // The nodes it kept, found among those it was asked about, by name.
+  auto keep = [&](const std::string& name) {
+    auto it = std::find_if(nodes.begin(), nodes.end(),
+                           [&](const framework::NodeInfo* n) { return n->name().str() == name; });
+    if (it == nodes.end()) {
+      return Status::Error(fmt::format(
+          "extender \"{}\" claims a filtered node \"{}\" which is not found in the input node list",
+          config_.url_prefix, name));
+    }
+    result->passed.push_back(*it);
+    return Status::OK();
+  };
+  const json* names = Field(answer, "nodenames");
+  const json* list = Field(answer, "nodes");
+  if (config_.node_cache_capable && Present(names) && names->is_array()) {
+    for (const json& name : *names) {
+      if (Status s = keep(name.is_string() ? name.get<std::string>() : name.dump());
+          !s.IsSuccess()) {
+        return s;
+      }
+    }
+  } else if (Present(list)) {
+    const json* items = Field(*list, "items");
+    if (Present(items) && items->is_array()) {
+      for (const json& item : *items) {
+        const json* meta = Field(item, "metadata");
+        const json* name = meta != nullptr ? Field(*meta, "name") : nullptr;
+        if (Status s = keep(Present(name) && name->is_string() ? name->get<std::string>() : "");
+            !s.IsSuccess()) {
+          return s;
+        }
+      }
+    }
+  }
+  result->failed = FailedNodes(Field(answer, "failedNodes"));
+  result->failed_and_unresolvable = FailedNodes(Field(answer, "failedAndUnresolvableNodes"));
+  return Status::OK();
+}
+
+Status HttpExtender::Prioritize(const api::Pod& pod, std::span<framework::NodeInfo* const> nodes,
+                                std::vector<std::pair<std::string, int64_t>>* scores,
+                                int64_t* weight) {
+  return Counted(&stats_.prioritize, PrioritizeCall(pod, nodes, scores, weight));
+}
+
+Status HttpExtender::PrioritizeCall(const api::Pod& pod,
+                                    std::span<framework::NodeInfo* const> nodes,
+                                    std::vector<std::pair<std::string, int64_t>>* scores,
+                                    int64_t* weight) {
+  *weight = 0;
+  if (!IsPrioritizer()) {
+    for (const framework::NodeInfo* n : nodes) scores->emplace_back(n->name().string(), 0);
+    return Status::OK();
+  }
+  json answer;
+  if (Status s = Send(config_.prioritize_verb, Args(pod, nodes), &answer, &stats_.prioritize);
+      !s.IsSuccess()) {
+    return s;
+  }
+  if (!answer.is_array() && !answer.is_null()) {
+    return Status::Error(fmt::format("extender {}: the answer to {} is not a HostPriorityList",
+                                     url_, config_.prioritize_verb));
+  }
+  for (const json& entry : answer.is_array() ? answer : json::array()) {
+    const json* host = Field(entry, "host");
+    const json* score = Field(entry, "score");
+    if (!Present(host) || !host->is_string()) continue;
+    scores->emplace_back(host->get<std::string>(),
+                         Present(score) && score->is_number_integer() ? score->get<int64_t>() : 0);
+  }
+  *weight = config_.weight;
+  return Status::OK();
+}
+
+Status HttpExtender::Bind(const api::Pod& pod, api::Symbol node) {
+  return Counted(&stats_.bind, BindCall(pod, node));
+}
+
+Status HttpExtender::BindCall(const api::Pod& pod, api::Symbol node) {
+  if (!IsBinder()) return Status::Error("unexpected empty bindVerb in extender");
+  const json args = {{"podName", pod.metadata.name},
+                     {"podNamespace", pod.metadata.namespace_.str()},
+                     {"podUID", pod.metadata.uid},
+                     {"node", node.str()}};
+  json answer;
+  if (Status s = Send(config_.bind_verb, args, &answer, &stats_.bind); !s.IsSuccess()) return s;
+  if (const json* error = Field(answer, "error");
+      Present(error) && error->is_string() && !error->get<std::string>().empty()) {
+    return Status::Error(error->get<std::string>());
+  }
+  return Status::OK();
+}
+
+Status HttpExtender::ProcessPreemption(
+    const api::Pod& pod, const framework::NodeToVictims& candidates,
+    const std::function<const framework::NodeInfo*(std::string_view)>& node,
+    framework::NodeToVictims* kept) {
+  return Counted(&stats_.preempt, PreemptCall(pod, candidates, node, kept));
+}
+
+Status HttpExtender::PreemptCall(
+    const api::Pod& pod, const framework::NodeToVictims& candidates,
+    const std::function<const framework::NodeInfo*(std::string_view)>& node,
+    framework::NodeToVictims* kept) {
+  if (!SupportsPreemption()) {
+    return Status::Error(
+        fmt::format("preempt verb is not defined for extender {} but run into ProcessPreemption",
+                    config_.url_prefix));
+  }
+  json victims = json::object();
+  for (const auto& [name, v] : candidates) {
+    json pods = json::array();
+    for (const api::Pod* p : v.pods) {
+      pods.push_back(config_.node_cache_capable ? json{{"uid", p->metadata.uid}} : EncodePod(*p));
+    }
+    victims[name] = {{"pods", std::move(pods)}, {"numPDBViolations", v.num_pdb_violations}};
+  }
+  const json args = {{"pod", EncodePod(pod)},
+                     {config_.node_cache_capable ? "nodeNameToMetaVictims" : "nodeNameToVictims",
+                      std::move(victims)}};
+  json answer;
+  if (Status s = Send(config_.preempt_verb, args, &answer, &stats_.preempt); !s.IsSuccess()) {
+    return s;
+  }
+  // It always answers with UIDs, found again among each node's pods.
+  const json* meta = Field(answer, "nodeNameToMetaVictims");
+  if (!Present(meta) || !meta->is_object()) return Status::OK();
+  for (auto it = meta->begin(); it != meta->end(); ++it) {
+    const framework::NodeInfo* info = node(it.key());
+    if (info == nullptr) {
+      return Status::Error(fmt::format("nodeinfo not found for node name \"{}\"", it.key()));
+    }
+    framework::ExtenderVictims& out = (*kept)[it.key()];
+    if (const json* n = Field(*it, "numPDBViolations"); Present(n) && n->is_number_integer()) {
+      out.num_pdb_violations = n->get<int64_t>();
+    }
+    const json* pods = Field(*it, "pods");
+    for (const json& p : Present(pods) && pods->is_array() ? *pods : json::array()) {
+      const json* uid = Field(p, "uid");
+      const std::string want = Present(uid) && uid->is_string() ? uid->get<std::string>() : "";
+      const api::Pod* found = nullptr;
+      for (const framework::PodInfoPtr& on_node : info->pods()) {
+        if (on_node->pod.metadata.uid == want) found = &on_node->pod;
+      }
+      if (found == nullptr) {
+        return Status::Error(fmt::format(
+            "extender: {} claims to preempt pod (UID: {}) on node: {}, but the pod is not found "
+            "on that node",
+            config_.url_prefix, want, it.key()));
+      }
+      out.pods.push_back(found);
+    }
+  }
+  return Status::OK();
+}
+
+std::vector<std::shared_ptr<framework::Extender>> NewHttpExtenders(
+    const std::vector<api::ExtenderConfig>& configs) {
+  std::vector<std::shared_ptr<framework::Extender>> out;
+  for (const api::ExtenderConfig& c : configs) out.push_back(std::make_shared<HttpExtender>(c));
+  return out;
+}
+
+}  // namespace muster::cluster::kube
