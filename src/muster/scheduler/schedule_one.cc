@@ -87,8 +87,8 @@ std::vector<framework::NodeInfo*> Scheduler::FindNodesThatFitPod(const framework
         trace->nominated_node = nominated.string();
         trace->nominated_node_status = ns;
       }
-      if (ns.IsSuccess() && extenders_.empty()) return {node};
       if (ns.IsSuccess()) {
+        if (!ExtendersFilter(pod.pod)) return {node};
         // The extenders have their say on the nominated node too (upstream
         // evaluateNominatedNode); a failure there falls through to the search over all nodes.
         Diagnosis ignored;

@@ -92,25 +92,42 @@ bool HttpExtender::IsInterested(const api::Pod& pod) const {
   return manages(pod.spec.containers) || manages(pod.spec.init_containers);
 }
 
-json HttpExtender::Args(const api::Pod& pod, std::span<framework::NodeInfo* const> nodes) const {
-  json args = {{"pod", EncodePod(pod)}};
+std::string HttpExtender::Args(const api::Pod& pod, std::span<framework::NodeInfo* const> nodes) {
+  std::string body = R"({"pod":)" + EncodePod(pod).dump();
   if (config_.node_cache_capable) {
     json names = json::array();
     for (const framework::NodeInfo* n : nodes) names.push_back(n->name().str());
-    args["nodenames"] = std::move(names);
+    body += R"(,"nodenames":)" + names.dump();
   } else {
-    json items = json::array();
-    for (const framework::NodeInfo* n : nodes) items.push_back(EncodeNode(*n->node()));
-    args["nodes"] = {{"metadata", json::object()}, {"items", std::move(items)}};
+    // A NodeList of the nodes' JSON, each encoded once per node object (an update makes a new
+    // one): a call over thousands of nodes copies text rather than encoding them again.
+    std::lock_guard lock(nodes_mu_);
+    body += R"(,"nodes":{"metadata":{},"items":[)";
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      const std::shared_ptr<const api::Node>& node = nodes[i]->node_ptr();
+      auto [it, added] = node_text_.try_emplace(node.get());
+      if (added) it->second = {node, EncodeNode(*node).dump()};
+      if (i > 0) body += ',';
+      body += it->second.second;
+    }
+    body += "]}";
+    // Nodes gone from the cluster or replaced (held by this cache alone) are dropped each time
+    // it has doubled.
+    if (node_text_.size() > evict_at_) {
+      std::erase_if(node_text_,
+                    [](const auto& entry) { return entry.second.first.use_count() == 1; });
+      evict_at_ = std::max<size_t>(64, 2 * node_text_.size());
+    }
   }
-  return args;
+  body += '}';
+  return body;
 }
 
-Status HttpExtender::Send(const std::string& verb, const json& args, json* result,
+Status HttpExtender::Send(const std::string& verb, const std::string& body, json* result,
                           framework::ExtenderCallStats* stats) {
   const auto began = std::chrono::steady_clock::now();
   const Response r =
-      http_.Do("POST", "/" + verb, args.dump(), "application/json",
+      http_.Do("POST", "/" + verb, body, "application/json",
                std::chrono::duration_cast<std::chrono::milliseconds>(config_.http_timeout));
   Status s;
   if (!r.error.empty()) {
@@ -250,7 +267,8 @@ Status HttpExtender::BindCall(const api::Pod& pod, api::Symbol node) {
                      {"podUID", pod.metadata.uid},
                      {"node", node.str()}};
   json answer;
-  if (Status s = Send(config_.bind_verb, args, &answer, &stats_.bind); !s.IsSuccess()) return s;
+  if (Status s = Send(config_.bind_verb, args.dump(), &answer, &stats_.bind); !s.IsSuccess())
+    return s;
   if (const json* error = Field(answer, "error");
       Present(error) && error->is_string() && !error->get<std::string>().empty()) {
     return Status::Error(error->get<std::string>());
@@ -286,7 +304,8 @@ Status HttpExtender::PreemptCall(
                      {config_.node_cache_capable ? "nodeNameToMetaVictims" : "nodeNameToVictims",
                       std::move(victims)}};
   json answer;
-  if (Status s = Send(config_.preempt_verb, args, &answer, &stats_.preempt); !s.IsSuccess()) {
+  if (Status s = Send(config_.preempt_verb, args.dump(), &answer, &stats_.preempt);
+      !s.IsSuccess()) {
     return s;
   }
   // It always answers with UIDs, found again among each node's pods.

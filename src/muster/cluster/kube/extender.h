@@ -8,6 +8,8 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -57,12 +59,12 @@ class HttpExtender final : public framework::Extender {
       framework::NodeToVictims* kept);
   // POSTs `args` to urlPrefix/verb and reads the JSON answer into *result, counting the call
   // and its time in *stats. Errors as upstream's send words them.
-  framework::Status Send(const std::string& verb, const nlohmann::json& args,
-                         nlohmann::json* result, framework::ExtenderCallStats* stats);
+  framework::Status Send(const std::string& verb, const std::string& body, nlohmann::json* result,
+                         framework::ExtenderCallStats* stats);
   // `s`, counted in *stats when it is a failure.
   framework::Status Counted(framework::ExtenderCallStats* stats, framework::Status s);
-  // ExtenderArgs: the pod, and the nodes by name (nodeCacheCapable) or in full.
-  nlohmann::json Args(const api::Pod& pod, std::span<framework::NodeInfo* const> nodes) const;
+  // ExtenderArgs as JSON text: the pod, and the nodes by name (nodeCacheCapable) or in full.
+  std::string Args(const api::Pod& pod, std::span<framework::NodeInfo* const> nodes);
 
   api::ExtenderConfig config_;
   std::set<std::string, std::less<>> managed_;
@@ -70,6 +72,11 @@ class HttpExtender final : public framework::Extender {
   Http http_;
   mutable std::mutex mu_;  // stats_
   framework::ExtenderStats stats_;
+  std::mutex nodes_mu_;  // node_text_
+  // Each node's v1 JSON, by node object (held, so that its address is not reused).
+  std::unordered_map<const api::Node*, std::pair<std::shared_ptr<const api::Node>, std::string>>
+      node_text_;
+  size_t evict_at_ = 64;  // node_text_'s size at which it is next swept
 };
 
 // The configuration's extenders over HTTP, in its order.

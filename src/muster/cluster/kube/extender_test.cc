@@ -177,6 +177,21 @@ TEST_F(HttpExtenderTest, FilterWithoutANodeCacheSendsAndReadsNodeLists) {
   EXPECT_EQ(result.failed.at("n2"), "busy");
 }
 
+// Each node's JSON is kept per node object: an updated node (a new object) is sent as it is now.
+TEST_F(HttpExtenderTest, AnUpdatedNodeIsSentAsItIsNow) {
+  HttpExtender extender(config_);
+  server_.Answer("filter", {{"nodes", {{"items", json::array()}}}});
+  framework::ExtenderFilterResult result;
+  ASSERT_TRUE(extender.Filter(pod_, node_ptrs_, &result).IsSuccess());
+  EXPECT_EQ(server_.Request("filter")["nodes"]["items"][0]["metadata"]["labels"]["zone"], "a");
+  nodes_[0]->SetNode(std::make_shared<const api::Node>(
+      MakeNode().Name("n1").Label("zone", "b").Capacity({{"example.com/gpu-mem", "16"}}).Obj()));
+  ASSERT_TRUE(extender.Filter(pod_, node_ptrs_, &result).IsSuccess());
+  const json sent = server_.Request("filter");
+  EXPECT_EQ(sent["nodes"]["items"][0]["metadata"]["labels"]["zone"], "b");
+  EXPECT_EQ(sent["nodes"]["items"][1]["metadata"]["labels"]["zone"], "a");
+}
+
 // Go's encoding/json reads field names case-insensitively; so does muster.
 TEST_F(HttpExtenderTest, AnswersAreReadWithGoFieldMatching) {
   config_.node_cache_capable = true;
