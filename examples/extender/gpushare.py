@@ -13,9 +13,11 @@ Standard library only:
     python3 examples/extender/gpushare.py --port 8888
     muster simulate -f examples/extender/cluster.yaml --config examples/extender/scheduler.yaml
 
-The wire format is k8s.io/kube-scheduler/extender/v1: ExtenderArgs in (the pod and full nodes,
-as nodeCacheCapable is false), ExtenderFilterResult, HostPriorityList and ExtenderBindingResult
-out.
+The wire format is k8s.io/kube-scheduler/extender/v1, whose structs have no json tags: the
+fields go by their Go names. ExtenderArgs in ({"Pod": ..., "Nodes": {"items": [...]}}: full
+nodes, as nodeCacheCapable is false), ExtenderFilterResult ("Nodes", "FailedNodes",
+"FailedAndUnresolvableNodes"), a HostPriorityList ("Host", "Score") and an ExtenderBindingResult
+("Error") out.
 """
 
 import argparse
@@ -74,7 +76,7 @@ class GpuShare:
 
     def learn(self, args):
         names = []
-        for node in ((args.get("nodes") or {}).get("items") or []):
+        for node in ((args.get("Nodes") or {}).get("items") or []):
             name = node["metadata"]["name"]
             status = node.get("status") or {}
             amount = (status.get("allocatable") or status.get("capacity") or {}).get(RESOURCE, "0")
@@ -85,10 +87,10 @@ class GpuShare:
     def filter(self, args):
         with self.lock:
             self.learn(args)
-            need = gpu_request(args["pod"])
-            self.pending[pod_key(args["pod"])] = need
+            need = gpu_request(args["Pod"])
+            self.pending[pod_key(args["Pod"])] = need
             kept, failed, unresolvable = [], {}, {}
-            for node in (args.get("nodes") or {}).get("items") or []:
+            for node in (args.get("Nodes") or {}).get("items") or []:
                 name = node["metadata"]["name"]
                 capacity = self.capacity.get(name, 0)
                 if capacity == 0:
@@ -97,29 +99,30 @@ class GpuShare:
                     failed[name] = "gpushare: node has no GPU memory"
                 else:
                     kept.append(node)
-            return {"nodes": {"items": kept}, "failedNodes": failed,
-                    "failedAndUnresolvableNodes": unresolvable}
+            return {"Nodes": {"items": kept}, "FailedNodes": failed,
+                    "FailedAndUnresolvableNodes": unresolvable}
 
     def prioritize(self, args):
         with self.lock:
             names = self.learn(args)
-            need = gpu_request(args["pod"])
+            need = gpu_request(args["Pod"])
             scores = []
             for name in names:
                 capacity = self.capacity.get(name, 0)
                 after = self.used(name) + need
                 score = MAX_PRIORITY * after // capacity if 0 < capacity and after <= capacity else 0
-                scores.append({"host": name, "score": score})
+                scores.append({"Host": name, "Score": score})
             return scores
 
     def bind(self, args):
-        key = args.get("podUID") or f'{args["podNamespace"]}/{args["podName"]}'
+        namespace, name, node = args["PodNamespace"], args["PodName"], args["Node"]
+        key = args.get("PodUID") or f"{namespace}/{name}"
         if self.server:
             binding = {"apiVersion": "v1", "kind": "Binding",
-                       "metadata": {"name": args["podName"], "namespace": args["podNamespace"],
-                                    "uid": args.get("podUID", "")},
-                       "target": {"apiVersion": "v1", "kind": "Node", "name": args["node"]}}
-            path = f'/api/v1/namespaces/{args["podNamespace"]}/pods/{args["podName"]}/binding'
+                       "metadata": {"name": name, "namespace": namespace,
+                                    "uid": args.get("PodUID", "")},
+                       "target": {"apiVersion": "v1", "kind": "Node", "name": node}}
+            path = f"/api/v1/namespaces/{namespace}/pods/{name}/binding"
             req = urllib.request.Request(self.server + path, data=json.dumps(binding).encode(),
                                          method="POST")
             req.add_header("Content-Type", "application/json")
@@ -129,12 +132,12 @@ class GpuShare:
             try:
                 urllib.request.urlopen(req, context=context, timeout=10).read()
             except urllib.error.HTTPError as e:
-                return {"error": f"binding {args['podNamespace']}/{args['podName']}: "
+                return {"Error": f"binding {namespace}/{name}: "
                                  f"{e.code} {e.read().decode(errors='replace')}"}
             except OSError as e:
-                return {"error": f"binding {args['podNamespace']}/{args['podName']}: {e}"}
+                return {"Error": f"binding {namespace}/{name}: {e}"}
         with self.lock:
-            self.bound[key] = (args["node"], self.pending.pop(key, 0))
+            self.bound[key] = (node, self.pending.pop(key, 0))
         return {}
 
 

@@ -18,7 +18,7 @@ using framework::Status;
 using nlohmann::json;
 
 // Go's encoding/json matches a field's name case-insensitively: an extender that answers
-// "NodeNames" or "FailedNodes" is read as kube-scheduler reads it.
+// "nodeNames" or "failedNodes" is read as kube-scheduler reads it.
 const json* Field(const json& object, std::string_view name) {
   if (!object.is_object()) return nullptr;
   if (auto it = object.find(name); it != object.end()) return &*it;
@@ -93,16 +93,18 @@ bool HttpExtender::IsInterested(const api::Pod& pod) const {
 }
 
 std::string HttpExtender::Args(const api::Pod& pod, std::span<framework::NodeInfo* const> nodes) {
-  std::string body = R"({"pod":)" + EncodePod(pod).dump();
+  // The field names are the Go structs' own (extender/v1 has no json tags), and the field not
+  // used is null, as encoding/json writes a nil pointer.
+  std::string body = R"({"Pod":)" + EncodePod(pod).dump();
   if (config_.node_cache_capable) {
     json names = json::array();
     for (const framework::NodeInfo* n : nodes) names.push_back(n->name().str());
-    body += R"(,"nodenames":)" + names.dump();
+    body += R"(,"Nodes":null,"NodeNames":)" + names.dump();
   } else {
     // A NodeList of the nodes' JSON, each encoded once per node object (an update makes a new
     // one): a call over thousands of nodes copies text rather than encoding them again.
     std::lock_guard lock(nodes_mu_);
-    body += R"(,"nodes":{"metadata":{},"items":[)";
+    body += R"(,"Nodes":{"metadata":{},"items":[)";
     for (size_t i = 0; i < nodes.size(); ++i) {
       const std::shared_ptr<const api::Node>& node = nodes[i]->node_ptr();
       auto [it, added] = node_text_.try_emplace(node.get());
@@ -110,7 +112,7 @@ std::string HttpExtender::Args(const api::Pod& pod, std::span<framework::NodeInf
       if (i > 0) body += ',';
       body += it->second.second;
     }
-    body += "]}";
+    body += R"(]},"NodeNames":null)";
     // Nodes gone from the cluster or replaced (held by this cache alone) are dropped each time
     // it has doubled.
     if (node_text_.size() > evict_at_) {
@@ -178,7 +180,7 @@ Status HttpExtender::FilterCall(const api::Pod& pod, std::span<framework::NodeIn
       !s.IsSuccess()) {
     return s;
   }
-  if (const json* error = Field(answer, "error");
+  if (const json* error = Field(answer, "Error");
       Present(error) && error->is_string() && !error->get<std::string>().empty()) {
     return Status::Error(error->get<std::string>());
   }
@@ -194,8 +196,8 @@ Status HttpExtender::FilterCall(const api::Pod& pod, std::span<framework::NodeIn
     result->passed.push_back(*it);
     return Status::OK();
   };
-  const json* names = Field(answer, "nodenames");
-  const json* list = Field(answer, "nodes");
+  const json* names = Field(answer, "NodeNames");
+  const json* list = Field(answer, "Nodes");
   if (config_.node_cache_capable && Present(names) && names->is_array()) {
     for (const json& name : *names) {
       if (Status s = keep(name.is_string() ? name.get<std::string>() : name.dump());
@@ -216,8 +218,8 @@ Status HttpExtender::FilterCall(const api::Pod& pod, std::span<framework::NodeIn
       }
     }
   }
-  result->failed = FailedNodes(Field(answer, "failedNodes"));
-  result->failed_and_unresolvable = FailedNodes(Field(answer, "failedAndUnresolvableNodes"));
+  result->failed = FailedNodes(Field(answer, "FailedNodes"));
+  result->failed_and_unresolvable = FailedNodes(Field(answer, "FailedAndUnresolvableNodes"));
   return Status::OK();
 }
 
@@ -246,8 +248,8 @@ Status HttpExtender::PrioritizeCall(const api::Pod& pod,
                                      url_, config_.prioritize_verb));
   }
   for (const json& entry : answer.is_array() ? answer : json::array()) {
-    const json* host = Field(entry, "host");
-    const json* score = Field(entry, "score");
+    const json* host = Field(entry, "Host");
+    const json* score = Field(entry, "Score");
     if (!Present(host) || !host->is_string()) continue;
     scores->emplace_back(host->get<std::string>(),
                          Present(score) && score->is_number_integer() ? score->get<int64_t>() : 0);
@@ -262,14 +264,14 @@ Status HttpExtender::Bind(const api::Pod& pod, api::Symbol node) {
 
 Status HttpExtender::BindCall(const api::Pod& pod, api::Symbol node) {
   if (!IsBinder()) return Status::Error("unexpected empty bindVerb in extender");
-  const json args = {{"podName", pod.metadata.name},
-                     {"podNamespace", pod.metadata.namespace_.str()},
-                     {"podUID", pod.metadata.uid},
-                     {"node", node.str()}};
+  const json args = {{"PodName", pod.metadata.name},
+                     {"PodNamespace", pod.metadata.namespace_.str()},
+                     {"PodUID", pod.metadata.uid},
+                     {"Node", node.str()}};
   json answer;
   if (Status s = Send(config_.bind_verb, args.dump(), &answer, &stats_.bind); !s.IsSuccess())
     return s;
-  if (const json* error = Field(answer, "error");
+  if (const json* error = Field(answer, "Error");
       Present(error) && error->is_string() && !error->get<std::string>().empty()) {
     return Status::Error(error->get<std::string>());
   }
@@ -296,20 +298,23 @@ Status HttpExtender::PreemptCall(
   for (const auto& [name, v] : candidates) {
     json pods = json::array();
     for (const api::Pod* p : v.pods) {
-      pods.push_back(config_.node_cache_capable ? json{{"uid", p->metadata.uid}} : EncodePod(*p));
+      pods.push_back(config_.node_cache_capable ? json{{"UID", p->metadata.uid}} : EncodePod(*p));
     }
-    victims[name] = {{"pods", std::move(pods)}, {"numPDBViolations", v.num_pdb_violations}};
+    victims[name] = {{"Pods", std::move(pods)}, {"NumPDBViolations", v.num_pdb_violations}};
   }
-  const json args = {{"pod", EncodePod(pod)},
-                     {config_.node_cache_capable ? "nodeNameToMetaVictims" : "nodeNameToVictims",
-                      std::move(victims)}};
+  // Only the map nodeCacheCapable calls for is set; the other is null.
+  json args = {{"Pod", EncodePod(pod)},
+               {"NodeNameToVictims", nullptr},
+               {"NodeNameToMetaVictims", nullptr}};
+  args[config_.node_cache_capable ? "NodeNameToMetaVictims" : "NodeNameToVictims"] =
+      std::move(victims);
   json answer;
   if (Status s = Send(config_.preempt_verb, args.dump(), &answer, &stats_.preempt);
       !s.IsSuccess()) {
     return s;
   }
   // It always answers with UIDs, found again among each node's pods.
-  const json* meta = Field(answer, "nodeNameToMetaVictims");
+  const json* meta = Field(answer, "NodeNameToMetaVictims");
   if (!Present(meta) || !meta->is_object()) return Status::OK();
   for (auto it = meta->begin(); it != meta->end(); ++it) {
     const framework::NodeInfo* info = node(it.key());
@@ -317,12 +322,12 @@ Status HttpExtender::PreemptCall(
       return Status::Error(fmt::format("nodeinfo not found for node name \"{}\"", it.key()));
     }
     framework::ExtenderVictims& out = (*kept)[it.key()];
-    if (const json* n = Field(*it, "numPDBViolations"); Present(n) && n->is_number_integer()) {
+    if (const json* n = Field(*it, "NumPDBViolations"); Present(n) && n->is_number_integer()) {
       out.num_pdb_violations = n->get<int64_t>();
     }
-    const json* pods = Field(*it, "pods");
+    const json* pods = Field(*it, "Pods");
     for (const json& p : Present(pods) && pods->is_array() ? *pods : json::array()) {
-      const json* uid = Field(p, "uid");
+      const json* uid = Field(p, "UID");
       const std::string want = Present(uid) && uid->is_string() ? uid->get<std::string>() : "";
       const api::Pod* found = nullptr;
       for (const framework::PodInfoPtr& on_node : info->pods()) {

@@ -130,17 +130,18 @@ class HttpExtenderTest : public ::testing::Test {
 TEST_F(HttpExtenderTest, FilterWithANodeCacheSendsNamesAndReadsNames) {
   config_.node_cache_capable = true;
   HttpExtender extender(config_);
-  server_.Answer("filter", {{"nodenames", {"n3", "n1"}},
-                            {"failedNodes", {{"n2", "gpushare: node has no GPU memory"}}},
-                            {"failedAndUnresolvableNodes", {{"n2", "no GPU"}}}});
+  server_.Answer("filter", {{"NodeNames", {"n3", "n1"}},
+                            {"FailedNodes", {{"n2", "gpushare: node has no GPU memory"}}},
+                            {"FailedAndUnresolvableNodes", {{"n2", "no GPU"}}}});
   framework::ExtenderFilterResult result;
   ASSERT_TRUE(extender.Filter(pod_, node_ptrs_, &result).IsSuccess());
   const json sent = server_.Request("filter");
-  EXPECT_EQ(sent["nodenames"], json({"n1", "n2", "n3"}));
-  EXPECT_FALSE(sent.contains("nodes"));
-  EXPECT_EQ(sent["pod"]["metadata"]["name"], "train");
-  EXPECT_EQ(sent["pod"]["metadata"]["uid"], "uid-train");
-  EXPECT_EQ(sent["pod"]["spec"]["containers"][0]["resources"]["requests"]["example.com/gpu-mem"],
+  // extender/v1's Go field names (its structs have no json tags), the unused one null.
+  EXPECT_EQ(sent["NodeNames"], json({"n1", "n2", "n3"}));
+  EXPECT_TRUE(sent.contains("Nodes") && sent["Nodes"].is_null());
+  EXPECT_EQ(sent["Pod"]["metadata"]["name"], "train");
+  EXPECT_EQ(sent["Pod"]["metadata"]["uid"], "uid-train");
+  EXPECT_EQ(sent["Pod"]["spec"]["containers"][0]["resources"]["requests"]["example.com/gpu-mem"],
             "4");
   EXPECT_EQ(server_.content_type(), "application/json");
   ASSERT_EQ(result.passed.size(), 2u);
@@ -156,18 +157,19 @@ TEST_F(HttpExtenderTest, FilterWithoutANodeCacheSendsAndReadsNodeLists) {
   HttpExtender extender(config_);
   server_.On("filter", [](const json& args, httplib::Response& res) {
     json kept = {{"items", json::array()}};
-    for (const json& node : args["nodes"]["items"]) {
+    for (const json& node : args["Nodes"]["items"]) {
       if (node["metadata"]["name"] != "n2") kept["items"].push_back(node);
     }
-    res.set_content(json{{"nodes", kept}, {"failedNodes", {{"n2", "busy"}}}}.dump(),
+    res.set_content(json{{"Nodes", kept}, {"FailedNodes", {{"n2", "busy"}}}}.dump(),
                     "application/json");
   });
   framework::ExtenderFilterResult result;
   ASSERT_TRUE(extender.Filter(pod_, node_ptrs_, &result).IsSuccess());
   const json sent = server_.Request("filter");
-  EXPECT_FALSE(sent.contains("nodenames"));
-  ASSERT_EQ(sent["nodes"]["items"].size(), 3u);
-  const json& n1 = sent["nodes"]["items"][0];
+  EXPECT_TRUE(sent.contains("NodeNames") && sent["NodeNames"].is_null());
+  ASSERT_EQ(sent["Nodes"]["items"].size(), 3u);
+  EXPECT_EQ(sent["Nodes"]["metadata"], json::object());
+  const json& n1 = sent["Nodes"]["items"][0];
   EXPECT_EQ(n1["kind"], "Node");
   EXPECT_EQ(n1["metadata"]["labels"]["zone"], "a");
   EXPECT_EQ(n1["status"]["allocatable"]["example.com/gpu-mem"], "16");
@@ -180,23 +182,24 @@ TEST_F(HttpExtenderTest, FilterWithoutANodeCacheSendsAndReadsNodeLists) {
 // Each node's JSON is kept per node object: an updated node (a new object) is sent as it is now.
 TEST_F(HttpExtenderTest, AnUpdatedNodeIsSentAsItIsNow) {
   HttpExtender extender(config_);
-  server_.Answer("filter", {{"nodes", {{"items", json::array()}}}});
+  server_.Answer("filter", {{"Nodes", {{"items", json::array()}}}});
   framework::ExtenderFilterResult result;
   ASSERT_TRUE(extender.Filter(pod_, node_ptrs_, &result).IsSuccess());
-  EXPECT_EQ(server_.Request("filter")["nodes"]["items"][0]["metadata"]["labels"]["zone"], "a");
+  EXPECT_EQ(server_.Request("filter")["Nodes"]["items"][0]["metadata"]["labels"]["zone"], "a");
   nodes_[0]->SetNode(std::make_shared<const api::Node>(
       MakeNode().Name("n1").Label("zone", "b").Capacity({{"example.com/gpu-mem", "16"}}).Obj()));
   ASSERT_TRUE(extender.Filter(pod_, node_ptrs_, &result).IsSuccess());
   const json sent = server_.Request("filter");
-  EXPECT_EQ(sent["nodes"]["items"][0]["metadata"]["labels"]["zone"], "b");
-  EXPECT_EQ(sent["nodes"]["items"][1]["metadata"]["labels"]["zone"], "a");
+  EXPECT_EQ(sent["Nodes"]["items"][0]["metadata"]["labels"]["zone"], "b");
+  EXPECT_EQ(sent["Nodes"]["items"][1]["metadata"]["labels"]["zone"], "a");
 }
 
-// Go's encoding/json reads field names case-insensitively; so does muster.
+// Go's encoding/json reads field names case-insensitively; so does muster (an extender not
+// written in Go may answer "nodenames").
 TEST_F(HttpExtenderTest, AnswersAreReadWithGoFieldMatching) {
   config_.node_cache_capable = true;
   HttpExtender extender(config_);
-  server_.Answer("filter", {{"NodeNames", {"n1"}}, {"FailedNodes", {{"n2", "x"}}}});
+  server_.Answer("filter", {{"nodenames", {"n1"}}, {"failedNodes", {{"n2", "x"}}}});
   framework::ExtenderFilterResult result;
   ASSERT_TRUE(extender.Filter(pod_, node_ptrs_, &result).IsSuccess());
   ASSERT_EQ(result.passed.size(), 1u);
@@ -209,11 +212,11 @@ TEST_F(HttpExtenderTest, FilterFailures) {
   HttpExtender extender(config_);
   framework::ExtenderFilterResult result;
 
-  server_.Answer("filter", {{"error", "gpushare is rebuilding its cache"}});
+  server_.Answer("filter", {{"Error", "gpushare is rebuilding its cache"}});
   EXPECT_EQ(extender.Filter(pod_, node_ptrs_, &result).Message(),
             "gpushare is rebuilding its cache");
 
-  server_.Answer("filter", {{"nodenames", {"n9"}}});
+  server_.Answer("filter", {{"NodeNames", {"n9"}}});
   EXPECT_EQ(extender.Filter(pod_, node_ptrs_, &result).Message(),
             fmt::format("extender \"{}\" claims a filtered node \"n9\" which is not found in the "
                         "input node list",
@@ -259,25 +262,25 @@ TEST_F(HttpExtenderTest, AnExtenderThatIsDownFailsWithTheURL) {
 TEST_F(HttpExtenderTest, PrioritizeReadsAHostPriorityList) {
   HttpExtender extender(config_);
   server_.Answer("prioritize",
-                 json::array({{{"host", "n1"}, {"score", 7}}, {{"host", "n3"}, {"score", 2}}}));
+                 json::array({{{"Host", "n1"}, {"Score", 7}}, {{"Host", "n3"}, {"Score", 2}}}));
   std::vector<std::pair<std::string, int64_t>> scores;
   int64_t weight = 0;
   ASSERT_TRUE(extender.Prioritize(pod_, node_ptrs_, &scores, &weight).IsSuccess());
   EXPECT_THAT(scores, ElementsAre(std::pair<std::string, int64_t>{"n1", 7},
                                   std::pair<std::string, int64_t>{"n3", 2}));
   EXPECT_EQ(weight, 3);
-  EXPECT_EQ(server_.Request("prioritize")["nodes"]["items"].size(), 3u);
+  EXPECT_EQ(server_.Request("prioritize")["Nodes"]["items"].size(), 3u);
 }
 
 TEST_F(HttpExtenderTest, BindSendsExtenderBindingArgs) {
   HttpExtender extender(config_);
   server_.Answer("bind", json::object());
   ASSERT_TRUE(extender.Bind(pod_, api::Symbol("n2")).IsSuccess());
-  EXPECT_EQ(server_.Request("bind"), (json{{"podName", "train"},
-                                           {"podNamespace", "default"},
-                                           {"podUID", "uid-train"},
-                                           {"node", "n2"}}));
-  server_.Answer("bind", {{"error", "GPU 3 is gone"}});
+  EXPECT_EQ(server_.Request("bind"), (json{{"PodName", "train"},
+                                           {"PodNamespace", "default"},
+                                           {"PodUID", "uid-train"},
+                                           {"Node", "n2"}}));
+  server_.Answer("bind", {{"Error", "GPU 3 is gone"}});
   EXPECT_EQ(extender.Bind(pod_, api::Symbol("n2")).Message(), "GPU 3 is gone");
 }
 
@@ -302,24 +305,26 @@ TEST_F(HttpExtenderTest, ProcessPreemptionSendsVictimsAndFindsThemByUID) {
     config_.node_cache_capable = cache;
     HttpExtender extender(config_);
     server_.Answer("preempt",
-                   {{"nodeNameToMetaVictims",
-                     {{"n1", {{"pods", {{{"uid", "uid-other"}}}}, {"numPDBViolations", 0}}}}}});
+                   {{"NodeNameToMetaVictims",
+                     {{"n1", {{"Pods", {{{"UID", "uid-other"}}}}, {"NumPDBViolations", 0}}}}}});
     framework::NodeToVictims kept;
     ASSERT_TRUE(extender.ProcessPreemption(pod_, candidates, lookup, &kept).IsSuccess());
     const json sent = server_.Request("preempt");
     if (cache) {
-      EXPECT_EQ(sent["nodeNameToMetaVictims"]["n1"],
-                (json{{"pods", {{{"uid", "uid-low"}}}}, {"numPDBViolations", 1}}));
+      EXPECT_EQ(sent["NodeNameToMetaVictims"]["n1"],
+                (json{{"Pods", {{{"UID", "uid-low"}}}}, {"NumPDBViolations", 1}}));
+      EXPECT_TRUE(sent["NodeNameToVictims"].is_null());
     } else {
-      EXPECT_EQ(sent["nodeNameToVictims"]["n1"]["pods"][0]["metadata"]["name"], "low");
-      EXPECT_EQ(sent["nodeNameToVictims"]["n1"]["numPDBViolations"], 1);
+      EXPECT_EQ(sent["NodeNameToVictims"]["n1"]["Pods"][0]["metadata"]["name"], "low");
+      EXPECT_EQ(sent["NodeNameToVictims"]["n1"]["NumPDBViolations"], 1);
+      EXPECT_TRUE(sent["NodeNameToMetaVictims"].is_null());
     }
     ASSERT_EQ(kept.size(), 1u);
     ASSERT_EQ(kept["n1"].pods.size(), 1u);
     EXPECT_EQ(kept["n1"].pods[0]->metadata.name, "other");
   }
   HttpExtender extender(config_);
-  server_.Answer("preempt", {{"nodeNameToMetaVictims", {{"n1", {{"pods", {{{"uid", "nope"}}}}}}}}});
+  server_.Answer("preempt", {{"NodeNameToMetaVictims", {{"n1", {{"Pods", {{{"UID", "nope"}}}}}}}}});
   framework::NodeToVictims kept;
   EXPECT_EQ(extender.ProcessPreemption(pod_, candidates, lookup, &kept).Message(),
             fmt::format("extender: {} claims to preempt pod (UID: nope) on node: n1, but the pod "
@@ -379,7 +384,7 @@ TEST(HttpExtenderTLS, VerifiesTheServerAgainstTheCAAndServerName) {
   ASSERT_TRUE(certs.ok()) << "openssl could not make the test certificates";
   Server server(std::make_unique<httplib::SSLServer>(certs.Path("server.crt").c_str(),
                                                      certs.Path("server.key").c_str()));
-  server.Answer("filter", {{"nodenames", {"n1"}}});
+  server.Answer("filter", {{"NodeNames", {"n1"}}});
   std::vector<std::unique_ptr<NodeInfo>> owned;
   owned.push_back(
       std::make_unique<NodeInfo>(std::make_shared<const api::Node>(MakeNode().Name("n1").Obj())));
