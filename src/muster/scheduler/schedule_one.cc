@@ -4,6 +4,7 @@
 #include <array>
 #include <bit>
 #include <future>
+#include <limits>
 #include <set>
 #include <span>
 #include <string_view>
@@ -96,6 +97,11 @@ std::vector<framework::NodeInfo*> Scheduler::FindNodesThatFitPod(const framework
         std::vector<framework::NodeInfo*> kept =
             FindNodesThatPassExtenders(pod, {node}, state, &ignored, &extender_error);
         if (!kept.empty()) return kept;
+        if (!extender_error.IsSuccess()) {
+          log::Error(
+              "Evaluation failed on nominated node",
+              {{"pod", pod.Key()}, {"node", nominated.str()}, {"err", extender_error.Message()}});
+        }
       }
       if (ns.IsError()) {
         *error = ns;
@@ -448,7 +454,15 @@ void Scheduler::AddExtenderScores(const framework::PodInfo& pod,
     for (const auto& [host, score] : answer.scores) {
       auto it = position.find(host);
       if (it == position.end()) continue;  // not a node it was asked about
-      totals[it->second] += score * answer.weight * kScale;
+      // Saturated: the numbers are the extender's (upstream's int64 would wrap).
+      int64_t added = 0;
+      if (__builtin_mul_overflow(score, answer.weight, &added) ||
+          __builtin_mul_overflow(added, kScale, &added) ||
+          __builtin_add_overflow(totals[it->second], added, &totals[it->second])) {
+        totals[it->second] = (score < 0) != (answer.weight < 0)
+                                 ? std::numeric_limits<int64_t>::min()
+                                 : std::numeric_limits<int64_t>::max();
+      }
       if (trace != nullptr) {
         trace->scores.back().raw[it->second] = score;
         trace->scores.back().normalized[it->second] = score * kScale;

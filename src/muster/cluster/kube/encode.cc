@@ -1,6 +1,8 @@
 #include "muster/cluster/kube/encode.h"
 
+#include <map>
 #include <string>
+#include <string_view>
 
 #include "muster/api/time.h"
 
@@ -209,6 +211,37 @@ json Taints(const std::vector<api::Taint>& taints) {
   return out;
 }
 
+// The pod's QoS class, as the API server records it in status.qosClass (upstream
+// ComputePodQOS, from the containers' cpu and memory): BestEffort without requests or limits,
+// Guaranteed when every container limits both and the requests equal the limits, else
+// Burstable.
+std::string_view QOSClass(const api::PodSpec& spec) {
+  std::map<std::string, api::Quantity, std::less<>> requests, limits;
+  bool guaranteed = true;
+  auto compute = [](api::Symbol name) { return name.str() == "cpu" || name.str() == "memory"; };
+  auto add = [&](const api::Container& c) {
+    for (const auto& [name, q] : c.resources.requests) {
+      if (compute(name) && q.Sign() > 0) requests[name.string()].Add(q);
+    }
+    int found = 0;
+    for (const auto& [name, q] : c.resources.limits) {
+      if (compute(name) && q.Sign() > 0) {
+        limits[name.string()].Add(q);
+        ++found;
+      }
+    }
+    if (found < 2) guaranteed = false;
+  };
+  for (const api::Container& c : spec.init_containers) add(c);
+  for (const api::Container& c : spec.containers) add(c);
+  if (requests.empty() && limits.empty()) return "BestEffort";
+  for (const auto& [name, q] : requests) {
+    auto it = limits.find(name);
+    if (it == limits.end() || !(it->second == q)) guaranteed = false;
+  }
+  return guaranteed && requests.size() == limits.size() ? "Guaranteed" : "Burstable";
+}
+
 }  // namespace
 
 json EncodePod(const api::Pod& pod) {
@@ -269,11 +302,10 @@ json EncodePod(const api::Pod& pod) {
     status["nominatedNodeName"] = pod.status.nominated_node_name.string();
   }
   if (pod.status.start_time) status["startTime"] = api::FormatTime(*pod.status.start_time);
-  return {{"apiVersion", "v1"},
-          {"kind", "Pod"},
-          {"metadata", Meta(pod.metadata)},
-          {"spec", std::move(spec)},
-          {"status", std::move(status)}};
+  status["qosClass"] = QOSClass(pod.spec);
+  // No apiVersion or kind: an informer's objects carry none, and kube-scheduler sends them so.
+  return {
+      {"metadata", Meta(pod.metadata)}, {"spec", std::move(spec)}, {"status", std::move(status)}};
 }
 
 json EncodeNode(const api::Node& node) {
@@ -292,11 +324,8 @@ json EncodeNode(const api::Node& node) {
   for (const api::ContainerImage& image : node.status.images) {
     status["images"].push_back({{"names", image.names}, {"sizeBytes", image.size_bytes}});
   }
-  return {{"apiVersion", "v1"},
-          {"kind", "Node"},
-          {"metadata", Meta(node.metadata)},
-          {"spec", std::move(spec)},
-          {"status", std::move(status)}};
+  return {
+      {"metadata", Meta(node.metadata)}, {"spec", std::move(spec)}, {"status", std::move(status)}};
 }
 
 }  // namespace muster::cluster::kube

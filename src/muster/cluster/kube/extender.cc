@@ -1,8 +1,10 @@
 #include "muster/cluster/kube/extender.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cctype>
+#include <chrono>
+#include <string_view>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -37,12 +39,16 @@ const json* Field(const json& object, std::string_view name) {
 
 bool Present(const json* j) { return j != nullptr && !j->is_null(); }
 
+// JSON text, with bytes that are not UTF-8 replaced by U+FFFD as Go's encoder replaces them
+// (nlohmann would throw).
+std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
 // A FailedNodesMap: node name to reason.
 std::map<std::string, std::string> FailedNodes(const json* j) {
   std::map<std::string, std::string> out;
   if (!Present(j) || !j->is_object()) return out;
   for (auto it = j->begin(); it != j->end(); ++it) {
-    out[it.key()] = it->is_string() ? it->get<std::string>() : it->dump();
+    out[it.key()] = it->get<std::string>();  // strings: checked by the caller
   }
   return out;
 }
@@ -95,11 +101,11 @@ bool HttpExtender::IsInterested(const api::Pod& pod) const {
 std::string HttpExtender::Args(const api::Pod& pod, std::span<framework::NodeInfo* const> nodes) {
   // The field names are the Go structs' own (extender/v1 has no json tags), and the field not
   // used is null, as encoding/json writes a nil pointer.
-  std::string body = R"({"Pod":)" + EncodePod(pod).dump();
+  std::string body = R"({"Pod":)" + Dump(EncodePod(pod));
   if (config_.node_cache_capable) {
     json names = json::array();
     for (const framework::NodeInfo* n : nodes) names.push_back(n->name().str());
-    body += R"(,"Nodes":null,"NodeNames":)" + names.dump();
+    body += R"(,"Nodes":null,"NodeNames":)" + Dump(names);
   } else {
     // A NodeList of the nodes' JSON, each encoded once per node object (an update makes a new
     // one): a call over thousands of nodes copies text rather than encoding them again.
@@ -108,7 +114,7 @@ std::string HttpExtender::Args(const api::Pod& pod, std::span<framework::NodeInf
     for (size_t i = 0; i < nodes.size(); ++i) {
       const std::shared_ptr<const api::Node>& node = nodes[i]->node_ptr();
       auto [it, added] = node_text_.try_emplace(node.get());
-      if (added) it->second = {node, EncodeNode(*node).dump()};
+      if (added) it->second = {node, Dump(EncodeNode(*node))};
       if (i > 0) body += ',';
       body += it->second.second;
     }
@@ -180,42 +186,57 @@ Status HttpExtender::FilterCall(const api::Pod& pod, std::span<framework::NodeIn
       !s.IsSuccess()) {
     return s;
   }
-  if (const json* error = Field(answer, "Error");
-      Present(error) && error->is_string() && !error->get<std::string>().empty()) {
+  // What Go's decoder refuses (a value of the wrong type) fails the call, as upstream's does.
+  auto malformed = [&](std::string_view field) {
+    return Status::Error(fmt::format("extender {}: the answer to {} has a malformed {}", url_,
+                                     config_.filter_verb, field));
+  };
+  if (!answer.is_object()) return malformed("ExtenderFilterResult");
+  const json* error = Field(answer, "Error");
+  if (Present(error) && !error->is_string()) return malformed("Error");
+  if (Present(error) && !error->get<std::string>().empty()) {
     return Status::Error(error->get<std::string>());
   }
   // The nodes it kept, found among those it was asked about, by name.
-  auto keep = [&](const std::string& name) {
-    auto it = std::find_if(nodes.begin(), nodes.end(),
-                           [&](const framework::NodeInfo* n) { return n->name().str() == name; });
-    if (it == nodes.end()) {
+  std::unordered_map<std::string_view, framework::NodeInfo*> by_name;
+  by_name.reserve(nodes.size());
+  for (framework::NodeInfo* n : nodes) by_name.emplace(n->name().str(), n);
+  auto keep = [&](const json* name) {
+    const std::string text = Present(name) && name->is_string() ? name->get<std::string>() : "";
+    auto it = by_name.find(text);
+    if (it == by_name.end()) {
       return Status::Error(fmt::format(
-          "extender \"{}\" claims a filtered node \"{}\" which is not found in the input node list",
-          config_.url_prefix, name));
+          "extender \"{}\" claims a filtered node \"{}\" which is not found in the input node "
+          "list",
+          config_.url_prefix, text));
     }
-    result->passed.push_back(*it);
+    result->passed.push_back(it->second);
     return Status::OK();
   };
   const json* names = Field(answer, "NodeNames");
   const json* list = Field(answer, "Nodes");
-  if (config_.node_cache_capable && Present(names) && names->is_array()) {
+  if (Present(names) && !names->is_array()) return malformed("NodeNames");
+  if (Present(list) && !list->is_object()) return malformed("Nodes");
+  if (config_.node_cache_capable && Present(names)) {
     for (const json& name : *names) {
-      if (Status s = keep(name.is_string() ? name.get<std::string>() : name.dump());
-          !s.IsSuccess()) {
-        return s;
-      }
+      if (Status s = keep(&name); !s.IsSuccess()) return s;
     }
   } else if (Present(list)) {
     const json* items = Field(*list, "items");
-    if (Present(items) && items->is_array()) {
-      for (const json& item : *items) {
-        const json* meta = Field(item, "metadata");
-        const json* name = meta != nullptr ? Field(*meta, "name") : nullptr;
-        if (Status s = keep(Present(name) && name->is_string() ? name->get<std::string>() : "");
-            !s.IsSuccess()) {
-          return s;
-        }
+    if (Present(items) && !items->is_array()) return malformed("Nodes.items");
+    for (const json& item : Present(items) ? *items : json::array()) {
+      const json* meta = item.is_object() ? Field(item, "metadata") : nullptr;
+      if (Status s = keep(meta != nullptr ? Field(*meta, "name") : nullptr); !s.IsSuccess()) {
+        return s;
       }
+    }
+  }
+  for (const char* field : {"FailedNodes", "FailedAndUnresolvableNodes"}) {
+    const json* map = Field(answer, field);
+    if (!Present(map)) continue;
+    if (!map->is_object() ||
+        !std::all_of(map->begin(), map->end(), [](const json& v) { return v.is_string(); })) {
+      return malformed(field);
     }
   }
   result->failed = FailedNodes(Field(answer, "FailedNodes"));
@@ -248,11 +269,16 @@ Status HttpExtender::PrioritizeCall(const api::Pod& pod,
                                      url_, config_.prioritize_verb));
   }
   for (const json& entry : answer.is_array() ? answer : json::array()) {
-    const json* host = Field(entry, "Host");
-    const json* score = Field(entry, "Score");
-    if (!Present(host) || !host->is_string()) continue;
-    scores->emplace_back(host->get<std::string>(),
-                         Present(score) && score->is_number_integer() ? score->get<int64_t>() : 0);
+    const json* host = entry.is_object() ? Field(entry, "Host") : nullptr;
+    const json* score = entry.is_object() ? Field(entry, "Score") : nullptr;
+    // What Go's decoder refuses fails the call (and the extender gives no scores).
+    if (!entry.is_object() || (Present(host) && !host->is_string()) ||
+        (Present(score) && !score->is_number_integer())) {
+      return Status::Error(fmt::format("extender {}: the answer to {} has a malformed HostPriority",
+                                       url_, config_.prioritize_verb));
+    }
+    scores->emplace_back(Present(host) ? host->get<std::string>() : "",
+                         Present(score) ? score->get<int64_t>() : 0);
   }
   *weight = config_.weight;
   return Status::OK();
@@ -269,7 +295,7 @@ Status HttpExtender::BindCall(const api::Pod& pod, api::Symbol node) {
                      {"PodUID", pod.metadata.uid},
                      {"Node", node.str()}};
   json answer;
-  if (Status s = Send(config_.bind_verb, args.dump(), &answer, &stats_.bind); !s.IsSuccess())
+  if (Status s = Send(config_.bind_verb, Dump(args), &answer, &stats_.bind); !s.IsSuccess())
     return s;
   if (const json* error = Field(answer, "Error");
       Present(error) && error->is_string() && !error->get<std::string>().empty()) {
@@ -303,14 +329,12 @@ Status HttpExtender::PreemptCall(
     victims[name] = {{"Pods", std::move(pods)}, {"NumPDBViolations", v.num_pdb_violations}};
   }
   // Only the map nodeCacheCapable calls for is set; the other is null.
-  json args = {{"Pod", EncodePod(pod)},
-               {"NodeNameToVictims", nullptr},
-               {"NodeNameToMetaVictims", nullptr}};
+  json args = {
+      {"Pod", EncodePod(pod)}, {"NodeNameToVictims", nullptr}, {"NodeNameToMetaVictims", nullptr}};
   args[config_.node_cache_capable ? "NodeNameToMetaVictims" : "NodeNameToVictims"] =
       std::move(victims);
   json answer;
-  if (Status s = Send(config_.preempt_verb, args.dump(), &answer, &stats_.preempt);
-      !s.IsSuccess()) {
+  if (Status s = Send(config_.preempt_verb, Dump(args), &answer, &stats_.preempt); !s.IsSuccess()) {
     return s;
   }
   // It always answers with UIDs, found again among each node's pods.

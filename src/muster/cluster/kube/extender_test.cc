@@ -143,6 +143,7 @@ TEST_F(HttpExtenderTest, FilterWithANodeCacheSendsNamesAndReadsNames) {
   EXPECT_EQ(sent["Pod"]["metadata"]["uid"], "uid-train");
   EXPECT_EQ(sent["Pod"]["spec"]["containers"][0]["resources"]["requests"]["example.com/gpu-mem"],
             "4");
+  EXPECT_EQ(sent["Pod"]["status"]["qosClass"], "BestEffort");
   EXPECT_EQ(server_.content_type(), "application/json");
   ASSERT_EQ(result.passed.size(), 2u);
   EXPECT_EQ(result.passed[0], node_ptrs_[2]);
@@ -170,7 +171,7 @@ TEST_F(HttpExtenderTest, FilterWithoutANodeCacheSendsAndReadsNodeLists) {
   ASSERT_EQ(sent["Nodes"]["items"].size(), 3u);
   EXPECT_EQ(sent["Nodes"]["metadata"], json::object());
   const json& n1 = sent["Nodes"]["items"][0];
-  EXPECT_EQ(n1["kind"], "Node");
+  EXPECT_FALSE(n1.contains("kind"));  // as an informer's objects
   EXPECT_EQ(n1["metadata"]["labels"]["zone"], "a");
   EXPECT_EQ(n1["status"]["allocatable"]["example.com/gpu-mem"], "16");
   ASSERT_EQ(result.passed.size(), 2u);
@@ -229,6 +230,22 @@ TEST_F(HttpExtenderTest, FilterFailures) {
                         server_.port()));
   EXPECT_EQ(extender.Stats().filter.calls, 3u);
   EXPECT_EQ(extender.Stats().filter.errors, 3u);
+}
+
+// An answer Go's decoder would refuse (a value of the wrong type) fails the call, as upstream's.
+TEST_F(HttpExtenderTest, AMalformedAnswerFailsTheCall) {
+  HttpExtender extender(config_);
+  framework::ExtenderFilterResult result;
+  server_.Answer("filter", {{"Nodes", {{"items", json::array()}}}, {"FailedNodes", {"n1"}}});
+  EXPECT_EQ(extender.Filter(pod_, node_ptrs_, &result).Message(),
+            fmt::format("extender {}: the answer to filter has a malformed FailedNodes",
+                        config_.url_prefix.substr(0, config_.url_prefix.size() - 1)));
+  server_.Answer("filter", json::array());
+  EXPECT_TRUE(extender.Filter(pod_, node_ptrs_, &result).IsError());
+  server_.Answer("prioritize", json::array({{{"Host", "n1"}, {"Score", "7"}}}));
+  std::vector<std::pair<std::string, int64_t>> scores;
+  int64_t weight = 0;
+  EXPECT_TRUE(extender.Prioritize(pod_, node_ptrs_, &scores, &weight).IsError());
 }
 
 // An extender slower than httpTimeout fails the call at the timeout. The server holds its

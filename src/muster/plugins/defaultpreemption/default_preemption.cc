@@ -299,7 +299,7 @@ Status DefaultPreemption::PostFilter(framework::CycleState& state, const PodInfo
   }
 
   if (Status s = CallExtenders(pod, &candidates); !s.IsSuccess()) {
-    *result = framework::PostFilterResult{api::Symbol(), framework::NominatingMode::kOverride};
+    // As upstream: no nominating info, so a nomination the pod holds stays.
     return wrap(s.code(), s.Message());
   }
   if (trace != nullptr && !handle_.extenders().empty()) {
@@ -576,8 +576,10 @@ Status DefaultPreemption::CallExtenders(const framework::PodInfo& pod,
     framework::NodeToVictims kept;
     if (Status s = extender->ProcessPreemption(pod.pod, victims, node_of, &kept); !s.IsSuccess()) {
       if (extender->IsIgnorable()) {
-        log::Info(0, "Skipped extender as it returned error and has ignorable flag set",
-                  {{"extender", extender->Name()}, {"err", s.Message()}});
+        if (log::V(2)) {
+          log::Info(2, "Skipped extender as it returned error and has ignorable flag set",
+                    {{"extender", extender->Name()}, {"err", s.Message()}});
+        }
         continue;
       }
       return Status::Error(s.Message());
@@ -602,31 +604,40 @@ Status DefaultPreemption::CallExtenders(const framework::PodInfo& pod,
   // Back to candidates, in the order the dry run found them; a node the extenders added (one
   // they were not asked about) comes after, in name order.
   std::vector<Candidate> trimmed;
+  // An extender names only nodes of the snapshot and pods on them (the HTTP extender checks
+  // it); anything else is an error rather than a candidate without its victims.
   auto take = [&](api::Symbol node, const framework::ExtenderVictims& v) {
     const NodeInfo* info = snapshot.Get(node);
-    if (info == nullptr) return;
+    if (info == nullptr) {
+      return Status::Error(fmt::format("nodeinfo not found for node name \"{}\"", node.str()));
+    }
     Candidate c{node, {}, v.num_pdb_violations};
     for (const api::Pod* p : v.pods) {
-      for (const PodInfoPtr& on_node : info->pods()) {
-        if (&on_node->pod == p || on_node->pod.metadata.uid == p->metadata.uid) {
-          c.victims.push_back(on_node);
-          break;
-        }
+      auto it = std::find_if(info->pods().begin(), info->pods().end(), [&](const PodInfoPtr& q) {
+        return &q->pod == p || q->pod.metadata.uid == p->metadata.uid;
+      });
+      if (it == info->pods().end()) {
+        return Status::Error(fmt::format("extender victim {} is not found on node {}",
+                                         p->metadata.Key(), node.str()));
       }
+      c.victims.push_back(*it);
     }
     std::stable_sort(c.victims.begin(), c.victims.end(),
                      [&](const PodInfoPtr& a, const PodInfoPtr& b) {
                        return more_important_pod_(a->pod, b->pod);
                      });
     trimmed.push_back(std::move(c));
+    return Status::OK();
   };
   for (const Candidate& c : *candidates) {
     auto it = victims.find(c.node.string());
     if (it == victims.end()) continue;
-    take(c.node, it->second);
+    if (Status s = take(c.node, it->second); !s.IsSuccess()) return s;
     victims.erase(it);
   }
-  for (const auto& [node, v] : victims) take(api::Symbol(node), v);
+  for (const auto& [node, v] : victims) {
+    if (Status s = take(api::Symbol(node), v); !s.IsSuccess()) return s;
+  }
   *candidates = std::move(trimmed);
   return Status::OK();
 }

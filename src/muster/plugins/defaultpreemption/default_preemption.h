@@ -140,9 +140,10 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
                                           std::vector<std::string>* errors) const;
 
   // Upstream callExtenders: each extender that supports preemption and is interested in the
-  // pod trims `candidates` in turn, keeping the nodes it answers for with the victims it names
-  // (order of the candidates kept; each node's victims most important first). A failure of an
-  // ignorable extender passes it over; of another, it is the error returned.
+  // pod trims `candidates` in turn, keeping the nodes it answers for with the victims it names.
+  // The candidates keep the dry run's order and each node's victims are sorted most important
+  // first (upstream rebuilds them from a map, in no order). A failure of an ignorable extender
+  // passes it over; of another, it is the error returned (and the pod's nomination stays).
   framework::Status CallExtenders(const framework::PodInfo& pod,
                                   std::vector<Candidate>* candidates) const;
 
