@@ -5,9 +5,10 @@
 // and to trim preemption's candidates. The cluster layer implements it over HTTP with
 // k8s.io/kube-scheduler/extender/v1's wire format; tests implement it in memory.
 //
-// Calls come from the scheduling loop (Filter, Prioritize, ProcessPreemption) and from the
-// binding cycle (Bind), so an implementation is thread-safe. A call that fails (transport,
-// status, or the extender's own `error`) returns an Error status naming the extender.
+// Calls come from the scheduling loop (Filter, ProcessPreemption; Prioritize, to several
+// extenders at once) and from the binding cycle (Bind), so an implementation is thread-safe. A
+// call that fails (transport, HTTP status, a malformed answer, or the extender's own `Error`)
+// returns an Error status; those muster words name the extender's URL.
 
 #include <cstdint>
 #include <functional>
