@@ -151,6 +151,15 @@ std::vector<framework::NodeInfo*> Scheduler::FindNodesThatFitPod(const framework
   return feasible;
 }
 
+namespace {
+
+// How explain names an extender among the plugins: "Extender <urlPrefix>".
+std::string TraceName(const framework::Extender& extender) {
+  return fmt::format("{} {}", framework::kExtenderName, extender.Name());
+}
+
+}  // namespace
+
 bool Scheduler::ExtendersFilter(const api::Pod& pod) const {
   return std::any_of(extenders_.begin(), extenders_.end(), [&](const framework::Extender* e) {
     return e->IsFilter() && e->IsInterested(pod);
@@ -166,11 +175,10 @@ std::vector<framework::NodeInfo*> Scheduler::FindNodesThatPassExtenders(
     if (!extender->IsFilter() || !extender->IsInterested(pod.pod)) continue;
     framework::ExtenderFilterResult result;
     Status s = extender->Filter(pod.pod, feasible, &result);
-    const std::string column = fmt::format("{} {}", framework::kExtenderName, extender->Name());
     if (!s.IsSuccess()) {
       if (trace != nullptr) {
         trace->pre_filter.push_back(framework::AttemptTrace::Outcome{
-            column,
+            TraceName(*extender),
             s.code(),
             fmt::format("{}{}", s.Message(),
                         extender->IsIgnorable() ? " (ignorable: skipped)" : ""),
@@ -196,7 +204,7 @@ std::vector<framework::NodeInfo*> Scheduler::FindNodesThatPassExtenders(
     if (trace != nullptr) {
       // A column of explain's Filter table of its own, after the plugins.
       const int index = static_cast<int>(trace->filter_plugins.size());
-      trace->filter_plugins.push_back(column);
+      trace->filter_plugins.push_back(TraceName(*extender));
       for (const framework::NodeInfo* node : feasible) {
         const std::string name = node->name().string();
         Status verdict = Status::OK();
@@ -447,7 +455,7 @@ void Scheduler::AddExtenderScores(const framework::PodInfo& pod,
     if (trace != nullptr) {
       // A row of explain's score table: raw 0..10, scaled to 0..100, times the weight.
       trace->scores.push_back(framework::AttemptTrace::ScoreColumn{
-          fmt::format("{} {}", framework::kExtenderName, asked[e]->Name()),
+          TraceName(*asked[e]),
           static_cast<int32_t>(answer.weight), true, std::vector<int64_t>(nodes.size(), 0),
           std::vector<int64_t>(nodes.size(), 0)});
     }

@@ -39,6 +39,15 @@ const json* Field(const json& object, std::string_view name) {
 
 bool Present(const json* j) { return j != nullptr && !j->is_null(); }
 
+// The answer's own Error (ExtenderFilterResult's, ExtenderBindingResult's) when it sets one.
+Status ErrorIn(const json& answer) {
+  const json* error = Field(answer, "Error");
+  if (!Present(error) || !error->is_string() || error->get<std::string>().empty()) {
+    return Status::OK();
+  }
+  return Status::Error(error->get<std::string>());
+}
+
 // JSON text, with bytes that are not UTF-8 replaced by U+FFFD as Go's encoder replaces them
 // (nlohmann would throw).
 std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
@@ -192,11 +201,10 @@ Status HttpExtender::FilterCall(const api::Pod& pod, std::span<framework::NodeIn
                                      config_.filter_verb, field));
   };
   if (!answer.is_object()) return malformed("ExtenderFilterResult");
-  const json* error = Field(answer, "Error");
-  if (Present(error) && !error->is_string()) return malformed("Error");
-  if (Present(error) && !error->get<std::string>().empty()) {
-    return Status::Error(error->get<std::string>());
+  if (const json* error = Field(answer, "Error"); Present(error) && !error->is_string()) {
+    return malformed("Error");
   }
+  if (Status s = ErrorIn(answer); !s.IsSuccess()) return s;
   // The nodes it kept, found among those it was asked about, by name.
   std::unordered_map<std::string_view, framework::NodeInfo*> by_name;
   by_name.reserve(nodes.size());
@@ -297,11 +305,7 @@ Status HttpExtender::BindCall(const api::Pod& pod, api::Symbol node) {
   json answer;
   if (Status s = Send(config_.bind_verb, Dump(args), &answer, &stats_.bind); !s.IsSuccess())
     return s;
-  if (const json* error = Field(answer, "Error");
-      Present(error) && error->is_string() && !error->get<std::string>().empty()) {
-    return Status::Error(error->get<std::string>());
-  }
-  return Status::OK();
+  return ErrorIn(answer);
 }
 
 Status HttpExtender::ProcessPreemption(

@@ -1321,13 +1321,19 @@ TEST(DefaultPreemptionEligibility, Upstream) {
 
 // ---- TestPreempt (the whole PostFilter, with the cluster writes) ----
 
-TEST(DefaultPreemptionPreempt, BasicPreemptionLogic) {
-  Env env;
+// TestPreempt's cluster: node1 with two low-priority pods, node2 with a high-priority one, node3
+// with one of middle priority; each node has room for the preemptor only once emptied.
+void AddPreemptCluster(Env& env) {
   env.AddNodes({"node1", "node2", "node3"}, kVeryLargeNode);
   env.AddPods({{.name = "p1.1", .node = "node1", .priority = kLowPriority, .req = kSmallRes},
                {.name = "p1.2", .node = "node1", .priority = kLowPriority, .req = kSmallRes},
                {.name = "p2.1", .node = "node2", .priority = kHighPriority, .req = kLargeRes},
                {.name = "p3.1", .node = "node3", .priority = kMidPriority, .req = kMediumRes}});
+}
+
+TEST(DefaultPreemptionPreempt, BasicPreemptionLogic) {
+  Env env;
+  AddPreemptCluster(env);
   api::Pod p = MakeTestPod({.name = "p", .priority = kHighPriority, .req = kVeryLargeRes});
   p.spec.preemption_policy = api::PreemptionPolicy::kPreemptLowerPriority;
   const PodInfoPtr pod = PodInfo::Make(p);
@@ -1355,11 +1361,7 @@ TEST(DefaultPreemptionPreempt, BasicPreemptionLogic) {
 
 TEST(DefaultPreemptionPreempt, PreemptionPolicyNilPreempts) {
   Env env;
-  env.AddNodes({"node1", "node2", "node3"}, kVeryLargeNode);
-  env.AddPods({{.name = "p1.1", .node = "node1", .priority = kLowPriority, .req = kSmallRes},
-               {.name = "p1.2", .node = "node1", .priority = kLowPriority, .req = kSmallRes},
-               {.name = "p2.1", .node = "node2", .priority = kHighPriority, .req = kLargeRes},
-               {.name = "p3.1", .node = "node3", .priority = kMidPriority, .req = kMediumRes}});
+  AddPreemptCluster(env);
   const PodInfoPtr pod =
       PodInfo::Make(MakeTestPod({.name = "p", .priority = kHighPriority, .req = kVeryLargeRes}));
   auto state = env.PreFilter(*pod);
@@ -1552,11 +1554,7 @@ class TrimmingExtender final : public framework::Extender {
 // victims is the one the plugin picks from.
 TEST(DefaultPreemptionExtenders, TheExtenderTrimsTheCandidates) {
   Env env;
-  env.AddNodes({"node1", "node2", "node3"}, kVeryLargeNode);
-  env.AddPods({{.name = "p1.1", .node = "node1", .priority = kLowPriority, .req = kSmallRes},
-               {.name = "p1.2", .node = "node1", .priority = kLowPriority, .req = kSmallRes},
-               {.name = "p2.1", .node = "node2", .priority = kHighPriority, .req = kLargeRes},
-               {.name = "p3.1", .node = "node3", .priority = kMidPriority, .req = kMediumRes}});
+  AddPreemptCluster(env);
   TrimmingExtender extender;
   extender.keep = {{"node3", {"p3.1"}}};
   env.fake.extenders_for_plugins = {&extender};
