@@ -52,7 +52,8 @@ TEST(ValidateCommandTest, AcceptsTheSeedExamples) {
 }
 
 TEST(ValidateCommandTest, AcceptsEveryExampleDirectory) {
-  for (const char* dir : {"coscheduling", "coscheduling-sigs", "config", "volumes", "extender"}) {
+  for (const char* dir :
+       {"coscheduling", "coscheduling-sigs", "config", "volumes", "extender", "gangs"}) {
     CommandResult run = Muster("validate -f " + kRoot + "/examples/" + dir);
     EXPECT_EQ(run.status, 0) << dir << "\n" << run.output;
   }

@@ -76,6 +76,11 @@ class Decoder {
     }
   }
 
+  // What the API server accepts and muster reads without acting on it yet: said, not dropped.
+  void Warn(const std::string& path, const std::string& message) {
+    result_.warnings.push_back(fmt::format("{}: {}: {}", Context(), path, message));
+  }
+
   // An unknown or duplicate field: an error, a warning or nothing, as --validate says, or an
   // error whatever it says (`always`: the KubeSchedulerConfiguration).
   void FieldProblem(const std::string& message, bool always) {

@@ -1,11 +1,30 @@
 #include "muster/api/gang.h"
 
+#include <string>
+
 namespace muster::api {
 
 GangRef GangOf(const Pod& pod) {
+  if (!pod.spec.scheduling_group.empty()) {
+    return GangRef{static_cast<uint8_t>(kClusterKindIndex<SchedulingPodGroup>),
+                   pod.spec.scheduling_group};
+  }
+  if (const PodSpec::WorkloadReference& ref = pod.spec.workload_ref; !ref.name.empty()) {
+    std::string name = ref.name.string() + "/" + ref.pod_group.string();
+    if (!ref.replica_key.empty()) name += "/" + ref.replica_key.string();
+    return GangRef{static_cast<uint8_t>(kClusterKindIndex<Workload>), Symbol(name)};
+  }
   const Symbol group = PodGroupName(pod);
   if (group.empty()) return GangRef{};
   return GangRef{static_cast<uint8_t>(kClusterKindIndex<PodGroup>), group};
+}
+
+Symbol GangDefinitionName(const GangRef& gang) {
+  if (!gang.Of<Workload>()) return gang.name;
+  const std::string_view name = gang.name.str();
+  const size_t group = name.find('/');
+  const size_t replica = group == std::string_view::npos ? group : name.find('/', group + 1);
+  return replica == std::string_view::npos ? gang.name : Symbol(name.substr(0, replica));
 }
 
 std::vector<GangDefinition> GangsDefinedBy(const AnyObject& object) {
@@ -21,6 +40,43 @@ std::vector<GangDefinition> GangsDefinedBy(const AnyObject& object) {
         }
       },
       object);
+}
+
+std::vector<GangDefinition> WorkloadGangs(const Workload& workload) {
+  std::vector<GangDefinition> gangs;
+  if (!workload.DefinesGroups()) return gangs;
+  for (const PodGroupTemplate& g : workload.pod_groups) {
+    if (g.policy.gang()) {
+      gangs.push_back({Symbol(workload.metadata.name + "/" + g.name), *g.policy.min_count});
+    }
+  }
+  return gangs;
+}
+
+std::vector<std::string_view> ApiVersionsOfKind(std::string_view name) {
+  std::vector<std::string_view> versions;
+  std::apply(
+      [&](const auto&... kind) {
+        ((kind.name == name
+              ? static_cast<void>(versions.insert(versions.end(), kind.api_versions.begin(),
+                                                  kind.api_versions.end()))
+              : static_cast<void>(0)),
+         ...);
+      },
+      Kinds());
+  return versions;
+}
+
+const PodGroupTemplate* Workload::Group(std::string_view name) const {
+  for (const PodGroupTemplate& g : pod_groups) {
+    if (g.name == name) return &g;
+  }
+  return nullptr;
+}
+
+std::string_view SchedulingPodGroup::ScheduledCondition() const {
+  return api_version == "scheduling.k8s.io/v1alpha2" ? "PodGroupScheduled"
+                                                     : "PodGroupInitiallyScheduled";
 }
 
 }  // namespace muster::api

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "muster/api/kinds.h"
@@ -32,9 +33,17 @@ struct GangRef {
 };
 static_assert(ClusterKinds::size < GangRef::kNone);
 
-// The gang `pod` belongs to, from whichever API names it: today scheduler-plugins' PodGroup,
-// through its label (PodGroupName).
+// The gang `pod` belongs to, from whichever API names it: spec.schedulingGroup (a
+// scheduling.k8s.io PodGroup), spec.workloadRef (a v1alpha1 Workload's pod group, named
+// "<workload>/<group>", with "/<replica key>" when the pod has one), or scheduler-plugins'
+// PodGroup label (PodGroupName), in that order. Gang names of different kinds can be told apart
+// in one namespace: only a Workload's contain '/'; the two PodGroup kinds share names, and a
+// namespace should not hold one of each with the same name.
 GangRef GangOf(const Pod& pod);
+
+// The name of the gang definition (GangsDefinedBy) that `gang` is an instance of: its name,
+// without the replica key of a Workload's gang.
+Symbol GangDefinitionName(const GangRef& gang);
 
 // The gangs `object` defines; none when its kind is not a gang API's.
 std::vector<GangDefinition> GangsDefinedBy(const AnyObject& object);

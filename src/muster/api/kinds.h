@@ -7,6 +7,7 @@
 // each place that still has to say what to do with it.
 
 #include <cstddef>
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -33,6 +34,8 @@ Namespace DecodeNamespace(Decoder& d, Map& m, const std::string& api_version);
 Binding DecodeBinding(Decoder& d, Map& m, const std::string& api_version);
 Event DecodeEvent(Decoder& d, Map& m, const std::string& api_version);
 PodGroup DecodePodGroup(Decoder& d, Map& m, const std::string& api_version);
+Workload DecodeWorkload(Decoder& d, Map& m, const std::string& api_version);
+SchedulingPodGroup DecodeSchedulingPodGroup(Decoder& d, Map& m, const std::string& api_version);
 PriorityClass DecodePriorityClass(Decoder& d, Map& m, const std::string& api_version);
 ReplicaSet DecodeReplicaSet(Decoder& d, Map& m, const std::string& api_version);
 Deployment DecodeDeployment(Decoder& d, Map& m, const std::string& api_version);
@@ -80,12 +83,21 @@ struct Kind {
   // its apiVersions costs, for the warning `muster run` logs then. Empty: the kind is required
   // and `muster run` refuses to start without it.
   std::string_view when_unserved;
+  // Whether its apiVersions are versions of one API group, each serving the same objects (so
+  // `muster run` watches one of them), rather than separate groups with objects of their own
+  // (scheduler-plugins' two PodGroup groups).
+  bool one_group = false;
   // For a gang API's kind: where an object's status conditions are (the scheduler's Scheduled
   // condition goes there, ClusterClient::UpdateGroupCondition); null for other kinds.
   std::vector<PodCondition>* (*conditions)(T& object) = nullptr;
   // For a gang API's kind: the gangs an object defines (api/gang.h); null for other kinds.
   std::vector<GangDefinition> (*gangs)(const T& object) = nullptr;
 };
+
+// The gangs a v1alpha1 Workload defines: each pod group with the gang policy, as
+// "<workload>/<group>" (a pod's replica key makes "<workload>/<group>/<key>" of it, a gang of
+// the same minCount: GangDefinitionName).
+std::vector<GangDefinition> WorkloadGangs(const Workload& workload);
 
 // The table. Each type appears once: KindOf<T> and Visit find a kind by its type.
 inline const auto& Kinds() {
@@ -133,6 +145,39 @@ inline const auto& Kinds() {
           .gangs =
               [](const PodGroup& g) {
                 return std::vector<GangDefinition>{{Symbol(g.metadata.name), g.spec.min_member}};
+              }},
+      // Kubernetes' own gang API (KEP-4671): v1alpha1 is 1.35's, v1alpha2 1.36's, v1alpha3 and
+      // v1beta1 1.37's. Its versions are one API group's, of one stored object: `muster run`
+      // watches the newest the server serves.
+      Kind<Workload>{.name = "Workload",
+                     .decode = &decoding::DecodeWorkload,
+                     .api_versions = {"scheduling.k8s.io/v1beta1", "scheduling.k8s.io/v1alpha3",
+                                      "scheduling.k8s.io/v1alpha2", "scheduling.k8s.io/v1alpha1"},
+                     .objects = &Manifests::workloads,
+                     .metadata = &Workload::metadata,
+                     .resource = "workloads",
+                     .when_unserved =
+                         "pods naming a Workload (spec.workloadRef) wait for it; enable the "
+                         "GenericWorkload feature gate and the scheduling.k8s.io API version",
+                     .one_group = true,
+                     .gangs = &WorkloadGangs},
+      Kind<SchedulingPodGroup>{
+          .name = "PodGroup",
+          .decode = &decoding::DecodeSchedulingPodGroup,
+          .api_versions = {"scheduling.k8s.io/v1beta1", "scheduling.k8s.io/v1alpha3",
+                           "scheduling.k8s.io/v1alpha2"},
+          .objects = &Manifests::scheduling_pod_groups,
+          .metadata = &SchedulingPodGroup::metadata,
+          .resource = "podgroups",
+          .when_unserved = "pods naming a PodGroup (spec.schedulingGroup) wait for it; enable "
+                           "the GenericWorkload feature gate and the scheduling.k8s.io API version",
+          .one_group = true,
+          .conditions = [](SchedulingPodGroup& g) { return &g.status.conditions; },
+          .gangs =
+              [](const SchedulingPodGroup& g) {
+                if (!g.spec.policy.gang()) return std::vector<GangDefinition>{};
+                return std::vector<GangDefinition>{
+                    {Symbol(g.metadata.name), *g.spec.policy.min_count}};
               }},
       Kind<PriorityClass>{.name = "PriorityClass",
                           .decode = &decoding::DecodePriorityClass,
@@ -232,6 +277,23 @@ const Kind<T>& KindOf() {
   return std::get<Kind<T>>(Kinds());
 }
 
+namespace internal {
+template <typename T, typename Table>
+struct RowIn;
+template <typename T, typename... U>
+struct RowIn<T, std::tuple<Kind<U>...>> {
+  static constexpr size_t value = [] {
+    size_t i = 0;
+    static_cast<void>(((std::is_same_v<T, U> || (++i, false)) || ...));
+    return i;
+  }();
+};
+}  // namespace internal
+
+// The place of T's row in Kinds() (ObjectEntry::row).
+template <typename T>
+inline constexpr size_t kRowOf = internal::RowIn<T, std::remove_cvref_t<decltype(Kinds())>>::value;
+
 template <typename... T>
 struct KindList {
   static constexpr size_t size = sizeof...(T);
@@ -243,9 +305,9 @@ struct KindList {
 // added here flows through the clusters, the scheduler's store and lister and its cluster
 // events without further code (the scheduler has handlers of its own for pods, nodes and
 // PodGroup updates).
-using ClusterKinds =
-    KindList<Namespace, Node, PodDisruptionBudget, PodGroup, StorageClass, CSIDriver, CSINode,
-             CSIStorageCapacity, PersistentVolume, PersistentVolumeClaim, Pod>;
+using ClusterKinds = KindList<Namespace, Node, PodDisruptionBudget, PodGroup, Workload,
+                              SchedulingPodGroup, StorageClass, CSIDriver, CSINode,
+                              CSIStorageCapacity, PersistentVolume, PersistentVolumeClaim, Pod>;
 
 // Calls fn(std::type_identity<T>{}) for each kind T of ClusterKinds, in order.
 template <typename Fn>
@@ -303,13 +365,36 @@ inline const ObjectMeta& MetaOf(const AnyObject& o) {
       o);
 }
 
-// Calls `fn` with the row (a Kind<T>) of the kind called `name`; returns false, without calling
-// it, when no kind has that name.
+// Calls `fn` with the row (a Kind<T>) of the kind called `name` whose apiVersions include
+// `api_version` (two kinds may share a name in different API groups: PodGroup), or, when none
+// does, of the first kind called `name`; returns false, without calling it, when no kind has
+// that name.
 template <typename Fn>
-bool ForKindNamed(std::string_view name, Fn&& fn) {
-  return std::apply(
+bool ForKindNamed(std::string_view name, std::string_view api_version, Fn&& fn) {
+  auto serves = [&](const auto& kind) {
+    return kind.name == name && std::find(kind.api_versions.begin(), kind.api_versions.end(),
+                                          api_version) != kind.api_versions.end();
+  };
+  auto call = [&](auto&& match) {
+    return std::apply(
+        [&](const auto&... kind) {
+          return ((match(kind) && (static_cast<void>(fn(kind)), true)) || ...);
+        },
+        Kinds());
+  };
+  return call(serves) || call([&](const auto& kind) { return kind.name == name; });
+}
+
+// Every apiVersion of the kinds called `name`, in the order an error message lists them.
+std::vector<std::string_view> ApiVersionsOfKind(std::string_view name);
+
+// Calls `fn` with the row at `row` in Kinds().
+template <typename Fn>
+void ForKindAt(size_t row, Fn&& fn) {
+  std::apply(
       [&](const auto&... kind) {
-        return ((kind.name == name && (static_cast<void>(fn(kind)), true)) || ...);
+        size_t i = 0;
+        static_cast<void>(((i++ == row && (static_cast<void>(fn(kind)), true)) || ...));
       },
       Kinds());
 }
@@ -332,8 +417,7 @@ struct PointerToAnyKind<std::tuple<Kind<T>...>> {
 template <typename Visitor>
 decltype(auto) Visit(const Manifests& manifests, const ObjectEntry& entry, Visitor&& visitor) {
   typename internal::PointerToAnyKind<std::remove_cvref_t<decltype(Kinds())>>::type object;
-  ForKindNamed(entry.kind,
-               [&](const auto& kind) { object = &(manifests.*kind.objects)[entry.index]; });
+  ForKindAt(entry.row, [&](const auto& kind) { object = &(manifests.*kind.objects)[entry.index]; });
   return std::visit([&](const auto* o) -> decltype(auto) { return visitor(*o); }, object);
 }
 

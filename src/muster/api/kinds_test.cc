@@ -1,17 +1,28 @@
 #include "muster/api/kinds.h"
 
+#include <algorithm>
 #include <set>
+#include <utility>
 
 #include <gtest/gtest.h>
 
 namespace muster::api {
 namespace {
 
-TEST(KindsTest, NamesAreUnique) {
-  // Decoding finds a kind by its name, so a second row with the same name would never be used.
-  std::set<std::string_view> names;
-  std::apply([&](const auto&... kind) { (names.insert(kind.name), ...); }, Kinds());
-  EXPECT_EQ(names.size(), std::tuple_size_v<std::remove_cvref_t<decltype(Kinds())>>);
+TEST(KindsTest, NameAndApiVersionAreUnique) {
+  // Decoding finds a kind by its name and apiVersion (two PodGroup kinds live in different API
+  // groups), so a second row serving the same pair would never be used.
+  std::set<std::pair<std::string_view, std::string_view>> rows;
+  size_t versions = 0;
+  std::apply(
+      [&](const auto&... kind) {
+        ((versions += kind.api_versions.size(),
+          std::for_each(kind.api_versions.begin(), kind.api_versions.end(),
+                        [&](std::string_view v) { rows.emplace(kind.name, v); })),
+         ...);
+      },
+      Kinds());
+  EXPECT_EQ(rows.size(), versions);
 }
 
 TEST(KindsTest, EveryClusterKindHasAResourceAndKnowsItsPlace) {
@@ -40,9 +51,26 @@ TEST(KindsTest, AnyObjectHoldsOneKindAndSaysWhich) {
 
 TEST(KindsTest, ForKindNamedFindsTheRowOrNothing) {
   std::string_view found;
-  EXPECT_TRUE(ForKindNamed("Deployment", [&](const auto& kind) { found = kind.name; }));
+  EXPECT_TRUE(ForKindNamed("Deployment", "apps/v1", [&](const auto& kind) { found = kind.name; }));
   EXPECT_EQ(found, "Deployment");
-  EXPECT_FALSE(ForKindNamed("ConfigMap", [](const auto&) { ADD_FAILURE(); }));
+  EXPECT_FALSE(ForKindNamed("ConfigMap", "v1", [](const auto&) { ADD_FAILURE(); }));
+}
+
+TEST(KindsTest, KindsOfOneNameAreToldApartByApiVersion) {
+  std::vector<std::string_view> versions;
+  auto row = [&](const auto& kind) { versions = kind.api_versions; };
+  EXPECT_TRUE(ForKindNamed("PodGroup", "scheduling.k8s.io/v1alpha2", row));
+  EXPECT_EQ(versions, KindOf<SchedulingPodGroup>().api_versions);
+  EXPECT_TRUE(ForKindNamed("PodGroup", "scheduling.x-k8s.io/v1alpha1", row));
+  EXPECT_EQ(versions, KindOf<PodGroup>().api_versions);
+  // No kind of that name serves the version: the first row answers (its decoder reports it).
+  EXPECT_TRUE(ForKindNamed("PodGroup", "example.com/v1", row));
+  EXPECT_EQ(versions, KindOf<PodGroup>().api_versions);
+  EXPECT_EQ(
+      ApiVersionsOfKind("PodGroup"),
+      (std::vector<std::string_view>{"scheduling.x-k8s.io/v1alpha1",
+                                     "scheduling.sigs.k8s.io/v1alpha1", "scheduling.k8s.io/v1beta1",
+                                     "scheduling.k8s.io/v1alpha3", "scheduling.k8s.io/v1alpha2"}));
 }
 
 TEST(KindsTest, VisitHandsOverTheEntrysObject) {

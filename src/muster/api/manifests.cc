@@ -69,7 +69,7 @@ void DecodeKind(const Kind<T>& kind, const YAML::Node& doc, const std::string& a
   if (std::find(kind.api_versions.begin(), kind.api_versions.end(), api_version) ==
       kind.api_versions.end()) {
     std::string expected;
-    for (std::string_view v : kind.api_versions) {
+    for (std::string_view v : ApiVersionsOfKind(kind.name)) {
       expected += (expected.empty() ? "" : ", ") + std::string(v);
     }
     d.Error("apiVersion",
@@ -82,7 +82,7 @@ void DecodeKind(const Kind<T>& kind, const YAML::Node& doc, const std::string& a
   m.Get("kind");
   std::vector<T>& objects = result.manifests.*kind.objects;
   objects.push_back(kind.decode(d, m, api_version));
-  result.manifests.order.push_back(ObjectEntry{kind.name, objects.size() - 1, source});
+  result.manifests.order.push_back(ObjectEntry{kind.name, kRowOf<T>, objects.size() - 1, source});
 }
 
 void DecodeObject(const YAML::Node& doc, const Source& source, LoadResult& result,
@@ -106,8 +106,9 @@ void DecodeObject(const YAML::Node& doc, const Source& source, LoadResult& resul
     DecodeList(doc, source, result, skipped);
     return;
   }
-  const bool known = ForKindNamed(
-      kind, [&](const auto& row) { DecodeKind(row, doc, api_version, source, result); });
+  const bool known = ForKindNamed(kind, api_version, [&](const auto& row) {
+    DecodeKind(row, doc, api_version, source, result);
+  });
   if (known) return;
   // A kind muster does not model is skipped (a Service, a ConfigMap), but one a letter or two
   // from a kind it does is a typo that would make its objects vanish: an error, under --validate.
@@ -325,7 +326,8 @@ void FinishLoad(LoadResult& result) {
   for (const ObjectEntry& e : m.order) {
     const std::string key = key_of(e);
     if (key.empty()) continue;
-    auto [it, inserted] = seen.emplace(key, &e.source);
+    // By row, not name: the two PodGroup kinds are objects of two APIs.
+    auto [it, inserted] = seen.emplace(fmt::format("{} {}", e.row, key), &e.source);
     if (!inserted) {
       result.errors.push_back(fmt::format("{} ({}): metadata.name: Duplicate value: already "
                                           "defined at {}",

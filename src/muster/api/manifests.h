@@ -29,6 +29,7 @@ struct Source {
 // itself, as its own type.
 struct ObjectEntry {
   std::string_view kind;  // the name of its kind in api::Kinds(), which outlives it
+  size_t row = 0;         // its kind's place in api::Kinds() (two kinds may share a name)
   size_t index = 0;       // into the vector of that kind in Manifests
   Source source;
 };
@@ -38,6 +39,8 @@ struct Manifests {
   std::vector<Node> nodes;
   std::vector<Pod> pods;
   std::vector<PodGroup> pod_groups;
+  std::vector<Workload> workloads;
+  std::vector<SchedulingPodGroup> scheduling_pod_groups;
   std::vector<PriorityClass> priority_classes;
   std::vector<Namespace> namespaces;
   std::vector<ReplicaSet> replica_sets;

@@ -433,6 +433,42 @@ TopologySpreadConstraint ReadSpread(Decoder& d, const YAML::Node& n, const std::
   return c;
 }
 
+namespace {
+
+// spec.workloadRef (Kubernetes 1.35) and spec.schedulingGroup (1.36 and later): the gang of
+// Kubernetes' own gang API the pod belongs to. The API server of 1.36 and later no longer has
+// workloadRef; muster reads both, but not both in one pod.
+void ReadGangReference(Decoder& d, Map& m, PodSpec& spec) {
+  auto name = [&](Map& r, std::string_view field, bool label, bool required) {
+    const std::string value = ReadString(d, r.Get(field), r.Path(field)).value_or("");
+    if (value.empty()) {
+      if (required) d.Error(r.Path(field), "Required value");
+      return Symbol();
+    }
+    for (const std::string& e : label ? Dns1123LabelErrors(value) : Dns1123SubdomainErrors(value)) {
+      d.Error(r.Path(field), fmt::format("Invalid value: \"{}\": {}", value, e));
+    }
+    return Symbol(value);
+  };
+  if (YAML::Node ref = m.Get("workloadRef"); Present(ref)) {
+    Map r(d, ref, m.Path("workloadRef"));
+    spec.workload_ref.name = name(r, "name", false, true);
+    spec.workload_ref.pod_group = name(r, "podGroup", true, true);
+    spec.workload_ref.replica_key = name(r, "podGroupReplicaKey", true, false);
+  }
+  if (YAML::Node group = m.Get("schedulingGroup"); Present(group)) {
+    Map g(d, group, m.Path("schedulingGroup"));
+    spec.scheduling_group = name(g, "podGroupName", false, false);
+    if (!spec.workload_ref.name.empty()) {
+      d.Error(m.Path("schedulingGroup"),
+              "Forbidden: a pod names one gang: spec.workloadRef (Kubernetes 1.35) or "
+              "spec.schedulingGroup (1.36 and later), not both");
+    }
+  }
+}
+
+}  // namespace
+
 PodSpec ReadPodSpec(Decoder& d, const YAML::Node& n, const std::string& path) {
   PodSpec spec;
   Map m(d, n, path);
@@ -463,9 +499,7 @@ PodSpec ReadPodSpec(Decoder& d, const YAML::Node& n, const std::string& path) {
   // What the scheduler would read and muster does not model yet: refused, not ignored.
   for (const auto& [field, what] : {std::pair<std::string_view, std::string_view>{
                                         "resourceClaims", "Dynamic Resource Allocation"},
-                                    {"resources", "pod-level resources"},
-                                    {"workloadRef", "the Workload API"},
-                                    {"schedulingGroup", "the PodGroup API of scheduling.k8s.io"}}) {
+                                    {"resources", "pod-level resources"}}) {
     if (Present(m.Get(field)) && !d.Served()) {
       d.Error(m.Path(field), fmt::format("Forbidden: muster does not model {} yet", what));
     }
@@ -505,6 +539,7 @@ PodSpec ReadPodSpec(Decoder& d, const YAML::Node& n, const std::string& path) {
              }
              spec.scheduling_gates.push_back(name);
            });
+  ReadGangReference(d, m, spec);
   if (auto s = ReadString(d, m.Get("schedulerName"), m.Path("schedulerName")); s && !s->empty()) {
     spec.scheduler_name = *s;
   }

@@ -175,6 +175,16 @@ struct PodSpec {
   std::string restart_policy = "Always";
   bool host_network = false;
   std::vector<Volume> volumes;
+  // Kubernetes 1.35's spec.workloadRef (scheduling.k8s.io/v1alpha1): the Workload, the pod
+  // group in it and the replica key (each key its own group); empty names when unset.
+  struct WorkloadReference {
+    Symbol name;
+    Symbol pod_group;
+    Symbol replica_key;
+  } workload_ref;
+  // Kubernetes 1.36's spec.schedulingGroup.podGroupName (scheduling.k8s.io/v1alpha2 and
+  // later): the PodGroup in the pod's namespace; empty when unset.
+  Symbol scheduling_group;
 };
 
 struct PodStatus {
@@ -244,6 +254,72 @@ struct GangDefinition {
   friend bool operator==(const GangDefinition&, const GangDefinition&) = default;
 };
 
+// ---- Kubernetes' own gang API: scheduling.k8s.io Workload and PodGroup (KEP-4671) ----
+
+// How a PodGroup may be disrupted (v1alpha2's Pod/PodGroup, v1alpha3's single/all).
+enum class DisruptionMode { kPod, kPodGroup };
+
+// What a Workload's pod group template and a PodGroup say of scheduling the group.
+struct PodGroupPolicy {
+  // policy.gang.minCount; nullopt: the basic policy (pods placed one by one, no quorum).
+  std::optional<int32_t> min_count;
+  // schedulingConstraints.topology[].key: the members share one domain of each key.
+  std::vector<Symbol> topology_keys;
+  std::optional<DisruptionMode> disruption_mode;  // nullopt: Pod (single)
+  std::string priority_class_name;
+  std::optional<int32_t> priority;
+  std::optional<PreemptionPolicy> preemption_policy;
+
+  bool gang() const { return min_count.has_value(); }
+};
+
+// A Workload's podGroups (v1alpha1) or podGroupTemplates (v1alpha2 and later).
+struct PodGroupTemplate {
+  std::string name;
+  PodGroupPolicy policy;
+};
+
+// scheduling.k8s.io Workload: v1alpha1 (Kubernetes 1.35), whose pod groups are the gangs pods
+// name in spec.workloadRef; v1alpha2 (1.36) and v1alpha3 (1.37), whose templates PodGroups are
+// made from.
+struct Workload {
+  ObjectMeta metadata;
+  std::string api_version;
+  struct ControllerRef {
+    std::string api_group;
+    std::string kind;
+    std::string name;
+  };
+  std::optional<ControllerRef> controller_ref;
+  std::vector<PodGroupTemplate> pod_groups;
+
+  // Whether its pod groups are gangs themselves (v1alpha1) rather than templates.
+  bool DefinesGroups() const { return api_version == "scheduling.k8s.io/v1alpha1"; }
+  const PodGroupTemplate* Group(std::string_view name) const;
+};
+
+// scheduling.k8s.io PodGroup: v1alpha2 (Kubernetes 1.36) and v1alpha3 (1.37). Not
+// scheduler-plugins' PodGroup (below), which is another kind of the same name.
+struct SchedulingPodGroup {
+  ObjectMeta metadata;
+  std::string api_version;
+  struct Spec {
+    // The template it was made from (v1alpha2 podGroupTemplateRef.workload, v1alpha3
+    // workloadRef); empty when none.
+    std::string workload_name;
+    std::string template_name;
+    PodGroupPolicy policy;
+  } spec;
+  struct Status {
+    std::vector<PodCondition> conditions;
+    friend bool operator==(const Status&, const Status&) = default;
+  } status;
+
+  // The condition the scheduler keeps: PodGroupScheduled (v1alpha2) or
+  // PodGroupInitiallyScheduled (v1alpha3).
+  std::string_view ScheduledCondition() const;
+};
+
 // ---- Coscheduling ----
 
 inline constexpr std::string_view kPodGroupLabel = "scheduling.x-k8s.io/pod-group";
@@ -251,6 +327,9 @@ inline constexpr std::string_view kPodGroupLabel = "scheduling.x-k8s.io/pod-grou
 inline constexpr std::string_view kLegacyPodGroupLabel = "pod-group.scheduling.sigs.k8s.io";
 // The PodGroup a pod names in its labels (the current label first), or empty.
 Symbol PodGroupName(const Pod& pod);
+// muster's annotation on a scheduler-plugins PodGroup giving it what Kubernetes' PodGroup has
+// in schedulingConstraints.topology: the node label whose one domain its members share.
+inline constexpr std::string_view kTopologyKeyAnnotation = "muster.dev/topology-key";
 
 enum class PodGroupPhase { kPending, kPreScheduling, kScheduling, kScheduled, kRunning, kFinished,
                            kFailed };

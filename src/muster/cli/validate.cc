@@ -87,6 +87,35 @@ Listing Describe(const api::PodGroup& pg) {
   return {pg.metadata.Key(), facts};
 }
 
+// A gang API's policy: "gang minCount 4" or "basic", and its topology constraint.
+std::string PolicyFacts(const api::PodGroupPolicy& policy) {
+  std::string facts =
+      policy.gang() ? fmt::format("gang minCount {}", *policy.min_count) : std::string("basic");
+  for (api::Symbol key : policy.topology_keys) facts += fmt::format(" topology {}", key.str());
+  if (policy.disruption_mode == api::DisruptionMode::kPodGroup) facts += " disruption all";
+  if (!policy.priority_class_name.empty()) {
+    facts += fmt::format(" priorityClassName {}", policy.priority_class_name);
+  }
+  return facts;
+}
+
+Listing Describe(const api::Workload& w) {
+  std::string facts = w.api_version.substr(w.api_version.find('/') + 1);
+  for (const api::PodGroupTemplate& g : w.pod_groups) {
+    facts += fmt::format("{} {}: {}", facts.empty() ? "" : ";", g.name, PolicyFacts(g.policy));
+  }
+  return {w.metadata.Key(), facts};
+}
+
+Listing Describe(const api::SchedulingPodGroup& pg) {
+  std::string facts =
+      pg.api_version.substr(pg.api_version.find('/') + 1) + " " + PolicyFacts(pg.spec.policy);
+  if (!pg.spec.workload_name.empty()) {
+    facts += fmt::format(" from {}/{}", pg.spec.workload_name, pg.spec.template_name);
+  }
+  return {pg.metadata.Key(), facts};
+}
+
 Listing Describe(const api::PriorityClass& pc) {
   return {pc.metadata.Key(),
           fmt::format("value {}{}", pc.value, pc.global_default ? " globalDefault" : "")};

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
 #include <utility>
 
@@ -186,7 +187,12 @@ Status MemoryCluster::UpdateGroupCondition(const framework::ObjectReference& obj
       Status::Error(fmt::format("{} {}: a kind without conditions", object.kind, object.Key()));
   api::ForEachClusterKind([&]<typename T>(std::type_identity<T>) {
     const api::Kind<T>& kind = api::KindOf<T>();
-    if (kind.name != object.kind || kind.conditions == nullptr) return;
+    // By name and apiVersion: two kinds are called PodGroup.
+    if (kind.name != object.kind || kind.conditions == nullptr ||
+        std::find(kind.api_versions.begin(), kind.api_versions.end(), object.api_version) ==
+            kind.api_versions.end()) {
+      return;
+    }
     const T* stored = Get<T>(object.Key());
     if (stored == nullptr) {
       status = NotFound(kind.resource, object.Key());

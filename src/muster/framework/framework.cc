@@ -34,15 +34,26 @@ void RecordOutcome(std::vector<AttemptTrace::Outcome>& outcomes, std::string_vie
 
 }  // namespace
 
+std::pair<GroupPlugin*, std::optional<Gang>> Framework::GroupOf(const PodInfo& pod) const {
+  if (pod.gang.empty()) return {nullptr, std::nullopt};
+  for (GroupPlugin* plugin : group_plugins_) {
+    if (!plugin->Handles(pod.gang)) continue;
+    if (std::optional<Gang> gang = plugin->GroupOf(pod)) return {plugin, std::move(gang)};
+  }
+  return {nullptr, std::nullopt};
+}
+
+bool Framework::HandlesGang(const api::GangRef& gang) const {
+  return std::any_of(group_plugins_.begin(), group_plugins_.end(),
+                     [&](const GroupPlugin* p) { return p->Handles(gang); });
+}
+
 void Framework::SetPlugins(ProfilePlugins plugins, std::vector<std::unique_ptr<Plugin>> owned) {
   plugins_ = std::move(plugins);
   owned_ = std::move(owned);
-  group_plugin_ = nullptr;
+  group_plugins_.clear();
   for (const auto& p : owned_) {
-    if (auto* group = dynamic_cast<GroupPlugin*>(p.get())) {
-      group_plugin_ = group;
-      break;
-    }
+    if (auto* group = dynamic_cast<GroupPlugin*>(p.get())) group_plugins_.push_back(group);
   }
   auto position = [](std::string_view name, const auto& list, auto plugin_of) {
     for (size_t i = 0; i < list.size(); ++i) {

@@ -75,8 +75,12 @@ class Framework final : public Handle {
     return percentage_of_nodes_to_score_;
   }
   const ProfilePlugins& plugins() const { return plugins_; }
-  // The profile's plugin that places pods in groups (see GroupPlugin), or nullptr.
-  GroupPlugin* group_plugin() const { return group_plugin_; }
+  // Whether a group plugin of the profile places the gangs of `gang`'s kind (see GroupPlugin).
+  bool HandlesGang(const api::GangRef& gang) const;
+  // The profile's group plugin that names `pod`'s gang, and the gang; {nullptr, nullopt} when
+  // none does (the pod is placed on its own). Each gang API has its plugin (Coscheduling,
+  // GangScheduling), asked in the profile's order.
+  std::pair<GroupPlugin*, std::optional<Gang>> GroupOf(const PodInfo& pod) const;
   // Every plugin of the profile by name (each instantiated once).
   const Plugin* FindPlugin(std::string_view name) const;
   // The events each EnqueueExtensions plugin registered, by plugin name.
@@ -211,7 +215,7 @@ class Framework final : public Handle {
   Metrics* metrics_;
   Metrics::Profile* profile_metrics_;
   ProfilePlugins plugins_;
-  GroupPlugin* group_plugin_ = nullptr;
+  std::vector<GroupPlugin*> group_plugins_;
   std::vector<std::unique_ptr<Plugin>> owned_;
   // For each PreFilter (PreScore) plugin, the position of the same plugin in the Filter (Score)
   // list, or -1: where its Skip is recorded in CycleState::skip_filter_at (skip_score_at).

@@ -54,6 +54,10 @@ class ObjectLister {
   // Every pod the scheduler knows (pending and assigned) in `ns` carrying label key=value.
   virtual std::vector<const api::Pod*> PodsWithLabel(api::Symbol ns, api::Symbol key,
                                                      api::Symbol value) const = 0;
+  // Every pod the scheduler knows (pending and assigned, terminal too) in `ns` that
+  // api::GangOf places in `gang`, by namespace/name.
+  virtual std::vector<const api::Pod*> PodsInGang(api::Symbol ns,
+                                                  const api::GangRef& gang) const = 0;
   // The objects of the other kinds a cluster delivers (but nodes: see the snapshot).
   virtual const ObjectTables& objects() const = 0;
 

@@ -322,6 +322,18 @@ struct Gang {
   // and that object's conditions now, so that a condition is written only when it changes.
   ObjectReference object;
   std::vector<api::PodCondition> conditions;
+  // The type of the condition the cycle keeps on `object` ("Scheduled" for scheduler-plugins'
+  // PodGroup, "PodGroupScheduled" or "PodGroupInitiallyScheduled" for Kubernetes' own); empty:
+  // the object has no status (a v1alpha1 Workload).
+  std::string_view condition_type = "Scheduled";
+  // Whether a True condition stays True when a later cycle fails (Kubernetes' PodGroup: the
+  // scheduler never writes it back to False).
+  bool condition_stays_true = false;
+  // The quorum's name in the API, for messages: "minMember" or "minCount".
+  std::string_view quorum_name = "minMember";
+  // The node label whose one domain (a zone, a rack) all members must share (KEP-5732's
+  // schedulingConstraints.topology); empty: none. The domain is chosen for the gang as a whole.
+  api::Symbol topology_key;
 
   // namespace/name, for logs.
   std::string Key() const { return namespace_.string() + "/" + name.string(); }
@@ -329,6 +341,8 @@ struct Gang {
 
 class GroupPlugin : public virtual Plugin {
  public:
+  // Whether the plugin places the gangs of `gang`'s kind (its API), whatever their names.
+  virtual bool Handles(const api::GangRef& gang) const = 0;
   // The gang `pod` is placed with, or nullopt: the pod is placed on its own.
   virtual std::optional<Gang> GroupOf(const PodInfo& pod) = 0;
   // Checks the gang as a whole before its members are placed (enough members without gates,

@@ -166,6 +166,9 @@ class FakeServices final : public SchedulerServices,
   std::vector<const api::Pod*> PodsWithLabel(api::Symbol, api::Symbol, api::Symbol) const override {
     return {};
   }
+  std::vector<const api::Pod*> PodsInGang(api::Symbol, const api::GangRef&) const override {
+    return {};
+  }
   const ObjectTables& objects() const override { return objects_; }
   ObjectTables objects_;
 };

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <array>
+
 #include "muster/cluster/kube/extender.h"
 #include "muster/cluster/memory.h"
 #include "muster/framework/virtual_clock.h"
@@ -12,18 +14,16 @@ namespace muster::host {
 // The scheduler's informer handlers, fed by the cluster's object events of every kind.
 class Host::Informers final : public cluster::TypedObserver<Informers> {
  public:
-  explicit Informers(scheduler::Scheduler& s) : s_(s) {
-    for (const std::string& name : s.scheduler_names()) {
-      api::Pod pod;
-      pod.spec.scheduler_name = name;
-      const framework::Framework* fwk = s.ProfileFor(pod);
-      if (fwk != nullptr && fwk->group_plugin() != nullptr) gangs_ = true;
-    }
-  }
+  explicit Informers(scheduler::Scheduler& s) : s_(s) {}
 
   template <typename T>
   void Added(const api::Shared<T>& object) {
-    if constexpr (std::is_same_v<T, api::PodGroup>) WarnOfGroup(*object);
+    if constexpr (std::is_same_v<T, api::PodGroup>) {
+      WarnOfGroup<T>(object->metadata, "Coscheduling", "examples/config/coscheduling.yaml");
+    } else if constexpr (std::is_same_v<T, api::SchedulingPodGroup> ||
+                         std::is_same_v<T, api::Workload>) {
+      WarnOfGroup<T>(object->metadata, "GangScheduling", "the default profile");
+    }
     s_.OnAdd(object);
   }
   template <typename T>
@@ -38,19 +38,27 @@ class Host::Informers final : public cluster::TypedObserver<Informers> {
   std::function<void(const std::string&)> warn_;
 
  private:
-  void WarnOfGroup(const api::PodGroup& g) {
-    if (gangs_ || warned_ || !warn_) return;
-    warned_ = true;
+  // Warns, once per gang API, when no profile places the gangs of kind T.
+  template <typename T>
+  void WarnOfGroup(const api::ObjectMeta& meta, std::string_view plugin, std::string_view how) {
+    constexpr size_t kind = api::kClusterKindIndex<T>;
+    if (warned_[kind] || !warn_) return;
+    warned_[kind] = true;
+    const api::GangRef gang{static_cast<uint8_t>(kind), {}};
+    for (const std::string& name : s_.scheduler_names()) {
+      api::Pod pod;
+      pod.spec.scheduler_name = name;
+      const framework::Framework* fwk = s_.ProfileFor(pod);
+      if (fwk != nullptr && fwk->HandlesGang(gang)) return;
+    }
     warn_(fmt::format(
-        "PodGroup {}: no profile enables a gang plugin (Coscheduling), so the pods of "
-        "PodGroups are scheduled one by one, not all or nothing (this is said once); enable "
-        "Coscheduling in the configuration as examples/config/coscheduling.yaml does",
-        g.metadata.Key()));
+        "{} {}: no profile enables a gang plugin ({}), so the pods of its gangs are scheduled "
+        "one by one, not all or nothing (this is said once); enable {} as {} does",
+        api::KindOf<T>().name, meta.Key(), plugin, plugin, how));
   }
 
   scheduler::Scheduler& s_;
-  bool gangs_ = false;  // a profile has a gang plugin
-  bool warned_ = false;
+  std::array<bool, api::ClusterKinds::size> warned_{};
 };
 
 Host::Host(framework::LoopClock& clock, std::unique_ptr<scheduler::Scheduler> scheduler)

@@ -76,9 +76,9 @@ class Host {
   scheduler::Scheduler& scheduler() { return *scheduler_; }
   const scheduler::Scheduler& scheduler() const { return *scheduler_; }
 
-  // Where the host's warnings go (simulate's list, run's log): for now one, once per run, when
-  // a PodGroup appears while no profile enables a gang plugin, so that its pods would be
-  // scheduled one by one without anyone saying so.
+  // Where the host's warnings go (simulate's list, run's log): for now one, once per run and
+  // gang API, when a PodGroup (or Workload) appears while no profile enables the gang plugin of
+  // its API, so that its pods would be scheduled one by one without anyone saying so.
   void SetWarn(std::function<void(const std::string&)> warn);
 
   // Turns until `policy` says the run is over: fires the due timers, then runs one scheduling

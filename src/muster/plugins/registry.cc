@@ -7,6 +7,7 @@
 #include "muster/plugins/coscheduling/coscheduling.h"
 #include "muster/plugins/defaultbinder/default_binder.h"
 #include "muster/plugins/defaultpreemption/default_preemption.h"
+#include "muster/plugins/gangscheduling/gang_scheduling.h"
 #include "muster/plugins/imagelocality/image_locality.h"
 #include "muster/plugins/interpodaffinity/inter_pod_affinity.h"
 #include "muster/plugins/nodeaffinity/node_affinity.h"
@@ -48,6 +49,7 @@ framework::Registry InTreeRegistry() {
   add(imagelocality::kName, imagelocality::ImageLocality::New);
   add(defaultpreemption::kName, defaultpreemption::DefaultPreemption::New);
   add(defaultbinder::kName, defaultbinder::DefaultBinder::New);
+  add(gangscheduling::kName, gangscheduling::GangScheduling::New);
   // Out of tree upstream (scheduler-plugins); built in here, enabled by configuration.
   add(coscheduling::kName, coscheduling::Coscheduling::New);
   return registry;
@@ -77,6 +79,10 @@ api::Plugins DefaultPlugins() {
   enable(noderesources::kBalancedAllocationName, 1);
   enable(imagelocality::kName, 1);
   enable(defaultbinder::kName);
+  // Behind the GenericWorkload and GangScheduling feature gates upstream (alpha in 1.35 and
+  // 1.36, beta in 1.37); on here, so that pods naming a Workload or PodGroup of
+  // scheduling.k8s.io are placed as their gang says, not one by one.
+  enable(gangscheduling::kName);
   return plugins;
 }
 

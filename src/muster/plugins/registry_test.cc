@@ -31,12 +31,16 @@ class UnusedHandle final : public framework::Handle {
 TEST(InTreeRegistry, RegistersEveryPluginUnderItsUpstreamName) {
   const framework::Registry registry = InTreeRegistry();
   EXPECT_EQ(registry.Names(),
-            (std::vector<std::string>{
-                "Coscheduling", "DefaultBinder", "DefaultPreemption", "ImageLocality",
-                "InterPodAffinity", "NodeAffinity", "NodeName", "NodePorts",
-                "NodeResourcesBalancedAllocation", "NodeResourcesFit", "NodeUnschedulable",
-                "NodeVolumeLimits", "PodTopologySpread", "PrioritySort", "SchedulingGates",
-                "TaintToleration", "VolumeBinding", "VolumeRestrictions", "VolumeZone"}));
+            (std::vector<std::string>{"Coscheduling",       "DefaultBinder",
+                                      "DefaultPreemption",  "GangScheduling",
+                                      "ImageLocality",      "InterPodAffinity",
+                                      "NodeAffinity",       "NodeName",
+                                      "NodePorts",          "NodeResourcesBalancedAllocation",
+                                      "NodeResourcesFit",   "NodeUnschedulable",
+                                      "NodeVolumeLimits",   "PodTopologySpread",
+                                      "PrioritySort",       "SchedulingGates",
+                                      "TaintToleration",    "VolumeBinding",
+                                      "VolumeRestrictions", "VolumeZone"}));
   UnusedHandle handle;
   for (const std::string& name : registry.Names()) {
     SCOPED_TRACE(name);
@@ -87,7 +91,9 @@ TEST(DefaultPlugins, UpstreamMultiPointOrderAndWeights) {
       {"DefaultPreemption", std::nullopt},
       {"NodeResourcesBalancedAllocation", 1},
       {"ImageLocality", 1},
-      {"DefaultBinder", std::nullopt}};
+      {"DefaultBinder", std::nullopt},
+      // Appended when the GangScheduling feature gate is on, as upstream's applyFeatureGates.
+      {"GangScheduling", std::nullopt}};
   EXPECT_EQ(got, want);
   EXPECT_TRUE(plugins.multi_point.disabled.empty());
   EXPECT_TRUE(plugins.filter.enabled.empty());

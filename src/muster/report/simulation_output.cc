@@ -177,6 +177,106 @@ std::vector<std::pair<std::string, const framework::ExtenderCallStats*>> Extende
           {"preempt", &stats.preempt}};
 }
 
+// The gangs of Kubernetes' own API: each scheduling.k8s.io PodGroup, and each pod group of a
+// v1alpha1 Workload (one per replica key its pods name), with their members' counts.
+std::vector<json> NativeGangsJson(const cluster::MemoryCluster& c) {
+  struct Members {
+    int scheduled = 0, running = 0, succeeded = 0, failed = 0;
+    std::string message;  // a pending member's, for a gang without status
+  };
+  std::map<std::pair<std::string, std::string>, Members> members;  // (namespace, gang name)
+  for (const auto& [key, stored] : c.pods()) {
+    const api::Pod& pod = *stored;
+    const api::GangRef gang = api::GangOf(pod);
+    if (!gang.Of<api::SchedulingPodGroup>() && !gang.Of<api::Workload>()) continue;
+    Members& m = members[{pod.metadata.namespace_.string(), gang.name.string()}];
+    if (!pod.spec.node_name.empty()) ++m.scheduled;
+    m.running += pod.status.phase == api::PodPhase::kRunning;
+    m.succeeded += pod.status.phase == api::PodPhase::kSucceeded;
+    m.failed += pod.status.phase == api::PodPhase::kFailed;
+    if (const api::PodCondition* cond = ScheduledCondition(pod);
+        m.message.empty() && cond != nullptr && cond->status == "False") {
+      m.message = cond->message;
+    }
+  }
+  std::vector<json> out;
+  auto add = [&](const api::ObjectMeta& meta, const std::string& name,
+                 const std::string& api_version, const api::PodGroupPolicy& policy,
+                 const api::PodCondition* condition) {
+    const Members& m = members[{meta.namespace_.string(), name}];
+    json g;
+    g["namespace"] = meta.namespace_.string();
+    g["name"] = name;
+    g["apiVersion"] = api_version;
+    g["policy"] = policy.gang() ? "gang" : "basic";
+    g["minCount"] = policy.gang() ? json(*policy.min_count) : json(nullptr);
+    g["scheduled"] = m.scheduled;
+    g["running"] = m.running;
+    g["succeeded"] = m.succeeded;
+    g["failed"] = m.failed;
+    g["condition"] = condition != nullptr ? condition->status : "";
+    g["message"] = condition != nullptr ? (condition->status == "False" ? condition->message : "")
+                   : m.scheduled == 0   ? m.message
+                                        : "";
+    out.push_back(std::move(g));
+  };
+  for (const auto& [key, ptr] : c.Objects<api::SchedulingPodGroup>()) {
+    const api::SchedulingPodGroup& pg = *ptr;
+    add(pg.metadata, pg.metadata.name, pg.api_version, pg.spec.policy,
+        api::FindCondition(pg.status.conditions, pg.ScheduledCondition()));
+  }
+  for (const auto& [key, ptr] : c.Objects<api::Workload>()) {
+    const api::Workload& w = *ptr;
+    if (!w.DefinesGroups()) continue;
+    for (const api::PodGroupTemplate& group : w.pod_groups) {
+      // Its instances: the group itself, and one per replica key its pods name.
+      const std::string name = w.metadata.name + "/" + group.name;
+      std::vector<std::string> instances;
+      for (auto it = members.lower_bound({w.metadata.namespace_.string(), name});
+           it != members.end() && it->first.first == w.metadata.namespace_.str() &&
+           it->first.second.starts_with(name);
+           ++it) {
+        const std::string& gang = it->first.second;
+        if (gang == name || gang[name.size()] == '/') instances.push_back(gang);
+      }
+      if (instances.empty()) instances.push_back(name);
+      for (const std::string& gang : instances) {
+        add(w.metadata, gang, w.api_version, group.policy, nullptr);
+      }
+    }
+  }
+  return out;
+}
+
+// The table of Kubernetes' own gangs (NativeGangsJson's), after the pods.
+void PrintNativeGangs(const cluster::MemoryCluster& c, bool namespaces, bool wide,
+                      std::ostream& out) {
+  const std::vector<json> gangs = NativeGangsJson(c);
+  if (gangs.empty()) return;
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> header = {"GANG",      "APIVERSION", "POLICY",    "MINCOUNT",
+                                     "SCHEDULED", "RUNNING",    "SUCCEEDED", "CONDITION"};
+  if (namespaces) header.insert(header.begin(), "NAMESPACE");
+  if (wide) header.push_back("MESSAGE");
+  rows.push_back(header);
+  for (const json& g : gangs) {
+    std::vector<std::string> row = {
+        g["name"].get<std::string>(),
+        g["apiVersion"].get<std::string>(),
+        g["policy"].get<std::string>(),
+        g["minCount"].is_null() ? "-" : g["minCount"].dump(),
+        g["scheduled"].dump(),
+        g["running"].dump(),
+        g["succeeded"].dump(),
+        g["condition"].get<std::string>().empty() ? "-" : g["condition"].get<std::string>()};
+    if (namespaces) row.insert(row.begin(), g["namespace"].get<std::string>());
+    if (wide) row.push_back(g["message"].get<std::string>());
+    rows.push_back(std::move(row));
+  }
+  out << "\n";
+  PrintColumns(rows, out);
+}
+
 }  // namespace
 
 nlohmann::ordered_json BuildResult(const sim::Simulation& sim) {
@@ -247,8 +347,11 @@ nlohmann::ordered_json BuildResult(const sim::Simulation& sim) {
     // Why the group cannot be placed: the group cycle's Scheduled=False condition.
     const api::PodCondition* cond = GroupScheduledCondition(group);
     g["message"] = cond != nullptr && cond->status == "False" ? cond->message : "";
+    g["apiVersion"] =
+        group.api_version.empty() ? "scheduling.x-k8s.io/v1alpha1" : group.api_version;
     groups.push_back(std::move(g));
   }
+  for (json& g : NativeGangsJson(c)) groups.push_back(std::move(g));
   result["podGroups"] = std::move(groups);
   result["jobs"] = JobsJson(sim);
   result["persistentVolumeClaims"] = ClaimsJson(c);
@@ -376,6 +479,7 @@ void PrintTable(const sim::Simulation& sim, bool wide, std::ostream& out) {
     PrintColumns(rows, out);
   }
   PrintExtenders(sim, out);
+  PrintNativeGangs(c, namespaces, wide, out);
   if (c.Objects<api::PodGroup>().empty()) return;
   out << "\n";
   rows.clear();

@@ -1,5 +1,9 @@
 #include <algorithm>
+#include <map>
+#include <set>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -81,10 +85,24 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
     cache_.UpdateSnapshot(snapshot_);
     group_status = plugin.PreFilterGroup(gang, snapshot_.List());
     if (group_status.IsSuccess() && assigned + attempted < min_member) {
-      group_status = Status::Unresolvable(
-          fmt::format("{}/{} members can be scheduled now (minMember {})", assigned + attempted,
-                      gang.members.size(), min_member));
+      group_status = Status::Unresolvable(fmt::format("{}/{} members can be scheduled now ({} {})",
+                                                      assigned + attempted, gang.members.size(),
+                                                      gang.quorum_name, min_member));
     }
+  }
+
+  // A gang with a topology constraint is placed in one domain of its key, chosen for the gang
+  // as a whole; the restriction lasts this cycle.
+  struct EndPlacement {
+    Scheduler& s;
+    ~EndPlacement() {
+      s.placement_.clear();
+      s.placement_name_.clear();
+    }
+  } end_placement{*this};
+  std::string domain_note;
+  if (group_status.IsSuccess() && !gang.topology_key.empty()) {
+    group_status = ChooseDomain(fwk, gang, pending, assigned, &domain_note);
   }
 
   std::vector<std::shared_ptr<BindingContext>> placed;
@@ -194,14 +212,16 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
     if (kept >= min_member) {
       for (std::shared_ptr<BindingContext>& ctx : reserved) Permit(std::move(ctx));
       if (assigned < min_member) plugin.GroupCycleDone(gang, /*placed=*/true);
-      const std::string message = fmt::format("{}/{} members placed (minMember {})", fit,
-                                              assigned + attempted, min_member);
+      std::string message = fmt::format("{}/{} members placed ({} {})", fit, assigned + attempted,
+                                        gang.quorum_name, min_member);
+      if (!placement_name_.empty()) message += " in " + placement_name_;
       trace_group(/*scheduled=*/true, message, nullptr);
       SetGroupCondition(gang, /*scheduled=*/true, message);
     } else {
       // A Reserve plugin turned members away and the group fell short after all.
-      const Status short_of = Status::Unschedulable(fmt::format(
-          "{}/{} members reserved (minMember {})", kept, assigned + attempted, min_member));
+      const Status short_of =
+          Status::Unschedulable(fmt::format("{}/{} members reserved ({} {})", kept,
+                                            assigned + attempted, gang.quorum_name, min_member));
       trace_group(/*scheduled=*/false, short_of.Message(), &short_of);
       for (const std::shared_ptr<BindingContext>& ctx : reserved) {
         Unassume(*ctx, short_of, /*room_freed=*/false);
@@ -251,8 +271,8 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
         parts.push_back(fmt::format("{} ({} members)", why, members.size()));
       }
     }
-    message = fmt::format("{}/{} members fit (minMember {}); {} {}: {}", fit,
-                          assigned + attempted, min_member, failed.size(),
+    message = fmt::format("{}{}/{} members fit ({} {}); {} {}: {}", domain_note, fit,
+                          assigned + attempted, gang.quorum_name, min_member, failed.size(),
                           failed.size() == 1 ? "does not" : "do not", fmt::join(parts, "; "));
   }
 
@@ -298,15 +318,144 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
   client_.RecordEvent(framework::EventRecord{gang.object, "Warning",
                                              "FailedScheduling", "Scheduling", message,
                                              std::nullopt, fwk.scheduler_name()});
-  SetGroupCondition(gang, /*scheduled=*/false, message);
+  SetGroupCondition(gang, /*scheduled=*/false, message, error);
+}
+
+namespace {
+
+// How much of the domain's room is left free, averaged over cpu, memory and the extended
+// resources the gang asks for: 0 when the domain is full, 1 when it is empty.
+double FreeShare(const framework::Snapshot& snapshot, const std::vector<api::Symbol>& nodes,
+                 const std::vector<api::Symbol>& scalars) {
+  api::Resource allocatable, requested;
+  for (api::Symbol name : nodes) {
+    if (const framework::NodeInfo* node = snapshot.Get(name)) {
+      allocatable.Add(node->allocatable());
+      requested.Add(node->requested());
+    }
+  }
+  double sum = 0;
+  int count = 0;
+  auto add = [&](int64_t total, int64_t used) {
+    if (total <= 0) return;
+    sum += static_cast<double>(std::max<int64_t>(total - used, 0)) / static_cast<double>(total);
+    ++count;
+  };
+  add(allocatable.milli_cpu, requested.milli_cpu);
+  add(allocatable.memory, requested.memory);
+  for (api::Symbol name : scalars) add(allocatable.Scalar(name), requested.Scalar(name));
+  return count == 0 ? 0 : sum / count;
+}
+
+}  // namespace
+
+Status Scheduler::ChooseDomain(const framework::Framework& fwk, const framework::Gang& gang,
+                               const std::vector<framework::QueuedPodInfo>& pending,
+                               int32_t assigned, std::string* note) {
+  cache_.UpdateSnapshot(snapshot_);
+  const api::Symbol key = gang.topology_key;
+  std::map<std::string, std::vector<api::Symbol>> domains;  // by value, in order
+  for (const framework::NodeInfo* node : snapshot_.List()) {
+    if (const api::Symbol* value = node->node()->metadata.labels.Get(key)) {
+      domains[value->string()].push_back(node->name());
+    }
+  }
+  // Members already on a node hold the gang to their domain.
+  std::set<std::string> held;
+  for (const api::Pod* p : gang.members) {
+    const framework::NodeInfo* node =
+        p->spec.node_name.empty() ? nullptr : snapshot_.Get(p->spec.node_name);
+    if (node == nullptr) continue;
+    if (const api::Symbol* value = node->node()->metadata.labels.Get(key)) {
+      held.insert(value->string());
+    }
+  }
+  if (held.size() > 1) {
+    return Status::Unresolvable(fmt::format("more than 1 domain of {} found for pod group: {}",
+                                            key.str(), fmt::join(held, ", ")));
+  }
+  if (held.size() == 1)
+    std::erase_if(domains, [&](const auto& d) { return d.first != *held.begin(); });
+  if (domains.empty()) {
+    return Status::Unresolvable(
+        fmt::format("no node has the label {} of the pod group's topology constraint", key.str()));
+  }
+  auto restrict = [&](const std::string& value, const std::vector<api::Symbol>& nodes) {
+    placement_.clear();
+    for (api::Symbol name : nodes) placement_.insert(name.id());
+    placement_name_ = fmt::format("{}={}", key.str(), value);
+  };
+  if (domains.size() == 1) {
+    restrict(domains.begin()->first, domains.begin()->second);
+    return Status::OK();
+  }
+  std::vector<api::Symbol> scalars;
+  for (const framework::QueuedPodInfo& q : pending) {
+    for (const auto& [name, value] : q.info->requests.scalar) {
+      if (std::find(scalars.begin(), scalars.end(), name) == scalars.end()) scalars.push_back(name);
+    }
+  }
+  // Each domain tried: the members placed one after another, each seeing those before it (as
+  // the cycle places them), then undone. No trace or metric records a trial.
+  struct Trial {
+    const std::string* value;
+    const std::vector<api::Symbol>* nodes;
+    int32_t fit;
+    double free_share;
+  };
+  std::vector<Trial> trials;
+  for (const auto& [value, nodes] : domains) {
+    restrict(value, nodes);
+    std::vector<framework::PodInfoPtr> assumed;
+    for (const framework::QueuedPodInfo& q : pending) {
+      framework::CycleState state;
+      Diagnosis diagnosis;
+      api::Symbol host;
+      if (!SchedulePod(fwk, state, *q.info, &host, &diagnosis).IsSuccess()) continue;
+      framework::PodInfoPtr on_node = framework::PodInfo::OnNode(*q.info, host);
+      if (cache_.AssumePod(on_node).IsSuccess()) assumed.push_back(std::move(on_node));
+    }
+    cache_.UpdateSnapshot(snapshot_);
+    trials.push_back({&value, &nodes, static_cast<int32_t>(assumed.size()),
+                      FreeShare(snapshot_, nodes, scalars)});
+    for (const framework::PodInfoPtr& p : assumed) cache_.ForgetPod(p->pod);
+  }
+  cache_.UpdateSnapshot(snapshot_);
+  auto quorum = [&](const Trial& t) { return assigned + t.fit >= gang.min_count; };
+  const Trial* best = nullptr;
+  for (const Trial& t : trials) {
+    if (best == nullptr) {
+      best = &t;
+    } else if (quorum(t) != quorum(*best)) {
+      if (quorum(t)) best = &t;
+    } else if (quorum(t) ? t.free_share < best->free_share
+                         : (t.fit > best->fit ||
+                            (t.fit == best->fit && t.free_share < best->free_share))) {
+      best = &t;
+    }
+  }
+  restrict(*best->value, *best->nodes);
+  if (!quorum(*best)) {
+    *note = fmt::format(
+        "no domain of {} has room for the gang ({} {}); in {}, where the most "
+        "fit: ",
+        key.str(), gang.quorum_name, gang.min_count, placement_name_);
+  }
+  return Status::OK();
 }
 
 void Scheduler::SetGroupCondition(const framework::Gang& gang, bool scheduled,
-                                  const std::string& message) {
+                                  const std::string& message, bool error) {
+  if (gang.condition_type.empty()) return;
+  if (!scheduled && gang.condition_stays_true) {
+    for (const api::PodCondition& c : gang.conditions) {
+      if (c.type == gang.condition_type && c.status == "True") return;
+    }
+  }
   api::PodCondition condition;
-  condition.type = "Scheduled";
+  condition.type = std::string(gang.condition_type);
   condition.status = scheduled ? "True" : "False";
-  condition.reason = scheduled ? "Scheduled" : "Unschedulable";
+  condition.reason = scheduled ? "Scheduled" : error ? "SchedulerError" : "Unschedulable";
   condition.message = message;
   condition.last_transition_time = clock_.Now();
   if (api::ConditionChanges(gang.conditions, condition)) {

@@ -16,6 +16,19 @@ void ObjectStore::IndexLabels(const framework::PodInfoPtr& stored, bool add) {
   }
 }
 
+void ObjectStore::IndexGang(const framework::PodInfoPtr& stored, bool add) {
+  const api::GangRef& gang = stored->gang;
+  if (gang.empty()) return;
+  const api::ObjectMeta& meta = stored->pod.metadata;
+  auto index = std::make_tuple(meta.namespace_.id(), gang.kind, gang.name.id());
+  if (add) {
+    gang_index_[index].emplace(meta.Key(), &stored);
+  } else if (auto it = gang_index_.find(index); it != gang_index_.end()) {
+    it->second.erase(meta.Key());
+    if (it->second.empty()) gang_index_.erase(it);
+  }
+}
+
 const framework::PodInfoPtr& ObjectStore::StorePod(const api::PodPtr& object) {
   framework::PodInfoPtr info = framework::PodInfo::Make(object);
   const api::Pod& pod = *object;
@@ -24,12 +37,16 @@ const framework::PodInfoPtr& ObjectStore::StorePod(const api::PodPtr& object) {
   if (it == pods_.end()) {
     it = pods_.emplace(key, std::move(info)).first;
     IndexLabels(it->second, true);
-  } else if (it->second->pod.metadata.labels == pod.metadata.labels) {
-    it->second = std::move(info);  // same labels, same slot: the index stands
+    IndexGang(it->second, true);
+  } else if (it->second->pod.metadata.labels == pod.metadata.labels &&
+             it->second->gang == info->gang) {
+    it->second = std::move(info);  // same labels and gang, same slot: the indexes stand
   } else {
     IndexLabels(it->second, false);
+    IndexGang(it->second, false);
     it->second = std::move(info);
     IndexLabels(it->second, true);
+    IndexGang(it->second, true);
   }
   return it->second;
 }
@@ -38,6 +55,7 @@ void ObjectStore::ForgetPod(const api::Pod& pod) {
   auto it = pods_.find(pod.metadata.Key());
   if (it == pods_.end()) return;
   IndexLabels(it->second, false);
+  IndexGang(it->second, false);
   pods_.erase(it);
 }
 
@@ -46,6 +64,16 @@ std::vector<const api::Pod*> ObjectStore::PodsWithLabel(api::Symbol ns, api::Sym
   std::vector<const api::Pod*> out;
   auto it = label_index_.find(std::make_tuple(ns.id(), key.id(), value.id()));
   if (it == label_index_.end()) return out;
+  out.reserve(it->second.size());
+  for (const auto& [name, stored] : it->second) out.push_back(&(*stored)->pod);
+  return out;
+}
+
+std::vector<const api::Pod*> ObjectStore::PodsInGang(api::Symbol ns,
+                                                     const api::GangRef& gang) const {
+  std::vector<const api::Pod*> out;
+  auto it = gang_index_.find(std::make_tuple(ns.id(), gang.kind, gang.name.id()));
+  if (it == gang_index_.end()) return out;
   out.reserve(it->second.size());
   for (const auto& [name, stored] : it->second) out.push_back(&(*stored)->pod);
   return out;

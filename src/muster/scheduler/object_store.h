@@ -33,18 +33,25 @@ class ObjectStore final : public framework::ObjectLister {
   // ---- ObjectLister ----
   std::vector<const api::Pod*> PodsWithLabel(api::Symbol ns, api::Symbol key,
                                              api::Symbol value) const override;
+  std::vector<const api::Pod*> PodsInGang(api::Symbol ns, const api::GangRef& gang) const override;
   const framework::ObjectTables& objects() const override { return objects_; }
 
  private:
   // Adds `stored` (an element of pods_, whose address the index keeps) to label_index_, or
   // removes it.
   void IndexLabels(const framework::PodInfoPtr& stored, bool add);
+  // The same for gang_index_.
+  void IndexGang(const framework::PodInfoPtr& stored, bool add);
 
   std::unordered_map<std::string, framework::PodInfoPtr> pods_;
   // (namespace, label key, label value) -> the stored pods with that label, by namespace/name.
   std::map<std::tuple<uint32_t, uint32_t, uint32_t>,
            std::map<std::string, const framework::PodInfoPtr*>>
       label_index_;
+  // (namespace, gang kind, gang name) -> the stored pods in that gang, by namespace/name.
+  std::map<std::tuple<uint32_t, uint8_t, uint32_t>,
+           std::map<std::string, const framework::PodInfoPtr*>>
+      gang_index_;
   framework::ObjectTables objects_;
 };
 

@@ -79,8 +79,10 @@ std::vector<framework::NodeInfo*> Scheduler::FindNodesThatFitPod(const framework
     return {};
   }
 
-  // A pod nominated by an earlier preemption tries its nominated node first.
-  if (const api::Symbol nominated = pod.pod.status.nominated_node_name; !nominated.empty()) {
+  // A pod nominated by an earlier preemption tries its nominated node first (when its gang's
+  // topology domain has it).
+  if (const api::Symbol nominated = pod.pod.status.nominated_node_name;
+      !nominated.empty() && (placement_.empty() || placement_.contains(nominated.id()))) {
     if (framework::NodeInfo* node = snapshot_.Get(nominated)) {
       Status ns = fwk.RunFilterPluginsWithNominatedPods(state, pod, *node,
                                                         queue_.NominatedPodsForNode(nominated));
@@ -123,6 +125,19 @@ std::vector<framework::NodeInfo*> Scheduler::FindNodesThatFitPod(const framework
         "node(s) didn't satisfy plugin(s) [{}]", fmt::join(pre_result.narrowed_by, " ")));
     diagnosis->unschedulable_plugins.insert(pre_result.narrowed_by.begin(),
                                             pre_result.narrowed_by.end());
+  }
+  std::vector<framework::NodeInfo*> in_domain;
+  if (!placement_.empty()) {
+    // A member of a gang with a topology constraint sees only its domain's nodes (the others
+    // count as absent, as those PreFilter leaves out).
+    for (framework::NodeInfo* node : *nodes) {
+      if (placement_.contains(node->name().id())) in_domain.push_back(node);
+    }
+    if (in_domain.size() != nodes->size() && pre_result.AllNodes()) {
+      diagnosis->statuses.absent = Status::Unresolvable(
+          fmt::format("node(s) outside the pod group's topology domain {}", placement_name_));
+    }
+    nodes = &in_domain;
   }
   if (nodes->empty()) return {};
   const auto to_find =
@@ -511,11 +526,9 @@ bool Scheduler::ScheduleOne() {
     queue_.Done(key);
     return true;
   }
-  if (framework::GroupPlugin* group_plugin = fwk->group_plugin()) {
-    if (std::optional<framework::Gang> gang = group_plugin->GroupOf(pod)) {
-      ScheduleGroup(*fwk, *group_plugin, std::move(queued), *gang);
-      return true;
-    }
+  if (auto [group_plugin, gang] = fwk->GroupOf(pod); gang) {
+    ScheduleGroup(*fwk, *group_plugin, std::move(queued), *gang);
+    return true;
   }
   ++stats_.attempts;
   ++attempts_[key];

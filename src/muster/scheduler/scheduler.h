@@ -15,6 +15,7 @@
 #include <random>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "muster/api/scheduler_config.h"
@@ -206,9 +207,20 @@ class Scheduler final : public framework::SchedulerServices {
   // all and requeues every member with one explanation.
   void ScheduleGroup(const framework::Framework& fwk, framework::GroupPlugin& plugin,
                      framework::QueuedPodInfo popped, const framework::Gang& gang);
-  // Sets the gang's Scheduled condition (written only when it changes): the scheduler's one
-  // write of a gang's status.
-  void SetGroupCondition(const framework::Gang& gang, bool scheduled, const std::string& message);
+  // Topology-aware placement: restricts the gang's members to one domain of its topology key,
+  // the one where its quorum fits leaving the least of the domain free (a tight fit keeps the
+  // roomier domains whole for larger gangs), or the one where most fit when none has room for
+  // the quorum (*note then says so, for the group's message). Members on a node already fix
+  // the domain. Each domain is tried with the members placed one after another, as the cycle
+  // places them, and undone.
+  framework::Status ChooseDomain(const framework::Framework& fwk, const framework::Gang& gang,
+                                 const std::vector<framework::QueuedPodInfo>& pending,
+                                 int32_t assigned, std::string* note);
+  // The scheduler's one write of a gang's status: the gang's condition (Gang::condition_type),
+  // True once placed, False with the reason it is not (SchedulerError when `error`); written
+  // only when it changes.
+  void SetGroupCondition(const framework::Gang& gang, bool scheduled, const std::string& message,
+                         bool error = false);
 
   // A pod that was not placed goes back to the queue with `status`, and the cluster hears why
   // (FailedScheduling event, PodScheduled condition, nomination).
@@ -247,8 +259,6 @@ class Scheduler final : public framework::SchedulerServices {
              const api::Shared<T>& new_object);
 
   SchedulerOptions options_;
-  std::vector<std::shared_ptr<framework::Extender>> owned_extenders_;
-  std::vector<framework::Extender*> extenders_;
   // Pods whose bind waits after PreBind, by namespace/name: the context, the next poll, and
   // since when it waits.
   struct AwaitingPreBind {
@@ -280,6 +290,12 @@ class Scheduler final : public framework::SchedulerServices {
   std::string last_attempted_;
   std::function<bool(const api::Pod&)> traced_;
   std::map<std::string, std::shared_ptr<framework::AttemptTrace>> traces_;
+  std::vector<std::shared_ptr<framework::Extender>> owned_extenders_;
+  std::vector<framework::Extender*> extenders_;
+  // While a gang with a topology constraint is placed: the ids of the names of the nodes of its
+  // domain, the only nodes its members see, and "key=value"; empty otherwise (every node).
+  std::unordered_set<uint32_t> placement_;
+  std::string placement_name_;
 };
 
 // Pods, nodes and PodGroup updates have handlers of their own (informer_handlers.cc).

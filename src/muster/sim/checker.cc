@@ -14,10 +14,8 @@ namespace {
 
 using scheduler::SchedulingQueue;
 
-std::string GroupKey(const api::Pod& pod) {
-  const api::GangRef gang = api::GangOf(pod);
-  if (gang.empty()) return std::string();
-  return fmt::format("{}/{}", pod.metadata.namespace_.str(), gang.name.str());
+std::string GroupKey(api::Symbol ns, api::Symbol name) {
+  return fmt::format("{}/{}", ns.str(), name.str());
 }
 
 bool Bound(const api::Pod& pod) { return !pod.spec.node_name.empty(); }
@@ -143,17 +141,20 @@ void Checker::Deleted(const api::Shared<api::Node>& node_ptr) {
 }
 
 void Checker::GangDefined(api::Symbol ns, const api::GangDefinition& gang) {
-  std::string key = fmt::format("{}/{}", ns.str(), gang.name.str());
+  std::string key = GroupKey(ns, gang.name);
   Event(fmt::format("define gang {} (minCount {})", key, gang.min_count));
   min_count_[std::move(key)] = gang.min_count;
 }
 
 void Checker::GangRemoved(api::Symbol ns, api::Symbol name) {
-  const std::string key = fmt::format("{}/{}", ns.str(), name.str());
+  const std::string key = GroupKey(ns, name);
   Event(fmt::format("remove gang {}", key));
   min_count_.erase(key);
-  group_bound_.erase(key);
-  groups_first_bound_now_.erase(key);
+  // The gang, and its instances by replica key ("<key>/<replica>").
+  auto instance = [&](const std::string& k) { return k == key || k.starts_with(key + "/"); };
+  std::erase_if(group_bound_, [&](const auto& e) { return instance(e.first); });
+  std::erase_if(group_min_count_, [&](const auto& e) { return instance(e.first); });
+  std::erase_if(groups_first_bound_now_, instance);
 }
 
 void Checker::Attempted(std::string_view pod_key) {
@@ -166,12 +167,17 @@ void Checker::CheckBinding(const api::Pod& pod, api::Symbol node) {
   CheckRoom(pod, node);
   CheckFilters(pod, node);
   CheckClaims(pod, node);
-  // Gangs are a promise of a profile with a group plugin (Coscheduling) only.
+  // Gangs are a promise of a profile with a group plugin for their API only.
   const framework::Framework* fwk = scheduler_.ProfileFor(pod);
-  if (fwk == nullptr || fwk->group_plugin() == nullptr) return;
-  if (const std::string group = GroupKey(pod); min_count_.contains(group)) {
-    if (group_bound_[group]++ == 0) groups_first_bound_now_.insert(group);
-  }
+  if (fwk == nullptr || !fwk->HandlesGang(api::GangOf(pod))) return;
+  // A Workload's gang with a replica key is an instance of the pod group that defines it.
+  const api::GangRef gang = api::GangOf(pod);
+  const std::string group = GroupKey(pod.metadata.namespace_, gang.name);
+  auto definition =
+      min_count_.find(GroupKey(pod.metadata.namespace_, api::GangDefinitionName(gang)));
+  if (definition == min_count_.end()) return;
+  group_min_count_[group] = definition->second;
+  if (group_bound_[group]++ == 0) groups_first_bound_now_.insert(group);
 }
 
 void Checker::CheckRoom(const api::Pod& pod, api::Symbol node_name) {
@@ -384,7 +390,7 @@ void Checker::EndOfRun() {
     if (Bound(pod) || pod.IsTerminal() || queue.IsGated(key)) continue;
     const framework::Framework* own = scheduler_.ProfileFor(pod);
     // A gang member may fit alone and still wait for its group: gangs are the group checks'.
-    if (own == nullptr || (own->group_plugin() != nullptr && !api::GangOf(pod).empty())) {
+    if (own == nullptr || own->HandlesGang(api::GangOf(pod))) {
       continue;
     }
     const framework::Framework* fwk = Profile(pod);
@@ -421,7 +427,7 @@ std::optional<std::string> Checker::FitsSomewhere(const framework::Framework& fw
 void Checker::EndOfInstant() {
   for (const std::string& key : groups_first_bound_now_) {
     const int bound = group_bound_[key];
-    if (const int32_t min_count = min_count_[key]; bound < min_count) {
+    if (const int32_t min_count = group_min_count_[key]; bound < min_count) {
       Fail(fmt::format("gang {} bound {} member(s), fewer than its minCount {}", key, bound,
                        min_count));
     }

@@ -134,6 +134,8 @@ class Checker final : public cluster::TypedObserver<Checker>, private framework:
   std::map<std::string, int32_t, std::less<>> min_count_;
   // gang -> members bound while it was defined; groups whose first binding was this instant.
   std::map<std::string, int, std::less<>> group_bound_;
+  // Each bound gang's minCount, from its definition (min_count_) when it was bound.
+  std::map<std::string, int32_t, std::less<>> group_min_count_;
   std::set<std::string, std::less<>> groups_first_bound_now_;
   std::string last_event_ = "the start";
   std::optional<Violation> violation_;

@@ -123,6 +123,13 @@ void History::Added(const api::PodPtr& pod) {
   if (OnNode(*pod)) Charge(*pod, +1);
   if (const api::GangRef gang = api::GangOf(*pod); !gang.empty()) {
     GroupTimeline& group = Group(pod->metadata.namespace_, gang.name);
+    // A Workload's gang with a replica key is an instance of the pod group defining it.
+    if (const api::Symbol definition = api::GangDefinitionName(gang);
+        definition != gang.name && !group.created) {
+      const GroupTimeline& defined = Group(pod->metadata.namespace_, definition);
+      group.min_count = defined.min_count;
+      group.created = defined.created;
+    }
     if (!group.first_member) group.first_member = Now();
     Reached(group);
   }

@@ -433,8 +433,9 @@ Status KubeCluster::Start() {
                                      http_.config().server, http_.config().source,
                                      version.Describe()));
   }
-  // Each kind the scheduler watches, in each apiVersion the server serves: a required kind must
-  // be served and listable; an optional one (a CRD) is watched where the server serves it.
+  // Each kind the scheduler watches, in each apiVersion the server serves (the newest only, of
+  // a kind whose versions are one API group's): a required kind must be served and listable;
+  // an optional one (a CRD, an alpha API) is watched where the server serves it.
   std::vector<std::function<void()>> informers;
   Status status = Status::OK();
   api::ForEachClusterKind([&]<typename T>(std::type_identity<T>) {
@@ -474,6 +475,8 @@ Status KubeCluster::Start() {
       served.emplace_back(version);
       informers.push_back(
           [this, path, version = std::string(version)] { AddInformer<T>(path, version); });
+      // Versions of one API group serve the same objects: the newest served is watched.
+      if (kind.one_group) break;
     }
     if (served.empty() && !required) {
       log::Warningf("the API server serves no {} API ({}): {}", kind.name,
@@ -709,7 +712,8 @@ Status KubeCluster::UpdateGroupCondition(const framework::ObjectReference& objec
                                          const std::vector<api::PodCondition>& current,
                                          const api::PodCondition& condition) {
   std::string_view resource;
-  api::ForKindNamed(object.kind, [&](const auto& kind) { resource = kind.resource; });
+  api::ForKindNamed(object.kind, object.api_version,
+                    [&](const auto& kind) { resource = kind.resource; });
   if (resource.empty()) {
     return Status::Error(fmt::format("{} {}: not a kind muster watches", object.kind,
                                      object.Key()));

@@ -107,6 +107,15 @@ std::vector<const api::Pod*> FakeServices::PodsWithLabel(api::Symbol ns, api::Sy
   return out;
 }
 
+std::vector<const api::Pod*> FakeServices::PodsInGang(api::Symbol ns,
+                                                      const api::GangRef& gang) const {
+  std::vector<const api::Pod*> out;
+  for (const auto& [k, pod] : pods_) {
+    if (pod.metadata.namespace_ == ns && api::GangOf(pod) == gang) out.push_back(&pod);
+  }
+  return out;
+}
+
 FakeServices::FakeWaitingPod& FakeServices::AddWaitingPod(const api::Pod& pod, api::Symbol node,
                                                           std::vector<std::string> pending) {
   auto w = std::make_unique<FakeWaitingPod>();

@@ -107,6 +107,7 @@ class FakeServices final : public framework::SchedulerServices,
   // ---- ObjectLister ----
   std::vector<const api::Pod*> PodsWithLabel(api::Symbol ns, api::Symbol key,
                                              api::Symbol value) const override;
+  std::vector<const api::Pod*> PodsInGang(api::Symbol ns, const api::GangRef& gang) const override;
   const framework::ObjectTables& objects() const override { return objects_; }
 
   // ---- WaitingPods: tests add waiting pods; Allow/Reject are recorded ----

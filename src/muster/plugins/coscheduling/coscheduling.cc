@@ -503,6 +503,10 @@ std::optional<framework::Gang> Coscheduling::GroupOf(const framework::PodInfo& p
   }
   gang.object = framework::ReferenceTo(*group);
   gang.conditions = group->status.conditions;
+  if (auto key = group->metadata.annotations.find(std::string(api::kTopologyKeyAnnotation));
+      key != group->metadata.annotations.end()) {
+    gang.topology_key = api::Symbol(key->second);
+  }
   return gang;
 }
 

@@ -106,6 +106,8 @@ class Coscheduling final : public framework::QueueSortPlugin,
   // The pod's PodGroup as a gang: minMember, minResources, scheduleTimeoutSeconds, its members
   // (by label), and the PodGroup as the object its status goes to.
   std::optional<framework::Gang> GroupOf(const framework::PodInfo& pod) override;
+  // scheduler-plugins' PodGroups (in either mode: PerPod's name none in GroupOf).
+  bool Handles(const api::GangRef& gang) const override { return gang.Of<api::PodGroup>(); }
   // Group mode's checks of PreFilter, once per group cycle, worded for the group.
   framework::Status PreFilterGroup(const framework::Gang& gang,
                                    std::span<framework::NodeInfo* const> nodes) override;

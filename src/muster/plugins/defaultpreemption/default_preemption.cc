@@ -330,6 +330,16 @@ bool DefaultPreemption::PodEligibleToPreemptOthers(const api::Pod& pod,
     *reason = std::string(kNotEligiblePreemptNever);
     return false;
   }
+  // A member of a Kubernetes PodGroup whose preemptionPolicy is Never (1.37) preempts nothing
+  // either, as upstream's e2e test of PodGroupPreemptionPolicy has it.
+  if (!pod.spec.scheduling_group.empty()) {
+    const auto* group = handle_.lister().Get<api::SchedulingPodGroup>(pod.metadata.namespace_,
+                                                                      pod.spec.scheduling_group);
+    if (group != nullptr && group->spec.policy.preemption_policy == api::PreemptionPolicy::kNever) {
+      *reason = std::string(kNotEligiblePreemptNever);
+      return false;
+    }
+  }
   const api::Symbol nominated = pod.status.nominated_node_name;
   if (nominated.empty()) return true;
   // Filter says evictions cannot help on the nominated node: look for another.

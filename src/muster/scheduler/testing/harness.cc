@@ -108,6 +108,7 @@ class TestGang final : public framework::GroupPlugin,
  public:
   explicit TestGang(framework::Handle& handle) : handle_(handle) {}
   std::string_view Name() const override { return "TestGang"; }
+  bool Handles(const api::GangRef& gang) const override { return gang.Of<api::PodGroup>(); }
   Status PreFilter(CycleState&, const PodInfo& pod, std::span<NodeInfo* const>,
                    framework::PreFilterResult*) override {
     const api::Symbol* name = pod.pod.metadata.labels.Get(api::Symbol(kGangLabel));

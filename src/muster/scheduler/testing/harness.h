@@ -35,7 +35,7 @@
 
 namespace muster::testing {
 
-inline constexpr std::string_view kGangLabel = "test.muster.dev/gang";
+inline constexpr std::string_view kGangLabel = api::kPodGroupLabel;
 inline constexpr std::string_view kReadyAfter = "test.muster.dev/ready-after";
 inline constexpr std::string_view kGiveUpAfter = "test.muster.dev/give-up-after";
 
