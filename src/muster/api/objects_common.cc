@@ -445,9 +445,8 @@ void ReadGangReference(Decoder& d, Map& m, PodSpec& spec) {
       if (required) d.Error(r.Path(field), "Required value");
       return Symbol();
     }
-    for (const std::string& e : label ? Dns1123LabelErrors(value) : Dns1123SubdomainErrors(value)) {
-      d.Error(r.Path(field), fmt::format("Invalid value: \"{}\": {}", value, e));
-    }
+    ReportInvalid(d, r.Path(field), value,
+                  label ? Dns1123LabelErrors(value) : Dns1123SubdomainErrors(value));
     return Symbol(value);
   };
   if (YAML::Node ref = m.Get("workloadRef"); Present(ref)) {

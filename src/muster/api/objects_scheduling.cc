@@ -81,9 +81,7 @@ void CheckLabelName(Decoder& d, const std::string& path, std::string_view name) 
     d.Error(path, "Required value");
     return;
   }
-  for (const std::string& e : Dns1123LabelErrors(name)) {
-    d.Error(path, fmt::format("Invalid value: \"{}\": {}", name, e));
-  }
+  ReportInvalid(d, path, name, Dns1123LabelErrors(name));
 }
 
 // What muster does not model yet in the gang API: refused, not ignored.
@@ -147,9 +145,7 @@ void ReadGroupScheduling(Decoder& d, Map& m, const std::string& api_version,
                if (key.empty()) {
                  d.Error(t.Path("key"), "Required value");
                } else {
-                 for (const std::string& e : LabelKeyErrors(key)) {
-                   d.Error(t.Path("key"), fmt::format("Invalid value: \"{}\": {}", key, e));
-                 }
+                 ReportInvalid(d, t.Path("key"), key, LabelKeyErrors(key));
                }
                const Symbol k(key);
                if (std::find(policy.topology_keys.begin(), policy.topology_keys.end(), k) !=

@@ -448,9 +448,8 @@ void Scheduler::SetGroupCondition(const framework::Gang& gang, bool scheduled,
                                   const std::string& message, bool error) {
   if (gang.condition_type.empty()) return;
   if (!scheduled && gang.condition_stays_true) {
-    for (const api::PodCondition& c : gang.conditions) {
-      if (c.type == gang.condition_type && c.status == "True") return;
-    }
+    const api::PodCondition* now = api::FindCondition(gang.conditions, gang.condition_type);
+    if (now != nullptr && now->status == "True") return;
   }
   api::PodCondition condition;
   condition.type = std::string(gang.condition_type);
