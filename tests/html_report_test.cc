@@ -412,8 +412,8 @@ TEST(SimulateReportFlagTest, AFileThatCannotBeWrittenFailsBeforeTheRun) {
   EXPECT_THAT(run.output, Not(HasSubstr("NAME ")));
 }
 
-// The timeline ends the gang's running span when preemption takes a member, shows it waiting,
-// and running again once the member is replaced (tests/scenarios/gang-member-preempted).
+// The timeline ends the gang's running span when preemption takes it (whole), shows it waiting,
+// and running again once its members are replaced (tests/scenarios/gang-member-preempted).
 TEST(HtmlReportTest, AGangsTimelineFollowsItBackAndForth) {
   const std::string dir = kRoot + "/tests/scenarios/gang-member-preempted/";
   auto s = Simulate(ReadFile(dir + "all.yaml"), ReadFile(dir + "scheduler.yaml"));

@@ -125,10 +125,8 @@ spec:
   ASSERT_EQ(pg.status.conditions.size(), 1u);
   EXPECT_EQ(pg.status.conditions[0].reason, "Unschedulable");
   EXPECT_TRUE(r.manifests.pod_groups.empty()) << "not scheduler-plugins' PodGroup";
-  // Read, and said not to be acted on yet.
-  ASSERT_EQ(r.warnings.size(), 2u);
-  EXPECT_THAT(r.warnings[0], HasSubstr("spec.disruptionMode: muster does not act on it yet"));
-  EXPECT_THAT(r.warnings[1], HasSubstr("spec.priority: muster does not act on it yet"));
+  // Both acted on (gang-aware preemption): no warning.
+  EXPECT_THAT(r.warnings, IsEmpty());
 
   const GangRef gang = GangOf(r.manifests.pods[0]);
   EXPECT_TRUE(gang.Of<SchedulingPodGroup>());

@@ -192,16 +192,12 @@ void ReadGroupScheduling(Decoder& d, Map& m, const std::string& api_version,
     }
     policy.priority = static_cast<int32_t>(std::clamp<int64_t>(*p, INT32_MIN, INT32_MAX));
   }
-  // Gang-aware preemption is not built yet: a gang's pods are preempted, and preempt, one by
-  // one, with their own priorities.
-  if (policy.disruption_mode == DisruptionMode::kPodGroup && !d.Served()) {
-    d.Warn(m.Path("disruptionMode"),
-           "muster does not act on it yet: preemption may evict the gang's pods one by one");
-  }
-  if ((policy.priority || !policy.priority_class_name.empty()) && !d.Served()) {
-    d.Warn(m.Path(policy.priority ? "priority" : "priorityClassName"),
-           "muster does not act on it yet: the gang's pods are ordered and preempt by their own "
-           "priorities");
+  // The API server's priority admission resolves priorityClassName into priority; muster's
+  // simulation does it for pods only. (A PodGroup's priority is the gang's in preemption.)
+  if (!policy.priority && !policy.priority_class_name.empty() && !d.Served()) {
+    d.Warn(m.Path("priorityClassName"),
+           "muster does not resolve a PodGroup's priority class: the gang preempts, and is "
+           "preempted, with its pods' own priorities; set priority as well");
   }
   if (api_version != kV1alpha2) {
     if (auto s = ReadString(d, m.Get("preemptionPolicy"), m.Path("preemptionPolicy"))) {

@@ -128,12 +128,30 @@ json GroupJson(const sim::Simulation& sim, const api::Pod& pod, const AttemptTra
   // The object that defines the gang, as its API shows it.
   const api::PodGroup* group =
       gang.Of<api::PodGroup>() ? sim.cluster().Get<api::PodGroup>(key) : nullptr;
-  g["exists"] = group != nullptr;
+  // Kubernetes' own PodGroup (scheduling.k8s.io) has no phase: its condition says as much.
+  const api::SchedulingPodGroup* native = gang.Of<api::SchedulingPodGroup>()
+                                              ? sim.cluster().Get<api::SchedulingPodGroup>(key)
+                                              : nullptr;
+  g["exists"] = group != nullptr || native != nullptr;
   if (group != nullptr) {
     g["minMember"] = group->spec.min_member;
     g["phase"] = std::string(api::PodGroupPhaseName(group->status.phase));
     g["scheduled"] = group->status.scheduled;
     const api::PodCondition* cond = api::FindCondition(group->status.conditions, "Scheduled");
+    g["message"] = cond != nullptr ? cond->message : "";
+  } else if (native != nullptr) {
+    g["minMember"] = native->spec.policy.min_count.value_or(1);
+    const api::PodCondition* cond =
+        api::FindCondition(native->status.conditions, native->ScheduledCondition());
+    g["phase"] = cond != nullptr && cond->status == "True" ? "Scheduled" : "Pending";
+    int32_t scheduled = 0;
+    for (const auto& [k, stored] : sim.cluster().pods()) {
+      if (stored->metadata.namespace_ == pod.metadata.namespace_ && api::GangOf(*stored) == gang &&
+          !stored->spec.node_name.empty()) {
+        ++scheduled;
+      }
+    }
+    g["scheduled"] = scheduled;
     g["message"] = cond != nullptr ? cond->message : "";
   }
   json members = json::array();

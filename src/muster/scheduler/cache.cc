@@ -92,6 +92,27 @@ const framework::PodInfo* Cache::GetPod(const std::string& key) const {
   return it == pod_states_.end() ? nullptr : it->second.info.get();
 }
 
+std::optional<Cache::TakenOut> Cache::TakeOut(const api::Pod& pod) {
+  auto it = pod_states_.find(pod.metadata.Key());
+  if (it == pod_states_.end()) return std::nullopt;
+  TakenOut taken;
+  taken.key_ = it->first;
+  taken.info_ = it->second.info;
+  taken.node_ = it->second.node;
+  taken.assumed_ = it->second.assumed;
+  taken.binding_finished_ = it->second.binding_finished;
+  nodes_.RemovePod(*it->second.info, it->second.node);
+  Erase(it);
+  return taken;
+}
+
+void Cache::PutBack(TakenOut taken) {
+  nodes_.AddPod(taken.info_, taken.node_);
+  if (taken.assumed_) ++assumed_;
+  pod_states_.emplace(std::move(taken.key_), PodState{std::move(taken.info_), taken.node_,
+                                                      taken.assumed_, taken.binding_finished_});
+}
+
 void Cache::AddNode(const api::Node& node) { nodes_.AddNode(node); }
 
 void Cache::UpdateNode(const api::Node& node) { nodes_.UpdateNode(node); }

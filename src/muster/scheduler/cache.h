@@ -29,6 +29,7 @@
 //
 // Not thread-safe: the scheduler calls it from its one scheduling thread.
 
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -58,6 +59,20 @@ class Cache {
   bool IsAssumedPod(const api::Pod& pod) const;
   // The cached copy of a pod by namespace/name (assumed or added), or nullptr.
   const framework::PodInfo* GetPod(const std::string& key) const;
+
+  // A pod taken off its node for a what-if (a gang's preemption trial), with everything the
+  // cache knew of it, so that PutBack restores it exactly.
+  class TakenOut {
+    friend class Cache;
+    std::string key_;
+    framework::PodInfoPtr info_;
+    api::Symbol node_;
+    bool assumed_ = false;
+    bool binding_finished_ = false;
+  };
+  // nullopt when the cache does not have the pod.
+  std::optional<TakenOut> TakeOut(const api::Pod& pod);
+  void PutBack(TakenOut taken);
 
   void AddNode(const api::Node& node);
   void UpdateNode(const api::Node& node);

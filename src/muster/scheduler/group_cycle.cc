@@ -69,9 +69,12 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
               const int c = fwk.QueueSortCompare(a, b);
               return c != 0 ? c < 0 : a.info->Key() < b.info->Key();
             });
+  // The members in the cycle's order, for a preemption trial after the cycle.
+  std::vector<framework::PodInfoPtr> order;
   for (const framework::QueuedPodInfo& q : pending) {
     ++stats_.attempts;
     ++attempts_[q.info->Key()];
+    order.push_back(q.info);
   }
   const bool sample = metrics_.SamplePluginsThisCycle();
   auto new_state = [&](const framework::QueuedPodInfo& q) {
@@ -276,6 +279,35 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
                           failed.size() == 1 ? "does not" : "do not", fmt::join(parts, "; "));
   }
 
+  // Preemption for the gang as a whole, when its members were turned away by the nodes (not by
+  // the group's own checks): victims across nodes for the quorum, or none at all. With a
+  // GroupPostFilterPlugin in the profile, members never preempt one by one.
+  framework::GroupPostFilterPlugin* group_post_filter = nullptr;
+  for (framework::PostFilterPlugin* p : fwk.plugins().post_filter) {
+    if ((group_post_filter = dynamic_cast<framework::GroupPostFilterPlugin*>(p)) != nullptr) break;
+  }
+  std::vector<framework::TrialPlacement> nominations;
+  const bool turned_away_by_nodes = std::any_of(
+      failed.begin(), failed.end(), [](const GroupMember& m) { return m.diagnosis.fit_error; });
+  if (group_post_filter != nullptr && group_status.IsSuccess() && !error && turned_away_by_nodes) {
+    std::vector<const framework::PodInfo*> members;
+    for (const framework::PodInfoPtr& p : order) members.push_back(p.get());
+    const Status preempted =
+        PreemptForGroup(*group_post_filter, fwk, gang, members, assigned,
+                        group_traces.empty() ? nullptr : group_traces.front().get(), &nominations);
+    if (preempted.code() != Code::kUnschedulableAndUnresolvable && !preempted.Message().empty()) {
+      message += "; " + preempted.Message();
+    }
+    error |= preempted.IsError();
+  }
+  auto nomination_of = [&](const framework::PodInfo& pod) {
+    framework::PostFilterResult nominated;
+    for (const framework::TrialPlacement& p : nominations) {
+      if (p.pod->Key() == pod.Key()) nominated = {p.node, framework::NominatingMode::kOverride};
+    }
+    return nominated;
+  };
+
   // Every member waits on what turned any of them away, and on the group's own events.
   Diagnosis waits_on;
   waits_on.unschedulable_plugins.insert(std::string(plugin.Name()));
@@ -298,13 +330,18 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
     queue_.Done(key);
   };
   // (Reserve never ran for them: there is nothing to unreserve.)
-  for (const std::shared_ptr<BindingContext>& ctx : placed) requeue(std::move(ctx->queued), nullptr);
-  // PostFilter (preemption) for the members that fit nowhere, with the group's placements
-  // undone, each seeing the nominations of those before it, as their own cycles would.
-  if (!placed.empty() || fwk.HasPostFilterPlugins()) cache_.UpdateSnapshot(snapshot_);
+  for (const std::shared_ptr<BindingContext>& ctx : placed) {
+    const framework::PostFilterResult nomination = nomination_of(*ctx->queued.info);
+    requeue(std::move(ctx->queued), &nomination);
+  }
+  // Without a GroupPostFilterPlugin, PostFilter for each member that fit nowhere, with the
+  // group's placements undone, each seeing the nominations of those before it, as their own
+  // cycles would.
+  const bool post_filter_each = group_post_filter == nullptr && fwk.HasPostFilterPlugins();
+  if (!placed.empty() || post_filter_each) cache_.UpdateSnapshot(snapshot_);
   for (GroupMember& m : failed) {
-    framework::PostFilterResult nomination;
-    if (m.diagnosis.fit_error && fwk.HasPostFilterPlugins()) {
+    framework::PostFilterResult nomination = nomination_of(*m.queued.info);
+    if (m.diagnosis.fit_error && post_filter_each) {
       fwk.RunPostFilterPlugins(*m.state, *m.queued.info, m.diagnosis.statuses, &nomination);
     }
     fwk.ObservePluginTally(*m.state);
@@ -396,29 +433,22 @@ Status Scheduler::ChooseDomain(const framework::Framework& fwk, const framework:
     }
   }
   // Each domain tried: the members placed one after another, each seeing those before it (as
-  // the cycle places them), then undone. No trace or metric records a trial.
+  // the cycle places them), then undone.
   struct Trial {
     const std::string* value;
     const std::vector<api::Symbol>* nodes;
     int32_t fit;
     double free_share;
   };
+  std::vector<const framework::PodInfo*> members;
+  for (const framework::QueuedPodInfo& q : pending) members.push_back(q.info.get());
   std::vector<Trial> trials;
   for (const auto& [value, nodes] : domains) {
     restrict(value, nodes);
-    std::vector<framework::PodInfoPtr> assumed;
-    for (const framework::QueuedPodInfo& q : pending) {
-      framework::CycleState state;
-      Diagnosis diagnosis;
-      api::Symbol host;
-      if (!SchedulePod(fwk, state, *q.info, &host, &diagnosis).IsSuccess()) continue;
-      framework::PodInfoPtr on_node = framework::PodInfo::OnNode(*q.info, host);
-      if (cache_.AssumePod(on_node).IsSuccess()) assumed.push_back(std::move(on_node));
-    }
-    cache_.UpdateSnapshot(snapshot_);
-    trials.push_back({&value, &nodes, static_cast<int32_t>(assumed.size()),
-                      FreeShare(snapshot_, nodes, scalars)});
-    for (const framework::PodInfoPtr& p : assumed) cache_.ForgetPod(p->pod);
+    double free_share = 0;
+    const std::vector<framework::TrialPlacement> placed =
+        TrialPlace(fwk, members, {}, [&] { free_share = FreeShare(snapshot_, nodes, scalars); });
+    trials.push_back({&value, &nodes, static_cast<int32_t>(placed.size()), free_share});
   }
   cache_.UpdateSnapshot(snapshot_);
   auto quorum = [&](const Trial& t) { return assigned + t.fit >= gang.min_count; };
@@ -442,6 +472,40 @@ Status Scheduler::ChooseDomain(const framework::Framework& fwk, const framework:
         key.str(), gang.quorum_name, gang.min_count, placement_name_);
   }
   return Status::OK();
+}
+
+std::vector<framework::TrialPlacement> Scheduler::TrialPlace(
+    const framework::Framework& fwk, std::span<const framework::PodInfo* const> members,
+    std::span<const framework::TrialPlacement> fixed, const std::function<void()>& while_placed) {
+  // The cycle's own restriction (a topology domain) is set aside while a member is held to its
+  // fixed node, and back for the next.
+  std::unordered_set<uint32_t> placement;
+  if (!fixed.empty()) placement = placement_;
+  std::vector<framework::TrialPlacement> placed;
+  std::vector<framework::PodInfoPtr> assumed;
+  for (const framework::PodInfo* member : members) {
+    if (!fixed.empty()) {
+      auto it = std::find_if(fixed.begin(), fixed.end(),
+                             [&](const framework::TrialPlacement& p) { return p.pod == member; });
+      if (it == fixed.end()) continue;
+      placement_ = {it->node.id()};
+    }
+    framework::CycleState state;
+    Diagnosis diagnosis;
+    api::Symbol host;
+    const bool fits = SchedulePod(fwk, state, *member, &host, &diagnosis).IsSuccess();
+    if (!fixed.empty()) placement_ = placement;
+    if (!fits) continue;
+    framework::PodInfoPtr on_node = framework::PodInfo::OnNode(*member, host);
+    if (!cache_.AssumePod(on_node).IsSuccess()) continue;
+    assumed.push_back(std::move(on_node));
+    placed.push_back({member, host});
+  }
+  cache_.UpdateSnapshot(snapshot_);
+  if (while_placed) while_placed();
+  for (const framework::PodInfoPtr& p : assumed) cache_.ForgetPod(p->pod);
+  cache_.UpdateSnapshot(snapshot_);
+  return placed;
 }
 
 void Scheduler::SetGroupCondition(const framework::Gang& gang, bool scheduled,

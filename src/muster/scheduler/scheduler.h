@@ -21,6 +21,7 @@
 #include "muster/api/scheduler_config.h"
 #include "muster/framework/extender.h"
 #include "muster/framework/framework.h"
+#include "muster/framework/group_preemption.h"
 #include "muster/framework/loop_pool.h"
 #include "muster/framework/trace.h"
 #include "muster/scheduler/cache.h"
@@ -144,6 +145,7 @@ class Scheduler final : public framework::SchedulerServices {
   struct Diagnosis;
   struct BindingContext;
   struct GroupMember;
+  class GangTrial;
 
   Scheduler(SchedulerOptions options, framework::Clock& clock, framework::ClusterClient& client);
 
@@ -216,6 +218,21 @@ class Scheduler final : public framework::SchedulerServices {
   framework::Status ChooseDomain(const framework::Framework& fwk, const framework::Gang& gang,
                                  const std::vector<framework::QueuedPodInfo>& pending,
                                  int32_t assigned, std::string* note);
+  // Places `members` one after another as the group cycle does, each assumed in the cache for
+  // those after it, calls `while_placed` (with the snapshot showing them), then forgets them and
+  // returns where each went. With `fixed` (an earlier result), each member may go only to the
+  // node it had there, and one it does not list stays out. No trace or metric records a trial.
+  std::vector<framework::TrialPlacement> TrialPlace(
+      const framework::Framework& fwk, std::span<const framework::PodInfo* const> members,
+      std::span<const framework::TrialPlacement> fixed, const std::function<void()>& while_placed);
+  // Gang-aware preemption (group_preemption.cc): `plugin` (the profile's GroupPostFilterPlugin),
+  // given a trial of the gang's `members` (in the cycle's order) on the cluster as it is now.
+  // Its status, with *nominations its choice of node for each member.
+  framework::Status PreemptForGroup(framework::GroupPostFilterPlugin& plugin,
+                                    const framework::Framework& fwk, const framework::Gang& gang,
+                                    std::span<const framework::PodInfo* const> members,
+                                    int32_t assigned, framework::AttemptTrace* trace,
+                                    std::vector<framework::TrialPlacement>* nominations);
   // The scheduler's one write of a gang's status: the gang's condition (Gang::condition_type),
   // True once placed, False with the reason it is not (SchedulerError when `error`); written
   // only when it changes.

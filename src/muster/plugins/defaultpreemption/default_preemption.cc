@@ -1,6 +1,7 @@
 #include "muster/plugins/defaultpreemption/default_preemption.h"
 
 #include <algorithm>
+#include <deque>
 #include <limits>
 #include <map>
 #include <unordered_set>
@@ -109,35 +110,180 @@ bool MoreImportantPod(const api::Pod& a, const api::Pod& b, api::Time now) {
   return StartTimeOr(a, now) < StartTimeOr(b, now);
 }
 
+namespace {
+
+// Counts `pod`'s eviction against each budget that matches it (allowed[i] for pdbs[i]); true
+// when that takes one below zero.
+bool ExceedsBudget(const api::Pod& pod, std::span<const api::PodDisruptionBudget* const> pdbs,
+                   std::vector<int64_t>& allowed) {
+  bool violated = false;
+  // A pod without labels matches no budget.
+  if (pod.metadata.labels.empty()) return false;
+  for (size_t i = 0; i < pdbs.size(); ++i) {
+    const api::PodDisruptionBudget& pdb = *pdbs[i];
+    if (pdb.metadata.namespace_ != pod.metadata.namespace_) continue;
+    // A missing or empty selector selects nothing; an ill-formed one matches nothing.
+    if (!pdb.selector || pdb.selector->Empty() || !pdb.selector->Matches(pod.metadata.labels)) {
+      continue;
+    }
+    // An eviction the API server has processed already counts in disruptionsAllowed: this
+    // pod's is no new disruption of the budget (upstream does not decrement twice).
+    if (std::binary_search(pdb.status.disrupted_pods.begin(), pdb.status.disrupted_pods.end(),
+                           pod.metadata.name)) {
+      continue;
+    }
+    if (--allowed[i] < 0) violated = true;
+  }
+  return violated;
+}
+
+std::vector<int64_t> DisruptionsAllowed(std::span<const api::PodDisruptionBudget* const> pdbs) {
+  std::vector<int64_t> allowed(pdbs.size());
+  for (size_t i = 0; i < pdbs.size(); ++i) allowed[i] = pdbs[i]->status.disruptions_allowed;
+  return allowed;
+}
+
+// Upstream FilterVictimsWithPDBViolation: FilterPodsWithPDBViolation for victims. A victim
+// violates when any of its pods does; *violations[k] counts the pods of violating[k] that do.
+void FilterVictimsWithPDBViolation(std::vector<const Victim*> victims,
+                                   std::span<const api::PodDisruptionBudget* const> pdbs,
+                                   std::vector<const Victim*>* violating,
+                                   std::vector<int64_t>* violations,
+                                   std::vector<const Victim*>* non_violating) {
+  std::vector<int64_t> allowed = DisruptionsAllowed(pdbs);
+  for (const Victim* v : victims) {
+    int64_t count = 0;
+    for (const PodInfoPtr& p : v->pods) count += ExceedsBudget(p->pod, pdbs, allowed) ? 1 : 0;
+    if (count > 0) {
+      violating->push_back(v);
+      violations->push_back(count);
+    } else {
+      non_violating->push_back(v);
+    }
+  }
+}
+
+// Upstream's reprieve, for a node's dry run and a gang's trial alike: the possible victims, the
+// most important first and those whose eviction would exceed a budget before the others, each
+// given back through `give_back` (*reprieved: the preemptor still fits with it back). Those not
+// reprieved go to *chosen, the most important first, and the pods of theirs beyond a budget
+// count in *num_pdb_violations. Stops at give_back's first failure.
+Status ReprieveVictims(
+    std::vector<const Victim*> potential, std::span<const api::PodDisruptionBudget* const> pdbs,
+    api::Time now, const std::function<bool(const api::Pod&, const api::Pod&)>& more_important_pod,
+    const std::function<Status(const Victim&, bool* reprieved)>& give_back,
+    std::vector<const Victim*>* chosen, int64_t* num_pdb_violations) {
+  auto more_important = [&](const Victim* a, const Victim* b) {
+    return MoreImportantVictim(*a, *b, now, more_important_pod);
+  };
+  std::stable_sort(potential.begin(), potential.end(), more_important);
+  std::vector<const Victim*> violating;
+  std::vector<int64_t> violations;
+  std::vector<const Victim*> non_violating;
+  FilterVictimsWithPDBViolation(potential, pdbs, &violating, &violations, &non_violating);
+  for (size_t i = 0; i < violating.size() + non_violating.size(); ++i) {
+    const bool violates = i < violating.size();
+    const Victim& v = violates ? *violating[i] : *non_violating[i - violating.size()];
+    bool reprieved = false;
+    if (Status s = give_back(v, &reprieved); !s.IsSuccess()) return s;
+    if (reprieved) continue;
+    chosen->push_back(&v);
+    if (violates) *num_pdb_violations += violations[i];
+  }
+  // Victims from the two groups interleave in importance.
+  std::stable_sort(chosen->begin(), chosen->end(), more_important);
+  return Status::OK();
+}
+
+}  // namespace
+
 void FilterPodsWithPDBViolation(std::span<const PodInfoPtr> pods,
                                 std::span<const api::PodDisruptionBudget* const> pdbs,
                                 std::vector<PodInfoPtr>* violating,
                                 std::vector<PodInfoPtr>* non_violating) {
-  std::vector<int64_t> allowed(pdbs.size());
-  for (size_t i = 0; i < pdbs.size(); ++i) allowed[i] = pdbs[i]->status.disruptions_allowed;
+  std::vector<int64_t> allowed = DisruptionsAllowed(pdbs);
   for (const PodInfoPtr& p : pods) {
-    const api::Pod& pod = p->pod;
-    bool violated = false;
-    // A pod without labels matches no budget.
-    if (!pod.metadata.labels.empty()) {
-      for (size_t i = 0; i < pdbs.size(); ++i) {
-        const api::PodDisruptionBudget& pdb = *pdbs[i];
-        if (pdb.metadata.namespace_ != pod.metadata.namespace_) continue;
-        // A missing or empty selector selects nothing; an ill-formed one matches nothing.
-        if (!pdb.selector || pdb.selector->Empty() || !pdb.selector->Matches(pod.metadata.labels)) {
-          continue;
-        }
-        // An eviction the API server has processed already counts in disruptionsAllowed:
-        // this pod's is no new disruption of the budget (upstream does not decrement twice).
-        if (std::binary_search(pdb.status.disrupted_pods.begin(), pdb.status.disrupted_pods.end(),
-                               pod.metadata.name)) {
-          continue;
-        }
-        if (--allowed[i] < 0) violated = true;
-      }
-    }
-    (violated ? violating : non_violating)->push_back(p);
+    (ExceedsBudget(p->pod, pdbs, allowed) ? violating : non_violating)->push_back(p);
   }
+}
+
+bool EvictedWhole(const api::Pod& pod, const framework::ObjectLister& lister, api::GangRef* gang) {
+  const api::GangRef g = api::GangOf(pod);
+  bool whole = false;
+  if (g.Of<api::PodGroup>()) {
+    whole = true;
+  } else if (g.Of<api::SchedulingPodGroup>()) {
+    const auto* group = lister.Get<api::SchedulingPodGroup>(pod.metadata.namespace_, g.name);
+    whole =
+        group != nullptr && group->spec.policy.disruption_mode == api::DisruptionMode::kPodGroup;
+  }
+  if (whole && gang != nullptr) *gang = g;
+  return whole;
+}
+
+const Victim* WholeGangs::Of(const api::Pod& pod) const {
+  if (of_pod.empty()) return nullptr;
+  auto it = of_pod.find(pod.metadata.Key());
+  return it == of_pod.end() ? nullptr : &gangs[it->second];
+}
+
+WholeGangs FindWholeGangs(int32_t priority, std::span<NodeInfo* const> nodes,
+                          const framework::Snapshot& snapshot,
+                          const framework::ObjectLister& lister) {
+  WholeGangs found;
+  // The gangs, by namespace and gang: first among the possible victims on `nodes`...
+  std::vector<std::pair<api::Symbol, api::GangRef>> keys;
+  for (const NodeInfo* node : nodes) {
+    if (node->min_pod_priority() >= priority) continue;
+    for (const PodInfoPtr& p : node->pods()) {
+      api::GangRef gang;
+      if (p->pod.Priority() >= priority || !EvictedWhole(p->pod, lister, &gang)) continue;
+      const std::pair<api::Symbol, api::GangRef> key{p->pod.metadata.namespace_, gang};
+      if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+    }
+  }
+  if (keys.empty()) return found;
+  // ...then their members on every node.
+  found.gangs.resize(keys.size());
+  for (const NodeInfo* node : snapshot.List()) {
+    for (const PodInfoPtr& p : node->pods()) {
+      const api::GangRef gang = api::GangOf(p->pod);
+      if (gang.empty()) continue;
+      const std::pair<api::Symbol, api::GangRef> key{p->pod.metadata.namespace_, gang};
+      auto it = std::find(keys.begin(), keys.end(), key);
+      if (it == keys.end()) continue;
+      const auto i = static_cast<size_t>(it - keys.begin());
+      Victim& v = found.gangs[i];
+      v.priority = v.pods.empty() ? p->pod.Priority() : std::max(v.priority, p->pod.Priority());
+      v.gang = true;
+      v.pods.push_back(p);
+      found.of_pod.emplace(p->Key(), i);
+    }
+  }
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const auto& [ns, gang] = keys[i];
+    if (!gang.Of<api::SchedulingPodGroup>()) continue;
+    const auto* group = lister.Get<api::SchedulingPodGroup>(ns, gang.name);
+    if (group != nullptr && group->spec.policy.priority) {
+      found.gangs[i].priority = *group->spec.policy.priority;
+    }
+  }
+  return found;
+}
+
+bool MoreImportantVictim(
+    const Victim& a, const Victim& b, api::Time now,
+    const std::function<bool(const api::Pod&, const api::Pod&)>& more_important_pod) {
+  if (!a.gang && !b.gang) return more_important_pod(a.pods.front()->pod, b.pods.front()->pod);
+  if (a.priority != b.priority) return a.priority > b.priority;
+  if (a.gang != b.gang) return a.gang;
+  if (a.pods.size() != b.pods.size()) return a.pods.size() > b.pods.size();
+  auto earliest = [now](const Victim& v) {
+    api::Time t = StartTimeOr(v.pods.front()->pod, now);
+    for (const PodInfoPtr& p : v.pods) t = std::min(t, StartTimeOr(p->pod, now));
+    return t;
+  };
+  return earliest(a) < earliest(b);
 }
 
 const Candidate* PickOneNodeForPreemption(std::span<const Candidate> candidates, api::Time now) {
@@ -256,10 +402,15 @@ Status DefaultPreemption::PostFilter(framework::CycleState& state, const PodInfo
     dry_run_statuses.absent = no_victims_;
     for (const NodeInfo* node : hopeless) dry_run_statuses.Set(node->name(), not_helpful_);
   } else {
-    const std::vector<const api::PodDisruptionBudget*> pdbs = RelevantPDBs(pod.pod, potential);
+    const WholeGangs gangs =
+        FindWholeGangs(pod.pod.Priority(), potential, snapshot, handle_.lister());
+    // (A gang lives in one namespace: its members' budgets are among these.)
+    const std::vector<const api::PodDisruptionBudget*> pdbs =
+        RelevantPDBs(pod.pod.Priority(), potential);
     const auto n = static_cast<int32_t>(potential.size());
-    candidates = DryRunPreemption(state, pod, potential, pdbs, Offset(pod.pod, n),
-                                  CalculateNumCandidates(n), &dry_run_statuses, &errors);
+    candidates =
+        DryRunPreemption(state, pod, potential, pdbs, Offset(pod.pod, n), CalculateNumCandidates(n),
+                         &dry_run_statuses, &errors, gangs.gangs.empty() ? nullptr : &gangs);
   }
   // For `muster explain`: what the dry run looked at and found.
   framework::AttemptTrace* trace = state.trace.get();
@@ -321,6 +472,164 @@ Status DefaultPreemption::PostFilter(framework::CycleState& state, const PodInfo
   }
   *result = framework::PostFilterResult{best->node, framework::NominatingMode::kOverride};
   return Status::OK();
+}
+
+Status DefaultPreemption::PostFilterGroup(const framework::Gang& gang,
+                                          std::span<const PodInfo* const> pending,
+                                          framework::GroupTrial& trial,
+                                          framework::AttemptTrace* trace,
+                                          framework::GroupPostFilterResult* result) {
+  auto wrap = [](Code code, std::string_view message) {
+    return Status(code, fmt::format("pod group preemption: {}", message));
+  };
+  auto note = [&](std::string text) {
+    if (trace != nullptr) trace->post_filter_notes.push_back(std::move(text));
+  };
+  framework::Metrics* metrics = handle_.metrics();
+  if (metrics != nullptr) metrics->PreemptionAttempt();
+  if (pending.empty()) return wrap(Code::kUnschedulable, "no pending member");
+
+  // The gang's priority and preemption policy: its PodGroup's where it sets them.
+  const api::Pod& first = pending.front()->pod;
+  const api::GangRef ref = api::GangOf(first);
+  const api::SchedulingPodGroup* group =
+      ref.Of<api::SchedulingPodGroup>()
+          ? handle_.lister().Get<api::SchedulingPodGroup>(gang.namespace_, ref.name)
+          : nullptr;
+  int32_t priority = first.Priority();
+  bool never =
+      group != nullptr && group->spec.policy.preemption_policy == api::PreemptionPolicy::kNever;
+  for (const PodInfo* m : pending) {
+    priority = std::min(priority, m->pod.Priority());
+    never |= m->pod.spec.preemption_policy == api::PreemptionPolicy::kNever;
+  }
+  if (group != nullptr && group->spec.policy.priority) priority = *group->spec.policy.priority;
+  if (never) return wrap(Code::kUnschedulable, kNotEligiblePreemptNever);
+  const framework::Snapshot& snapshot = trial.snapshot();
+  // The room an earlier preemption is making for a member has not been freed yet: wait for it.
+  for (const PodInfo* m : pending) {
+    const NodeInfo* node = m->pod.status.nominated_node_name.empty()
+                               ? nullptr
+                               : snapshot.Get(m->pod.status.nominated_node_name);
+    if (node == nullptr) continue;
+    for (const PodInfoPtr& p : node->pods()) {
+      if (p->pod.Priority() < priority && TerminatingByPreemption(p->pod)) {
+        return wrap(Code::kUnschedulable, kNotEligibleTerminating);
+      }
+    }
+  }
+
+  // The possible victims, on every node: each pod of lower priority, each gang evicted whole
+  // (of lower priority, every member eligible) as one. The gang's own members are not.
+  const std::span<NodeInfo* const> nodes = snapshot.List();
+  const WholeGangs gangs = FindWholeGangs(priority, nodes, snapshot, handle_.lister());
+  auto own = [&](const api::Pod& p) {
+    return p.metadata.namespace_ == gang.namespace_ && api::GangOf(p) == ref;
+  };
+  std::deque<Victim> singles;
+  std::vector<const Victim*> potential;
+  for (const NodeInfo* node : nodes) {
+    if (node->min_pod_priority() >= priority) continue;
+    for (const PodInfoPtr& p : node->pods()) {
+      if (own(p->pod)) continue;
+      if (const Victim* whole = gangs.Of(p->pod)) {
+        if (whole->priority >= priority ||
+            std::find(potential.begin(), potential.end(), whole) != potential.end()) {
+          continue;
+        }
+        const bool eligible =
+            std::all_of(whole->pods.begin(), whole->pods.end(), [&](const PodInfoPtr& member) {
+              const NodeInfo* at = snapshot.Get(member->pod.spec.node_name);
+              return at != nullptr && is_eligible_pod_(*at, *member, first);
+            });
+        if (eligible) potential.push_back(whole);
+      } else if (p->pod.Priority() < priority && is_eligible_pod_(*node, *p, first)) {
+        potential.push_back(&singles.emplace_back(Victim{{p}, p->pod.Priority(), false}));
+      }
+    }
+  }
+  if (potential.empty()) {
+    note(fmt::format("no pod (nor gang) of priority below {} may be preempted", priority));
+    return wrap(Code::kUnschedulableAndUnresolvable,
+                "No preemption victims found for incoming pod group");
+  }
+  // As upstream: the trial places the gang across the cluster, not domain by domain.
+  if (!gang.topology_key.empty()) {
+    return wrap(Code::kUnschedulable, "not supported with topology constraints");
+  }
+
+  const std::vector<const api::PodDisruptionBudget*> pdbs = RelevantPDBs(priority, nodes);
+  // Everything that may be evicted out: unless the quorum then fits, nothing is evicted.
+  for (const Victim* v : potential) {
+    for (const PodInfoPtr& p : v->pods) trial.TakeOut(p->pod);
+  }
+  const std::vector<framework::TrialPlacement> placements = trial.PlaceMembers({});
+  const auto fit = trial.assigned() + static_cast<int32_t>(placements.size());
+  note(fmt::format(
+      "{} possible victim(s) of priority below {}; without them {}/{} members fit "
+      "({} {})",
+      potential.size(), priority, fit, trial.assigned() + static_cast<int32_t>(pending.size()),
+      gang.quorum_name, gang.min_count));
+  if (fit < gang.min_count) {
+    return wrap(Code::kUnschedulable,
+                fmt::format("the gang would not fit even with every pod of lower priority "
+                            "evicted ({}/{} members fit, {} {}): nothing evicted",
+                            fit, trial.assigned() + static_cast<int32_t>(pending.size()),
+                            gang.quorum_name, gang.min_count));
+  }
+
+  // Given back one by one; each stays when every placed member still fits on its node.
+  std::vector<const Victim*> chosen;
+  int64_t num_pdb_violations = 0;
+  ReprieveVictims(
+      std::move(potential), pdbs, handle_.clock().Now(), more_important_pod_,
+      [&](const Victim& v, bool* reprieved) {
+        for (const PodInfoPtr& p : v.pods) trial.PutBack(p->pod);
+        *reprieved = trial.PlaceMembers(placements).size() == placements.size();
+        if (!*reprieved) {
+          for (const PodInfoPtr& p : v.pods) trial.TakeOut(p->pod);
+        }
+        return Status::OK();
+      },
+      &chosen, &num_pdb_violations);
+  std::vector<PodInfoPtr> victims;
+  std::vector<api::Symbol> victim_nodes;
+  for (const Victim* v : chosen) {
+    for (const PodInfoPtr& p : v->pods) {
+      victims.push_back(p);
+      if (std::find(victim_nodes.begin(), victim_nodes.end(), p->pod.spec.node_name) ==
+          victim_nodes.end()) {
+        victim_nodes.push_back(p->pod.spec.node_name);
+      }
+    }
+  }
+  if (metrics != nullptr) metrics->PreemptionVictims(victims.size());
+  std::vector<std::string> names;
+  for (const PodInfoPtr& p : victims) names.push_back(p->Key());
+  note(fmt::format(
+      "evicting {} pod(s){}{}{}", victims.size(), names.empty() ? "" : ": ", fmt::join(names, ", "),
+      num_pdb_violations > 0 ? fmt::format(" ({} beyond a PodDisruptionBudget)", num_pdb_violations)
+                             : std::string()));
+  if (Status s = Evict(victims, gang.object, gang.Key()); !s.IsSuccess()) {
+    return wrap(s.code(), s.Message());
+  }
+  // Pods of lower priority nominated to the members' nodes may no longer fit there (as
+  // PrepareCandidate).
+  framework::ClusterClient& client = handle_.client();
+  std::vector<api::Symbol> member_nodes;
+  for (const framework::TrialPlacement& p : placements) {
+    if (std::find(member_nodes.begin(), member_nodes.end(), p.node) != member_nodes.end()) continue;
+    member_nodes.push_back(p.node);
+    for (const PodInfoPtr& q : handle_.NominatedPodsForNode(p.node)) {
+      if (q->pod.Priority() >= priority || own(q->pod)) continue;
+      client.UpdatePodCondition(q->pod, CurrentPodScheduledCondition(q->pod), std::string());
+    }
+  }
+  result->nominations = placements;
+  return Status(Code::kSuccess,
+                fmt::format("pod group preemption: {} pod(s) evicted on {} node(s) to make room "
+                            "for {} member(s)",
+                            victims.size(), victim_nodes.size(), placements.size()));
 }
 
 bool DefaultPreemption::PodEligibleToPreemptOthers(const api::Pod& pod,
@@ -403,12 +712,11 @@ std::vector<PodInfoPtr> DefaultPreemption::NominatedPodsToRespect(const PodInfo&
 }
 
 std::vector<const api::PodDisruptionBudget*> DefaultPreemption::RelevantPDBs(
-    const api::Pod& pod, std::span<NodeInfo* const> nodes) const {
+    int32_t priority, std::span<NodeInfo* const> nodes) const {
   // Budgets only ever match pods of their own namespace, so the namespaces of the possible
   // victims are all the lister needs to be asked about.
   std::unordered_set<api::Symbol> namespaces;
   std::vector<const api::PodDisruptionBudget*> pdbs;
-  const int32_t priority = pod.Priority();
   for (const NodeInfo* node : nodes) {
     if (node->min_pod_priority() >= priority) continue;
     for (const PodInfoPtr& p : node->pods()) {
@@ -427,29 +735,73 @@ Status DefaultPreemption::SelectVictimsOnNode(framework::CycleState& state, cons
                                               NodeInfo& node,
                                               std::span<const api::PodDisruptionBudget* const> pdbs,
                                               std::vector<PodInfoPtr>* victims,
-                                              int64_t* num_pdb_violations) const {
+                                              int64_t* num_pdb_violations,
+                                              const WholeGangs* gangs) const {
   const framework::Framework& fwk = handle_.framework();
+  const framework::Snapshot& snapshot = handle_.snapshot();
   victims->clear();
   *num_pdb_violations = 0;
-  auto remove = [&](const PodInfoPtr& p) {
-    if (!node.RemovePod(p->pod)) {
-      return Status::Error(fmt::format("no corresponding pod {} in pods of node {}",
-                                       p->pod.metadata.name, node.name().str()));
+  // A victim's pods on this node leave (and come back to) the node being evaluated; a gang's
+  // members elsewhere only go through the PreFilter extensions, with their own node.
+  auto remove = [&](const Victim& v) {
+    for (const PodInfoPtr& p : v.pods) {
+      const NodeInfo* at = &node;
+      if (p->pod.spec.node_name != node.name()) {
+        at = snapshot.Get(p->pod.spec.node_name);
+        if (at == nullptr) continue;
+      } else if (!node.RemovePod(p->pod)) {
+        return Status::Error(fmt::format("no corresponding pod {} in pods of node {}",
+                                         p->pod.metadata.name, node.name().str()));
+      }
+      if (Status s = fwk.RunPreFilterExtensionRemovePod(state, pod, *p, *at); !s.IsSuccess()) {
+        return s;
+      }
     }
-    return fwk.RunPreFilterExtensionRemovePod(state, pod, *p, node);
+    return Status::OK();
   };
-  auto add = [&](const PodInfoPtr& p) {
-    node.AddPod(p);
-    return fwk.RunPreFilterExtensionAddPod(state, pod, *p, node);
+  auto add = [&](const Victim& v) {
+    for (const PodInfoPtr& p : v.pods) {
+      const NodeInfo* at = &node;
+      if (p->pod.spec.node_name != node.name()) {
+        at = snapshot.Get(p->pod.spec.node_name);
+        if (at == nullptr) continue;
+      } else {
+        node.AddPod(p);
+      }
+      if (Status s = fwk.RunPreFilterExtensionAddPod(state, pod, *p, *at); !s.IsSuccess()) {
+        return s;
+      }
+    }
+    return Status::OK();
   };
 
-  // First evict everything that may be evicted and see whether the pod fits at all.
-  std::vector<PodInfoPtr> potential;
+  // First evict everything that may be evicted and see whether the pod fits at all. A gang
+  // evicted whole may be evicted only when each of its members may be, each on its node.
+  std::vector<Victim> singles;
+  std::vector<const Victim*> potential;
+  auto gang_allowed = [&](const Victim& v) {
+    if (v.priority >= pod.pod.Priority()) return false;
+    for (const PodInfoPtr& p : v.pods) {
+      const NodeInfo* at =
+          p->pod.spec.node_name == node.name() ? &node : snapshot.Get(p->pod.spec.node_name);
+      if (at == nullptr || !is_eligible_pod_(*at, *p, pod.pod)) return false;
+    }
+    return true;
+  };
+  singles.reserve(node.pods().size());
   for (const PodInfoPtr& p : node.pods()) {
-    if (IsPreemptionAllowed(node, *p, pod.pod)) potential.push_back(p);
+    if (const Victim* gang = gangs != nullptr ? gangs->Of(p->pod) : nullptr) {
+      if (std::find(potential.begin(), potential.end(), gang) == potential.end() &&
+          gang_allowed(*gang)) {
+        potential.push_back(gang);
+      }
+    } else if (IsPreemptionAllowed(node, *p, pod.pod)) {
+      singles.push_back(Victim{{p}, p->pod.Priority(), false});
+    }
   }
-  for (const PodInfoPtr& p : potential) {
-    if (Status s = remove(p); !s.IsSuccess()) return s;
+  for (const Victim& v : singles) potential.push_back(&v);
+  for (const Victim* v : potential) {
+    if (Status s = remove(*v); !s.IsSuccess()) return s;
   }
   if (potential.empty()) return no_victims_;
   // Affinity of the pod to some of the victims is not considered (the pod is checked without
@@ -460,43 +812,29 @@ Status DefaultPreemption::SelectVictimsOnNode(framework::CycleState& state, cons
     return s;
   }
 
-  // Then give back as many as still let the pod fit, the most important first, those whose
-  // eviction would violate a budget before the others.
-  auto more_important = [this](const PodInfoPtr& a, const PodInfoPtr& b) {
-    return more_important_pod_(a->pod, b->pod);
-  };
-  std::stable_sort(potential.begin(), potential.end(), more_important);
-  std::vector<PodInfoPtr> violating;
-  std::vector<PodInfoPtr> non_violating;
-  FilterPodsWithPDBViolation(potential, pdbs, &violating, &non_violating);
-  auto reprieve = [&](const PodInfoPtr& p, bool* fits) {
-    if (Status s = add(p); !s.IsSuccess()) return s;
-    *fits = fwk.RunFilterPluginsWithNominatedPods(state, pod, node, nominated).IsSuccess();
-    if (*fits) return Status::OK();
-    if (Status s = remove(p); !s.IsSuccess()) return s;
-    victims->push_back(p);
-    return Status::OK();
-  };
-  for (const PodInfoPtr& p : violating) {
-    bool fits = false;
-    if (Status s = reprieve(p, &fits); !s.IsSuccess()) return s;
-    if (!fits) ++*num_pdb_violations;
+  // Then give back as many as still let the pod fit.
+  std::vector<const Victim*> chosen;
+  if (Status s = ReprieveVictims(
+          std::move(potential), pdbs, handle_.clock().Now(), more_important_pod_,
+          [&](const Victim& v, bool* reprieved) {
+            if (Status s = add(v); !s.IsSuccess()) return s;
+            *reprieved =
+                fwk.RunFilterPluginsWithNominatedPods(state, pod, node, nominated).IsSuccess();
+            return *reprieved ? Status::OK() : remove(v);
+          },
+          &chosen, num_pdb_violations);
+      !s.IsSuccess()) {
+    return s;
   }
-  for (const PodInfoPtr& p : non_violating) {
-    bool fits = false;
-    if (Status s = reprieve(p, &fits); !s.IsSuccess()) return s;
-  }
-  // Victims from the two groups interleave in importance.
-  if (!violating.empty() && !non_violating.empty()) {
-    std::stable_sort(victims->begin(), victims->end(), more_important);
-  }
+  for (const Victim* v : chosen) victims->insert(victims->end(), v->pods.begin(), v->pods.end());
   return Status::OK();
 }
 
 std::vector<Candidate> DefaultPreemption::DryRunPreemption(
     const framework::CycleState& state, const PodInfo& pod, std::span<NodeInfo* const> nodes,
     std::span<const api::PodDisruptionBudget* const> pdbs, int32_t offset, int32_t num_candidates,
-    framework::NodeToStatus* statuses, std::vector<std::string>* errors) const {
+    framework::NodeToStatus* statuses, std::vector<std::string>* errors,
+    const WholeGangs* gangs) const {
   struct Outcome {
     Status status;
     std::vector<PodInfoPtr> victims;
@@ -515,8 +853,8 @@ std::vector<Candidate> DefaultPreemption::DryRunPreemption(
     }
     NodeInfo copy = node_at(i);
     std::unique_ptr<framework::CycleState> state_copy = state.Clone();
-    out.status =
-        SelectVictimsOnNode(*state_copy, pod, copy, pdbs, &out.victims, &out.num_pdb_violations);
+    out.status = SelectVictimsOnNode(*state_copy, pod, copy, pdbs, &out.victims,
+                                     &out.num_pdb_violations, gangs);
   };
 
   std::vector<Candidate> non_violating;
@@ -623,10 +961,15 @@ Status DefaultPreemption::CallExtenders(const framework::PodInfo& pod,
     }
     Candidate c{node, {}, v.num_pdb_violations};
     for (const api::Pod* p : v.pods) {
-      auto it = std::find_if(info->pods().begin(), info->pods().end(), [&](const PodInfoPtr& q) {
+      // A gang evicted whole has members on other nodes than the candidate.
+      const NodeInfo* on = p->spec.node_name.empty() || p->spec.node_name == node
+                               ? info
+                               : snapshot.Get(p->spec.node_name);
+      if (on == nullptr) on = info;
+      auto it = std::find_if(on->pods().begin(), on->pods().end(), [&](const PodInfoPtr& q) {
         return &q->pod == p || q->pod.metadata.uid == p->metadata.uid;
       });
-      if (it == info->pods().end()) {
+      if (it == on->pods().end()) {
         return Status::Error(fmt::format("extender victim {} is not found on node {}",
                                          p->metadata.Key(), node.str()));
       }
@@ -659,8 +1002,27 @@ const Candidate* DefaultPreemption::SelectCandidate(std::span<const Candidate> c
 }
 
 Status DefaultPreemption::PrepareCandidate(const Candidate& candidate, const PodInfo& pod) {
+  if (Status s = Evict(candidate.victims, framework::ReferenceTo(pod.pod), pod.pod.metadata.Key());
+      !s.IsSuccess()) {
+    return s;
+  }
   framework::ClusterClient& client = handle_.client();
-  for (const PodInfoPtr& v : candidate.victims) {
+  // Pods of lower priority nominated to this node may no longer fit there: dropping their
+  // nomination lets them look elsewhere without waiting for this preemption to finish. A failure
+  // only delays that, so it is not reported.
+  const int32_t priority = pod.pod.Priority();
+  for (const PodInfoPtr& p : handle_.NominatedPodsForNode(candidate.node)) {
+    if (p->pod.Priority() >= priority) continue;
+    client.UpdatePodCondition(p->pod, CurrentPodScheduledCondition(p->pod), std::string());
+  }
+  return Status::OK();
+}
+
+Status DefaultPreemption::Evict(std::span<const PodInfoPtr> victims,
+                                const framework::ObjectReference& preemptor,
+                                std::string_view preemptor_name) {
+  framework::ClusterClient& client = handle_.client();
+  for (const PodInfoPtr& v : victims) {
     const api::Pod& victim = v->pod;
     // Its graceful deletion has started already: another request would change nothing.
     if (victim.metadata.deletion_timestamp) continue;
@@ -673,27 +1035,19 @@ Status DefaultPreemption::PrepareCandidate(const Candidate& candidate, const Pod
     } else if (Status s = client.DeletePod(victim); !s.IsSuccess()) {
       return Status::Error(s.Message());
     }
+    const api::Symbol node = victim.spec.node_name;
     if (log::V(2)) {
       log::Info(2, "Preemptor pod preempted victim pod",
-                {{"preemptor", pod.pod.metadata.Key()},
+                {{"preemptor", std::string(preemptor_name)},
                  {"victim", victim.metadata.Key()},
-                 {"node", candidate.node.str()}});
+                 {"node", node.str()}});
     }
     // Upstream's note names the preemptor by uid; a person reads names, and the uid is in
     // `related`.
     client.RecordEvent(framework::EventRecord{
         framework::ReferenceTo(victim), "Normal", "Preempted", "Preempting",
-        fmt::format("Preempted by {} on node {}", pod.pod.metadata.Key(), candidate.node.str()),
-        framework::ReferenceTo(pod.pod), pod.pod.spec.scheduler_name});
-  }
-
-  // Pods of lower priority nominated to this node may no longer fit there: dropping their
-  // nomination lets them look elsewhere without waiting for this preemption to finish. A failure
-  // only delays that, so it is not reported.
-  const int32_t priority = pod.pod.Priority();
-  for (const PodInfoPtr& p : handle_.NominatedPodsForNode(candidate.node)) {
-    if (p->pod.Priority() >= priority) continue;
-    client.UpdatePodCondition(p->pod, CurrentPodScheduledCondition(p->pod), std::string());
+        fmt::format("Preempted by {} on node {}", preemptor_name, node.str()), preemptor,
+        handle_.framework().scheduler_name()});
   }
   return Status::OK();
 }

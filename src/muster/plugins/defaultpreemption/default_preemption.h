@@ -15,11 +15,14 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "muster/api/gang.h"
 #include "muster/api/time.h"
 #include "muster/api/types.h"
+#include "muster/framework/group_preemption.h"
 #include "muster/framework/handle.h"
 #include "muster/framework/interface.h"
 #include "muster/framework/registry.h"
@@ -45,6 +48,41 @@ struct Candidate {
   int64_t num_pdb_violations = 0;
 };
 
+// What preemption evicts as one (upstream's Victim): a pod, or a running gang that is evicted
+// whole or not at all: every scheduler-plugins PodGroup (Coscheduling), and a scheduling.k8s.io
+// PodGroup whose disruptionMode is PodGroup (v1alpha2) or all (v1beta1). A gang's victim is its
+// members on every node, bound or assumed.
+struct Victim {
+  std::vector<framework::PodInfoPtr> pods;
+  // The gang's: the PodGroup's priority when it sets one, else the highest of its members'.
+  int32_t priority = 0;
+  bool gang = false;
+};
+
+// Whether `pod` belongs to a gang evicted whole (see Victim), with its gang when it does.
+bool EvictedWhole(const api::Pod& pod, const framework::ObjectLister& lister,
+                  api::GangRef* gang = nullptr);
+
+// The running gangs evicted whole among the pods of priority below `priority` on `nodes`: each
+// with its members found on every node of `snapshot`, and the gang of each member by pod key.
+// Empty, at no more cost than a look at each possible victim's gang, when there are none.
+struct WholeGangs {
+  std::vector<Victim> gangs;
+  std::unordered_map<std::string, size_t> of_pod;
+
+  const Victim* Of(const api::Pod& pod) const;
+};
+WholeGangs FindWholeGangs(int32_t priority, std::span<framework::NodeInfo* const> nodes,
+                          const framework::Snapshot& snapshot,
+                          const framework::ObjectLister& lister);
+
+// Upstream MoreImportantVictim: the higher priority; at equal priority a gang before a pod, the
+// larger gang before the smaller, then the earlier start (two pods compare with
+// `more_important_pod`).
+bool MoreImportantVictim(
+    const Victim& a, const Victim& b, api::Time now,
+    const std::function<bool(const api::Pod&, const api::Pod&)>& more_important_pod);
+
 // Upstream util.MoreImportantPod: the higher priority; at equal priority the pod that started
 // first. A pod without a start time counts as starting `now`.
 bool MoreImportantPod(const api::Pod& a, const api::Pod& b, api::Time now);
@@ -63,7 +101,8 @@ void FilterPodsWithPDBViolation(std::span<const framework::PodInfoPtr> pods,
 // nullptr when there are none.
 const Candidate* PickOneNodeForPreemption(std::span<const Candidate> candidates, api::Time now);
 
-class DefaultPreemption final : public framework::PostFilterPlugin {
+class DefaultPreemption final : public framework::PostFilterPlugin,
+                                public framework::GroupPostFilterPlugin {
  public:
   // Whether `victim` on `node` may be evicted for `preemptor`, beyond having lower priority
   // (upstream IsEligiblePodFunc). Called concurrently over nodes.
@@ -96,6 +135,21 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
                                const framework::NodeToStatus& statuses,
                                framework::PostFilterResult* result) override;
 
+  // Gang-aware preemption (upstream PodGroupPostFilter with its PodGroupEvaluator): every pod
+  // (or gang evicted whole) of lower priority than the gang, on any node, is taken out of the
+  // trial; unless the gang's quorum then fits, nothing is evicted. Otherwise the victims are
+  // given back one by one, the most important first (those whose eviction would exceed a
+  // PodDisruptionBudget before the others), each kept when every member still fits where it was
+  // placed; those left are evicted and each placed member is nominated to its node. The gang's
+  // priority is its PodGroup's when set, else the lowest of its pending members'. Refused for a
+  // gang with a topology constraint (as upstream), or when the gang or a member has
+  // preemptionPolicy Never, or a member's nominated node still has a pod terminating from an
+  // earlier preemption. Messages start "pod group preemption: ".
+  framework::Status PostFilterGroup(const framework::Gang& gang,
+                                    std::span<const framework::PodInfo* const> pending,
+                                    framework::GroupTrial& trial, framework::AttemptTrace* trace,
+                                    framework::GroupPostFilterResult* result) override;
+
   // ---- PostFilter's steps, public as upstream exports them (tests and derived policies) ----
 
   // False with *reason when the pod may not preempt: its preemptionPolicy is Never, or its
@@ -120,11 +174,16 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
   // victims (most important first) and how many violate a PDB; UnschedulableAndUnresolvable
   // kNoVictims when there is nothing to evict; the Filter status when evicting everything is not
   // enough; Error when a PreFilter extension fails.
+  //
+  // A pod of a gang in `gangs` is not evicted alone: its gang is, with its members on other
+  // nodes (their NodeInfos are not changed; the PreFilter extensions hear of their removal), and
+  // only when every member may be evicted.
   framework::Status SelectVictimsOnNode(framework::CycleState& state, const framework::PodInfo& pod,
                                         framework::NodeInfo& node,
                                         std::span<const api::PodDisruptionBudget* const> pdbs,
                                         std::vector<framework::PodInfoPtr>* victims,
-                                        int64_t* num_pdb_violations) const;
+                                        int64_t* num_pdb_violations,
+                                        const WholeGangs* gangs = nullptr) const;
 
   // Upstream DryRunPreemption: evaluates `nodes` from `offset` round the list, in parallel
   // batches taken in order, until at least one candidate violating no PDB is found and
@@ -137,7 +196,8 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
                                           std::span<const api::PodDisruptionBudget* const> pdbs,
                                           int32_t offset, int32_t num_candidates,
                                           framework::NodeToStatus* statuses,
-                                          std::vector<std::string>* errors) const;
+                                          std::vector<std::string>* errors,
+                                          const WholeGangs* gangs = nullptr) const;
 
   // Upstream callExtenders: each extender that supports preemption and is interested in the
   // pod trims `candidates` in turn, keeping the nodes it answers for with the victims it names.
@@ -155,6 +215,11 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
   // and clears the nomination of lower-priority pods nominated to the node, which may no longer
   // fit there. Error when an eviction fails; clearing a nomination may fail without effect.
   framework::Status PrepareCandidate(const Candidate& candidate, const framework::PodInfo& pod);
+  // The evictions of PrepareCandidate: `victims` deleted (or rejected at Permit), each with a
+  // Preempted event naming `preemptor` (the pod, or the gang's object).
+  framework::Status Evict(std::span<const framework::PodInfoPtr> victims,
+                          const framework::ObjectReference& preemptor,
+                          std::string_view preemptor_name);
 
   // Replace the default policies (upstream's exported IsEligiblePod and MoreImportantPod fields).
   // Scheduling thread only, not while PostFilter runs.
@@ -173,9 +238,9 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
   // Pods nominated to `node` that `pod` must leave room for: higher or equal priority, not itself.
   std::vector<framework::PodInfoPtr> NominatedPodsToRespect(const framework::PodInfo& pod,
                                                             api::Symbol node) const;
-  // The budgets of the namespaces of the pods that `pod` might evict on `nodes`.
+  // The budgets of the namespaces of the pods below `priority` on `nodes`.
   std::vector<const api::PodDisruptionBudget*> RelevantPDBs(
-      const api::Pod& pod, std::span<framework::NodeInfo* const> nodes) const;
+      int32_t priority, std::span<framework::NodeInfo* const> nodes) const;
 
   // Constant after construction (the policies change only through the setters above).
   DefaultPreemptionArgs args_;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "muster/framework/extender.h"
@@ -1497,6 +1498,126 @@ TEST(DefaultPreemptionCreate, InvalidArgsRejected) {
             "minCandidateNodesAbsolute\n"
             "minCandidateNodesAbsolute: Invalid value: 0: cannot be zero at the same time as "
             "minCandidateNodesPercentage");
+}
+
+// ---- Gangs evicted whole (upstream's PodGroup victims, with every Coscheduling PodGroup) ----
+
+// node1 and node2 (500m each) each hold a member of gang g (300m) and a lone pod (200m), all of
+// low priority.
+void AddGangCluster(Env& env, int32_t second_member_priority = kLowPriority) {
+  env.AddNodes({"node1", "node2"}, kVeryLargeNode);
+  const std::map<std::string, std::string> in_g = {{std::string(api::kPodGroupLabel), "g"}};
+  env.AddPods(
+      {{.name = "g.1", .node = "node1", .priority = kLowPriority, .req = kLargeRes, .labels = in_g},
+       {.name = "g.2",
+        .node = "node2",
+        .priority = second_member_priority,
+        .req = kLargeRes,
+        .labels = in_g},
+       {.name = "a.1", .node = "node1", .priority = kLowPriority, .req = kMediumRes},
+       {.name = "a.2", .node = "node2", .priority = kLowPriority, .req = kMediumRes}});
+}
+
+TEST(DefaultPreemptionGangVictims, GangMemberTakesItsGangAlongFromOtherNodes) {
+  Env env;
+  AddGangCluster(env);
+  // 300m fits on either node only once its gang member is gone: the lone pod is given back,
+  // and the gang goes whole, its member on the other node too.
+  const PodInfoPtr pod =
+      PodInfo::Make(MakeTestPod({.name = "p", .priority = kHighPriority, .req = kLargeRes}));
+  auto state = env.PreFilter(*pod);
+  framework::PostFilterResult result;
+  const Status s =
+      env.Plugin()->PostFilter(*state, *pod, Unschedulable({"node1", "node2"}), &result);
+  ASSERT_TRUE(s.IsSuccess()) << ToString(s);
+  std::vector<std::string> deleted = env.fake.deleted;
+  std::sort(deleted.begin(), deleted.end());
+  EXPECT_EQ(deleted, (std::vector<std::string>{"default/g.1", "default/g.2"}));
+  std::vector<std::string> messages;
+  for (const framework::EventRecord& e : env.fake.events) messages.push_back(e.message);
+  std::sort(messages.begin(), messages.end());
+  EXPECT_EQ(messages, (std::vector<std::string>{"Preempted by default/p on node node1",
+                                                "Preempted by default/p on node node2"}))
+      << "each victim's event names its own node";
+}
+
+TEST(DefaultPreemptionGangVictims, GangOutrankedByOneMemberIsNoVictim) {
+  Env env;
+  AddGangCluster(env, /*second_member_priority=*/kVeryHighPriority);
+  // g.1 alone has lower priority than p, but evicting it would cut g below its quorum; g as a
+  // whole outranks p. The lone pods are not enough: nothing is evicted.
+  const PodInfoPtr pod =
+      PodInfo::Make(MakeTestPod({.name = "p", .priority = kHighPriority, .req = kLargeRes}));
+  auto state = env.PreFilter(*pod);
+  framework::PostFilterResult result;
+  const Status s =
+      env.Plugin()->PostFilter(*state, *pod, Unschedulable({"node1", "node2"}), &result);
+  EXPECT_EQ(s.code(), Code::kUnschedulable) << ToString(s);
+  EXPECT_THAT(env.fake.deleted, ::testing::IsEmpty());
+}
+
+TEST(DefaultPreemptionGangVictims, DisruptionModeDecidesForKubernetesPodGroups) {
+  Env env;
+  auto group = [](std::string_view name, std::optional<api::DisruptionMode> mode) {
+    api::SchedulingPodGroup g;
+    g.metadata.name = std::string(name);
+    g.metadata.namespace_ = api::Symbol(api::kDefaultNamespace);
+    g.spec.policy.min_count = 2;
+    g.spec.policy.disruption_mode = mode;
+    return g;
+  };
+  env.fake.AddObject(group("all", api::DisruptionMode::kPodGroup));
+  env.fake.AddObject(group("single", api::DisruptionMode::kPod));
+  env.fake.AddObject(group("unset", std::nullopt));
+  auto member_of = [](std::string_view name) {
+    api::Pod pod = MakeTestPod({.name = "m"});
+    pod.spec.scheduling_group = api::Symbol(name);
+    return pod;
+  };
+  api::GangRef gang;
+  EXPECT_TRUE(EvictedWhole(member_of("all"), env.fake.handle().lister(), &gang));
+  EXPECT_EQ(gang.name, api::Symbol("all"));
+  EXPECT_FALSE(EvictedWhole(member_of("single"), env.fake.handle().lister()));
+  EXPECT_FALSE(EvictedWhole(member_of("unset"), env.fake.handle().lister()))
+      << "upstream's default is single (Pod)";
+  EXPECT_FALSE(EvictedWhole(member_of("missing"), env.fake.handle().lister()));
+  EXPECT_TRUE(
+      EvictedWhole(MakeTestPod({.name = "c", .labels = {{std::string(api::kPodGroupLabel), "x"}}}),
+                   env.fake.handle().lister()))
+      << "every Coscheduling PodGroup is evicted whole";
+  EXPECT_FALSE(EvictedWhole(MakeTestPod({.name = "lone"}), env.fake.handle().lister()));
+}
+
+TEST(DefaultPreemptionGangVictims, MoreImportantVictimOrder) {
+  const api::Time now = EpochTime(100);
+  auto pod = [](std::string name, int32_t priority, int start) {
+    return PodInfo::Make(
+        MakeTestPod({.name = std::move(name), .priority = priority, .start = EpochTime(start)}));
+  };
+  const auto by_pod = [now](const api::Pod& a, const api::Pod& b) {
+    return MoreImportantPod(a, b, now);
+  };
+  const Victim lone_old{{pod("lone-old", kLowPriority, 1)}, kLowPriority, false};
+  const Victim lone_new{{pod("lone-new", kLowPriority, 5)}, kLowPriority, false};
+  const Victim pair{
+      {pod("pair-0", kLowPriority, 9), pod("pair-1", kLowPriority, 9)}, kLowPriority, true};
+  const Victim trio{{pod("trio-0", kLowPriority, 9), pod("trio-1", kLowPriority, 9),
+                     pod("trio-2", kLowPriority, 9)},
+                    kLowPriority,
+                    true};
+  const Victim old_pair{
+      {pod("old-0", kLowPriority, 2), pod("old-1", kLowPriority, 8)}, kLowPriority, true};
+  const Victim high_lone{{pod("high", kMidPriority, 50)}, kMidPriority, false};
+  auto more = [&](const Victim& a, const Victim& b) {
+    return MoreImportantVictim(a, b, now, by_pod);
+  };
+  EXPECT_TRUE(more(high_lone, trio)) << "priority first";
+  EXPECT_TRUE(more(pair, lone_old)) << "at equal priority, a gang before a pod";
+  EXPECT_FALSE(more(lone_old, pair));
+  EXPECT_TRUE(more(trio, pair)) << "the larger gang";
+  EXPECT_TRUE(more(old_pair, pair)) << "then the gang that started first";
+  EXPECT_TRUE(more(lone_old, lone_new)) << "two pods: the pod order (earlier start)";
+  EXPECT_FALSE(more(lone_new, lone_old));
 }
 
 }  // namespace

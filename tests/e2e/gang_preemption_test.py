@@ -1,0 +1,101 @@
+"""Gang-aware preemption through `muster run` on a real API server (issue 35). Two nodes of 2 CPU
+run a low-priority Coscheduling gang "old" (minMember 2, a 2-CPU pod on each). A gang "new" of
+two 1-CPU pods with priority 1000 arrives: it fits only where old runs. Its members do not
+preempt one by one, and old is not cut below its quorum: the whole of old is evicted (two
+deletions, each with a Preempted event related to new's PodGroup), new's members are nominated
+and, once the victims are gone, bound together."""
+
+import kube
+
+CONFIG = """apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+leaderElection:
+  leaderElect: false
+podInitialBackoffSeconds: 1
+podMaxBackoffSeconds: 2
+profiles:
+- schedulerName: default-scheduler
+  plugins:
+    multiPoint:
+      enabled:
+      - name: Coscheduling
+    queueSort:
+      enabled:
+      - name: Coscheduling
+      disabled:
+      - name: "*"
+"""
+
+
+def pod(name, group, cpu, priority_class=None):
+    spec = {"schedulerName": "default-scheduler",
+            "containers": [{"name": "c", "image": "nginx",
+                            "resources": {"requests": {"cpu": cpu, "memory": "100Mi"}}}]}
+    if priority_class:
+        spec["priorityClassName"] = priority_class
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "default",
+                         "labels": {"scheduling.x-k8s.io/pod-group": group}},
+            "spec": spec}
+
+
+def force_delete(c, name):
+    """What the kubelet does once a pod's containers stop: the deletion completes."""
+    c.request("DELETE", f"/api/v1/namespaces/default/pods/{name}",
+              {"apiVersion": "v1", "kind": "DeleteOptions", "gracePeriodSeconds": 0})
+
+
+def being_deleted(c, name):
+    p = c.pod(name)
+    return p is None or bool(p["metadata"].get("deletionTimestamp"))
+
+
+def test(binary, server):
+    c = server.client
+    c.create_node("n1", cpu="2")
+    c.create_node("n2", cpu="2")
+    c.must("POST", "/apis/scheduling.k8s.io/v1/priorityclasses",
+           {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+            "metadata": {"name": "training"}, "value": 1000})
+    m = kube.Muster(binary, server.kubeconfig, config=CONFIG)
+    try:
+        c.create_pod_group("old", 2)
+        for i in range(2):
+            c.must("POST", "/api/v1/namespaces/default/pods", pod(f"old-{i}", "old", "2"))
+        kube.wait_until("old bound", lambda: c.all_bound(["old-0", "old-1"]))
+
+        c.create_pod_group("new", 2)
+        for i in range(2):
+            c.must("POST", "/api/v1/namespaces/default/pods",
+                   pod(f"new-{i}", "new", "1", "training"))
+        # The gang's preemption deletes the whole of old: both members, on both nodes.
+        kube.wait_until("old evicted whole",
+                        lambda: being_deleted(c, "old-0") and being_deleted(c, "old-1"))
+        def preempted_events():
+            events = [e for e in c.events() if e["reason"] == "Preempted"]
+            return events if len(events) == 2 else None
+
+        preempted = kube.wait_until("the two Preempted events", preempted_events)
+        for e in preempted:
+            assert e["regarding"]["name"] in ("old-0", "old-1"), e
+            assert e["related"]["kind"] == "PodGroup" and e["related"]["name"] == "new", e
+            assert e["note"].startswith("Preempted by default/new on node n"), e
+        # Nothing of new is bound while the room is not free; its members are nominated.
+        assert not c.node_of("new-0") and not c.node_of("new-1")
+        kube.wait_until("new's members nominated", lambda: all(
+            (c.pod(n) or {}).get("status", {}).get("nominatedNodeName") for n in ("new-0", "new-1")))
+        for n in ("old-0", "old-1"):
+            force_delete(c, n)
+        kube.wait_until("new bound whole", lambda: c.all_bound(["new-0", "new-1"]), timeout=30)
+    except BaseException:
+        print(m.text())
+        for p in c.pods():
+            print(p["metadata"]["name"], p["spec"].get("nodeName"),
+                  p["status"].get("nominatedNodeName"), p["metadata"].get("deletionTimestamp"))
+        raise
+    finally:
+        m.stop()
+
+
+if __name__ == "__main__":
+    kube.main(test)
