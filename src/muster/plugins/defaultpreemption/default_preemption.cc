@@ -145,7 +145,7 @@ std::vector<int64_t> DisruptionsAllowed(std::span<const api::PodDisruptionBudget
 
 // Upstream FilterVictimsWithPDBViolation: FilterPodsWithPDBViolation for victims. A victim
 // violates when any of its pods does; *violations[k] counts the pods of violating[k] that do.
-void FilterVictimsWithPDBViolation(std::vector<const Victim*> victims,
+void FilterVictimsWithPDBViolation(std::span<const Victim* const> victims,
                                    std::span<const api::PodDisruptionBudget* const> pdbs,
                                    std::vector<const Victim*>* violating,
                                    std::vector<int64_t>* violations,
@@ -168,12 +168,16 @@ void FilterVictimsWithPDBViolation(std::vector<const Victim*> victims,
 // given back through `give_back` (*reprieved: the preemptor still fits with it back). Those not
 // reprieved go to *chosen, the most important first, and the pods of theirs beyond a budget
 // count in *num_pdb_violations. Stops at give_back's first failure.
+// (A template: the dry run calls it for every node, and a std::function of give_back would
+// allocate each time.)
+template <typename GiveBack>
 Status ReprieveVictims(
     std::vector<const Victim*> potential, std::span<const api::PodDisruptionBudget* const> pdbs,
     api::Time now, const std::function<bool(const api::Pod&, const api::Pod&)>& more_important_pod,
-    const std::function<Status(const Victim&, bool* reprieved)>& give_back,
-    std::vector<const Victim*>* chosen, int64_t* num_pdb_violations) {
+    const GiveBack& give_back, std::vector<const Victim*>* chosen, int64_t* num_pdb_violations) {
   auto more_important = [&](const Victim* a, const Victim* b) {
+    // Two pods (the common case) compare by the pod order alone.
+    if (!a->gang && !b->gang) return more_important_pod(a->pods.front()->pod, b->pods.front()->pod);
     return MoreImportantVictim(*a, *b, now, more_important_pod);
   };
   std::stable_sort(potential.begin(), potential.end(), more_important);
@@ -191,7 +195,9 @@ Status ReprieveVictims(
     if (violates) *num_pdb_violations += violations[i];
   }
   // Victims from the two groups interleave in importance.
-  std::stable_sort(chosen->begin(), chosen->end(), more_important);
+  if (!violating.empty() && !non_violating.empty()) {
+    std::stable_sort(chosen->begin(), chosen->end(), more_important);
+  }
   return Status::OK();
 }
 
@@ -211,7 +217,7 @@ bool EvictedWhole(const api::Pod& pod, const framework::ObjectLister& lister, ap
   const api::GangRef g = api::GangOf(pod);
   bool whole = false;
   if (g.Of<api::PodGroup>()) {
-    whole = true;
+    whole = lister.Get<api::PodGroup>(pod.metadata.namespace_, g.name) != nullptr;
   } else if (g.Of<api::SchedulingPodGroup>()) {
     const auto* group = lister.Get<api::SchedulingPodGroup>(pod.metadata.namespace_, g.name);
     whole =
@@ -231,6 +237,11 @@ WholeGangs FindWholeGangs(int32_t priority, std::span<NodeInfo* const> nodes,
                           const framework::Snapshot& snapshot,
                           const framework::ObjectLister& lister) {
   WholeGangs found;
+  // Without any PodGroup there is no gang to look for (the common case costs nothing more).
+  if (lister.objects().Of<api::PodGroup>().size() == 0 &&
+      lister.objects().Of<api::SchedulingPodGroup>().size() == 0) {
+    return found;
+  }
   // The gangs, by namespace and gang: first among the possible victims on `nodes`...
   std::vector<std::pair<api::Symbol, api::GangRef>> keys;
   for (const NodeInfo* node : nodes) {
@@ -245,6 +256,7 @@ WholeGangs FindWholeGangs(int32_t priority, std::span<NodeInfo* const> nodes,
   if (keys.empty()) return found;
   // ...then their members on every node.
   found.gangs.resize(keys.size());
+  found.members.resize(keys.size());
   for (const NodeInfo* node : snapshot.List()) {
     for (const PodInfoPtr& p : node->pods()) {
       const api::GangRef gang = api::GangOf(p->pod);
@@ -254,13 +266,15 @@ WholeGangs FindWholeGangs(int32_t priority, std::span<NodeInfo* const> nodes,
       if (it == keys.end()) continue;
       const auto i = static_cast<size_t>(it - keys.begin());
       Victim& v = found.gangs[i];
-      v.priority = v.pods.empty() ? p->pod.Priority() : std::max(v.priority, p->pod.Priority());
+      v.priority =
+          found.members[i].empty() ? p->pod.Priority() : std::max(v.priority, p->pod.Priority());
       v.gang = true;
-      v.pods.push_back(p);
+      found.members[i].push_back(p);
       found.of_pod.emplace(p->Key(), i);
     }
   }
   for (size_t i = 0; i < keys.size(); ++i) {
+    found.gangs[i].pods = found.members[i];
     const auto& [ns, gang] = keys[i];
     if (!gang.Of<api::SchedulingPodGroup>()) continue;
     const auto* group = lister.Get<api::SchedulingPodGroup>(ns, gang.name);
@@ -526,6 +540,7 @@ Status DefaultPreemption::PostFilterGroup(const framework::Gang& gang,
   auto own = [&](const api::Pod& p) {
     return p.metadata.namespace_ == gang.namespace_ && api::GangOf(p) == ref;
   };
+  std::deque<PodInfoPtr> single_pods;
   std::deque<Victim> singles;
   std::vector<const Victim*> potential;
   for (const NodeInfo* node : nodes) {
@@ -544,7 +559,8 @@ Status DefaultPreemption::PostFilterGroup(const framework::Gang& gang,
             });
         if (eligible) potential.push_back(whole);
       } else if (p->pod.Priority() < priority && is_eligible_pod_(*node, *p, first)) {
-        potential.push_back(&singles.emplace_back(Victim{{p}, p->pod.Priority(), false}));
+        const PodInfoPtr& one = single_pods.emplace_back(p);
+        potential.push_back(&singles.emplace_back(Victim{{&one, 1}, p->pod.Priority(), false}));
       }
     }
   }
@@ -777,7 +793,13 @@ Status DefaultPreemption::SelectVictimsOnNode(framework::CycleState& state, cons
 
   // First evict everything that may be evicted and see whether the pod fits at all. A gang
   // evicted whole may be evicted only when each of its members may be, each on its node.
-  std::vector<Victim> singles;
+  // The pods alone, each with its victim (a view of it), kept apart from the node's list, which
+  // the dry run changes.
+  struct Single {
+    PodInfoPtr pod;
+    Victim victim;
+  };
+  std::vector<Single> singles;
   std::vector<const Victim*> potential;
   auto gang_allowed = [&](const Victim& v) {
     if (v.priority >= pod.pod.Priority()) return false;
@@ -789,6 +811,7 @@ Status DefaultPreemption::SelectVictimsOnNode(framework::CycleState& state, cons
     return true;
   };
   singles.reserve(node.pods().size());
+  potential.reserve(node.pods().size());
   for (const PodInfoPtr& p : node.pods()) {
     if (const Victim* gang = gangs != nullptr ? gangs->Of(p->pod) : nullptr) {
       if (std::find(potential.begin(), potential.end(), gang) == potential.end() &&
@@ -796,10 +819,11 @@ Status DefaultPreemption::SelectVictimsOnNode(framework::CycleState& state, cons
         potential.push_back(gang);
       }
     } else if (IsPreemptionAllowed(node, *p, pod.pod)) {
-      singles.push_back(Victim{{p}, p->pod.Priority(), false});
+      Single& one = singles.emplace_back(Single{p, Victim{{}, p->pod.Priority(), false}});
+      one.victim.pods = {&one.pod, 1};
+      potential.push_back(&one.victim);
     }
   }
-  for (const Victim& v : singles) potential.push_back(&v);
   for (const Victim* v : potential) {
     if (Status s = remove(*v); !s.IsSuccess()) return s;
   }

@@ -49,11 +49,12 @@ struct Candidate {
 };
 
 // What preemption evicts as one (upstream's Victim): a pod, or a running gang that is evicted
-// whole or not at all: every scheduler-plugins PodGroup (Coscheduling), and a scheduling.k8s.io
-// PodGroup whose disruptionMode is PodGroup (v1alpha2) or all (v1beta1). A gang's victim is its
-// members on every node, bound or assumed.
+// whole or not at all: every scheduler-plugins PodGroup (Coscheduling) that exists, and a
+// scheduling.k8s.io PodGroup whose disruptionMode is PodGroup (v1alpha2) or all (v1beta1). A gang's
+// victim is its members on every node, bound or assumed.
 struct Victim {
-  std::vector<framework::PodInfoPtr> pods;
+  // A view: of the pod alone, or of its WholeGangs entry.
+  std::span<const framework::PodInfoPtr> pods;
   // The gang's: the PodGroup's priority when it sets one, else the highest of its members'.
   int32_t priority = 0;
   bool gang = false;
@@ -68,6 +69,8 @@ bool EvictedWhole(const api::Pod& pod, const framework::ObjectLister& lister,
 // Empty, at no more cost than a look at each possible victim's gang, when there are none.
 struct WholeGangs {
   std::vector<Victim> gangs;
+  // Each gang's members, which gangs[i].pods views.
+  std::vector<std::vector<framework::PodInfoPtr>> members;
   std::unordered_map<std::string, size_t> of_pod;
 
   const Victim* Of(const api::Pod& pod) const;

@@ -1502,10 +1502,19 @@ TEST(DefaultPreemptionCreate, InvalidArgsRejected) {
 
 // ---- Gangs evicted whole (upstream's PodGroup victims, with every Coscheduling PodGroup) ----
 
+api::PodGroup CoschedulingGroup(std::string_view name) {
+  api::PodGroup g;
+  g.metadata.name = std::string(name);
+  g.metadata.namespace_ = api::Symbol(api::kDefaultNamespace);
+  g.spec.min_member = 2;
+  return g;
+}
+
 // node1 and node2 (500m each) each hold a member of gang g (300m) and a lone pod (200m), all of
 // low priority.
 void AddGangCluster(Env& env, int32_t second_member_priority = kLowPriority) {
   env.AddNodes({"node1", "node2"}, kVeryLargeNode);
+  env.fake.AddObject(CoschedulingGroup("g"));
   const std::map<std::string, std::string> in_g = {{std::string(api::kPodGroupLabel), "g"}};
   env.AddPods(
       {{.name = "g.1", .node = "node1", .priority = kLowPriority, .req = kLargeRes, .labels = in_g},
@@ -1581,9 +1590,12 @@ TEST(DefaultPreemptionGangVictims, DisruptionModeDecidesForKubernetesPodGroups) 
   EXPECT_FALSE(EvictedWhole(member_of("unset"), env.fake.handle().lister()))
       << "upstream's default is single (Pod)";
   EXPECT_FALSE(EvictedWhole(member_of("missing"), env.fake.handle().lister()));
-  EXPECT_TRUE(
-      EvictedWhole(MakeTestPod({.name = "c", .labels = {{std::string(api::kPodGroupLabel), "x"}}}),
-                   env.fake.handle().lister()))
+  const api::Pod coscheduled =
+      MakeTestPod({.name = "c", .labels = {{std::string(api::kPodGroupLabel), "x"}}});
+  EXPECT_FALSE(EvictedWhole(coscheduled, env.fake.handle().lister()))
+      << "a Coscheduling label naming no PodGroup makes no gang";
+  env.fake.AddObject(CoschedulingGroup("x"));
+  EXPECT_TRUE(EvictedWhole(coscheduled, env.fake.handle().lister()))
       << "every Coscheduling PodGroup is evicted whole";
   EXPECT_FALSE(EvictedWhole(MakeTestPod({.name = "lone"}), env.fake.handle().lister()));
 }
@@ -1597,17 +1609,22 @@ TEST(DefaultPreemptionGangVictims, MoreImportantVictimOrder) {
   const auto by_pod = [now](const api::Pod& a, const api::Pod& b) {
     return MoreImportantPod(a, b, now);
   };
-  const Victim lone_old{{pod("lone-old", kLowPriority, 1)}, kLowPriority, false};
-  const Victim lone_new{{pod("lone-new", kLowPriority, 5)}, kLowPriority, false};
-  const Victim pair{
-      {pod("pair-0", kLowPriority, 9), pod("pair-1", kLowPriority, 9)}, kLowPriority, true};
-  const Victim trio{{pod("trio-0", kLowPriority, 9), pod("trio-1", kLowPriority, 9),
-                     pod("trio-2", kLowPriority, 9)},
-                    kLowPriority,
-                    true};
-  const Victim old_pair{
-      {pod("old-0", kLowPriority, 2), pod("old-1", kLowPriority, 8)}, kLowPriority, true};
-  const Victim high_lone{{pod("high", kMidPriority, 50)}, kMidPriority, false};
+  const std::vector<PodInfoPtr> lone_old_pods = {pod("lone-old", kLowPriority, 1)};
+  const std::vector<PodInfoPtr> lone_new_pods = {pod("lone-new", kLowPriority, 5)};
+  const std::vector<PodInfoPtr> pair_pods = {pod("pair-0", kLowPriority, 9),
+                                             pod("pair-1", kLowPriority, 9)};
+  const std::vector<PodInfoPtr> trio_pods = {pod("trio-0", kLowPriority, 9),
+                                             pod("trio-1", kLowPriority, 9),
+                                             pod("trio-2", kLowPriority, 9)};
+  const std::vector<PodInfoPtr> old_pair_pods = {pod("old-0", kLowPriority, 2),
+                                                 pod("old-1", kLowPriority, 8)};
+  const std::vector<PodInfoPtr> high_pods = {pod("high", kMidPriority, 50)};
+  const Victim lone_old{lone_old_pods, kLowPriority, false};
+  const Victim lone_new{lone_new_pods, kLowPriority, false};
+  const Victim pair{pair_pods, kLowPriority, true};
+  const Victim trio{trio_pods, kLowPriority, true};
+  const Victim old_pair{old_pair_pods, kLowPriority, true};
+  const Victim high_lone{high_pods, kMidPriority, false};
   auto more = [&](const Victim& a, const Victim& b) {
     return MoreImportantVictim(a, b, now, by_pod);
   };
