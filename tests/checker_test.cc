@@ -168,6 +168,42 @@ TEST_F(CheckerTest, AWholeGangAndAFittingPodAreNoViolation) {
   EXPECT_FALSE(checker_->violation()) << Violated();
 }
 
+// A gang evicted whole (any Coscheduling PodGroup), running: g of two on n1. Its members are
+// then deleted the way the scheduler's preemption takes pods (DeletePod, with DisruptionTarget).
+class CheckerGangPreemptionTest : public CheckerTest {
+ protected:
+  void SetUp() override {
+    Start(/*coscheduling=*/true);
+    cluster_.Create(MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
+    clock_.RunDue();
+    CreateGroup("g", 2);
+    for (const char* name : {"a", "b"}) {
+      cluster_.Create(MakePod().Name(name).PodGroup("g").Req({{"cpu", "2"}}).Obj());
+      clock_.RunDue();
+      cluster_.Bind(Pod(std::string("default/") + name), api::Symbol("n1"));
+      clock_.RunDue();
+    }
+    checker_->EndOfInstant();
+    ASSERT_FALSE(checker_->violation()) << Violated();
+  }
+};
+
+TEST_F(CheckerGangPreemptionTest, PreemptionTakingPartOfTheGang) {
+  ASSERT_TRUE(cluster_.DeletePod(Pod("default/a")).IsSuccess());
+  clock_.RunDue();
+  checker_->EndOfInstant();
+  EXPECT_THAT(Violated(), HasSubstr("preemption took part of gang default/g, which is evicted "
+                                    "whole: default/b still runs on n1"));
+}
+
+TEST_F(CheckerGangPreemptionTest, PreemptionTakingTheWholeGang) {
+  ASSERT_TRUE(cluster_.DeletePod(Pod("default/a")).IsSuccess());
+  ASSERT_TRUE(cluster_.DeletePod(Pod("default/b")).IsSuccess());
+  clock_.RunDue();
+  checker_->EndOfInstant();
+  EXPECT_FALSE(checker_->violation()) << Violated();
+}
+
 TEST_F(CheckerTest, ANominationOfAPodThatIsGone) {
   Start();
   cluster_.Create(MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "muster/api/gang.h"
 #include "muster/api/pod_resources.h"
 #include "muster/api/time.h"
 #include "muster/framework/profile.h"
@@ -19,6 +20,12 @@ std::string GroupKey(api::Symbol ns, api::Symbol name) {
 }
 
 bool Bound(const api::Pod& pod) { return !pod.spec.node_name.empty(); }
+
+// Whether the scheduler preempted the pod (the DisruptionTarget condition it is deleted with).
+bool PreemptedByScheduler(const api::Pod& pod) {
+  const api::PodCondition* c = api::FindCondition(pod.status.conditions, "DisruptionTarget");
+  return c != nullptr && c->status == "True" && c->reason == "PreemptionByScheduler";
+}
 
 // Whether PreFilter's result leaves `node` among the nodes to filter.
 bool Admits(const framework::PreFilterResult& result, api::Symbol node) {
@@ -117,6 +124,32 @@ void Checker::Deleted(const api::PodPtr& pod) {
   Event(fmt::format("delete pod {}", pod->metadata.Key()));
   Tally(*pod, -1);
   if (Bound(*pod) && !pod->IsTerminal()) cache_.RemovePod(*pod);
+  if (Bound(*pod) && PreemptedByScheduler(*pod)) {
+    const api::GangRef gang = api::GangOf(*pod);
+    if (!gang.empty() && EvictedWhole(*pod, gang)) {
+      // Its gang's other running members go with it, at this instant.
+      const std::string key = GroupKey(pod->metadata.namespace_, gang.name);
+      for (const auto& [k, other] : cluster_.pods()) {
+        // (A member on a node that is gone is no longer the scheduler's to see.)
+        if (other->metadata.namespace_ == pod->metadata.namespace_ && Bound(*other) &&
+            !other->IsTerminal() && !other->metadata.deletion_timestamp &&
+            k != pod->metadata.Key() && allocatable_.contains(other->spec.node_name.str()) &&
+            api::GangOf(*other) == gang) {
+          must_go_with_gang_.emplace(k, key);
+        }
+      }
+    }
+  }
+}
+
+bool Checker::EvictedWhole(const api::Pod& pod, const api::GangRef& gang) const {
+  const std::string key = GroupKey(pod.metadata.namespace_, gang.name);
+  if (gang.Of<api::PodGroup>()) return cluster_.Get<api::PodGroup>(key) != nullptr;
+  if (gang.Of<api::SchedulingPodGroup>()) {
+    const auto* group = cluster_.Get<api::SchedulingPodGroup>(key);
+    return group != nullptr && group->spec.policy.disruption_mode == api::DisruptionMode::kPodGroup;
+  }
+  return false;
 }
 
 void Checker::Added(const api::Shared<api::Node>& node_ptr) {
@@ -433,6 +466,19 @@ void Checker::EndOfInstant() {
     }
   }
   groups_first_bound_now_.clear();
+  for (const auto& [member, gang] : must_go_with_gang_) {
+    const auto it = cluster_.pods().find(member);
+    if (it == cluster_.pods().end()) continue;
+    const api::Pod& pod = *it->second;
+    if (Bound(pod) && !pod.IsTerminal() && !pod.metadata.deletion_timestamp) {
+      Fail(
+          fmt::format("preemption took part of gang {}, which is evicted whole: {} still runs "
+                      "on {}",
+                      gang, member, pod.spec.node_name.str()));
+      break;
+    }
+  }
+  must_go_with_gang_.clear();
 }
 
 }  // namespace muster::sim

@@ -28,7 +28,10 @@
 //                      nothing retried it);
 //   after each instant a PodGroup whose first members bound at that instant has at least
 //                      minMember of them bound (for pods of a profile with a group plugin:
-//                      without Coscheduling a PodGroup promises nothing).
+//                      without Coscheduling a PodGroup promises nothing); a gang evicted
+//                      whole (a scheduler-plugins PodGroup, a scheduling.k8s.io PodGroup with
+//                      disruptionMode PodGroup/all) that lost a member to preemption has lost
+//                      every member that ran with it: none is left running below its quorum.
 //
 // Cost: the bind checks are one Filter pass on one node; the turn checks walk every pod, so a
 // run with --check takes time proportional to pods times scheduling cycles.
@@ -40,6 +43,7 @@
 #include <string>
 #include <vector>
 
+#include "muster/api/gang.h"
 #include "muster/api/scheduler_config.h"
 #include "muster/cluster/memory.h"
 #include "muster/framework/framework.h"
@@ -116,6 +120,9 @@ class Checker final : public cluster::TypedObserver<Checker>, private framework:
   const framework::Framework* Profile(const api::Pod& pod) const;
   // A node of the snapshot where the pod passes PreFilter and Filter, if any.
   std::optional<std::string> FitsSomewhere(const framework::Framework& fwk, const api::Pod& pod);
+  // Whether `pod`'s gang is evicted whole (decided here from the cluster's objects, apart from
+  // DefaultPreemption's own rule).
+  bool EvictedWhole(const api::Pod& pod, const api::GangRef& gang) const;
   // The tally of the pods bound to each node, from the cluster's events.
   void Tally(const api::Pod& pod, int sign);
 
@@ -137,6 +144,10 @@ class Checker final : public cluster::TypedObserver<Checker>, private framework:
   // Each bound gang's minCount, from its definition (min_count_) when it was bound.
   std::map<std::string, int32_t, std::less<>> group_min_count_;
   std::set<std::string, std::less<>> groups_first_bound_now_;
+  // Pods that ran beside a member of their gang when the scheduler preempted it, this instant,
+  // for a gang evicted whole: each must be gone (or going) by the end of the instant, with the
+  // gang for the message.
+  std::map<std::string, std::string, std::less<>> must_go_with_gang_;
   std::string last_event_ = "the start";
   std::optional<Violation> violation_;
 };
