@@ -3,10 +3,12 @@
 // upstream's formulas, and against what the scheduler did with them (the node it bound, the
 // message it wrote on the pod).
 
+#include <set>
 #include <sstream>
 #include <string>
 
 #include <fmt/format.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -316,6 +318,91 @@ TEST(ExplainTest, ThePreemptingAttemptSaysWhomItEvicted) {
   EXPECT_EQ(first.post_filter_nominated, "n1");
   ASSERT_FALSE(first.post_filter[0].notes.empty());
   EXPECT_EQ(first.post_filter[0].notes.back(), "chose n1: evicting default/low");
+}
+
+TEST(ExplainTest, EachGangMemberSaysWhatTheGangsPreemptionDid) {
+  // Two nodes of 2 CPUs full of pods of priority 0; a gang of two pods of 2 CPUs, priority
+  // 1000, arrives at 5s. Stopped then, before the victims are gone: the members' last attempt
+  // is the one whose group preempted.
+  constexpr std::string_view kManifests = R"yaml(
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: high}
+value: 1000
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {capacity: {cpu: "2", memory: 4Gi, pods: "10"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n2}
+status: {capacity: {cpu: "2", memory: 4Gi, pods: "10"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: low-1}
+spec:
+  containers: [{name: c, image: i, resources: {requests: {cpu: "2"}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: low-2}
+spec:
+  containers: [{name: c, image: i, resources: {requests: {cpu: "2"}}}]
+---
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata: {name: g}
+spec:
+  schedulingPolicy: {gang: {minCount: 2}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: g-0, annotations: {muster.dev/create-after: 5s}}
+spec:
+  schedulingGroup: {podGroupName: g}
+  priorityClassName: high
+  containers: [{name: c, image: i, resources: {requests: {cpu: "2"}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: g-1, annotations: {muster.dev/create-after: 5s}}
+spec:
+  schedulingGroup: {podGroupName: g}
+  priorityClassName: high
+  containers: [{name: c, image: i, resources: {requests: {cpu: "2"}}}]
+)yaml";
+  sim::SimulationOptions options;
+  options.traced = [](const api::Pod& p) { return p.metadata.name.starts_with("g-"); };
+  options.until = std::chrono::seconds(5);
+  std::string error;
+  auto simulation =
+      testing::SimulateText(kManifests, "test.yaml", std::string(kDefaultConfig), options, &error);
+  ASSERT_NE(simulation, nullptr) << error;
+  simulation->Run();
+  const auto& traces = simulation->scheduler().traces();
+  std::set<std::string> nominated;
+  for (const char* member : {"default/g-0", "default/g-1"}) {
+    SCOPED_TRACE(member);
+    ASSERT_TRUE(traces.contains(member));
+    const framework::AttemptTrace& t = *traces.at(member);
+    ASSERT_EQ(t.post_filter.size(), 1u);
+    EXPECT_EQ(t.post_filter[0].plugin, "DefaultPreemption");
+    EXPECT_EQ(t.post_filter[0].code, framework::Code::kSuccess);
+    EXPECT_EQ(t.post_filter[0].message,
+              "pod group preemption: 2 pod(s) evicted on 2 node(s) to make room for 2 member(s)");
+    ASSERT_EQ(t.post_filter[0].notes.size(), 2u);
+    EXPECT_EQ(t.post_filter[0].notes[0],
+              "2 possible victim(s) of priority below 1000; without them 2/2 members fit "
+              "(minCount 2)");
+    EXPECT_THAT(t.post_filter[0].notes[1],
+                ::testing::StartsWith("evicting 2 pod(s): default/low-"));
+    ASSERT_TRUE(t.post_filter_nominated.has_value());
+    nominated.insert(*t.post_filter_nominated);
+  }
+  EXPECT_EQ(nominated, (std::set<std::string>{"n1", "n2"})) << "one member nominated to each node";
 }
 
 TEST(ExplainTest, AGangMembersPictureOfItsGroup) {

@@ -283,23 +283,14 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
   // the group's own checks): victims across nodes for the quorum, or none at all. With a
   // GroupPostFilterPlugin in the profile, members never preempt one by one.
   framework::GroupPostFilterPlugin* group_post_filter = nullptr;
+  std::string_view group_post_filter_name;
   for (framework::PostFilterPlugin* p : fwk.plugins().post_filter) {
-    if ((group_post_filter = dynamic_cast<framework::GroupPostFilterPlugin*>(p)) != nullptr) break;
+    if ((group_post_filter = dynamic_cast<framework::GroupPostFilterPlugin*>(p)) != nullptr) {
+      group_post_filter_name = p->Name();
+      break;
+    }
   }
   std::vector<framework::TrialPlacement> nominations;
-  const bool turned_away_by_nodes = std::any_of(
-      failed.begin(), failed.end(), [](const GroupMember& m) { return m.diagnosis.fit_error; });
-  if (group_post_filter != nullptr && group_status.IsSuccess() && !error && turned_away_by_nodes) {
-    std::vector<const framework::PodInfo*> members;
-    for (const framework::PodInfoPtr& p : order) members.push_back(p.get());
-    const Status preempted =
-        PreemptForGroup(*group_post_filter, fwk, gang, members, assigned,
-                        group_traces.empty() ? nullptr : group_traces.front().get(), &nominations);
-    if (preempted.code() != Code::kUnschedulableAndUnresolvable && !preempted.Message().empty()) {
-      message += "; " + preempted.Message();
-    }
-    error |= preempted.IsError();
-  }
   auto nomination_of = [&](const framework::PodInfo& pod) {
     framework::PostFilterResult nominated;
     for (const framework::TrialPlacement& p : nominations) {
@@ -307,6 +298,40 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
     }
     return nominated;
   };
+  const bool turned_away_by_nodes = std::any_of(
+      failed.begin(), failed.end(), [](const GroupMember& m) { return m.diagnosis.fit_error; });
+  if (group_post_filter != nullptr && group_status.IsSuccess() && !error && turned_away_by_nodes) {
+    std::vector<const framework::PodInfo*> members;
+    for (const framework::PodInfoPtr& p : order) members.push_back(p.get());
+    framework::AttemptTrace* first_trace =
+        group_traces.empty() ? nullptr : group_traces.front().get();
+    const Status preempted = PreemptForGroup(*group_post_filter, fwk, gang, members, assigned,
+                                             first_trace, &nominations);
+    // For `muster explain`: each traced member's PostFilter is the gang's preemption, with
+    // what it found and the node it nominated for that member.
+    std::vector<std::string> notes;
+    if (first_trace != nullptr) notes = std::exchange(first_trace->post_filter_notes, {});
+    auto record = [&](const std::shared_ptr<framework::AttemptTrace>& trace,
+                      const framework::PodInfo& pod) {
+      if (trace == nullptr) return;
+      trace->post_filter.push_back(
+          {std::string(group_post_filter_name), preempted.code(), preempted.Message(), notes});
+      if (const framework::PostFilterResult n = nomination_of(pod);
+          n.mode == framework::NominatingMode::kOverride) {
+        trace->post_filter_nominated = n.nominated_node_name.string();
+      }
+    };
+    for (const std::shared_ptr<BindingContext>& ctx : placed) {
+      record(ctx->state->trace, *ctx->queued.info);
+    }
+    for (const GroupMember& m : failed) {
+      if (m.state != nullptr) record(m.state->trace, *m.queued.info);
+    }
+    if (preempted.code() != Code::kUnschedulableAndUnresolvable && !preempted.Message().empty()) {
+      message += "; " + preempted.Message();
+    }
+    error |= preempted.IsError();
+  }
 
   // Every member waits on what turned any of them away, and on the group's own events.
   Diagnosis waits_on;
