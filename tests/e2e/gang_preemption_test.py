@@ -82,8 +82,11 @@ def test(binary, server):
             assert e["note"].startswith("Preempted by default/new on node n"), e
         # Nothing of new is bound while the room is not free; its members are nominated.
         assert not c.node_of("new-0") and not c.node_of("new-1")
-        kube.wait_until("new's members nominated", lambda: all(
-            (c.pod(n) or {}).get("status", {}).get("nominatedNodeName") for n in ("new-0", "new-1")))
+        def nominated(name):
+            return (c.pod(name) or {}).get("status", {}).get("nominatedNodeName")
+
+        kube.wait_until("new's members nominated",
+                        lambda: nominated("new-0") and nominated("new-1"))
         for n in ("old-0", "old-1"):
             force_delete(c, n)
         kube.wait_until("new bound whole", lambda: c.all_bound(["new-0", "new-1"]), timeout=30)

@@ -66,7 +66,7 @@ bool EvictedWhole(const api::Pod& pod, const framework::ObjectLister& lister,
 
 // The running gangs evicted whole among the pods of priority below `priority` on `nodes`: each
 // with its members found on every node of `snapshot`, and the gang of each member by pod key.
-// Empty, at no more cost than a look at each possible victim's gang, when there are none.
+// Empty at once (two table sizes looked at) when the cluster has no PodGroup of either kind.
 struct WholeGangs {
   std::vector<Victim> gangs;
   // Each gang's members, which gangs[i].pods views.
