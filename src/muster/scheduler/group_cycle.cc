@@ -291,8 +291,13 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
     }
   }
   std::vector<framework::TrialPlacement> nominations;
+  // A member keeps the node an earlier preemption nominated for it (its placement in this
+  // cycle, undone, released it), unless the gang's preemption now names another.
   auto nomination_of = [&](const framework::PodInfo& pod) {
     framework::PostFilterResult nominated;
+    if (const api::Symbol earlier = pod.pod.status.nominated_node_name; !earlier.empty()) {
+      nominated = {earlier, framework::NominatingMode::kOverride};
+    }
     for (const framework::TrialPlacement& p : nominations) {
       if (p.pod->Key() == pod.Key()) nominated = {p.node, framework::NominatingMode::kOverride};
     }

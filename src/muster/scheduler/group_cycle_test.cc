@@ -77,6 +77,25 @@ TEST_F(GroupCycleTest, AGroupShortOfMinMemberHoldsNothing) {
   EXPECT_EQ(on_pods, 3);
 }
 
+TEST_F(GroupCycleTest, AShortGroupKeepsTheNominationsOfItsMembers) {
+  // m0 holds n1 from an earlier preemption made for the gang. The cycle places it there (which
+  // releases the nomination, as a placement does), falls short and undoes it: the room must
+  // still be kept for m0, or a pod of lower priority could take what was preempted for the gang.
+  h_.AddNode(MakeNode().Name("n1").Capacity({{"pods", "2"}}).Obj());
+  h_.AddPodGroup(MakePodGroup("g", 3));
+  api::Pod nominated = MakePod().Name("m0").Label(kGangLabel, "g").Obj();
+  nominated.status.nominated_node_name = api::Symbol("n1");
+  h_.AddPod(nominated);
+  for (const char* name : {"m1", "m2"})
+    h_.AddPod(MakePod().Name(name).Label(kGangLabel, "g").Obj());
+  ASSERT_EQ(h_.scheduler().queue().NominatedPods(),
+            (std::vector<std::pair<std::string, std::string>>{{"default/m0", "n1"}}));
+  h_.RunCycles();
+  EXPECT_TRUE(BoundPods().empty());
+  EXPECT_EQ(h_.scheduler().queue().NominatedPods(),
+            (std::vector<std::pair<std::string, std::string>>{{"default/m0", "n1"}}));
+}
+
 TEST_F(GroupCycleTest, MembersBeyondTheQuorumThatDoNotFitFailAlone) {
   Setup(/*slots=*/2, /*min_member=*/2, /*members=*/3);
   h_.RunCycles();
