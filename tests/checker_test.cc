@@ -152,24 +152,9 @@ TEST_F(CheckerTest, WithoutAGroupPluginAPodGroupPromisesNothing) {
   EXPECT_FALSE(checker_->violation()) << Violated();
 }
 
-TEST_F(CheckerTest, AWholeGangAndAFittingPodAreNoViolation) {
-  Start(/*coscheduling=*/true);
-  cluster_.Create(MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
-  clock_.RunDue();
-  CreateGroup("g", 2);
-  for (const char* name : {"a", "b"}) {
-    cluster_.Create(MakePod().Name(name).PodGroup("g").Req({{"cpu", "2"}}).Obj());
-    clock_.RunDue();
-    cluster_.Bind(Pod(std::string("default/") + name), api::Symbol("n1"));
-    clock_.RunDue();
-  }
-  checker_->EndOfInstant();
-  checker_->AfterTurn();
-  EXPECT_FALSE(checker_->violation()) << Violated();
-}
-
-// A gang evicted whole (any Coscheduling PodGroup), running: g of two on n1. Its members are
-// then deleted the way the scheduler's preemption takes pods (DeletePod, with DisruptionTarget).
+// A gang bound whole (Coscheduling, Group mode): g of two on n1, which is no violation. It is also
+// a gang evicted whole (any Coscheduling PodGroup): the tests below delete its members the way
+// the scheduler's preemption takes pods (DeletePod, with DisruptionTarget).
 class CheckerGangPreemptionTest : public CheckerTest {
  protected:
   void SetUp() override {
@@ -187,6 +172,11 @@ class CheckerGangPreemptionTest : public CheckerTest {
     ASSERT_FALSE(checker_->violation()) << Violated();
   }
 };
+
+TEST_F(CheckerGangPreemptionTest, AWholeGangAndAFittingPodAreNoViolation) {
+  checker_->AfterTurn();
+  EXPECT_FALSE(checker_->violation()) << Violated();
+}
 
 TEST_F(CheckerGangPreemptionTest, PreemptionTakingPartOfTheGang) {
   ASSERT_TRUE(cluster_.DeletePod(Pod("default/a")).IsSuccess());

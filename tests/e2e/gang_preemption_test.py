@@ -27,24 +27,6 @@ profiles:
 """
 
 
-def pod(name, group, cpu, priority_class=None):
-    spec = {"schedulerName": "default-scheduler",
-            "containers": [{"name": "c", "image": "nginx",
-                            "resources": {"requests": {"cpu": cpu, "memory": "100Mi"}}}]}
-    if priority_class:
-        spec["priorityClassName"] = priority_class
-    return {"apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": name, "namespace": "default",
-                         "labels": {"scheduling.x-k8s.io/pod-group": group}},
-            "spec": spec}
-
-
-def force_delete(c, name):
-    """What the kubelet does once a pod's containers stop: the deletion completes."""
-    c.request("DELETE", f"/api/v1/namespaces/default/pods/{name}",
-              {"apiVersion": "v1", "kind": "DeleteOptions", "gracePeriodSeconds": 0})
-
-
 def being_deleted(c, name):
     p = c.pod(name)
     return p is None or bool(p["metadata"].get("deletionTimestamp"))
@@ -61,13 +43,12 @@ def test(binary, server):
     try:
         c.create_pod_group("old", 2)
         for i in range(2):
-            c.must("POST", "/api/v1/namespaces/default/pods", pod(f"old-{i}", "old", "2"))
+            c.create_pod(f"old-{i}", cpu="2", group="old")
         kube.wait_until("old bound", lambda: c.all_bound(["old-0", "old-1"]))
 
         c.create_pod_group("new", 2)
         for i in range(2):
-            c.must("POST", "/api/v1/namespaces/default/pods",
-                   pod(f"new-{i}", "new", "1", "training"))
+            c.create_pod(f"new-{i}", cpu="1", group="new", priority_class="training")
         # The gang's preemption deletes the whole of old: both members, on both nodes.
         kube.wait_until("old evicted whole",
                         lambda: being_deleted(c, "old-0") and being_deleted(c, "old-1"))
@@ -88,7 +69,7 @@ def test(binary, server):
         kube.wait_until("new's members nominated",
                         lambda: nominated("new-0") and nominated("new-1"))
         for n in ("old-0", "old-1"):
-            force_delete(c, n)
+            c.force_delete_pod(n)
         kube.wait_until("new bound whole", lambda: c.all_bound(["new-0", "new-1"]), timeout=30)
     except BaseException:
         print(m.text())

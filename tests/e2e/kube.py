@@ -203,7 +203,8 @@ current-context: test
                   "application/merge-patch+json")
 
     def create_pod(self, name, cpu="100m", memory="100Mi", group=None, scheduler="default-scheduler",
-                   namespace="default", node=None, labels=None, priority=None):
+                   namespace="default", node=None, labels=None, priority=None,
+                   priority_class=None):
         meta_labels = dict(labels or {})
         if group:
             meta_labels["scheduling.x-k8s.io/pod-group"] = group
@@ -214,10 +215,17 @@ current-context: test
             spec["nodeName"] = node
         if priority is not None:
             spec["priority"] = priority
+        if priority_class:
+            spec["priorityClassName"] = priority_class
         pod = {"apiVersion": "v1", "kind": "Pod",
                "metadata": {"name": name, "namespace": namespace, "labels": meta_labels},
                "spec": spec}
         return self.must("POST", f"/api/v1/namespaces/{namespace}/pods", pod)
+
+    def force_delete_pod(self, name, namespace="default"):
+        """What the kubelet does once a pod's containers stop: the deletion completes."""
+        self.request("DELETE", f"/api/v1/namespaces/{namespace}/pods/{name}",
+                     {"apiVersion": "v1", "kind": "DeleteOptions", "gracePeriodSeconds": 0})
 
     def create_pod_group(self, name, min_member, namespace="default", timeout=None):
         spec = {"minMember": min_member}

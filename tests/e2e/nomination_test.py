@@ -25,12 +25,6 @@ def pod(name, priority_class=None):
             "metadata": {"name": name, "namespace": "default"}, "spec": spec}
 
 
-def force_delete(c, name):
-    """What the kubelet does once a pod's containers stop: the deletion completes."""
-    c.request("DELETE", f"/api/v1/namespaces/default/pods/{name}",
-              {"apiVersion": "v1", "kind": "DeleteOptions", "gracePeriodSeconds": 0})
-
-
 def test(binary, server):
     c = server.client
     c.create_node("n1", cpu="2")
@@ -47,7 +41,7 @@ def test(binary, server):
         kube.wait_until("low-1 evicted",
                         lambda: (c.pod("low-1") or {}).get("metadata", {})
                         .get("deletionTimestamp") or c.pod("low-1") is None)
-        force_delete(c, "low-1")
+        c.force_delete_pod("low-1")
         kube.wait_until("urgent bound", lambda: c.node_of("urgent") == "n1")
         # The victim's Preempted event: about the victim, related to the preemptor, whose name
         # (not uid) the note gives.
@@ -71,7 +65,7 @@ def test(binary, server):
         assert not c.node_of("low-2")
 
         # urgent finishes: its node is free, and no nomination may keep it.
-        force_delete(c, "urgent")
+        c.force_delete_pod("urgent")
         kube.wait_until("low-2 bound where urgent ran", lambda: c.node_of("low-2") == "n1",
                         timeout=30)
     except BaseException:
