@@ -53,7 +53,7 @@ TEST(ValidateCommandTest, AcceptsTheSeedExamples) {
 
 TEST(ValidateCommandTest, AcceptsEveryExampleDirectory) {
   for (const char* dir :
-       {"coscheduling", "coscheduling-sigs", "config", "volumes", "extender", "gangs"}) {
+       {"coscheduling", "coscheduling-sigs", "config", "volumes", "extender", "gangs", "dra"}) {
     CommandResult run = Muster("validate -f " + kRoot + "/examples/" + dir);
     EXPECT_EQ(run.status, 0) << dir << "\n" << run.output;
   }

@@ -222,7 +222,8 @@ TEST(ExplainTest, FilterVerdictsPerNodeAndTheFitError) {
   EXPECT_EQ(a["message"], e["pod"]["message"]);
   EXPECT_EQ(e["pod"]["message"],
             "0/3 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint "
-            "{dedicated: gpu}, 1 node(s) were unschedulable. preemption: 0/3 nodes are "
+            "{dedicated: gpu}, 1 node(s) were unschedulable. no new claims to deallocate, "
+            "preemption: 0/3 nodes are "
             "available: 3 Preemption is not helpful for scheduling.");
   const json& filter = a["filter"];
   const std::vector<std::string> plugins = filter["plugins"];
@@ -312,12 +313,15 @@ TEST(ExplainTest, ThePreemptingAttemptSaysWhomItEvicted) {
   const framework::AttemptTrace& first = *traces.at("default/urgent");
   EXPECT_EQ(first.attempt, 1);
   EXPECT_EQ(first.result, framework::Code::kUnschedulable);
-  ASSERT_EQ(first.post_filter.size(), 1u);
-  EXPECT_EQ(first.post_filter[0].plugin, "DefaultPreemption");
-  EXPECT_EQ(first.post_filter[0].code, framework::Code::kSuccess);
+  // DynamicResources first (the pod has no claims), then the preemption.
+  ASSERT_EQ(first.post_filter.size(), 2u);
+  EXPECT_EQ(first.post_filter[0].plugin, "DynamicResources");
+  EXPECT_EQ(first.post_filter[0].message, "no new claims to deallocate");
+  EXPECT_EQ(first.post_filter[1].plugin, "DefaultPreemption");
+  EXPECT_EQ(first.post_filter[1].code, framework::Code::kSuccess);
   EXPECT_EQ(first.post_filter_nominated, "n1");
-  ASSERT_FALSE(first.post_filter[0].notes.empty());
-  EXPECT_EQ(first.post_filter[0].notes.back(), "chose n1: evicting default/low");
+  ASSERT_FALSE(first.post_filter[1].notes.empty());
+  EXPECT_EQ(first.post_filter[1].notes.back(), "chose n1: evicting default/low");
 }
 
 TEST(ExplainTest, EachGangMemberSaysWhatTheGangsPreemptionDid) {

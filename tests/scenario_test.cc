@@ -108,7 +108,7 @@ TEST_P(ScenarioTest, MatchesExpectations) {
     EXPECT_TRUE(Matches(result["summary"], expect["summary"], &mismatch)) << "summary " << mismatch;
   }
   for (const char* collection : {"pods", "podGroups", "jobs", "nodes", "events",
-                                 "persistentVolumeClaims", "persistentVolumes"}) {
+                                 "persistentVolumeClaims", "persistentVolumes", "resourceClaims"}) {
     if (!expect[collection]) continue;
     for (const YAML::Node& rule : expect[collection]) {
       std::vector<const json*> matched;

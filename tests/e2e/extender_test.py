@@ -62,10 +62,11 @@ def simulate(binary):
         assert {nodes["train-a"], nodes["train-c"]} == {"gpu-1", "gpu-2"}, nodes
         big = next(p for p in result["pods"] if p["name"] == "train-big")
         assert big["status"] == "Pending", big
-        # The extender's reasons, then preemption's verdict (nothing of lower priority runs).
+        # The extender's reasons, then DynamicResources' and preemption's verdicts (nothing of
+        # lower priority runs).
         assert big["message"].startswith(
             "0/3 nodes are available: 1 gpushare: node has no GPU, 2 gpushare: node has no GPU "
-            "memory. preemption: "), big
+            "memory. no new claims to deallocate, preemption: "), big
         assert nodes["web"] != "", nodes
         # The extender bound the four it placed (and was never asked about the web pod).
         assert len(extender.bound()) == 4, extender.bound()

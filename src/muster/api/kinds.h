@@ -50,6 +50,11 @@ StorageClass DecodeStorageClass(Decoder& d, Map& m, const std::string& api_versi
 CSINode DecodeCSINode(Decoder& d, Map& m, const std::string& api_version);
 CSIDriver DecodeCSIDriver(Decoder& d, Map& m, const std::string& api_version);
 CSIStorageCapacity DecodeCSIStorageCapacity(Decoder& d, Map& m, const std::string& api_version);
+DeviceClass DecodeDeviceClass(Decoder& d, Map& m, const std::string& api_version);
+ResourceSlice DecodeResourceSlice(Decoder& d, Map& m, const std::string& api_version);
+ResourceClaim DecodeResourceClaim(Decoder& d, Map& m, const std::string& api_version);
+ResourceClaimTemplate DecodeResourceClaimTemplate(Decoder& d, Map& m,
+                                                  const std::string& api_version);
 // The KubeSchedulerConfiguration (scheduler_config.cc): decoded strictly, as kube-scheduler
 // decodes it, and validated as it validates it.
 SchedulerConfiguration ReadSchedulerConfig(Decoder& d, Map& m, const std::string& api_version);
@@ -98,6 +103,12 @@ struct Kind {
 // "<workload>/<group>" (a pod's replica key makes "<workload>/<group>/<key>" of it, a gang of
 // the same minCount: GangDefinitionName).
 std::vector<GangDefinition> WorkloadGangs(const Workload& workload);
+
+// What `muster run` says when the API server serves no resource.k8s.io/v1 (before Kubernetes
+// 1.34).
+inline constexpr std::string_view kDraUnserved =
+    "pods with resourceClaims (Dynamic Resource Allocation) wait; resource.k8s.io/v1 is served "
+    "from Kubernetes 1.34";
 
 // The table. Each type appears once: KindOf<T> and Visit find a kind by its type.
 inline const auto& Kinds() {
@@ -260,6 +271,37 @@ inline const auto& Kinds() {
                                .objects = &Manifests::csi_storage_capacities,
                                .metadata = &CSIStorageCapacity::metadata,
                                .resource = "csistoragecapacities"},
+      // Dynamic Resource Allocation (Kubernetes 1.34's resource.k8s.io/v1, api/dra.h).
+      Kind<DeviceClass>{.name = "DeviceClass",
+                        .decode = &decoding::DecodeDeviceClass,
+                        .api_versions = {"resource.k8s.io/v1"},
+                        .objects = &Manifests::device_classes,
+                        .metadata = &DeviceClass::metadata,
+                        .namespaced = false,
+                        .resource = "deviceclasses",
+                        .when_unserved = kDraUnserved},
+      Kind<ResourceSlice>{.name = "ResourceSlice",
+                          .decode = &decoding::DecodeResourceSlice,
+                          .api_versions = {"resource.k8s.io/v1"},
+                          .objects = &Manifests::resource_slices,
+                          .metadata = &ResourceSlice::metadata,
+                          .namespaced = false,
+                          .resource = "resourceslices",
+                          .when_unserved = kDraUnserved},
+      Kind<ResourceClaim>{.name = "ResourceClaim",
+                          .decode = &decoding::DecodeResourceClaim,
+                          .api_versions = {"resource.k8s.io/v1"},
+                          .objects = &Manifests::resource_claims,
+                          .metadata = &ResourceClaim::metadata,
+                          .resource = "resourceclaims",
+                          .when_unserved = kDraUnserved},
+      Kind<ResourceClaimTemplate>{.name = "ResourceClaimTemplate",
+                                  .decode = &decoding::DecodeResourceClaimTemplate,
+                                  .api_versions = {"resource.k8s.io/v1"},
+                                  .objects = &Manifests::resource_claim_templates,
+                                  .metadata = &ResourceClaimTemplate::metadata,
+                                  .resource = "resourceclaimtemplates",
+                                  .when_unserved = kDraUnserved},
       Kind<SchedulerConfiguration>{
           .name = "KubeSchedulerConfiguration",
           .decode = &decoding::ReadSchedulerConfig,
@@ -305,9 +347,11 @@ struct KindList {
 // added here flows through the clusters, the scheduler's store and lister and its cluster
 // events without further code (the scheduler has handlers of its own for pods, nodes and
 // PodGroup updates).
-using ClusterKinds = KindList<Namespace, Node, PodDisruptionBudget, PodGroup, Workload,
-                              SchedulingPodGroup, StorageClass, CSIDriver, CSINode,
-                              CSIStorageCapacity, PersistentVolume, PersistentVolumeClaim, Pod>;
+using ClusterKinds =
+    KindList<Namespace, Node, PodDisruptionBudget, PodGroup, Workload, SchedulingPodGroup,
+             StorageClass, CSIDriver, CSINode, CSIStorageCapacity, PersistentVolume,
+             PersistentVolumeClaim, DeviceClass, ResourceSlice, ResourceClaimTemplate,
+             ResourceClaim, Pod>;
 
 // Calls fn(std::type_identity<T>{}) for each kind T of ClusterKinds, in order.
 template <typename Fn>

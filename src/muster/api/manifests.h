@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "muster/api/dra.h"
 #include "muster/api/scheduler_config.h"
 #include "muster/api/types.h"
 
@@ -57,6 +58,10 @@ struct Manifests {
   std::vector<CSINode> csi_nodes;
   std::vector<CSIDriver> csi_drivers;
   std::vector<CSIStorageCapacity> csi_storage_capacities;
+  std::vector<DeviceClass> device_classes;
+  std::vector<ResourceSlice> resource_slices;
+  std::vector<ResourceClaim> resource_claims;
+  std::vector<ResourceClaimTemplate> resource_claim_templates;
   std::vector<SchedulerConfiguration> scheduler_configs;
 
   std::vector<ObjectEntry> order;

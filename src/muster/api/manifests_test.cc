@@ -901,18 +901,15 @@ TEST(DecodeTest, FieldValidationWarnAndIgnore) {
   EXPECT_EQ(ParseFieldValidation("loose"), std::nullopt);
 }
 
-// What kube-scheduler would read and muster does not model yet is refused, not ignored: pod-level
-// resources, DRA claims, the native gang APIs.
+// What kube-scheduler would read and muster does not model yet is refused, not ignored:
+// pod-level resources.
 TEST(DecodeTest, PodFieldsMusterDoesNotModelAreRefused) {
   LoadResult r = Decode(std::string(kPodHead) + R"(spec:
   resources: {requests: {cpu: 1}}
-  resourceClaims: [{name: gpu, resourceClaimName: gpu}]
   containers: [{name: c}]
 )", "in.yaml");
   EXPECT_THAT(r.errors,
-              ElementsAre("in.yaml: document 1 (Pod default/p): spec.resourceClaims: Forbidden: "
-                          "muster does not model Dynamic Resource Allocation yet",
-                          "in.yaml: document 1 (Pod default/p): spec.resources: Forbidden: "
+              ElementsAre("in.yaml: document 1 (Pod default/p): spec.resources: Forbidden: "
                           "muster does not model pod-level resources yet"));
 }
 

@@ -5,6 +5,7 @@
 // kinds.h.
 
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -15,7 +16,27 @@ namespace muster::api::decoding {
 
 // The metadata fields of the API that nothing in muster reads.
 inline constexpr std::string_view kUnreadMetadata[] = {
-    "selfLink", "generation", "deletionGracePeriodSeconds", "finalizers", "managedFields"};
+    "selfLink", "generation", "deletionGracePeriodSeconds", "managedFields"};
+
+// "Unsupported value" with the supported ones sorted, as the API server lists a set.
+void Unsupported(Decoder& d, const std::string& path, std::string_view value,
+                 std::span<const std::string_view> supported);
+
+// The value of a string field that is one of `names`, as its index.
+template <typename Enum>
+std::optional<Enum> ReadEnum(Decoder& d, const YAML::Node& n, const std::string& path,
+                             std::span<const std::string_view> names) {
+  const std::optional<std::string> s = ReadString(d, n, path);
+  if (!s) return std::nullopt;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == *s) return static_cast<Enum>(i);
+  }
+  Unsupported(d, path, *s, names);
+  return std::nullopt;
+}
+
+// A string field that must be set: "Required value" when it is missing or empty.
+std::string Required(Decoder& d, Map& m, std::string_view field);
 
 // metadata at `path`; `namespaced`: a name without a namespace gets the default one.
 ObjectMeta ReadMeta(Decoder& d, const YAML::Node& n, const std::string& path, bool namespaced,

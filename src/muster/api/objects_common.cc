@@ -14,6 +14,21 @@
 
 namespace muster::api::decoding {
 
+void Unsupported(Decoder& d, const std::string& path, std::string_view value,
+                 std::span<const std::string_view> supported) {
+  std::vector<std::string_view> sorted(supported.begin(), supported.end());
+  std::sort(sorted.begin(), sorted.end());
+  std::string list;
+  for (std::string_view s : sorted) list += fmt::format("{}\"{}\"", list.empty() ? "" : ", ", s);
+  d.Error(path, fmt::format("Unsupported value: \"{}\": supported values: {}", value, list));
+}
+
+std::string Required(Decoder& d, Map& m, std::string_view field) {
+  std::string value = ReadString(d, m.Get(field), m.Path(field)).value_or("");
+  if (value.empty()) d.Error(m.Path(field), "Required value");
+  return value;
+}
+
 // ---- metadata ----
 
 LabelSet ReadLabels(Decoder& d, const YAML::Node& n, const std::string& path) {
@@ -80,6 +95,7 @@ ObjectMeta ReadMeta(Decoder& d, const YAML::Node& n, const std::string& path, bo
             ReadBool(d, r.Get("blockOwnerDeletion"), r.Path("blockOwnerDeletion")).value_or(false);
         meta.owner_references.push_back(std::move(ref));
       });
+  meta.finalizers = ReadStringList(d, m.Get("finalizers"), m.Path("finalizers"));
   meta.creation_timestamp = ReadTime(d, m.Get("creationTimestamp"), m.Path("creationTimestamp"));
   meta.deletion_timestamp = ReadTime(d, m.Get("deletionTimestamp"), m.Path("deletionTimestamp"));
   return meta;
@@ -203,7 +219,24 @@ Container ReadContainer(Decoder& d, const YAML::Node& n, const std::string& path
   c.image = ReadString(d, m.Get("image"), m.Path("image")).value_or("");
   {
     Map r(d, m.Get("resources"), m.Path("resources"));
-    r.Known({"claims"});  // the pod's resourceClaims, refused at the pod
+    ReadList(
+        d, r.Get("claims"), r.Path("claims"), [&](const YAML::Node& item, const std::string& p) {
+          Map cm(d, item, p);
+          ContainerResourceClaim claim;
+          claim.name = Symbol(Required(d, cm, "name"));
+          claim.request = Symbol(ReadString(d, cm.Get("request"), cm.Path("request")).value_or(""));
+          if (!claim.request.empty()) {
+            ReportInvalid(d, cm.Path("request"), claim.request.str(),
+                          Dns1123LabelErrors(claim.request.str()));
+          }
+          for (const ContainerResourceClaim& o : c.resources.claims) {
+            if (o.name == claim.name && o.request == claim.request) {
+              d.Error(p, fmt::format("Duplicate value: \"{}{}{}\"", claim.name.str(),
+                                     claim.request.empty() ? "" : "/", claim.request.str()));
+            }
+          }
+          c.resources.claims.push_back(claim);
+        });
     c.resources.limits = ReadResourceList(d, r.Get("limits"), r.Path("limits"), true);
     c.resources.requests = ReadResourceList(d, r.Get("requests"), r.Path("requests"), true);
     // The API server defaults a missing request to its limit.
@@ -468,6 +501,62 @@ void ReadGangReference(Decoder& d, Map& m, PodSpec& spec) {
 
 }  // namespace
 
+// A pod's spec.resourceClaims[] entry: a name unique in the pod, and exactly one of a claim's
+// and a template's name.
+PodResourceClaim ReadPodResourceClaim(Decoder& d, const YAML::Node& n, const std::string& path,
+                                      const PodSpec& spec) {
+  Map m(d, n, path);
+  PodResourceClaim claim;
+  const std::string name = Required(d, m, "name");
+  if (!name.empty()) ReportInvalid(d, m.Path("name"), name, Dns1123LabelErrors(name));
+  claim.name = Symbol(name);
+  for (const PodResourceClaim& o : spec.resource_claims) {
+    if (!name.empty() && o.name == claim.name) {
+      d.Error(m.Path("name"), fmt::format("Duplicate value: \"{}\"", name));
+    }
+  }
+  auto read_name = [&](std::string_view field) {
+    const std::string value = ReadString(d, m.Get(field), m.Path(field)).value_or("");
+    if (!value.empty()) ReportInvalid(d, m.Path(field), value, Dns1123SubdomainErrors(value));
+    return Symbol(value);
+  };
+  claim.resource_claim_name = read_name("resourceClaimName");
+  claim.resource_claim_template_name = read_name("resourceClaimTemplateName");
+  if (!claim.resource_claim_name.empty() && !claim.resource_claim_template_name.empty()) {
+    d.Error(path,
+            "Invalid value: at most one of `resourceClaimName` or "
+            "`resourceClaimTemplateName` may be specified");
+  } else if (claim.resource_claim_name.empty() && claim.resource_claim_template_name.empty()) {
+    d.Error(path,
+            "Required value: must specify one of: `resourceClaimName`, "
+            "`resourceClaimTemplateName`");
+  }
+  return claim;
+}
+
+// Each container's resources.claims[] names one of the pod's resourceClaims.
+void CheckContainerClaims(Decoder& d, const std::vector<Container>& containers,
+                          const std::string& path, const std::vector<PodResourceClaim>& claims) {
+  std::vector<std::string> names;
+  for (const PodResourceClaim& c : claims) names.push_back(c.name.string());
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  const std::string detail =
+      names.empty() ? "must be one of the names in pod.spec.resourceClaims which is empty"
+                    : fmt::format("must be one of the names in pod.spec.resourceClaims: {}",
+                                  fmt::join(names, ", "));
+  for (size_t i = 0; i < containers.size(); ++i) {
+    const std::vector<ContainerResourceClaim>& used = containers[i].resources.claims;
+    for (size_t j = 0; j < used.size(); ++j) {
+      if (used[j].name.empty()) continue;
+      if (!std::binary_search(names.begin(), names.end(), used[j].name.string())) {
+        d.Error(fmt::format("{}[{}].resources.claims[{}]", path, i, j),
+                fmt::format("Not found: \"{}\": {}", used[j].name.str(), detail));
+      }
+    }
+  }
+}
+
 PodSpec ReadPodSpec(Decoder& d, const YAML::Node& n, const std::string& path) {
   PodSpec spec;
   Map m(d, n, path);
@@ -496,13 +585,13 @@ PodSpec ReadPodSpec(Decoder& d, const YAML::Node& n, const std::string& path) {
            "hostUsers",
            "hostnameOverride"});
   // What the scheduler would read and muster does not model yet: refused, not ignored.
-  for (const auto& [field, what] : {std::pair<std::string_view, std::string_view>{
-                                        "resourceClaims", "Dynamic Resource Allocation"},
-                                    {"resources", "pod-level resources"}}) {
-    if (Present(m.Get(field)) && !d.Served()) {
-      d.Error(m.Path(field), fmt::format("Forbidden: muster does not model {} yet", what));
-    }
+  if (Present(m.Get("resources")) && !d.Served()) {
+    d.Error(m.Path("resources"), "Forbidden: muster does not model pod-level resources yet");
   }
+  ReadList(d, m.Get("resourceClaims"), m.Path("resourceClaims"),
+           [&](const YAML::Node& item, const std::string& p) {
+             spec.resource_claims.push_back(ReadPodResourceClaim(d, item, p, spec));
+           });
   ReadList(d, m.Get("initContainers"), m.Path("initContainers"),
            [&](const YAML::Node& item, const std::string& p) {
              spec.init_containers.push_back(ReadContainer(d, item, p, true));
@@ -512,6 +601,8 @@ PodSpec ReadPodSpec(Decoder& d, const YAML::Node& n, const std::string& path) {
              spec.containers.push_back(ReadContainer(d, item, p, false));
            });
   if (spec.containers.empty()) d.Error(m.Path("containers"), "Required value");
+  CheckContainerClaims(d, spec.init_containers, m.Path("initContainers"), spec.resource_claims);
+  CheckContainerClaims(d, spec.containers, m.Path("containers"), spec.resource_claims);
   spec.overhead = ReadResourceList(d, m.Get("overhead"), m.Path("overhead"), false);
   spec.node_name = Symbol(ReadString(d, m.Get("nodeName"), m.Path("nodeName")).value_or(""));
   spec.node_selector = ReadLabels(d, m.Get("nodeSelector"), m.Path("nodeSelector"));

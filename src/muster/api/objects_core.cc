@@ -21,7 +21,17 @@ Pod ReadPod(Decoder& d, Map& m) {
   Map s(d, m.Get("status"), "status");
   s.Known({"message", "reason", "hostIP", "hostIPs", "podIP", "podIPs", "initContainerStatuses",
            "containerStatuses", "ephemeralContainerStatuses", "qosClass", "resize",
-           "resourceClaimStatuses", "observedGeneration", "extendedResourceClaimStatus"});
+           "observedGeneration", "extendedResourceClaimStatus"});
+  ReadList(
+      d, s.Get("resourceClaimStatuses"), s.Path("resourceClaimStatuses"),
+      [&](const YAML::Node& item, const std::string& p) {
+        Map cm(d, item, p, Fields::kUnchecked);
+        PodResourceClaimStatus status;
+        status.name = Symbol(ReadString(d, cm.Get("name"), cm.Path("name")).value_or(""));
+        status.resource_claim_name = Symbol(
+            ReadString(d, cm.Get("resourceClaimName"), cm.Path("resourceClaimName")).value_or(""));
+        pod.status.resource_claim_statuses.push_back(status);
+      });
   if (auto phase = ReadString(d, s.Get("phase"), s.Path("phase"))) {
     if (auto p = ParsePodPhase(*phase)) {
       pod.status.phase = *p;

@@ -18,35 +18,6 @@
 namespace muster::api::decoding {
 namespace {
 
-// "Unsupported value" with the supported ones sorted, as the API server lists a set.
-void Unsupported(Decoder& d, const std::string& path, std::string_view value,
-                 std::span<const std::string_view> supported) {
-  std::vector<std::string_view> sorted(supported.begin(), supported.end());
-  std::sort(sorted.begin(), sorted.end());
-  std::string list;
-  for (std::string_view s : sorted) list += fmt::format("{}\"{}\"", list.empty() ? "" : ", ", s);
-  d.Error(path, fmt::format("Unsupported value: \"{}\": supported values: {}", value, list));
-}
-
-// The value of a string field that is one of `names`, as its index.
-template <typename Enum>
-std::optional<Enum> ReadEnum(Decoder& d, const YAML::Node& n, const std::string& path,
-                             std::span<const std::string_view> names) {
-  const std::optional<std::string> s = ReadString(d, n, path);
-  if (!s) return std::nullopt;
-  for (size_t i = 0; i < names.size(); ++i) {
-    if (names[i] == *s) return static_cast<Enum>(i);
-  }
-  Unsupported(d, path, *s, names);
-  return std::nullopt;
-}
-
-std::string Required(Decoder& d, Map& m, std::string_view field) {
-  std::string value = ReadString(d, m.Get(field), m.Path(field)).value_or("");
-  if (value.empty()) d.Error(m.Path(field), "Required value");
-  return value;
-}
-
 AccessModes ReadAccessModes(Decoder& d, Map& m, bool claim) {
   AccessModes modes;
   size_t given = 0;

@@ -47,6 +47,7 @@ struct ObjectMeta {
   LabelSet labels;
   std::map<std::string, std::string> annotations;  // ordered: output is deterministic
   std::vector<OwnerReference> owner_references;
+  std::vector<std::string> finalizers;
   std::optional<Time> creation_timestamp;
   std::optional<Time> deletion_timestamp;
 
@@ -69,9 +70,32 @@ struct ContainerPort {
   Symbol host_ip;  // empty means 0.0.0.0
 };
 
+// ---- A pod's resource claims (Dynamic Resource Allocation, api/dra.h) ----
+
+// pod.spec.resourceClaims[]: a claim by name, or one made from a template for this pod.
+struct PodResourceClaim {
+  Symbol name;
+  Symbol resource_claim_name;           // set for a claim by name
+  Symbol resource_claim_template_name;  // set for a claim from a template
+};
+
+// pod.status.resourceClaimStatuses[]: the claim the controller made for a template's entry;
+// empty `resource_claim_name` when it decided none is needed.
+struct PodResourceClaimStatus {
+  Symbol name;
+  Symbol resource_claim_name;
+};
+
+// A container's resources.claims[]: a pod claim it uses, all of it or one request.
+struct ContainerResourceClaim {
+  Symbol name;
+  Symbol request;
+};
+
 struct ResourceRequirements {
   ResourceList requests;
   ResourceList limits;
+  std::vector<ContainerResourceClaim> claims;
 };
 
 struct Container {
@@ -175,6 +199,7 @@ struct PodSpec {
   std::string restart_policy = "Always";
   bool host_network = false;
   std::vector<Volume> volumes;
+  std::vector<PodResourceClaim> resource_claims;
   // Kubernetes 1.35's spec.workloadRef (scheduling.k8s.io/v1alpha1): the Workload, the pod
   // group in it and the replica key (each key its own group); empty names when unset.
   struct WorkloadReference {
@@ -192,6 +217,7 @@ struct PodStatus {
   std::vector<PodCondition> conditions;
   Symbol nominated_node_name;
   std::optional<Time> start_time;
+  std::vector<PodResourceClaimStatus> resource_claim_statuses;
 };
 
 struct Pod {

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "muster/api/cel.h"
 #include "muster/api/gang.h"
 #include "muster/api/storage.h"
 #include "muster/cluster/memory.h"
@@ -161,6 +162,8 @@ class Run {
   void Apply(const CreatePods& op);
   // Creates a CSI volume and a claim bound to it, and gives `pod` a volume on the claim.
   void AddCSIVolume(api::Pod& pod);
+  // A claim from the template for `pod`, as the resource claim controller makes it.
+  void AddDraClaim(api::Pod& pod);
   void Apply(const Barrier& op);
   void Apply(const DeletePods& op);
   void Apply(const Churn& op);
@@ -456,6 +459,33 @@ void Run::Apply(const CreateNodes& op) {
       result_.errors.push_back(fmt::format("createNodes: node {} exists", i));
       return;
     }
+    if (op.dra_devices) {
+      // upstream's createResourceDriver: one slice per node, its own pool.
+      api::ResourceSlice slice;
+      slice.metadata.name = name;
+      slice.spec.driver = Symbol(kDraDriver);
+      slice.spec.pool = {Symbol(name), 0, 1};
+      slice.spec.nodes.node_name = Symbol(name);
+      const Symbol driver(kDraDriver);
+      for (int32_t d = 0; d < *op.dra_devices; ++d) {
+        api::Device device;
+        device.name = Symbol(fmt::format("instance-{}", d));
+        device.attributes = {{driver, Symbol("driverVersion"), *api::SemVer::Parse("1.2.3")},
+                             {driver, Symbol("family"), std::string("GPU")},
+                             {driver, Symbol("model"), std::string("A100")},
+                             {Symbol("dra.example.com"), Symbol("numa"), int64_t{d}}};
+        std::sort(device.attributes.begin(), device.attributes.end(),
+                  [](const auto& a, const auto& b) {
+                    return std::pair(a.domain.str(), a.name.str()) <
+                           std::pair(b.domain.str(), b.name.str());
+                  });
+        device.capacity = {
+            {driver, Symbol("memory"),
+             api::Quantity::FromValue(int64_t{1} << 30, api::QuantityFormat::kBinarySI)}};
+        slice.spec.devices.push_back(std::move(device));
+      }
+      cluster_.Create(std::move(slice));
+    }
     if (op.csi_attach_limit) {
       api::CSINode csi;
       csi.metadata.name = name;
@@ -463,6 +493,17 @@ void Run::Apply(const CreateNodes& op) {
           api::CSINode::Driver{std::string(kCSIDriver), name, {}, *op.csi_attach_limit});
       cluster_.Create(std::move(csi));
     }
+  }
+  if (op.dra_devices && cluster_.Get<api::DeviceClass>(std::string(kDraClass)) == nullptr) {
+    api::DeviceClass cls;
+    cls.metadata.name = std::string(kDraClass);
+    api::DeviceSelector selector;
+    selector.expression = fmt::format("device.driver == \"{}\"", kDraDriver);
+    api::cel::Compiled compiled = api::cel::Compile(selector.expression);
+    selector.program = std::move(compiled.program);
+    selector.error = std::move(compiled.error);
+    cls.spec.selectors.push_back(std::move(selector));
+    cluster_.Create(std::move(cls));
   }
   result_.nodes += op.count;
   RunQuiet();
@@ -537,6 +578,7 @@ void Run::Apply(const CreatePods& op) {
       pod.metadata.name = PodName(GenerateName(op.pod_template), op.ns);
     }
     if (op.csi_volume) AddCSIVolume(pod);
+    if (op.dra_claim) AddDraClaim(pod);
     if (cluster_.Create(std::move(pod)).IsSuccess()) ++pods_created_;
   }
   if (op.skip_wait) return;
@@ -585,6 +627,27 @@ void Run::AddCSIVolume(api::Pod& pod) {
   volume.claim_name = api::Symbol(claim_name);
   volume.source.kind = "persistentVolumeClaim";
   pod.spec.volumes.push_back(std::move(volume));
+}
+
+void Run::AddDraClaim(api::Pod& pod) {
+  pod.metadata.uid = fmt::format("{}-{}", pod.metadata.namespace_.str(), pod.metadata.name);
+  api::ResourceClaim claim;
+  claim.metadata.name = pod.metadata.name + "-resource";
+  claim.metadata.namespace_ = pod.metadata.namespace_;
+  claim.metadata.owner_references.push_back(
+      api::OwnerReference{"v1", "Pod", pod.metadata.name, pod.metadata.uid, true, true});
+  api::DeviceRequest request;
+  request.name = Symbol("req-0");
+  request.exactly = api::DeviceRequestSpec{};
+  request.exactly->device_class_name = Symbol(kDraClass);
+  claim.spec.requests.push_back(std::move(request));
+  const Symbol pod_claim("resource");
+  pod.spec.resource_claims.push_back(
+      api::PodResourceClaim{pod_claim, Symbol(), Symbol("test-claim-template")});
+  pod.status.resource_claim_statuses.push_back(
+      api::PodResourceClaimStatus{pod_claim, Symbol(claim.metadata.name)});
+  for (api::Container& c : pod.spec.containers) c.resources.claims.push_back({pod_claim, {}});
+  cluster_.Create(std::move(claim));
 }
 
 void Run::Apply(const Barrier&) { RunQuiet(); }

@@ -279,6 +279,21 @@ std::vector<Op> SchedulingCSIPVs(int32_t nodes, int32_t pods) {
   return {n, initial, measured};
 }
 
+// dra: SchedulingWithResourceClaimTemplate (dra/performance-config.yaml): nodes each with a
+// ResourceSlice of 10 devices, every pod with a claim from a template for one of them; the
+// initial and the measured pods together fill every device.
+std::vector<Op> SchedulingWithResourceClaimTemplate(int32_t nodes, int32_t pods) {
+  constexpr int32_t kDevicesPerNode = 10;
+  const Counts c = Scale(pods, 1, 1, int64_t{kDevicesPerNode} * nodes);
+  CreateNodes n = Nodes(nodes);
+  n.dra_devices = kDevicesPerNode;
+  CreatePods initial = Pods(c.initial, PodTemplate::kDefault, "init");
+  initial.dra_claim = true;
+  CreatePods measured = Pods(c.measured, PodTemplate::kDefault, "test", true);
+  measured.dra_claim = true;
+  return {n, initial, measured};
+}
+
 double Target(double threshold) { return 30 * threshold; }
 
 constexpr double kGangTarget = 20000;
@@ -319,6 +334,9 @@ const std::vector<Workload>& All() {
        "muster, after volumes/performance-config.yaml SchedulingCSIPVs: each pod on its own "
        "claim bound to a CSI volume, nodes with CSI attach limits",
        std::nullopt, std::nullopt, Profile::kDefault, 5000, 5000, SchedulingCSIPVs},
+      {"SchedulingWithResourceClaimTemplate",
+       "dra/performance-config.yaml SchedulingWithResourceClaimTemplate/5000pods_500nodes", 40,
+       Target(40), Profile::kDefault, 500, 2500, SchedulingWithResourceClaimTemplate},
       {"GangBasic", "muster: 1000 PodGroups x 16 pods, all fit (Coscheduling)", std::nullopt,
        kGangTarget, Profile::kCoscheduling, 5000, 16000, GangBasic},
       {"GangContended",

@@ -64,7 +64,14 @@ struct CreateNodes {
   // Set: each node has a CSINode letting kCSIDriver attach this many volumes (upstream's
   // nodeAllocatableStrategy csiNodeAllocatable).
   std::optional<int32_t> csi_attach_limit;
+  // Set: each node has a ResourceSlice of this many devices of kDraDriver (upstream's
+  // createResourceDriver maxClaimsPerNode), and the DeviceClass kDraClass selects them.
+  std::optional<int32_t> dra_devices;
 };
+
+// The DRA workloads' driver and class (upstream dra/templates).
+inline constexpr std::string_view kDraDriver = "test-driver.cdi.k8s.io";
+inline constexpr std::string_view kDraClass = "test-class";
 
 // The CSI driver of the volume workloads.
 inline constexpr std::string_view kCSIDriver = "ebs.csi.aws.com";
@@ -98,6 +105,9 @@ struct CreatePods {
   // Each pod gets a claim of its own, bound to a CSI volume of its own (upstream's
   // persistentVolumeTemplatePath pv-csi.yaml with persistentVolumeClaimTemplatePath pvc.yaml).
   bool csi_volume = false;
+  // Each pod asks for one device of kDraClass through a ResourceClaimTemplate, its claim made
+  // as the resource claim controller makes it (upstream's pod-with-claim-template.yaml).
+  bool dra_claim = false;
 };
 
 // barrier with stageRequirement Attempted: every pod created so far has been through the queue.

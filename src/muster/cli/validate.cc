@@ -121,6 +121,56 @@ Listing Describe(const api::PriorityClass& pc) {
           fmt::format("value {}{}", pc.value, pc.global_default ? " globalDefault" : "")};
 }
 
+// A claim's requests: "gpu: 2 gpu.example.com" or "gpu: all of gpu.example.com".
+std::string ClaimFacts(const api::ResourceClaimSpec& spec) {
+  std::string facts;
+  auto one = [](const api::DeviceRequestSpec& r) {
+    return r.allocation_mode == api::DeviceAllocationMode::kAll
+               ? fmt::format("all of {}", r.device_class_name.str())
+               : fmt::format("{} {}", r.count, r.device_class_name.str());
+  };
+  for (const api::DeviceRequest& r : spec.requests) {
+    std::string what;
+    if (r.exactly) {
+      what = one(*r.exactly);
+    } else {
+      for (const api::DeviceSubRequest& s : r.first_available) {
+        what += fmt::format("{}{}", what.empty() ? "first of " : " | ", one(s.spec));
+      }
+    }
+    facts += fmt::format("{}{}: {}", facts.empty() ? "" : "; ", r.name.str(), what);
+  }
+  if (!spec.constraints.empty()) facts += fmt::format("; constraints {}", spec.constraints.size());
+  return facts;
+}
+
+Listing Describe(const api::DeviceClass& c) {
+  std::string facts = fmt::format("selectors {}", c.spec.selectors.size());
+  if (!c.spec.config.empty()) facts += fmt::format(" config {}", c.spec.config.size());
+  return {c.metadata.Key(), facts};
+}
+
+Listing Describe(const api::ResourceSlice& s) {
+  std::string where = s.spec.per_device_node_selection  ? "per device"
+                      : !s.spec.nodes.node_name.empty() ? "node " + s.spec.nodes.node_name.string()
+                      : s.spec.nodes.node_selector      ? std::string("node selector")
+                                                        : std::string("all nodes");
+  return {s.metadata.Key(), fmt::format("driver {} pool {} {} devices {}", s.spec.driver.str(),
+                                        s.spec.pool.name.str(), where, s.spec.devices.size())};
+}
+
+Listing Describe(const api::ResourceClaim& c) {
+  std::string facts = ClaimFacts(c.spec);
+  if (c.status.allocation) {
+    facts += fmt::format(" allocated {} device(s)", c.status.allocation->devices.size());
+  }
+  return {c.metadata.Key(), facts};
+}
+
+Listing Describe(const api::ResourceClaimTemplate& t) {
+  return {t.metadata.Key(), ClaimFacts(t.spec.spec)};
+}
+
 template <typename T>
   requires requires(const T& o) { o.metadata.Key(); }
 Listing Describe(const T& object) {

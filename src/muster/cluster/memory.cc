@@ -232,6 +232,19 @@ Status MemoryCluster::SelectNode(const api::PersistentVolumeClaim& pvc, api::Sym
   return Update(std::move(updated));
 }
 
+Status MemoryCluster::UpdateClaimStatus(const api::ResourceClaim& claim) {
+  const std::string key = claim.metadata.Key();
+  const api::ResourceClaim* stored = Get<api::ResourceClaim>(key);
+  if (stored == nullptr) return NotFound("resourceclaims", key);
+  if (stored->metadata.resource_version != claim.metadata.resource_version) {
+    return Conflict("resourceclaims", key);
+  }
+  api::ResourceClaim updated = *stored;
+  updated.metadata.finalizers = claim.metadata.finalizers;
+  updated.status = claim.status;
+  return Update(std::move(updated));
+}
+
 namespace {
 
 // Events are aggregated by these fields, as Kubernetes' event correlator does (not by action).

@@ -81,6 +81,7 @@ class MemoryCluster final : public Cluster {
                                          const api::PodGroup::Status& status) override;
   framework::Status BindVolume(const api::PersistentVolume& pv) override;
   framework::Status SelectNode(const api::PersistentVolumeClaim& pvc, api::Symbol node) override;
+  framework::Status UpdateClaimStatus(const api::ResourceClaim& claim) override;
   framework::Status UpdateGroupCondition(const framework::ObjectReference& object,
                                          const std::vector<api::PodCondition>& current,
                                          const api::PodCondition& condition) override;

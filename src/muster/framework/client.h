@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "muster/api/dra.h"
 #include "muster/api/types.h"
 #include "muster/framework/status.h"
 
@@ -86,6 +87,10 @@ class ClusterClient {
   // volume.kubernetes.io/selected-node).
   virtual Status BindVolume(const api::PersistentVolume& pv) = 0;
   virtual Status SelectNode(const api::PersistentVolumeClaim& pvc, api::Symbol node) = 0;
+  // Dynamic Resource Allocation's write (DynamicResources' PreBind and PostFilter): `claim`'s
+  // finalizers and its status (allocation and reservedFor), refused when the claim changed
+  // since the scheduler read it (its resourceVersion in `claim`).
+  virtual Status UpdateClaimStatus(const api::ResourceClaim& claim) = 0;
   virtual void RecordEvent(EventRecord event) = 0;
 };
 

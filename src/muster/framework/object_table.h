@@ -43,16 +43,21 @@ class ObjectTable {
     return out;
   }
   size_t size() const { return by_id_.size(); }
+  // A number that changes whenever the table does (Set, Erase): what a plugin keys an index it
+  // derives from the table on.
+  uint64_t version() const { return version_; }
 
   // Stores `object` in place of the one with its namespace and name, if any.
   void Set(api::Shared<T> object) {
     const T* raw = object.get();
     by_key_[raw->metadata.Key()] = raw;
     by_id_[Id(raw->metadata)] = std::move(object);
+    ++version_;
   }
   void Erase(const api::ObjectMeta& meta) {
     by_key_.erase(meta.Key());
     by_id_.erase(Id(meta));
+    ++version_;
   }
 
  private:
@@ -63,6 +68,7 @@ class ObjectTable {
   // By PairId(namespace, name): a PodGroup is looked up on every queue comparison.
   std::unordered_map<uint64_t, api::Shared<T>> by_id_;
   std::map<std::string, const T*> by_key_;  // the same objects by namespace/name
+  uint64_t version_ = 0;
 };
 
 namespace internal {

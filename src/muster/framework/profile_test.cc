@@ -161,6 +161,7 @@ class FakeServices final : public SchedulerServices,
   Status SelectNode(const api::PersistentVolumeClaim&, api::Symbol) override {
     return Status::OK();
   }
+  Status UpdateClaimStatus(const api::ResourceClaim&) override { return Status::OK(); }
   void RecordEvent(EventRecord) override {}
 
   std::vector<const api::Pod*> PodsWithLabel(api::Symbol, api::Symbol, api::Symbol) const override {

@@ -7,6 +7,7 @@
 #include "muster/plugins/coscheduling/coscheduling.h"
 #include "muster/plugins/defaultbinder/default_binder.h"
 #include "muster/plugins/defaultpreemption/default_preemption.h"
+#include "muster/plugins/dynamicresources/dynamic_resources.h"
 #include "muster/plugins/gangscheduling/gang_scheduling.h"
 #include "muster/plugins/imagelocality/image_locality.h"
 #include "muster/plugins/interpodaffinity/inter_pod_affinity.h"
@@ -47,6 +48,7 @@ framework::Registry InTreeRegistry() {
   add(podtopologyspread::kName, podtopologyspread::PodTopologySpread::New);
   add(interpodaffinity::kName, interpodaffinity::InterPodAffinity::New);
   add(imagelocality::kName, imagelocality::ImageLocality::New);
+  add(dynamicresources::kName, dynamicresources::DynamicResources::New);
   add(defaultpreemption::kName, defaultpreemption::DefaultPreemption::New);
   add(defaultbinder::kName, defaultbinder::DefaultBinder::New);
   add(gangscheduling::kName, gangscheduling::GangScheduling::New);
@@ -75,6 +77,9 @@ api::Plugins DefaultPlugins() {
   enable(volumes::kVolumeZoneName);
   enable(podtopologyspread::kName, 2);
   enable(interpodaffinity::kName, 2);
+  // GA in 1.34: before DefaultPreemption, so that a claim it deallocates is tried again before
+  // any pod is preempted.
+  enable(dynamicresources::kName);
   enable(defaultpreemption::kName);
   enable(noderesources::kBalancedAllocationName, 1);
   enable(imagelocality::kName, 1);

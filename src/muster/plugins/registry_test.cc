@@ -30,17 +30,27 @@ class UnusedHandle final : public framework::Handle {
 
 TEST(InTreeRegistry, RegistersEveryPluginUnderItsUpstreamName) {
   const framework::Registry registry = InTreeRegistry();
-  EXPECT_EQ(registry.Names(),
-            (std::vector<std::string>{"Coscheduling",       "DefaultBinder",
-                                      "DefaultPreemption",  "GangScheduling",
-                                      "ImageLocality",      "InterPodAffinity",
-                                      "NodeAffinity",       "NodeName",
-                                      "NodePorts",          "NodeResourcesBalancedAllocation",
-                                      "NodeResourcesFit",   "NodeUnschedulable",
-                                      "NodeVolumeLimits",   "PodTopologySpread",
-                                      "PrioritySort",       "SchedulingGates",
-                                      "TaintToleration",    "VolumeBinding",
-                                      "VolumeRestrictions", "VolumeZone"}));
+  EXPECT_EQ(registry.Names(), (std::vector<std::string>{"Coscheduling",
+                                                        "DefaultBinder",
+                                                        "DefaultPreemption",
+                                                        "DynamicResources",
+                                                        "GangScheduling",
+                                                        "ImageLocality",
+                                                        "InterPodAffinity",
+                                                        "NodeAffinity",
+                                                        "NodeName",
+                                                        "NodePorts",
+                                                        "NodeResourcesBalancedAllocation",
+                                                        "NodeResourcesFit",
+                                                        "NodeUnschedulable",
+                                                        "NodeVolumeLimits",
+                                                        "PodTopologySpread",
+                                                        "PrioritySort",
+                                                        "SchedulingGates",
+                                                        "TaintToleration",
+                                                        "VolumeBinding",
+                                                        "VolumeRestrictions",
+                                                        "VolumeZone"}));
   UnusedHandle handle;
   for (const std::string& name : registry.Names()) {
     SCOPED_TRACE(name);
@@ -88,6 +98,8 @@ TEST(DefaultPlugins, UpstreamMultiPointOrderAndWeights) {
       {"VolumeZone", std::nullopt},
       {"PodTopologySpread", 2},
       {"InterPodAffinity", 2},
+      // GA in 1.34, before DefaultPreemption as upstream's applyFeatureGates inserts it.
+      {"DynamicResources", std::nullopt},
       {"DefaultPreemption", std::nullopt},
       {"NodeResourcesBalancedAllocation", 1},
       {"ImageLocality", 1},

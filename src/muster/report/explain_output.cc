@@ -205,6 +205,42 @@ std::string NoAttemptReason(const sim::Simulation& sim, const api::Pod& pod) {
 
 }  // namespace
 
+// The pod's ResourceClaims: each pod claim's claim and the devices allocated to it.
+json ResourceClaimsJson(const sim::Simulation& sim, const api::Pod& pod) {
+  json out = json::array();
+  for (const api::PodResourceClaim& pc : pod.spec.resource_claims) {
+    json j;
+    j["name"] = pc.name.string();
+    std::string claim_name = pc.resource_claim_name.string();
+    bool made = !claim_name.empty();
+    for (const api::PodResourceClaimStatus& st : pod.status.resource_claim_statuses) {
+      if (claim_name.empty() && st.name == pc.name) {
+        claim_name = st.resource_claim_name.string();
+        made = true;
+      }
+    }
+    j["claim"] = claim_name;
+    const api::ResourceClaim* claim =
+        claim_name.empty() ? nullptr
+                           : sim.cluster().Get<api::ResourceClaim>(
+                                 pod.metadata.namespace_.string() + "/" + claim_name);
+    j["state"] = !made                ? "not created yet"
+                 : claim == nullptr   ? "missing"
+                 : claim->Allocated() ? "allocated"
+                                      : "not allocated";
+    json devices = json::array();
+    if (claim != nullptr && claim->status.allocation) {
+      for (const api::DeviceRequestAllocationResult& d : claim->status.allocation->devices) {
+        devices.push_back(
+            fmt::format("{}: {}/{}/{}", d.request, d.driver.str(), d.pool.str(), d.device.str()));
+      }
+    }
+    j["devices"] = std::move(devices);
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
 nlohmann::ordered_json BuildExplanation(const sim::Simulation& sim, const api::Pod& pod,
                                         const framework::AttemptTrace* trace) {
   json out;
@@ -221,6 +257,7 @@ nlohmann::ordered_json BuildExplanation(const sim::Simulation& sim, const api::P
   const api::PodCondition* cond = api::FindCondition(pod.status.conditions, "PodScheduled");
   p["message"] = cond != nullptr && cond->status == "False" ? cond->message : "";
   out["pod"] = std::move(p);
+  out["resourceClaims"] = ResourceClaimsJson(sim, pod);
 
   if (trace == nullptr) {
     out["attempt"] = nullptr;
@@ -448,6 +485,15 @@ void PrintExplanation(const nlohmann::ordered_json& e, size_t top, std::ostream&
   out << fmt::format(" when the run ended at {} ({} scheduling attempt(s))\n", Str(e["time"]),
                      pod["attempts"].get<int>());
   if (!Str(pod["message"]).empty()) out << "  " << Str(pod["message"]) << "\n";
+  if (!e["resourceClaims"].empty()) {
+    out << "\nResource claims\n";
+    for (const json& c : e["resourceClaims"]) {
+      out << fmt::format("  {}: {}{}", Str(c["name"]),
+                         Str(c["claim"]).empty() ? "" : Str(c["claim"]) + ", ", Str(c["state"]));
+      for (const json& d : c["devices"]) out << "\n    " << Str(d);
+      out << "\n";
+    }
+  }
   const json& a = e["attempt"];
   if (a.is_null()) {
     out << "\nNo scheduling attempt: " << Str(e["noAttempt"]) << ".\n";

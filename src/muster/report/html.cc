@@ -485,6 +485,41 @@ void NodeUtilisation(std::string& out, const sim::Simulation& sim,
   out += "</section>";
 }
 
+// Dynamic Resource Allocation: each pool's devices allocated at the end, when there are any.
+void DeviceUtilisation(std::string& out, const sim::Simulation& sim) {
+  const std::vector<DevicePoolUsage> pools = DeviceUsage(sim.cluster());
+  if (pools.empty()) return;
+  out += "<section id=\"devices\"><h2>Device utilisation</h2>";
+  int64_t devices = 0, allocated = 0;
+  for (const DevicePoolUsage& u : pools) {
+    devices += u.devices;
+    allocated += u.allocated;
+  }
+  auto cell = [](std::string_view who, int64_t used, int64_t total) {
+    std::optional<double> f;
+    if (total > 0) f = static_cast<double>(used) / static_cast<double>(total);
+    std::string title = fmt::format("{}: {} of {} devices allocated", who, used, total);
+    if (f) title += " (" + Percent(*f) + ")";
+    return charts::Cell{f, std::move(title)};
+  };
+  std::vector<charts::HeatRow> heat;
+  heat.push_back(
+      {fmt::format("all {}", Plural(static_cast<int64_t>(pools.size()), "pool", "pools")),
+       "every pool together",
+       {cell("all pools", allocated, devices)},
+       true});
+  for (const DevicePoolUsage& u : pools) {
+    const std::string who = fmt::format("{} {} ({})", u.driver, u.pool, u.nodes);
+    heat.push_back({u.driver + " " + u.pool, who, {cell(who, u.allocated, u.devices)}, false});
+  }
+  Put(out,
+      "<p class=\"note\">The devices of each ResourceSlice pool allocated to claims at the end "
+      "of the run: {} of {}.</p>",
+      Thousands(allocated), Thousands(devices));
+  out += "<div class=\"scroll\">" + charts::HeatMap({"devices"}, {"end"}, heat, 320) + "</div>";
+  out += "</section>";
+}
+
 // A PodGroup's state from `from` to `to`, in the timeline's colours; its `last` state lasts
 // from `from` on.
 charts::Span StateSpan(const std::string& name, sim::GroupState state, api::Duration from,
@@ -738,6 +773,8 @@ void WriteHtmlReport(const sim::Simulation& sim, const HtmlReportOptions& option
   PodsOverTime(page, sim, facts);
   page += "\n";
   NodeUtilisation(page, sim, options);
+  page += "\n";
+  DeviceUtilisation(page, sim);
   page += "\n";
   GroupTimelines(page, sim, facts, options);
   page += "\n";

@@ -1,7 +1,9 @@
 #include "muster/report/simulation_output.h"
 
 #include <algorithm>
+#include <map>
 #include <ostream>
+#include <set>
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -117,6 +119,46 @@ json ClaimsJson(const cluster::MemoryCluster& c) {
     claims.push_back(std::move(j));
   }
   return claims;
+}
+
+// ResourceClaims (Dynamic Resource Allocation) as the scheduler and the claim controller left
+// them: the devices allocated ("driver/pool/device", in the order of the claim's requests), the
+// pods it is reserved for.
+json ResourceClaimsJson(const cluster::MemoryCluster& c) {
+  json claims = json::array();
+  for (const auto& [key, ptr] : c.Objects<api::ResourceClaim>()) {
+    const api::ResourceClaim& claim = *ptr;
+    json j;
+    j["namespace"] = claim.metadata.namespace_.string();
+    j["name"] = claim.metadata.name;
+    j["allocated"] = claim.Allocated();
+    json devices = json::array();
+    if (claim.status.allocation) {
+      for (const api::DeviceRequestAllocationResult& d : claim.status.allocation->devices) {
+        devices.push_back(fmt::format("{}/{}/{}", d.driver.str(), d.pool.str(), d.device.str()));
+      }
+    }
+    j["devices"] = std::move(devices);
+    json reserved = json::array();
+    for (const api::ResourceClaimConsumerReference& r : claim.status.reserved_for) {
+      reserved.push_back(r.name);
+    }
+    j["reservedFor"] = std::move(reserved);
+    claims.push_back(std::move(j));
+  }
+  return claims;
+}
+
+json DevicePoolsJson(const cluster::MemoryCluster& c) {
+  json pools = json::array();
+  for (const DevicePoolUsage& u : DeviceUsage(c)) {
+    pools.push_back({{"driver", u.driver},
+                     {"pool", u.pool},
+                     {"nodes", u.nodes},
+                     {"devices", u.devices},
+                     {"allocated", u.allocated}});
+  }
+  return pools;
 }
 
 json VolumesJson(const cluster::MemoryCluster& c) {
@@ -355,6 +397,8 @@ nlohmann::ordered_json BuildResult(const sim::Simulation& sim) {
   result["podGroups"] = std::move(groups);
   result["jobs"] = JobsJson(sim);
   result["persistentVolumeClaims"] = ClaimsJson(c);
+  result["resourceClaims"] = ResourceClaimsJson(c);
+  result["devicePools"] = DevicePoolsJson(c);
   result["persistentVolumes"] = VolumesJson(c);
 
   json nodes = json::array();
@@ -514,6 +558,50 @@ void PrintYaml(const sim::Simulation& sim, std::ostream& out) {
   YAML::Emitter e;
   EmitYaml(e, BuildResult(sim));
   out << e.c_str() << "\n";
+}
+
+std::vector<DevicePoolUsage> DeviceUsage(const cluster::MemoryCluster& c) {
+  std::set<std::string> in_use;
+  for (const auto& [key, claim] : c.Objects<api::ResourceClaim>()) {
+    if (!claim->status.allocation) continue;
+    for (const api::DeviceRequestAllocationResult& d : claim->status.allocation->devices) {
+      in_use.insert(fmt::format("{}/{}/{}", d.driver.str(), d.pool.str(), d.device.str()));
+    }
+  }
+  // The newest generation of each pool counts, as the allocator counts it.
+  std::map<std::pair<std::string, std::string>, std::vector<const api::ResourceSlice*>> pools;
+  for (const auto& [name, slice] : c.Objects<api::ResourceSlice>()) {
+    auto& list = pools[{slice->spec.driver.string(), slice->spec.pool.name.string()}];
+    if (!list.empty() && list.front()->spec.pool.generation < slice->spec.pool.generation) {
+      list.clear();
+    }
+    if (list.empty() || list.front()->spec.pool.generation == slice->spec.pool.generation) {
+      list.push_back(slice.get());
+    }
+  }
+  std::vector<DevicePoolUsage> out;
+  for (const auto& [name, slices] : pools) {
+    DevicePoolUsage u{name.first, name.second, "", 0, 0};
+    for (const api::ResourceSlice* s : slices) {
+      const std::string nodes = s->spec.per_device_node_selection ? "per device"
+                                : !s->spec.nodes.node_name.empty()
+                                    ? s->spec.nodes.node_name.string()
+                                : s->spec.nodes.node_selector ? "node selector"
+                                : s->spec.nodes.all_nodes     ? "all nodes"
+                                                              : "";
+      if (u.nodes.empty()) {
+        u.nodes = nodes;
+      } else if (!nodes.empty() && u.nodes != nodes) {
+        u.nodes = "several";
+      }
+      for (const api::Device& d : s->spec.devices) {
+        ++u.devices;
+        u.allocated += in_use.contains(fmt::format("{}/{}/{}", u.driver, u.pool, d.name.str()));
+      }
+    }
+    out.push_back(std::move(u));
+  }
+  return out;
 }
 
 }  // namespace muster::report

@@ -4,6 +4,7 @@
 
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -20,6 +21,18 @@ nlohmann::ordered_json BuildResult(const sim::Simulation& sim);
 void PrintTable(const sim::Simulation& sim, bool wide, std::ostream& out);
 void PrintJson(const sim::Simulation& sim, std::ostream& out);
 void PrintYaml(const sim::Simulation& sim, std::ostream& out);
+
+// The devices of one pool of a ResourceSlice driver (Dynamic Resource Allocation), and how many
+// are allocated: the report's device utilisation.
+struct DevicePoolUsage {
+  std::string driver;
+  std::string pool;
+  std::string nodes;  // the node its slices are on, or "node selector", "all nodes", "per device"
+  int64_t devices = 0;
+  int64_t allocated = 0;
+};
+// Every pool, by driver and name, as the run left them.
+std::vector<DevicePoolUsage> DeviceUsage(const cluster::MemoryCluster& cluster);
 
 // The STATUS column: Pending, SchedulingGated, Running, Succeeded, Failed.
 std::string PodStatusText(const sim::Simulation& sim, const api::Pod& pod);

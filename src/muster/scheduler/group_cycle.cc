@@ -110,6 +110,46 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
 
   std::vector<std::shared_ptr<BindingContext>> placed;
   std::vector<GroupMember> failed;
+  // The Reserve plugins other than the gang's own reserve each member as it is placed, so that
+  // the next member's cycle sees what it holds (DynamicResources' devices, VolumeBinding's
+  // volumes), as each member's own cycle would upstream; the gang's plugin reserves once the
+  // group is whole. A failure unreserves the member and turns it away.
+  auto is_group_plugin = [&](const framework::ReservePlugin* p) {
+    return p->Name() == plugin.Name();
+  };
+  auto reserve_member = [&](BindingContext& ctx) {
+    Status r;
+    for (framework::ReservePlugin* p : fwk.plugins().reserve) {
+      if (is_group_plugin(p)) continue;
+      r = p->Reserve(*ctx.state, *ctx.assumed, ctx.node);
+      if (!r.IsSuccess()) {
+        r.WithPlugin(p->Name());
+        break;
+      }
+    }
+    TraceStep(*ctx.state, clock_.Now(), "Reserve", r);
+    if (r.IsSuccess()) return true;
+    Unassume(ctx, r, /*room_freed=*/false);
+    return false;
+  };
+  auto unreserve_member = [&](BindingContext& ctx) {
+    const auto& plugins = fwk.plugins().reserve;
+    for (auto it = plugins.rbegin(); it != plugins.rend(); ++it) {
+      if (!is_group_plugin(*it)) (*it)->Unreserve(*ctx.state, *ctx.assumed, ctx.node);
+    }
+  };
+  auto reserve_group = [&](BindingContext& ctx) {
+    for (framework::ReservePlugin* p : fwk.plugins().reserve) {
+      if (!is_group_plugin(p)) continue;
+      Status r = p->Reserve(*ctx.state, *ctx.assumed, ctx.node);
+      if (r.IsSuccess()) continue;
+      r.WithPlugin(p->Name());
+      TraceStep(*ctx.state, clock_.Now(), "Reserve", r);
+      Unassume(ctx, r, /*room_freed=*/false);
+      return false;
+    }
+    return true;
+  };
   // Places one member: assumed at once, so that the next member's snapshot has it on its node.
   auto place = [&](GroupMember& m) {
     api::Symbol host;
@@ -124,12 +164,12 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
     }
     std::shared_ptr<BindingContext> ctx =
         Assume(fwk, std::move(m.state), std::move(m.queued), host, started);
-    if (ctx != nullptr) {
+    if (ctx != nullptr && reserve_member(*ctx)) {
       ctx->evaluated_nodes = m.diagnosis.evaluated_nodes;
       ctx->feasible_nodes = m.diagnosis.feasible_nodes;
       placed.push_back(std::move(ctx));
     }
-    return true;  // placed, or requeued by Assume
+    return true;  // placed, or requeued by Assume or Reserve
   };
   if (group_status.IsSuccess()) {
     bool placed_after_failure = false;
@@ -209,7 +249,7 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
     // Reserve every member before any is permitted, so that Permit sees the whole group.
     std::vector<std::shared_ptr<BindingContext>> reserved;
     for (std::shared_ptr<BindingContext>& ctx : placed) {
-      if (Reserve(*ctx)) reserved.push_back(std::move(ctx));
+      if (reserve_group(*ctx)) reserved.push_back(std::move(ctx));
     }
     const auto kept = assigned + static_cast<int32_t>(reserved.size());
     if (kept >= min_member) {
@@ -242,7 +282,10 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
   }
 
   // Short of quorum: undo every placement before anything else looks at the cluster.
-  for (const std::shared_ptr<BindingContext>& ctx : placed) cache_.ForgetPod(ctx->assumed->pod);
+  for (const std::shared_ptr<BindingContext>& ctx : placed) {
+    unreserve_member(*ctx);
+    cache_.ForgetPod(ctx->assumed->pod);
+  }
 
   // One explanation for the group. The members that did not fit are summarised by reason, in
   // the order first seen: "3 do not: 6 node(s) Insufficient cpu".

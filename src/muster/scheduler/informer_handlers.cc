@@ -113,8 +113,18 @@ void Scheduler::OnUpdate<api::Pod>(const api::PodPtr& old_ptr, const api::PodPtr
   // A change of status only is not an event for a pending pod (the scheduler's own PodScheduled
   // condition, a nomination), as upstream's isPodUpdated ignores status, nor a change that could
   // help one when the pod runs on (the kubelet's Running): a pod that finishes is one.
+  // The resource claim controller's record of the claims it made is the exception
+  // (upstream's UpdatePodGeneratedResourceClaim): the pod waits for it at PreEnqueue.
+  auto claims_of = [](const api::Pod& p) {
+    std::vector<std::pair<api::Symbol, api::Symbol>> out;
+    for (const api::PodResourceClaimStatus& c : p.status.resource_claim_statuses) {
+      out.emplace_back(c.name, c.resource_claim_name);
+    }
+    return out;
+  };
   const bool status_only = in_place && actions == framework::kUpdatePodOther &&
-                           old_pod.metadata.annotations == new_pod.metadata.annotations;
+                           old_pod.metadata.annotations == new_pod.metadata.annotations &&
+                           claims_of(old_pod) == claims_of(new_pod);
   // Nor is the binding of a pod assumed on that node: passing Permit was the change (see
   // Scheduler::Commit), and every attempt since has counted the pod there.
   const framework::PodInfo* assumed =

@@ -242,15 +242,16 @@ void Checker::CheckRoom(const api::Pod& pod, api::Symbol node_name) {
 }
 
 void Checker::CheckClaims(const api::Pod& pod, api::Symbol node_name) {
-  // A promise of VolumeBinding's PreBind only.
+  // Promises of VolumeBinding's and DynamicResources' PreBind only.
   const framework::Framework* fwk = Profile(pod);
   if (fwk == nullptr) return;
   const auto& pre_bind = fwk->plugins().pre_bind;
-  if (std::none_of(pre_bind.begin(), pre_bind.end(), [](const framework::PreBindPlugin* p) {
-        return p->Name() == "VolumeBinding";
-      })) {
-    return;
-  }
+  auto has = [&](std::string_view name) {
+    return std::any_of(pre_bind.begin(), pre_bind.end(),
+                       [&](const framework::PreBindPlugin* p) { return p->Name() == name; });
+  };
+  if (has("DynamicResources")) CheckResourceClaims(pod, node_name);
+  if (!has("VolumeBinding")) return;
   for (const api::Volume& v : pod.spec.volumes) {
     std::string name;
     if (v.claim_name) {
@@ -267,6 +268,64 @@ void Checker::CheckClaims(const api::Pod& pod, api::Symbol node_name) {
                        pod.metadata.Key(), node_name.str(), key,
                        claim == nullptr ? "missing" : "not bound"));
       return;
+    }
+  }
+}
+
+void Checker::CheckResourceClaims(const api::Pod& pod, api::Symbol node_name) {
+  const api::Node* node = cluster_.Get<api::Node>(node_name.string());
+  for (const api::PodResourceClaim& pc : pod.spec.resource_claims) {
+    api::Symbol name = pc.resource_claim_name;
+    bool needed = !name.empty();
+    for (const api::PodResourceClaimStatus& st : pod.status.resource_claim_statuses) {
+      if (name.empty() && st.name == pc.name) {
+        name = st.resource_claim_name;
+        needed = !name.empty();
+      }
+    }
+    if (!needed) {
+      if (pc.resource_claim_name.empty() &&
+          std::none_of(pod.status.resource_claim_statuses.begin(),
+                       pod.status.resource_claim_statuses.end(),
+                       [&](const api::PodResourceClaimStatus& st) { return st.name == pc.name; })) {
+        Fail(fmt::format("pod {} was bound to node {} before its claim {} was made",
+                         pod.metadata.Key(), node_name.str(), pc.name.str()));
+      }
+      continue;
+    }
+    const std::string key = pod.metadata.namespace_.string() + "/" + name.string();
+    const api::ResourceClaim* claim = cluster_.Get<api::ResourceClaim>(key);
+    if (claim == nullptr || !claim->Allocated() || !claim->ReservedFor(pod.metadata.uid)) {
+      Fail(fmt::format("pod {} was bound to node {} while its resource claim {} was {}",
+                       pod.metadata.Key(), node_name.str(), key,
+                       claim == nullptr      ? "missing"
+                       : !claim->Allocated() ? "not allocated"
+                                             : "not reserved for it"));
+      return;
+    }
+    const std::optional<api::NodeSelector>& on = claim->status.allocation->node_selector;
+    if (on && node != nullptr && !on->Matches(node->metadata.labels, node_name)) {
+      Fail(
+          fmt::format("pod {} was bound to node {}, which the devices of its resource claim {} "
+                      "do not reach",
+                      pod.metadata.Key(), node_name.str(), key));
+      return;
+    }
+  }
+  // No device in two claims (admin access aside).
+  std::map<std::string, std::string> holder;
+  for (const auto& [key, claim] : cluster_.Objects<api::ResourceClaim>()) {
+    if (!claim->status.allocation) continue;
+    for (const api::DeviceRequestAllocationResult& d : claim->status.allocation->devices) {
+      if (d.admin_access) continue;
+      const std::string device =
+          fmt::format("{}/{}/{}", d.driver.str(), d.pool.str(), d.device.str());
+      auto [it, fresh] = holder.emplace(device, key);
+      if (!fresh && it->second != key) {
+        Fail(fmt::format("device {} is allocated to both resource claims {} and {}", device,
+                         it->second, key));
+        return;
+      }
     }
   }
 }

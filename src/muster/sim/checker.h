@@ -114,6 +114,9 @@ class Checker final : public cluster::TypedObserver<Checker>, private framework:
   void CheckRoom(const api::Pod& pod, api::Symbol node);
   void CheckFilters(const api::Pod& pod, api::Symbol node);
   void CheckClaims(const api::Pod& pod, api::Symbol node);
+  // Each of the pod's ResourceClaims allocated, reserved for it and reaching the node; no
+  // device allocated twice.
+  void CheckResourceClaims(const api::Pod& pod, api::Symbol node);
   void CheckPlaces();
   void CheckNominations();
   // The checker's own profile for the pod, or nullptr (another scheduler's pod).

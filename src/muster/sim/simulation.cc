@@ -11,7 +11,6 @@ namespace muster::sim {
 namespace {
 
 // Upstream's alphabet for generated name suffixes (no vowels, no look-alike digits).
-constexpr std::string_view kSuffixAlphabet = "bcdfghjklmnpqrstvwxz2456789";
 
 uint64_t Fnv1a(std::string_view s) {
   uint64_t h = 1469598103934665603ull;
@@ -108,6 +107,8 @@ std::unique_ptr<Simulation> Simulation::Create(api::Manifests manifests,
   sim->cluster_.AddObserver(sim->pod_groups_.get());
   sim->volumes_ = std::make_unique<VolumeController>(sim->cluster_, sim->clock_);
   sim->cluster_.AddObserver(sim->volumes_.get());
+  sim->claims_ = std::make_unique<ClaimController>(sim->cluster_, sim->clock_, options.seed);
+  sim->cluster_.AddObserver(sim->claims_.get());
   sim->history_ = std::make_unique<History>(sim->clock_, kSimulationEpoch);
   sim->cluster_.AddObserver(sim->history_.get());
   if (options.check) {
@@ -127,10 +128,7 @@ void Simulation::At(api::Duration offset, std::function<void()> fn) {
 }
 
 std::string Simulation::RandomSuffix(std::mt19937_64& rng, size_t length) const {
-  std::string s;
-  std::uniform_int_distribution<size_t> pick(0, kSuffixAlphabet.size() - 1);
-  for (size_t i = 0; i < length; ++i) s += kSuffixAlphabet[pick(rng)];
-  return s;
+  return GeneratedNameSuffix(rng, length);
 }
 
 void Simulation::ScheduleCreations() {

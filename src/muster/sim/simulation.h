@@ -21,6 +21,7 @@
 #include "muster/framework/virtual_clock.h"
 #include "muster/host/host.h"
 #include "muster/host/podgroup_controller.h"
+#include "muster/sim/claim_controller.h"
 #include "muster/sim/volume_controller.h"
 #include "muster/scheduler/scheduler.h"
 #include "muster/sim/checker.h"
@@ -149,6 +150,7 @@ class Simulation final : public cluster::TypedObserver<Simulation> {
   std::unique_ptr<host::Host> host_;
   std::unique_ptr<host::PodGroupController> pod_groups_;
   std::unique_ptr<VolumeController> volumes_;
+  std::unique_ptr<ClaimController> claims_;
   std::unique_ptr<Checker> checker_;
   std::unique_ptr<History> history_;
   std::unique_ptr<api::PriorityResolver> priorities_;

@@ -30,6 +30,7 @@ json Meta(const api::ObjectMeta& m) {
     if (o.block_owner_deletion) ref["blockOwnerDeletion"] = true;
     out["ownerReferences"].push_back(std::move(ref));
   }
+  if (!m.finalizers.empty()) out["finalizers"] = m.finalizers;
   if (m.creation_timestamp) out["creationTimestamp"] = api::FormatTime(*m.creation_timestamp);
   if (m.deletion_timestamp) out["deletionTimestamp"] = api::FormatTime(*m.deletion_timestamp);
   return out;
@@ -124,6 +125,11 @@ json Container(const api::Container& c) {
   json resources = json::object();
   if (!c.resources.requests.empty()) resources["requests"] = Resources(c.resources.requests);
   if (!c.resources.limits.empty()) resources["limits"] = Resources(c.resources.limits);
+  for (const api::ContainerResourceClaim& claim : c.resources.claims) {
+    json item = {{"name", claim.name.string()}};
+    if (!claim.request.empty()) item["request"] = claim.request.string();
+    resources["claims"].push_back(std::move(item));
+  }
   out["resources"] = std::move(resources);
   for (const api::ContainerPort& p : c.ports) {
     json port = {{"containerPort", p.container_port}, {"protocol", api::ProtocolName(p.protocol)}};
@@ -295,6 +301,14 @@ json EncodePod(const api::Pod& pod) {
   spec["restartPolicy"] = s.restart_policy;
   if (s.host_network) spec["hostNetwork"] = true;
   for (const api::Volume& v : s.volumes) spec["volumes"].push_back(Volume(v));
+  for (const api::PodResourceClaim& c : s.resource_claims) {
+    json item = {{"name", c.name.string()}};
+    if (!c.resource_claim_name.empty()) item["resourceClaimName"] = c.resource_claim_name.string();
+    if (!c.resource_claim_template_name.empty()) {
+      item["resourceClaimTemplateName"] = c.resource_claim_template_name.string();
+    }
+    spec["resourceClaims"].push_back(std::move(item));
+  }
 
   json status = {{"phase", api::PodPhaseName(pod.status.phase)}};
   if (!pod.status.conditions.empty()) status["conditions"] = Conditions(pod.status.conditions);
@@ -302,10 +316,66 @@ json EncodePod(const api::Pod& pod) {
     status["nominatedNodeName"] = pod.status.nominated_node_name.string();
   }
   if (pod.status.start_time) status["startTime"] = api::FormatTime(*pod.status.start_time);
+  for (const api::PodResourceClaimStatus& c : pod.status.resource_claim_statuses) {
+    json item = {{"name", c.name.string()}};
+    if (!c.resource_claim_name.empty()) item["resourceClaimName"] = c.resource_claim_name.string();
+    status["resourceClaimStatuses"].push_back(std::move(item));
+  }
   status["qosClass"] = QOSClass(pod.spec);
   // No apiVersion or kind: an informer's objects carry none, and kube-scheduler sends them so.
   return {
       {"metadata", Meta(pod.metadata)}, {"spec", std::move(spec)}, {"status", std::move(status)}};
+}
+
+json EncodeClaimStatus(const api::ResourceClaim& claim) {
+  json status = json::object();
+  if (const std::optional<api::AllocationResult>& a = claim.status.allocation) {
+    json results = json::array();
+    for (const api::DeviceRequestAllocationResult& r : a->devices) {
+      json item = {{"request", r.request},
+                   {"driver", r.driver.string()},
+                   {"pool", r.pool.string()},
+                   {"device", r.device.string()}};
+      if (r.admin_access) item["adminAccess"] = true;
+      for (const api::DeviceToleration& t : r.tolerations) {
+        json tol = {
+            {"operator", t.op == api::DeviceTolerationOperator::kExists ? "Exists" : "Equal"}};
+        if (!t.key.empty()) tol["key"] = t.key;
+        if (!t.value.empty()) tol["value"] = t.value;
+        if (t.effect) tol["effect"] = api::DeviceTaintEffectName(*t.effect);
+        if (t.toleration_seconds) tol["tolerationSeconds"] = *t.toleration_seconds;
+        item["tolerations"].push_back(std::move(tol));
+      }
+      results.push_back(std::move(item));
+    }
+    json allocation = {{"devices", {{"results", std::move(results)}}}};
+    for (const api::DeviceAllocationConfiguration& c : a->config) {
+      json item = {{"source", c.from_class ? "FromClass" : "FromClaim"},
+                   {"opaque",
+                    {{"driver", c.opaque.driver.string()},
+                     {"parameters", json::parse(c.opaque.parameters, nullptr, false)}}}};
+      if (!c.requests.empty()) item["requests"] = Symbols(c.requests);
+      allocation["devices"]["config"].push_back(std::move(item));
+    }
+    if (a->node_selector) {
+      json terms = json::array();
+      for (const api::NodeSelectorTerm& t : a->node_selector->terms) terms.push_back(Term(t));
+      allocation["nodeSelector"] = {{"nodeSelectorTerms", std::move(terms)}};
+    }
+    if (a->allocation_timestamp) {
+      allocation["allocationTimestamp"] = api::FormatTime(*a->allocation_timestamp);
+    }
+    status["allocation"] = std::move(allocation);
+  } else {
+    status["allocation"] = nullptr;
+  }
+  json reserved = json::array();
+  for (const api::ResourceClaimConsumerReference& r : claim.status.reserved_for) {
+    reserved.push_back(
+        {{"apiGroup", r.api_group}, {"resource", r.resource}, {"name", r.name}, {"uid", r.uid}});
+  }
+  status["reservedFor"] = reserved.empty() ? json() : std::move(reserved);
+  return status;
 }
 
 json EncodeNode(const api::Node& node) {

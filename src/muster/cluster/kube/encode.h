@@ -7,11 +7,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "muster/api/dra.h"
 #include "muster/api/types.h"
 
 namespace muster::cluster::kube {
 
 nlohmann::json EncodePod(const api::Pod& pod);
 nlohmann::json EncodeNode(const api::Node& node);
+// A ResourceClaim's status (allocation and reservedFor) as a merge patch's "status": an
+// absent allocation or an empty reservedFor is null, which removes it.
+nlohmann::json EncodeClaimStatus(const api::ResourceClaim& claim);
 
 }  // namespace muster::cluster::kube

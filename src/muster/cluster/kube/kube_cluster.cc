@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "muster/cluster/kube/decode.h"
+#include "muster/cluster/kube/encode.h"
 #include "muster/framework/log.h"
 
 namespace muster::cluster::kube {
@@ -625,6 +626,35 @@ Status KubeCluster::SelectNode(const api::PersistentVolumeClaim& pvc, api::Symbo
   return PatchForBinding(fmt::format("/api/v1/namespaces/{}/persistentvolumeclaims/{}",
                                      pvc.metadata.namespace_.str(), pvc.metadata.name),
                          body.dump(), "persistentvolumeclaim " + pvc.metadata.Key());
+}
+
+Status KubeCluster::UpdateClaimStatus(const api::ResourceClaim& claim) {
+  // Two writes, as kube-scheduler makes them: the finalizers (guarded by the resourceVersion
+  // the scheduler read), then the status subresource (guarded by the version the first left).
+  const std::string what = "resourceclaim " + claim.metadata.Key();
+  const std::string path = fmt::format("/apis/resource.k8s.io/v1/namespaces/{}/resourceclaims/{}",
+                                       claim.metadata.namespace_.str(), claim.metadata.name);
+  const std::chrono::milliseconds budget = WriteBudget();
+  if (budget.count() <= 0) {
+    return Status::Error(fmt::format("{} not updated: the leader lease has lapsed", what));
+  }
+  const Json meta = {{"metadata",
+                      {{"resourceVersion", claim.metadata.resource_version},
+                       {"finalizers", claim.metadata.finalizers}}}};
+  const Response r = http_.Do("PATCH", path, meta.dump(), "application/merge-patch+json", budget);
+  if (!r.ok()) {
+    log::Warningf("updating {} failed: {}", what, r.Describe());
+    return Status::Error(fmt::format("updating {}: {}", what, r.Describe()));
+  }
+  const Json written = Json::parse(r.body, nullptr, false);
+  std::string version = claim.metadata.resource_version;
+  if (written.is_object() && written.contains("metadata") &&
+      written["metadata"].contains("resourceVersion")) {
+    version = written["metadata"]["resourceVersion"].get<std::string>();
+  }
+  const Json status = {{"metadata", {{"resourceVersion", version}}},
+                       {"status", EncodeClaimStatus(claim)}};
+  return PatchForBinding(path + "/status", status.dump(), what);
 }
 
 Status KubeCluster::UpdatePodCondition(const api::Pod& pod, const api::PodCondition& condition,

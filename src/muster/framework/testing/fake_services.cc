@@ -79,6 +79,12 @@ framework::Status FakeServices::SelectNode(const api::PersistentVolumeClaim& pvc
   return framework::Status::OK();
 }
 
+framework::Status FakeServices::UpdateClaimStatus(const api::ResourceClaim& claim) {
+  claim_updates.push_back(claim);
+  objects_.Of<api::ResourceClaim>().Set(std::make_shared<const api::ResourceClaim>(claim));
+  return framework::Status::OK();
+}
+
 framework::Status FakeServices::DeletePod(const api::Pod& pod) {
   deleted.push_back(pod.metadata.Key());
   return framework::Status::OK();

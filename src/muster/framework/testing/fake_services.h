@@ -58,6 +58,8 @@ class FakeServices final : public framework::SchedulerServices,
   // UpdateGroupCondition's: the object's kind/namespace/name, and the condition.
   std::vector<std::pair<std::string, api::PodCondition>> group_condition_updates;
   std::vector<std::pair<std::string, api::PodCondition>> condition_updates;
+  // UpdateClaimStatus's claims, as written.
+  std::vector<api::ResourceClaim> claim_updates;
   // BindVolume's "volume -> namespace/claim"; SelectNode's "namespace/claim -> node".
   std::vector<std::string> volume_bindings;
   std::vector<std::string> selected_nodes;
@@ -96,6 +98,8 @@ class FakeServices final : public framework::SchedulerServices,
                                          const api::PodGroup::Status& status) override;
   framework::Status BindVolume(const api::PersistentVolume& pv) override;
   framework::Status SelectNode(const api::PersistentVolumeClaim& pvc, api::Symbol node) override;
+  // Stores the claim (in objects()) as written.
+  framework::Status UpdateClaimStatus(const api::ResourceClaim& claim) override;
   framework::Status UpdateGroupCondition(const framework::ObjectReference& object,
                                          const std::vector<api::PodCondition>& /*current*/,
                                          const api::PodCondition& condition) override {

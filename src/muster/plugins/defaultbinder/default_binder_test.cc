@@ -41,6 +41,7 @@ class RecordingClient final : public framework::ClusterClient {
   Status SelectNode(const api::PersistentVolumeClaim&, api::Symbol) override {
     return Status::OK();
   }
+  Status UpdateClaimStatus(const api::ResourceClaim&) override { return Status::OK(); }
   void RecordEvent(framework::EventRecord) override {}
 
   Status result;

@@ -1,0 +1,38 @@
+#include "muster/api/dra.h"
+
+#include <algorithm>
+
+namespace muster::api {
+
+std::string_view DeviceTaintEffectName(DeviceTaintEffect e) {
+  switch (e) {
+    case DeviceTaintEffect::kNoSchedule:
+      return "NoSchedule";
+    case DeviceTaintEffect::kNoExecute:
+      return "NoExecute";
+    case DeviceTaintEffect::kNone:
+      return "None";
+  }
+  return "";
+}
+
+std::string_view DeviceAllocationModeName(DeviceAllocationMode m) {
+  return m == DeviceAllocationMode::kAll ? "All" : "ExactCount";
+}
+
+// As upstream's DeviceToleration.ToleratesTaint: an empty key matches every key (operator
+// Exists), an unset effect every effect.
+bool DeviceToleration::Tolerates(const DeviceTaint& taint) const {
+  if (!key.empty() && key != taint.key) return false;
+  if (effect && *effect != taint.effect) return false;
+  return op == DeviceTolerationOperator::kExists || value == taint.value;
+}
+
+bool ResourceClaim::ReservedFor(std::string_view pod_uid) const {
+  return std::any_of(status.reserved_for.begin(), status.reserved_for.end(),
+                     [&](const ResourceClaimConsumerReference& r) {
+                       return r.resource == "pods" && r.api_group.empty() && r.uid == pod_uid;
+                     });
+}
+
+}  // namespace muster::api

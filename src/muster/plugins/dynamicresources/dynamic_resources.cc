@@ -1,0 +1,548 @@
+// DynamicResources (upstream dynamicresources.go), written from its behaviour and messages.
+
+#include "muster/plugins/dynamicresources/dynamic_resources.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "muster/framework/trace.h"
+#include "muster/plugins/helper/normalize_score.h"
+
+namespace muster::plugins::dynamicresources {
+namespace {
+
+using framework::ClusterEvent;
+using framework::Code;
+using framework::EventObjects;
+using framework::QueueingHint;
+using framework::Status;
+using ClaimPtr = std::shared_ptr<const api::ResourceClaim>;
+
+// Upstream's FirstAvailableDeviceRequestMaxSize: a subrequest's score is this less its place.
+constexpr int64_t kMaxSubRequests = 8;
+
+struct DraState final : framework::StateData {
+  // The pod's claims as PreFilter found them, in the pod's order.
+  std::vector<ClaimPtr> claims;
+  // Per claim: the nodes an allocated claim's devices reach (nullopt: every node).
+  std::vector<std::optional<api::NodeSelector>> available_on;
+  // The claims to allocate (indices into `claims`), and what allocates them.
+  std::vector<size_t> to_allocate;
+  std::vector<const api::ResourceClaim*> to_allocate_claims;
+  std::shared_ptr<const Inventory> inventory;
+  std::shared_ptr<const DeviceSet> allocated;
+  std::shared_ptr<const DeviceSet> pending;
+  std::shared_ptr<const Allocator> allocator;
+  // Filled by Filter from several threads: each fitting node's allocation, and the claims that
+  // kept some node out.
+  mutable std::mutex mu;
+  mutable std::map<api::Symbol, std::vector<api::AllocationResult>> by_node;
+  mutable std::set<size_t> unavailable;
+  // Reserve's allocation (one per claim to allocate), for PreBind.
+  std::vector<api::AllocationResult> reserved;
+
+  DraState() = default;
+  DraState(const DraState& o)
+      : claims(o.claims),
+        available_on(o.available_on),
+        to_allocate(o.to_allocate),
+        to_allocate_claims(o.to_allocate_claims),
+        inventory(o.inventory),
+        allocated(o.allocated),
+        pending(o.pending),
+        allocator(o.allocator),
+        reserved(o.reserved) {
+    std::lock_guard lock(o.mu);
+    by_node = o.by_node;
+    unavailable = o.unavailable;
+  }
+  std::unique_ptr<framework::StateData> Clone() const override {
+    return std::make_unique<DraState>(*this);
+  }
+};
+
+std::string PodName(const api::Pod& pod) { return pod.metadata.Key(); }
+
+bool HasFinalizer(const api::ResourceClaim& claim) {
+  const auto& f = claim.metadata.finalizers;
+  return std::find(f.begin(), f.end(), api::kClaimFinalizer) != f.end();
+}
+
+// Whether `claim` was made for `pod`: the pod is its controlling owner.
+bool MadeFor(const api::ResourceClaim& claim, const api::Pod& pod) {
+  const api::OwnerReference* owner = claim.metadata.ControllerRef();
+  return owner != nullptr && owner->kind == "Pod" && owner->uid == pod.metadata.uid;
+}
+
+api::ResourceClaimConsumerReference ConsumerOf(const api::Pod& pod) {
+  return api::ResourceClaimConsumerReference{"", "pods", pod.metadata.name, pod.metadata.uid};
+}
+
+}  // namespace
+
+std::unique_ptr<framework::Plugin> DynamicResources::New(const framework::PluginArgs&,
+                                                         framework::Handle& handle, std::string*) {
+  return std::make_unique<DynamicResources>(handle);
+}
+
+std::shared_ptr<const api::ResourceClaim> DynamicResources::FindClaim(api::Symbol ns,
+                                                                      api::Symbol name) const {
+  const framework::ObjectTable<api::ResourceClaim>& table =
+      handle_.lister().objects().Of<api::ResourceClaim>();
+  const api::ResourceClaim* stored = table.Get(ns, name);
+  if (stored == nullptr) return nullptr;
+  {
+    std::lock_guard lock(mu_);
+    if (!assumed_.empty()) {
+      // A claim being allocated (Reserve, not yet written) is still the cluster's: other pods
+      // are told so at PreFilter.
+      auto it = assumed_.find(stored->metadata.Key());
+      if (it != assumed_.end() && it->second.written &&
+          it->second.base_version == stored->metadata.resource_version) {
+        return it->second.claim;
+      }
+    }
+  }
+  return std::make_shared<const api::ResourceClaim>(*stored);
+}
+
+void DynamicResources::ForgetStale() {
+  const framework::ObjectTable<api::ResourceClaim>& table =
+      handle_.lister().objects().Of<api::ResourceClaim>();
+  std::lock_guard lock(mu_);
+  for (auto it = assumed_.begin(); it != assumed_.end();) {
+    const api::ObjectMeta& meta = it->second.claim->metadata;
+    const api::ResourceClaim* stored = table.Get(meta.namespace_, api::Symbol(meta.name));
+    if (stored == nullptr || stored->metadata.resource_version != it->second.base_version) {
+      it = assumed_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+Status DynamicResources::PodClaims(const api::Pod& pod, std::vector<ClaimPtr>* out) const {
+  for (const api::PodResourceClaim& pc : pod.spec.resource_claims) {
+    api::Symbol name = pc.resource_claim_name;
+    const bool from_template = name.empty();
+    if (from_template) {
+      const auto& statuses = pod.status.resource_claim_statuses;
+      auto it =
+          std::find_if(statuses.begin(), statuses.end(),
+                       [&](const api::PodResourceClaimStatus& s) { return s.name == pc.name; });
+      if (it == statuses.end()) {
+        return Status::Unresolvable(
+            fmt::format("pod \"{}\": ResourceClaim not created yet", PodName(pod)));
+      }
+      if (it->resource_claim_name.empty()) continue;  // the controller made none: none needed
+      name = it->resource_claim_name;
+    }
+    ClaimPtr claim = FindClaim(pod.metadata.namespace_, name);
+    if (claim == nullptr) {
+      return Status::Unresolvable(fmt::format("could not find ResourceClaim \"{}/{}\"",
+                                              pod.metadata.namespace_.str(), name.str()));
+    }
+    if (claim->metadata.deletion_timestamp) {
+      return Status::Unresolvable(
+          fmt::format("resourceclaim \"{}\" is being deleted", claim->metadata.name));
+    }
+    if (from_template && !MadeFor(*claim, pod)) {
+      return Status::Unresolvable(
+          fmt::format("ResourceClaim {} was not created for pod {} (pod is not owner)",
+                      claim->metadata.Key(), PodName(pod)));
+    }
+    out->push_back(std::move(claim));
+  }
+  return Status::OK();
+}
+
+std::shared_ptr<const Inventory> DynamicResources::CurrentInventory() {
+  const auto& table = handle_.lister().objects().Of<api::ResourceSlice>();
+  if (inventory_ == nullptr || slices_version_ != table.version()) {
+    inventory_ = std::make_shared<const Inventory>(table.List());
+    slices_version_ = table.version();
+  }
+  return inventory_;
+}
+
+std::shared_ptr<const DeviceSet> DynamicResources::CurrentAllocated() {
+  const auto& table = handle_.lister().objects().Of<api::ResourceClaim>();
+  if (allocated_ == nullptr || claims_version_ != table.version()) {
+    auto set = std::make_shared<DeviceSet>();
+    for (const api::ResourceClaim* claim : table.List()) AddAllocated(*claim, set.get());
+    allocated_ = std::move(set);
+    claims_version_ = table.version();
+  }
+  return allocated_;
+}
+
+Status DynamicResources::PreEnqueue(const api::Pod& pod) {
+  if (pod.spec.resource_claims.empty()) return Status::OK();
+  std::vector<ClaimPtr> claims;
+  return PodClaims(pod, &claims);
+}
+
+Status DynamicResources::PreFilter(framework::CycleState& state, const framework::PodInfo& info,
+                                   std::span<framework::NodeInfo* const>,
+                                   framework::PreFilterResult*) {
+  const api::Pod& pod = info.pod;
+  if (pod.spec.resource_claims.empty()) return Status(Code::kSkip);
+  ForgetStale();
+  auto s = std::make_unique<DraState>();
+  DraState& st = *s;
+  state.Write(kStateKey, std::move(s));
+  // The claims are the state's once they all pass: PostFilter has none to deallocate before.
+  std::vector<ClaimPtr> claims;
+  if (Status err = PodClaims(pod, &claims); !err.IsSuccess()) return err;
+  if (claims.empty()) return Status(Code::kSkip);
+  const framework::ObjectLister& lister = handle_.lister();
+  st.available_on.resize(claims.size());
+  for (size_t i = 0; i < claims.size(); ++i) {
+    const api::ResourceClaim& claim = *claims[i];
+    if (claim.Allocated()) {
+      st.available_on[i] = claim.status.allocation->node_selector;
+      continue;
+    }
+    {
+      std::lock_guard lock(mu_);
+      auto it = assumed_.find(claim.metadata.Key());
+      if (it != assumed_.end() && !it->second.written) {
+        return Status::Unresolvable(fmt::format(
+            "resource claim {} is in the process of being allocated", claim.metadata.Key()));
+      }
+    }
+    auto check_class = [&](api::Symbol cls, std::string_view request) -> Status {
+      if (cls.empty())
+        return Status::Error(fmt::format("request {}: unsupported request type", request));
+      if (lister.Get<api::DeviceClass>(cls) == nullptr) {
+        return Status::Unresolvable(
+            fmt::format("request {}: device class {} does not exist", request, cls.str()));
+      }
+      return Status::OK();
+    };
+    for (const api::DeviceRequest& r : claim.spec.requests) {
+      if (r.exactly) {
+        if (Status c = check_class(r.exactly->device_class_name, r.name.str()); !c.IsSuccess()) {
+          return c;
+        }
+      } else if (!r.first_available.empty()) {
+        for (const api::DeviceSubRequest& sub : r.first_available) {
+          const std::string name = fmt::format("{}/{}", r.name.str(), sub.name.str());
+          if (Status c = check_class(sub.spec.device_class_name, name); !c.IsSuccess()) return c;
+        }
+      } else {
+        return Status::Unresolvable(
+            fmt::format("resource claim {}, request {}: unknown request type", claim.metadata.Key(),
+                        r.name.str()));
+      }
+    }
+    st.to_allocate.push_back(i);
+    st.to_allocate_claims.push_back(&claim);
+  }
+  st.claims = std::move(claims);
+  if (!st.to_allocate.empty()) {
+    st.inventory = CurrentInventory();
+    st.allocated = CurrentAllocated();
+    auto pending = std::make_shared<DeviceSet>();
+    {
+      std::lock_guard lock(mu_);
+      for (const auto& [key, a] : assumed_) AddAllocated(*a.claim, pending.get());
+    }
+    st.pending = std::move(pending);
+    st.allocator = std::make_shared<const Allocator>(
+        *st.inventory, *st.allocated, *st.pending,
+        [&lister](api::Symbol name) { return lister.Get<api::DeviceClass>(name); });
+  }
+  return Status::OK();
+}
+
+Status DynamicResources::Filter(const framework::CycleState& state, const framework::PodInfo&,
+                                const framework::NodeInfo& node) const {
+  const auto* s = state.Read<DraState>(kStateKey);
+  if (s == nullptr || s->claims.empty()) return Status::OK();
+  const api::LabelSet& labels = node.node()->metadata.labels;
+  std::vector<size_t> unavailable;
+  for (size_t i = 0; i < s->claims.size(); ++i) {
+    const std::optional<api::NodeSelector>& on = s->available_on[i];
+    if (on && !on->Matches(labels, node.name())) unavailable.push_back(i);
+  }
+  std::vector<api::AllocationResult> results;
+  if (s->allocator != nullptr) {
+    AllocationOutcome outcome = s->allocator->Allocate(labels, node.name(), s->to_allocate_claims);
+    if (!outcome.error.empty()) {
+      return outcome.node_error ? Status::Unresolvable(std::move(outcome.error))
+                                : Status::Error(std::move(outcome.error));
+    }
+    if (outcome.results.size() != s->to_allocate.size()) {
+      return Status::Unresolvable(std::string(kErrCannotAllocate));
+    }
+    results = std::move(outcome.results);
+  }
+  std::lock_guard lock(s->mu);
+  if (!unavailable.empty()) {
+    s->unavailable.insert(unavailable.begin(), unavailable.end());
+    return Status::Unresolvable(std::string(kErrNotAvailable));
+  }
+  s->by_node[node.name()] = std::move(results);
+  return Status::OK();
+}
+
+Status DynamicResources::PostFilter(framework::CycleState& state, const framework::PodInfo& info,
+                                    const framework::NodeToStatus& statuses,
+                                    framework::PostFilterResult*) {
+  const auto* s = state.Read<DraState>(kStateKey);
+  if (s == nullptr || s->claims.empty())
+    return Status::Unschedulable("no new claims to deallocate");
+  std::set<size_t> unavailable;
+  {
+    std::lock_guard lock(s->mu);
+    unavailable = s->unavailable;
+  }
+  // For `muster explain`: why no devices on each node that had none, nodes alike together.
+  if (framework::AttemptTrace* trace = state.trace.get();
+      trace != nullptr && s->allocator != nullptr) {
+    std::map<std::string, std::vector<std::string>> why;
+    for (const auto& [name, status] : statuses.entries()) {
+      if (status.Message() != kErrCannotAllocate) continue;
+      const framework::NodeInfo* node = handle_.snapshot().Get(name);
+      if (node == nullptr) continue;
+      why[s->allocator->Diagnose(node->node()->metadata.labels, name, s->to_allocate_claims)]
+          .push_back(name.string());
+    }
+    for (auto& [reason, nodes] : why) {
+      const size_t n = nodes.size();
+      if (n > 5) nodes.resize(5);
+      trace->post_filter_notes.push_back(
+          fmt::format("{}{}: {}", fmt::join(nodes, ", "),
+                      n > 5 ? fmt::format(" and {} more", n - 5) : "", reason));
+    }
+  }
+  // An allocated claim kept the pod off some nodes and none fits: unless another pod uses it,
+  // deallocate it, so that the next attempt may allocate it where the pod fits.
+  for (size_t i : unavailable) {
+    const api::ResourceClaim& claim = *s->claims[i];
+    const auto& reserved = claim.status.reserved_for;
+    const bool others = std::any_of(reserved.begin(), reserved.end(),
+                                    [&](const auto& r) { return r.uid != info.pod.metadata.uid; });
+    if (others) continue;
+    api::ResourceClaim updated = claim;
+    updated.status.reserved_for.clear();
+    updated.status.allocation.reset();
+    if (Status w = handle_.client().UpdateClaimStatus(updated); !w.IsSuccess()) {
+      return Status::Error(w.Message());
+    }
+    return Status::Unschedulable("deallocation of ResourceClaim completed");
+  }
+  return Status::Unschedulable("still not schedulable");
+}
+
+Status DynamicResources::PreScore(framework::CycleState& state, const framework::PodInfo&,
+                                  std::span<framework::NodeInfo* const>) {
+  const auto* s = state.Read<DraState>(kStateKey);
+  if (s == nullptr) return Status(Code::kSkip);
+  for (const api::ResourceClaim* claim : s->to_allocate_claims) {
+    for (const api::DeviceRequest& r : claim->spec.requests) {
+      if (!r.first_available.empty()) return Status::OK();
+    }
+  }
+  return Status(Code::kSkip);
+}
+
+Status DynamicResources::Score(const framework::CycleState& state, const framework::PodInfo&,
+                               const framework::NodeInfo& node, int64_t* score) const {
+  *score = 0;
+  const auto* s = state.Read<DraState>(kStateKey);
+  if (s == nullptr) return Status::OK();
+  std::lock_guard lock(s->mu);
+  auto it = s->by_node.find(node.name());
+  if (it == s->by_node.end()) return Status::OK();
+  const std::vector<api::AllocationResult>& results = it->second;
+  for (size_t k = 0; k < s->to_allocate_claims.size() && k < results.size(); ++k) {
+    for (const api::DeviceRequest& r : s->to_allocate_claims[k]->spec.requests) {
+      for (size_t j = 0; j < r.first_available.size(); ++j) {
+        const std::string name =
+            fmt::format("{}/{}", r.name.str(), r.first_available[j].name.str());
+        const bool used = std::any_of(
+            results[k].devices.begin(), results[k].devices.end(),
+            [&](const api::DeviceRequestAllocationResult& d) { return d.request == name; });
+        if (used) *score += kMaxSubRequests - static_cast<int64_t>(j);
+      }
+    }
+  }
+  return Status::OK();
+}
+
+Status DynamicResources::NormalizeScore(const framework::CycleState&, const framework::PodInfo&,
+                                        std::span<framework::NodeScore> scores) const {
+  helper::DefaultNormalizeScore(framework::kMaxNodeScore, false, scores);
+  return Status::OK();
+}
+
+Status DynamicResources::Reserve(framework::CycleState& state, const framework::PodInfo& info,
+                                 api::Symbol node) {
+  auto* s = state.Read<DraState>(kStateKey);
+  if (s == nullptr || s->to_allocate.empty()) return Status::OK();
+  std::vector<api::AllocationResult> results;
+  {
+    std::lock_guard lock(s->mu);
+    auto it = s->by_node.find(node);
+    if (it == s->by_node.end()) return Status::Error("claim allocation not found for node");
+    results = it->second;
+  }
+  if (results.size() != s->to_allocate.size()) {
+    return Status::Error(
+        fmt::format("internal error, have {} allocations, {} claims to allocate, want {} claims",
+                    results.size(), s->to_allocate.size(), s->to_allocate.size()));
+  }
+  std::lock_guard lock(mu_);
+  for (size_t k = 0; k < s->to_allocate.size(); ++k) {
+    const api::ResourceClaim& claim = *s->claims[s->to_allocate[k]];
+    auto held = std::make_shared<api::ResourceClaim>(claim);
+    if (!HasFinalizer(*held)) held->metadata.finalizers.emplace_back(api::kClaimFinalizer);
+    held->status.allocation = results[k];
+    assumed_[claim.metadata.Key()] =
+        Assumed{claim.metadata.resource_version, std::move(held), info.pod.metadata.uid, false};
+  }
+  s->reserved = std::move(results);
+  return Status::OK();
+}
+
+void DynamicResources::Unreserve(framework::CycleState& state, const framework::PodInfo& info,
+                                 api::Symbol) {
+  auto* s = state.Read<DraState>(kStateKey);
+  if (s == nullptr) return;
+  std::vector<ClaimPtr> written;
+  {
+    std::lock_guard lock(mu_);
+    for (const ClaimPtr& claim : s->claims) {
+      auto it = assumed_.find(claim->metadata.Key());
+      if (it == assumed_.end() || it->second.pod_uid != info.pod.metadata.uid) continue;
+      if (it->second.written) written.push_back(it->second.claim);
+      assumed_.erase(it);
+    }
+  }
+  // PreBind reserved the claims for the pod: the binding failed after, so the reservation goes
+  // (the allocation stays, for the pod's next attempt).
+  for (const ClaimPtr& claim : s->claims) {
+    const bool listed = std::any_of(written.begin(), written.end(), [&](const ClaimPtr& w) {
+      return w->metadata.Key() == claim->metadata.Key();
+    });
+    if (!listed && claim->ReservedFor(info.pod.metadata.uid)) written.push_back(claim);
+  }
+  for (const ClaimPtr& claim : written) {
+    api::ResourceClaim updated = *claim;
+    std::erase(updated.status.reserved_for, ConsumerOf(info.pod));
+    if (updated.status.reserved_for.size() == claim->status.reserved_for.size()) continue;
+    static_cast<void>(handle_.client().UpdateClaimStatus(updated));
+  }
+  s->reserved.clear();
+}
+
+Status DynamicResources::PreBind(framework::CycleState& state, const framework::PodInfo& info,
+                                 api::Symbol) {
+  auto* s = state.Read<DraState>(kStateKey);
+  if (s == nullptr || s->claims.empty()) return Status(Code::kSkip);
+  const api::Pod& pod = info.pod;
+  for (size_t i = 0; i < s->claims.size(); ++i) {
+    const api::ResourceClaim& claim = *s->claims[i];
+    if (claim.ReservedFor(pod.metadata.uid)) continue;
+    if (claim.metadata.deletion_timestamp) {
+      return Status::Error(
+          fmt::format("claim {} got deleted in the meantime", claim.metadata.Key()));
+    }
+    auto updated = std::make_shared<api::ResourceClaim>(claim);
+    auto k = std::find(s->to_allocate.begin(), s->to_allocate.end(), i);
+    const bool allocating = k != s->to_allocate.end();
+    if (allocating) {
+      if (!HasFinalizer(*updated)) updated->metadata.finalizers.emplace_back(api::kClaimFinalizer);
+      updated->status.allocation = s->reserved[static_cast<size_t>(k - s->to_allocate.begin())];
+    }
+    updated->status.reserved_for.push_back(ConsumerOf(pod));
+    if (Status w = handle_.client().UpdateClaimStatus(*updated); !w.IsSuccess()) {
+      return Status::Error(fmt::format(
+          "{} to claim {}: {}", allocating ? "add allocation and reservation" : "add reservation",
+          claim.metadata.Key(), w.Message()));
+    }
+    std::lock_guard lock(mu_);
+    assumed_[claim.metadata.Key()] =
+        Assumed{claim.metadata.resource_version, std::move(updated), pod.metadata.uid, true};
+  }
+  return Status::OK();
+}
+
+std::vector<framework::ClusterEventWithHint> DynamicResources::EventsToRegister() const {
+  // A claim of the pod's created, changed, or any claim deallocated.
+  auto claim_changed = [this](const api::Pod& pod, const EventObjects& e, Status*) {
+    const api::ResourceClaim* before = e.Old<api::ResourceClaim>();
+    const api::ResourceClaim* after = e.New<api::ResourceClaim>();
+    if (after == nullptr) return QueueingHint::kSkip;
+    if (before != nullptr && before->Allocated() && !after->Allocated())
+      return QueueingHint::kQueue;
+    const bool mine = std::any_of(
+        pod.spec.resource_claims.begin(), pod.spec.resource_claims.end(),
+        [&](const api::PodResourceClaim& pc) {
+          if (after->metadata.namespace_ != pod.metadata.namespace_) return false;
+          if (!pc.resource_claim_name.empty()) {
+            return pc.resource_claim_name.str() == after->metadata.name;
+          }
+          for (const api::PodResourceClaimStatus& st : pod.status.resource_claim_statuses) {
+            if (st.name == pc.name && st.resource_claim_name.str() == after->metadata.name) {
+              return true;
+            }
+          }
+          return false;
+        });
+    (void)this;
+    if (!mine) return QueueingHint::kSkip;
+    if (before == nullptr) return QueueingHint::kQueue;
+    const bool status_same =
+        before->status.allocation.has_value() == after->status.allocation.has_value() &&
+        before->status.reserved_for == after->status.reserved_for;
+    return status_same ? QueueingHint::kSkip : QueueingHint::kQueue;
+  };
+  // The pod's own update: the claims made for it from templates recorded in its status.
+  auto pod_claims_changed = [](const api::Pod&, const EventObjects& e, Status*) {
+    if (e.old_pod == nullptr || e.new_pod == nullptr) return QueueingHint::kQueue;
+    const auto& before = e.old_pod->status.resource_claim_statuses;
+    const auto& after = e.new_pod->status.resource_claim_statuses;
+    const bool same =
+        before.size() == after.size() &&
+        std::equal(before.begin(), before.end(), after.begin(), [](const auto& a, const auto& b) {
+          return a.name == b.name && a.resource_claim_name == b.resource_claim_name;
+        });
+    return same ? QueueingHint::kSkip : QueueingHint::kQueue;
+  };
+  using framework::EventResource;
+  const uint32_t add_update = framework::kAdd | framework::kUpdateOther;
+  return {
+      {ClusterEvent{EventResource::kPod, framework::kUpdatePodOther,
+                    "UpdatePodGeneratedResourceClaim"},
+       pod_claims_changed},
+      {ClusterEvent{EventResource::kNode,
+                    framework::kAdd | framework::kUpdateNodeLabel | framework::kUpdateNodeTaint |
+                        framework::kUpdateNodeAllocatable,
+                    "NodeAdd|UpdateNodeLabel|UpdateNodeTaint|UpdateNodeAllocatable"},
+       {}},
+      {ClusterEvent{EventResource::Of<api::ResourceClaim>(), add_update, "ResourceClaimAdd|Update"},
+       claim_changed},
+      {ClusterEvent{EventResource::Of<api::DeviceClass>(), add_update, "DeviceClassAdd|Update"},
+       {}},
+      {ClusterEvent{EventResource::Of<api::ResourceSlice>(), add_update, "ResourceSliceAdd|Update"},
+       {}},
+  };
+}
+
+std::string DynamicResources::Describe(const api::AllocationResult& result) {
+  std::string out;
+  for (const api::DeviceRequestAllocationResult& d : result.devices) {
+    out += fmt::format("{}{}: {}/{}/{}", out.empty() ? "" : ", ", d.request, d.driver.str(),
+                       d.pool.str(), d.device.str());
+  }
+  return out;
+}
+
+}  // namespace muster::plugins::dynamicresources

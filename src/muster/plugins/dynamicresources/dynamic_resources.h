@@ -1,0 +1,117 @@
+#pragma once
+
+// DynamicResources (upstream pkg/scheduler/framework/plugins/dynamicresources): a pod's
+// ResourceClaims (resource.k8s.io/v1) decide where it may run, and get their devices while it
+// is placed.
+//  - PreEnqueue: every claim exists (a template's was made for the pod), none is being deleted.
+//  - PreFilter: the classes exist, no claim is being allocated for another pod; an allocated
+//    claim's node selector limits the nodes; Skip for a pod without claims.
+//  - Filter: the structured allocator finds devices for the unallocated claims on the node
+//    ("cannot allocate all claims"); an allocated claim reaches the node.
+//  - PostFilter: when no node fits, an allocated claim that keeps the pod off every node and
+//    that no other pod uses is deallocated, so that the next attempt may allocate it anew.
+//  - Score: with firstAvailable requests, nodes where earlier subrequests fit score higher.
+//  - Reserve holds the devices in memory (other pods' cycles see them in use); Unreserve lets
+//    them go; PreBind writes the allocation, the finalizer and the pod's reservation.
+// Every status but PostFilter's is UnschedulableAndUnresolvable or Error, as upstream's.
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "muster/api/dra.h"
+#include "muster/framework/handle.h"
+#include "muster/framework/interface.h"
+#include "muster/framework/registry.h"
+#include "muster/plugins/dynamicresources/allocator.h"
+
+namespace muster::plugins::dynamicresources {
+
+inline constexpr std::string_view kName = "DynamicResources";
+
+inline constexpr std::string_view kErrCannotAllocate = "cannot allocate all claims";
+inline constexpr std::string_view kErrNotAvailable = "resourceclaim not available on the node";
+
+class DynamicResources final : public framework::PreEnqueuePlugin,
+                               public framework::PreFilterPlugin,
+                               public framework::FilterPlugin,
+                               public framework::PostFilterPlugin,
+                               public framework::PreScorePlugin,
+                               public framework::ScorePlugin,
+                               public framework::ReservePlugin,
+                               public framework::PreBindPlugin,
+                               public framework::EnqueueExtensions {
+ public:
+  static constexpr std::string_view kStateKey = "PreFilterDynamicResources";
+
+  static std::unique_ptr<framework::Plugin> New(const framework::PluginArgs& args,
+                                                framework::Handle& handle, std::string* error);
+  explicit DynamicResources(framework::Handle& handle) : handle_(handle) {}
+
+  std::string_view Name() const override { return kName; }
+
+  framework::Status PreEnqueue(const api::Pod& pod) override;
+  framework::Status PreFilter(framework::CycleState& state, const framework::PodInfo& pod,
+                              std::span<framework::NodeInfo* const> nodes,
+                              framework::PreFilterResult* result) override;
+  framework::Status Filter(const framework::CycleState& state, const framework::PodInfo& pod,
+                           const framework::NodeInfo& node) const override;
+  framework::Status PostFilter(framework::CycleState& state, const framework::PodInfo& pod,
+                               const framework::NodeToStatus& statuses,
+                               framework::PostFilterResult* result) override;
+  // Skip unless a claim to allocate has firstAvailable requests (nothing else scores).
+  framework::Status PreScore(framework::CycleState& state, const framework::PodInfo& pod,
+                             std::span<framework::NodeInfo* const> feasible) override;
+  framework::Status Score(const framework::CycleState& state, const framework::PodInfo& pod,
+                          const framework::NodeInfo& node, int64_t* score) const override;
+  bool HasNormalizeScore() const override { return true; }
+  framework::Status NormalizeScore(const framework::CycleState& state,
+                                   const framework::PodInfo& pod,
+                                   std::span<framework::NodeScore> scores) const override;
+  framework::Status Reserve(framework::CycleState& state, const framework::PodInfo& pod,
+                            api::Symbol node) override;
+  void Unreserve(framework::CycleState& state, const framework::PodInfo& pod,
+                 api::Symbol node) override;
+  framework::Status PreBind(framework::CycleState& state, const framework::PodInfo& pod,
+                            api::Symbol node) override;
+  std::vector<framework::ClusterEventWithHint> EventsToRegister() const override;
+
+  // The claim as this plugin sees it: the cluster's, or what Reserve and PreBind made of it
+  // while the cluster still holds the version they started from.
+  std::shared_ptr<const api::ResourceClaim> FindClaim(api::Symbol ns, api::Symbol name) const;
+  // The devices the allocation `result` holds, and the node selector, as explain tells them.
+  static std::string Describe(const api::AllocationResult& result);
+
+ private:
+  struct Assumed {
+    std::string base_version;  // the cluster's resourceVersion it was assumed on
+    std::shared_ptr<const api::ResourceClaim> claim;
+    std::string pod_uid;
+    bool written = false;  // PreBind wrote it; until then it is being allocated
+  };
+
+  // The pod's claims, in its order (entries the controller decided need no claim left out), or
+  // why they cannot be had.
+  framework::Status PodClaims(const api::Pod& pod,
+                              std::vector<std::shared_ptr<const api::ResourceClaim>>* out) const;
+  // The slices, indexed, and the devices allocated in the cluster, rebuilt when their tables
+  // change.
+  std::shared_ptr<const Inventory> CurrentInventory();
+  std::shared_ptr<const DeviceSet> CurrentAllocated();
+  void ForgetStale();
+
+  framework::Handle& handle_;
+  uint64_t slices_version_ = ~uint64_t{0};
+  std::shared_ptr<const Inventory> inventory_;
+  uint64_t claims_version_ = ~uint64_t{0};
+  std::shared_ptr<const DeviceSet> allocated_;
+  // Claims being allocated or written, by namespace/name. PreBind runs on the binding thread.
+  mutable std::mutex mu_;
+  std::map<std::string, Assumed, std::less<>> assumed_;
+};
+
+}  // namespace muster::plugins::dynamicresources

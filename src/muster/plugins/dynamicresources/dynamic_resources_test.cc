@@ -1,0 +1,266 @@
+#include "muster/plugins/dynamicresources/dynamic_resources.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <string>
+#include <vector>
+
+#include "muster/api/manifests.h"
+#include "muster/api/testing/builders.h"
+#include "muster/framework/testing/fake_services.h"
+
+// After upstream's dynamicresources_test.go: pod default/my-pod (uid 1234) with the pod claim
+// my-resource, its claim my-pod-my-resource asking for one device of my-resource-class; node
+// worker, whose slice (driver some-driver, pool worker) has the device instance-1.
+
+namespace muster::plugins::dynamicresources {
+namespace {
+
+using framework::Code;
+using framework::Status;
+using testing::FakeServices;
+using testing::MakeNode;
+
+template <typename T>
+T Decode(const std::string& yaml, const std::string& version = "resource.k8s.io/v1") {
+  std::vector<std::string> errors;
+  std::optional<T> out = api::DecodeAs<T>(YAML::Load(yaml), version, "test", &errors);
+  EXPECT_TRUE(errors.empty()) << ::testing::PrintToString(errors) << "\n" << yaml;
+  return out ? *out : T{};
+}
+
+constexpr std::string_view kClass =
+    "metadata: {name: my-resource-class}\n"
+    "spec: {selectors: [{cel: {expression: 'device.driver == \"some-driver\"'}}]}";
+constexpr std::string_view kSlice =
+    "metadata: {name: worker-some-driver}\n"
+    "spec:\n"
+    "  driver: some-driver\n"
+    "  nodeName: worker\n"
+    "  pool: {name: worker, generation: 1, resourceSliceCount: 1}\n"
+    "  devices: [{name: instance-1}]";
+
+// The pod's claim, made for it from a template (owned by the pod), with `extra` spec fields.
+std::string PendingClaim(std::string_view selectors = "[]") {
+  return fmt::format(
+      "metadata:\n"
+      "  name: my-pod-my-resource\n"
+      "  namespace: default\n"
+      "  uid: claim-uid\n"
+      "  resourceVersion: \"1\"\n"
+      "  ownerReferences: [{{apiVersion: v1, kind: Pod, name: my-pod, uid: \"1234\", "
+      "controller: true}}]\n"
+      "spec:\n"
+      "  devices:\n"
+      "    requests: [{{name: req-1, exactly: {{deviceClassName: my-resource-class, "
+      "selectors: {}}}}}]\n",
+      selectors);
+}
+
+api::Pod PodWithTemplateClaim(bool created = true) {
+  std::string yaml =
+      "metadata: {name: my-pod, namespace: default, uid: \"1234\"}\n"
+      "spec:\n"
+      "  resourceClaims: [{name: my-resource, resourceClaimTemplateName: my-template}]\n"
+      "  containers: [{name: c, image: i, resources: {claims: [{name: my-resource}]}}]\n";
+  if (created) {
+    yaml +=
+        "status:\n  resourceClaimStatuses: [{name: my-resource, resourceClaimName: "
+        "my-pod-my-resource}]\n";
+  }
+  return Decode<api::Pod>(yaml, "v1");
+}
+
+class DynamicResourcesTest : public ::testing::Test {
+ protected:
+  DynamicResourcesTest() {
+    services_.AddNode(MakeNode().Name("worker").Obj());
+    services_.AddNode(MakeNode().Name("other").Obj());
+  }
+  void AddClass() { services_.AddObject(Decode<api::DeviceClass>(std::string(kClass))); }
+  void AddSlice() { services_.AddObject(Decode<api::ResourceSlice>(std::string(kSlice))); }
+  void AddClaim(const std::string& yaml) { services_.AddObject(Decode<api::ResourceClaim>(yaml)); }
+
+  Status PreFilter(const api::Pod& pod) {
+    info_ = framework::PodInfo::Make(pod);
+    state_ = std::make_unique<framework::CycleState>();
+    framework::PreFilterResult result;
+    return plugin_.PreFilter(*state_, *info_, services_.snapshot().List(), &result);
+  }
+  Status Filter(std::string_view node) {
+    return plugin_.Filter(*state_, *info_, *services_.snapshot().Get(api::Symbol(node)));
+  }
+  Status PostFilter() {
+    framework::PostFilterResult result;
+    return plugin_.PostFilter(*state_, *info_, framework::NodeToStatus(), &result);
+  }
+
+  FakeServices services_;
+  DynamicResources plugin_{services_.handle()};
+  framework::PodInfoPtr info_;
+  std::unique_ptr<framework::CycleState> state_;
+};
+
+TEST_F(DynamicResourcesTest, PodWithoutClaimsIsSkipped) {
+  const api::Pod pod =
+      Decode<api::Pod>("metadata: {name: p}\nspec: {containers: [{name: c}]}", "v1");
+  EXPECT_TRUE(plugin_.PreEnqueue(pod).IsSuccess());
+  EXPECT_EQ(PreFilter(pod).code(), Code::kSkip);
+  const Status post = PostFilter();
+  EXPECT_EQ(post.code(), Code::kUnschedulable);
+  EXPECT_EQ(post.Message(), "no new claims to deallocate");
+}
+
+TEST_F(DynamicResourcesTest, PreEnqueueWaitsForTheClaim) {
+  const Status missing = plugin_.PreEnqueue(PodWithTemplateClaim(false));
+  EXPECT_EQ(missing.code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(missing.Message(), "pod \"default/my-pod\": ResourceClaim not created yet");
+
+  std::string deleted = PendingClaim();
+  deleted.replace(deleted.find("  uid: claim-uid"), 0,
+                  "  deletionTimestamp: \"2026-01-01T00:00:00Z\"\n");
+  AddClaim(deleted);
+  EXPECT_EQ(plugin_.PreEnqueue(PodWithTemplateClaim()).Message(),
+            "resourceclaim \"my-pod-my-resource\" is being deleted");
+
+  std::string other = PendingClaim();
+  other.replace(other.find("uid: \"1234\""), 11, "uid: \"5678\"");
+  AddClaim(other);
+  EXPECT_EQ(plugin_.PreEnqueue(PodWithTemplateClaim()).Message(),
+            "ResourceClaim default/my-pod-my-resource was not created for pod default/my-pod "
+            "(pod is not owner)");
+
+  AddClaim(PendingClaim());
+  EXPECT_TRUE(plugin_.PreEnqueue(PodWithTemplateClaim()).IsSuccess());
+}
+
+TEST_F(DynamicResourcesTest, MissingClass) {
+  AddClaim(PendingClaim());
+  const Status s = PreFilter(PodWithTemplateClaim());
+  EXPECT_EQ(s.code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(s.Message(), "request req-1: device class my-resource-class does not exist");
+  EXPECT_EQ(PostFilter().Message(), "no new claims to deallocate");
+}
+
+TEST_F(DynamicResourcesTest, NoResources) {
+  AddClass();
+  AddClaim(PendingClaim());
+  ASSERT_TRUE(PreFilter(PodWithTemplateClaim()).IsSuccess());
+  const Status s = Filter("worker");
+  EXPECT_EQ(s.code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(s.Message(), "cannot allocate all claims");
+  EXPECT_EQ(PostFilter().Message(), "still not schedulable");
+}
+
+TEST_F(DynamicResourcesTest, WithResourcesReserveAndPreBind) {
+  AddClass();
+  AddSlice();
+  AddClaim(PendingClaim());
+  const api::Pod pod = PodWithTemplateClaim();
+  ASSERT_TRUE(PreFilter(pod).IsSuccess());
+  EXPECT_TRUE(Filter("worker").IsSuccess());
+  EXPECT_EQ(Filter("other").Message(), "cannot allocate all claims");
+  ASSERT_TRUE(plugin_.Reserve(*state_, *info_, api::Symbol("worker")).IsSuccess());
+
+  // Another pod's cycle meanwhile: the device is held.
+  AddClaim(
+      "metadata: {name: second, namespace: default}\n"
+      "spec: {devices: {requests: [{name: req-1, exactly: {deviceClassName: "
+      "my-resource-class}}]}}");
+  const api::Pod second = Decode<api::Pod>(
+      "metadata: {name: second, namespace: default, uid: \"5678\"}\n"
+      "spec:\n"
+      "  resourceClaims: [{name: r, resourceClaimName: second}]\n"
+      "  containers: [{name: c}]\n",
+      "v1");
+  auto first_state = std::move(state_);
+  auto first_info = info_;
+  ASSERT_TRUE(PreFilter(second).IsSuccess());
+  EXPECT_EQ(Filter("worker").Message(), "cannot allocate all claims");
+  // Nor can the first pod's claim be taken up by another attempt while it is being allocated.
+  EXPECT_EQ(PreFilter(pod).Message(),
+            "resource claim default/my-pod-my-resource is in the process of being allocated");
+
+  state_ = std::move(first_state);
+  info_ = first_info;
+  ASSERT_TRUE(plugin_.PreBind(*state_, *info_, api::Symbol("worker")).IsSuccess());
+  ASSERT_EQ(services_.claim_updates.size(), 1u);
+  const api::ResourceClaim& written = services_.claim_updates[0];
+  EXPECT_EQ(written.metadata.finalizers,
+            std::vector<std::string>{"resource.kubernetes.io/delete-protection"});
+  ASSERT_TRUE(written.status.allocation);
+  EXPECT_EQ(DynamicResources::Describe(*written.status.allocation),
+            "req-1: some-driver/worker/instance-1");
+  ASSERT_EQ(written.status.reserved_for.size(), 1u);
+  EXPECT_EQ(written.status.reserved_for[0],
+            (api::ResourceClaimConsumerReference{"", "pods", "my-pod", "1234"}));
+}
+
+TEST_F(DynamicResourcesTest, UnreserveLetsTheDevicesGo) {
+  AddClass();
+  AddSlice();
+  AddClaim(PendingClaim());
+  const api::Pod pod = PodWithTemplateClaim();
+  ASSERT_TRUE(PreFilter(pod).IsSuccess());
+  ASSERT_TRUE(Filter("worker").IsSuccess());
+  ASSERT_TRUE(plugin_.Reserve(*state_, *info_, api::Symbol("worker")).IsSuccess());
+  plugin_.Unreserve(*state_, *info_, api::Symbol("worker"));
+  ASSERT_TRUE(PreFilter(pod).IsSuccess());
+  EXPECT_TRUE(Filter("worker").IsSuccess());
+}
+
+TEST_F(DynamicResourcesTest, CelRuntimeErrorIsAnError) {
+  AddClass();
+  AddSlice();
+  AddClaim(PendingClaim("[{cel: {expression: 'device.attributes[\"some-driver\"].healthy'}}]"));
+  ASSERT_TRUE(PreFilter(PodWithTemplateClaim()).IsSuccess());
+  const Status s = Filter("worker");
+  EXPECT_EQ(s.code(), Code::kError);
+  EXPECT_EQ(s.Message(),
+            "claim default/my-pod-my-resource: selector #0: CEL runtime error: no such key: "
+            "healthy");
+}
+
+TEST_F(DynamicResourcesTest, AllocatedClaimElsewhereIsDeallocatedByPostFilter) {
+  AddClass();
+  AddSlice();
+  AddClaim(PendingClaim() +
+           "status:\n"
+           "  allocation:\n"
+           "    devices: {results: [{request: req-1, driver: some-driver, pool: worker, "
+           "device: instance-1}]}\n"
+           "    nodeSelector: {nodeSelectorTerms: [{matchFields: [{key: metadata.name, "
+           "operator: In, values: [worker]}]}]}\n");
+  ASSERT_TRUE(PreFilter(PodWithTemplateClaim()).IsSuccess());
+  EXPECT_TRUE(Filter("worker").IsSuccess());
+  const Status other = Filter("other");
+  EXPECT_EQ(other.code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(other.Message(), "resourceclaim not available on the node");
+  const Status post = PostFilter();
+  EXPECT_EQ(post.code(), Code::kUnschedulable);
+  EXPECT_EQ(post.Message(), "deallocation of ResourceClaim completed");
+  ASSERT_EQ(services_.claim_updates.size(), 1u);
+  EXPECT_FALSE(services_.claim_updates[0].status.allocation);
+}
+
+TEST_F(DynamicResourcesTest, AllocatedClaimIsReservedAtPreBind) {
+  AddClass();
+  AddSlice();
+  AddClaim(PendingClaim() +
+           "status:\n"
+           "  allocation:\n"
+           "    devices: {results: [{request: req-1, driver: some-driver, pool: worker, "
+           "device: instance-1}]}\n");
+  ASSERT_TRUE(PreFilter(PodWithTemplateClaim()).IsSuccess());
+  ASSERT_TRUE(Filter("other").IsSuccess());  // no node selector: every node
+  ASSERT_TRUE(plugin_.Reserve(*state_, *info_, api::Symbol("other")).IsSuccess());
+  ASSERT_TRUE(plugin_.PreBind(*state_, *info_, api::Symbol("other")).IsSuccess());
+  ASSERT_EQ(services_.claim_updates.size(), 1u);
+  EXPECT_TRUE(services_.claim_updates[0].metadata.finalizers.empty());
+  EXPECT_EQ(services_.claim_updates[0].status.reserved_for.size(), 1u);
+}
+
+}  // namespace
+}  // namespace muster::plugins::dynamicresources
