@@ -129,8 +129,7 @@ std::pair<Symbol, Symbol> ReadQualifiedName(Decoder& d, const std::string& path,
   return {Symbol(domain), Symbol(id)};
 }
 
-// A JSON string literal of `s` (Go's %q for what it meets here: an expression quoted in a
-// message).
+// A JSON string literal of `s`.
 std::string JsonString(std::string_view s) {
   std::string out = "\"";
   for (unsigned char ch : s) {
@@ -188,7 +187,7 @@ DeviceSelector ReadSelector(Decoder& d, const YAML::Node& n, const std::string& 
     if (d.Served()) {
       d.Warn(p, s.error);
     } else {
-      d.Error(p, fmt::format("Invalid value: {}: {}", JsonString(s.expression), s.error));
+      d.Error(p, fmt::format("Invalid value: {}: {}", GoQuote(s.expression), s.error));
     }
   }
   return s;

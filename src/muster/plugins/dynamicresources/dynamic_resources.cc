@@ -340,8 +340,10 @@ Status DynamicResources::PostFilter(framework::CycleState& state, const framewor
   return Status::Unschedulable("still not schedulable");
 }
 
-Status DynamicResources::PreScore(framework::CycleState& state, const framework::PodInfo&,
+Status DynamicResources::PreScore(framework::CycleState& state, const framework::PodInfo& info,
                                   std::span<framework::NodeInfo* const>) {
+  // A pod without claims pays no lookup.
+  if (info.pod.spec.resource_claims.empty()) return Status(Code::kSkip);
   const auto* s = state.Read<DraState>(kStateKey);
   if (s == nullptr) return Status(Code::kSkip);
   for (const api::ResourceClaim* claim : s->to_allocate_claims) {
