@@ -77,7 +77,13 @@ Inventory::Inventory(std::vector<const api::ResourceSlice*> slices) : slices_(st
     if (s->spec.pool.generation != pool.generation) continue;
     for (const api::Device& d : s->spec.devices) {
       devices_.emplace(DeviceId{s->spec.driver, s->spec.pool.name, d.name}, &d);
+      consumes_counters_ |= !d.consumes_counters.empty();
     }
+  }
+  // Every slice on a named node: what a node sees depends on nothing else.
+  if (elsewhere_.empty()) {
+    const api::LabelSet none;
+    for (const auto& [node, list] : by_node_) by_node_pools_.emplace(node, Gather(none, node));
   }
 }
 
@@ -86,8 +92,19 @@ const api::Device* Inventory::Find(const DeviceId& id) const {
   return it == devices_.end() ? nullptr : it->second;
 }
 
-std::vector<Inventory::PoolView> Inventory::PoolsFor(const api::LabelSet& labels,
-                                                     Symbol node) const {
+const std::vector<Inventory::PoolView>& Inventory::PoolsFor(const api::LabelSet& labels,
+                                                            Symbol node,
+                                                            std::vector<PoolView>* scratch) const {
+  if (elsewhere_.empty()) {
+    static const std::vector<PoolView> kNone;
+    auto it = by_node_pools_.find(node);
+    return it == by_node_pools_.end() ? kNone : it->second;
+  }
+  *scratch = Gather(labels, node);
+  return *scratch;
+}
+
+std::vector<Inventory::PoolView> Inventory::Gather(const api::LabelSet& labels, Symbol node) const {
   std::vector<const api::ResourceSlice*> reaching;
   if (auto it = by_node_.find(node); it != by_node_.end()) reaching = it->second;
   for (const api::ResourceSlice* s : elsewhere_) {
@@ -178,6 +195,7 @@ Allocator::Allocator(const Inventory& inventory, const DeviceSet& allocated,
       allocated_(allocated),
       pending_(pending),
       classes_(std::move(classes)) {
+  if (!inventory_.consumes_counters()) return;
   for (const DeviceSet* set : {&allocated_, &pending_}) {
     for (const DeviceId& id : *set) {
       if (set == &pending_ && allocated_.contains(id)) continue;
@@ -215,6 +233,7 @@ class Search {
   // A request (or one subrequest of a firstAvailable) ready to search.
   struct Request {
     std::string name;   // "req" or "req/sub"
+    Symbol symbol;      // the same, interned (constraints and configurations name it)
     std::string label;  // how messages name it: the request's or the subrequest's name
     Symbol parent;      // the request's name
     const api::DeviceRequestSpec* spec = nullptr;
@@ -226,7 +245,8 @@ class Search {
   };
   struct ClaimData {
     const api::ResourceClaim* claim = nullptr;
-    std::string owner;                           // "claim <ns/name>", for messages
+    // "claim <ns/name>", for messages only (built when one is).
+    std::string owner() const { return "claim " + ClaimName(*claim); }
     std::vector<std::vector<Request>> requests;  // alternatives per request
     std::vector<size_t> chosen;                  // the alternative being tried, per request
     // matchAttribute constraints: the value the first device set, if any.
@@ -269,7 +289,8 @@ class Search {
   const api::LabelSet& labels_;
   Symbol node_;
   std::span<const api::ResourceClaim* const> claims_;
-  std::vector<Inventory::PoolView> pools_;
+  std::vector<Inventory::PoolView> scratch_;  // the node's pools when gathered per node
+  const std::vector<Inventory::PoolView>* pools_ = &scratch_;
   std::vector<Candidate> candidates_;
   std::vector<ClaimData> data_;
   std::vector<Chosen> chosen_;
@@ -302,7 +323,7 @@ bool Search::InUse(size_t c, const Request& req, const DeviceId& id) const {
 int Search::Selects(const std::vector<api::DeviceSelector>& selectors, const Candidate& cand,
                     const api::DeviceClass* cls, size_t c) {
   // Who the selector belongs to, as messages name it: built only for a message.
-  auto owner = [&] { return cls != nullptr ? "class " + cls->metadata.name : data_[c].owner; };
+  auto owner = [&] { return cls != nullptr ? "class " + cls->metadata.name : data_[c].owner(); };
   for (size_t i = 0; i < selectors.size(); ++i) {
     const api::DeviceSelector& s = selectors[i];
     if (s.program == nullptr) {
@@ -398,8 +419,8 @@ const api::AttributeValue* Search::Attribute(const api::Device& device, Symbol d
 }
 
 bool Search::Prepare() {
-  pools_ = a_.inventory_.PoolsFor(labels_, node_);
-  for (const Inventory::PoolView& pool : pools_) {
+  pools_ = &a_.inventory_.PoolsFor(labels_, node_, &scratch_);
+  for (const Inventory::PoolView& pool : *pools_) {
     for (const api::ResourceSlice* s : pool.slices) {
       for (const api::Device& d : s->spec.devices) {
         candidates_.push_back(
@@ -410,10 +431,9 @@ bool Search::Prepare() {
   data_.resize(claims_.size());
   for (size_t c = 0; c < claims_.size(); ++c) {
     const api::ResourceClaim& claim = *claims_[c];
-    const std::string cname = ClaimName(claim);
+    auto cname = [&] { return ClaimName(claim); };
     ClaimData& cd = data_[c];
     cd.claim = &claim;
-    cd.owner = "claim " + cname;
     int64_t minimum = 0;
     auto prepare = [&](Request& req, std::string_view request_name) -> bool {
       const api::DeviceRequestSpec& spec = *req.spec;
@@ -421,7 +441,7 @@ bool Search::Prepare() {
         error_ = fmt::format(
             "claim {}, request {}: missing device class name (unsupported "
             "request type?)",
-            cname, request_name);
+            cname(), request_name);
         return false;
       }
       req.cls = a_.classes_(spec.device_class_name);
@@ -429,7 +449,7 @@ bool Search::Prepare() {
         error_ = fmt::format(
             "claim {}, request {}: could not retrieve device class {}: "
             "deviceclass.resource.k8s.io \"{}\" not found",
-            cname, request_name, spec.device_class_name.str(), spec.device_class_name.str());
+            cname(), request_name, spec.device_class_name.str(), spec.device_class_name.str());
         return false;
       }
       req.selectable.assign(candidates_.size(), -1);
@@ -438,12 +458,12 @@ bool Search::Prepare() {
         return true;
       }
       req.all = true;
-      for (const Inventory::PoolView& pool : pools_) {
+      for (const Inventory::PoolView& pool : *pools_) {
         if (pool.incomplete || !pool.invalid.empty()) {
           error_ = fmt::format(
               "claim {}, request {}: asks for all devices, but resource pool "
               "{}/{} is currently {}",
-              cname, request_name, pool.driver.str(), pool.name.str(),
+              cname(), request_name, pool.driver.str(), pool.name.str(),
               pool.incomplete ? "being updated" : "invalid");
           return false;
         }
@@ -461,6 +481,7 @@ bool Search::Prepare() {
       if (r.exactly) {
         Request req;
         req.name = r.name.string();
+        req.symbol = r.name;
         req.label = req.name;
         req.parent = r.name;
         req.spec = &*r.exactly;
@@ -470,6 +491,7 @@ bool Search::Prepare() {
         for (const api::DeviceSubRequest& sub : r.first_available) {
           Request req;
           req.name = fmt::format("{}/{}", r.name.str(), sub.name.str());
+          req.symbol = Symbol(req.name);
           req.label = sub.name.string();
           req.parent = r.name;
           req.spec = &sub.spec;
@@ -478,7 +500,7 @@ bool Search::Prepare() {
         }
       }
       if (alternatives.empty()) {
-        error_ = fmt::format("claim {}, request {}: unknown request type", cname, r.name.str());
+        error_ = fmt::format("claim {}, request {}: unknown request type", cname(), r.name.str());
         return false;
       }
       int64_t least = alternatives.front().count;
@@ -488,7 +510,7 @@ bool Search::Prepare() {
     }
     if (minimum > kMaxDevicesPerClaim) {
       error_ = fmt::format("claim {}: number of requested devices {} exceeds the claim limit of {}",
-                           cname, minimum, kMaxDevicesPerClaim);
+                           cname(), minimum, kMaxDevicesPerClaim);
       return false;
     }
     cd.chosen.assign(cd.requests.size(), 0);
@@ -517,7 +539,7 @@ bool Search::TryDevice(size_t c, size_t r, size_t i, int64_t d, bool* constraint
     ClaimData::Match& m = cd.matches[k];
     const std::vector<Symbol>& only = m.constraint->requests;
     if (!only.empty() && std::find(only.begin(), only.end(), req.parent) == only.end() &&
-        std::find(only.begin(), only.end(), Symbol(req.name)) == only.end()) {
+        std::find(only.begin(), only.end(), req.symbol) == only.end()) {
       continue;
     }
     const api::AttributeValue* v =
@@ -565,7 +587,7 @@ bool Search::Devices(size_t c, size_t r, int64_t d, size_t start) {
       error_ = fmt::format(
           "{}, request {}: cannot add device {} because a claim constraint "
           "would not be satisfied",
-          cd.owner, req.label, candidates_[i].id.String());
+          cd.owner(), req.label, candidates_[i].id.String());
     }
     return false;
   }
@@ -664,17 +686,17 @@ api::AllocationResult Search::Result(size_t c) const {
   std::vector<Symbol> all_requests;
   for (size_t r = 0; r < cd.requests.size(); ++r) {
     const Request& req = cd.requests[r][cd.chosen[r]];
-    all_requests.push_back(Symbol(req.name));
+    all_requests.push_back(req.symbol);
     auto it = std::find_if(by_class.begin(), by_class.end(),
                            [&](const auto& e) { return e.first == req.cls; });
     if (it != by_class.end()) {
-      for (size_t entry : it->second) result.config[entry].requests.push_back(Symbol(req.name));
+      for (size_t entry : it->second) result.config[entry].requests.push_back(req.symbol);
       continue;
     }
     std::vector<size_t> entries;
     for (const api::OpaqueDeviceConfiguration& config : req.cls->spec.config) {
       entries.push_back(result.config.size());
-      result.config.push_back(api::DeviceAllocationConfiguration{true, {Symbol(req.name)}, config});
+      result.config.push_back(api::DeviceAllocationConfiguration{true, {req.symbol}, config});
     }
     by_class.emplace_back(req.cls, std::move(entries));
   }
@@ -716,18 +738,18 @@ std::string Search::Diagnose() {
         }
         if (!why.empty()) continue;  // firstAvailable: the first alternative's reason stands
         why = match == 0 ? fmt::format("{}, request {}: no device of class {} on the node{}",
-                                       cd.owner, req.name, req.cls->metadata.name,
+                                       cd.owner(), req.name, req.cls->metadata.name,
                                        req.spec->selectors.empty() ? "" : " matches its selectors")
                          : fmt::format(
                                "{}, request {}: {} device(s) of class {} match on the "
                                "node, {} free, {} needed",
-                               cd.owner, req.name, match, req.cls->metadata.name, free, needed);
+                               cd.owner(), req.name, match, req.cls->metadata.name, free, needed);
       }
       if (!why.empty()) return why;
     }
   }
   const bool incomplete =
-      std::any_of(pools_.begin(), pools_.end(), [](const auto& p) { return p.incomplete; });
+      std::any_of(pools_->begin(), pools_->end(), [](const auto& p) { return p.incomplete; });
   return incomplete ? "a resource pool on the node is being updated (not all its slices are "
                       "published), and the rest cannot meet every request"
                     : "each request can be met alone, but not all together (the claims' "
@@ -739,7 +761,7 @@ AllocationOutcome Search::Run() {
   if (!Prepare() || !Step(0, 0)) {
     out.error = std::move(error_);
     if (out.error.empty()) {
-      const bool invalid = std::any_of(pools_.begin(), pools_.end(),
+      const bool invalid = std::any_of(pools_->begin(), pools_->end(),
                                        [](const auto& p) { return !p.invalid.empty(); });
       if (invalid) {
         out.error = "invalid resource pools were encountered";

@@ -56,6 +56,8 @@ class Inventory {
   explicit Inventory(std::vector<const api::ResourceSlice*> slices);
 
   bool empty() const { return slices_.empty(); }
+  // Whether any device consumes shared counters (partitionable devices).
+  bool consumes_counters() const { return consumes_counters_; }
 
   // A pool as one node sees it: the slices of its current generation that reach the node (by
   // name), or incomplete or invalid (with why), when it cannot be used.
@@ -68,8 +70,11 @@ class Inventory {
     // The pool's counter sets (from every slice of its generation, whichever node they reach).
     std::vector<const api::CounterSet*> counter_sets;
   };
-  // The pools with slices that reach the node, by driver then name.
-  std::vector<PoolView> PoolsFor(const api::LabelSet& labels, api::Symbol node) const;
+  // The pools with slices that reach the node, by driver then name. When every slice names its
+  // node (the usual node-local drivers), each node's are worked out once, here, and `scratch`
+  // is not used; otherwise they are gathered into `scratch`.
+  const std::vector<PoolView>& PoolsFor(const api::LabelSet& labels, api::Symbol node,
+                                        std::vector<PoolView>* scratch) const;
 
   // The device `id` names, or nullptr (for counters consumed by devices allocated elsewhere).
   const api::Device* Find(const DeviceId& id) const;
@@ -83,10 +88,15 @@ class Inventory {
   };
 
   std::vector<const api::ResourceSlice*> slices_;
+  bool consumes_counters_ = false;
   std::unordered_map<api::Symbol, std::vector<const api::ResourceSlice*>> by_node_;
   std::vector<const api::ResourceSlice*> elsewhere_;  // node selectors, all nodes, per device
   std::unordered_map<uint64_t, Pool> pools_;          // by PairId(driver, pool)
   std::unordered_map<DeviceId, const api::Device*, DeviceIdHash> devices_;
+  // With every slice on a named node: each node's pools, gathered once.
+  std::unordered_map<api::Symbol, std::vector<PoolView>> by_node_pools_;
+
+  std::vector<PoolView> Gather(const api::LabelSet& labels, api::Symbol node) const;
 };
 
 // One allocation: a result per claim, in the claims' order; or none, with `error` (a fatal
