@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "muster/api/pod_claims.h"
+
 namespace muster::api {
 
 std::string_view DeviceTaintEffectName(DeviceTaintEffect e) {
@@ -26,6 +28,19 @@ bool DeviceToleration::Tolerates(const DeviceTaint& taint) const {
   if (!key.empty() && key != taint.key) return false;
   if (effect && *effect != taint.effect) return false;
   return op == DeviceTolerationOperator::kExists || value == taint.value;
+}
+
+std::optional<Symbol> ClaimNameOf(const Pod& pod, const PodResourceClaim& entry) {
+  if (!entry.resource_claim_name.empty()) return entry.resource_claim_name;
+  for (const PodResourceClaimStatus& s : pod.status.resource_claim_statuses) {
+    if (s.name == entry.name) return s.resource_claim_name;
+  }
+  return std::nullopt;
+}
+
+bool HasClaimFinalizer(const ResourceClaim& claim) {
+  const std::vector<std::string>& f = claim.metadata.finalizers;
+  return std::find(f.begin(), f.end(), kClaimFinalizer) != f.end();
 }
 
 bool ResourceClaim::ReservedFor(std::string_view pod_uid) const {

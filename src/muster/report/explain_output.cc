@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "muster/api/gang.h"
+#include "muster/api/pod_claims.h"
 #include "muster/report/simulation_output.h"
 #include "muster/report/text.h"
 
@@ -211,14 +212,9 @@ json ResourceClaimsJson(const sim::Simulation& sim, const api::Pod& pod) {
   for (const api::PodResourceClaim& pc : pod.spec.resource_claims) {
     json j;
     j["name"] = pc.name.string();
-    std::string claim_name = pc.resource_claim_name.string();
-    bool made = !claim_name.empty();
-    for (const api::PodResourceClaimStatus& st : pod.status.resource_claim_statuses) {
-      if (claim_name.empty() && st.name == pc.name) {
-        claim_name = st.resource_claim_name.string();
-        made = true;
-      }
-    }
+    const std::optional<api::Symbol> name = api::ClaimNameOf(pod, pc);
+    const bool made = name.has_value();
+    const std::string claim_name = made ? name->string() : "";
     j["claim"] = claim_name;
     const api::ResourceClaim* claim =
         claim_name.empty() ? nullptr

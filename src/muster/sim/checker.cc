@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "muster/api/gang.h"
+#include "muster/api/pod_claims.h"
 #include "muster/api/pod_resources.h"
 #include "muster/api/time.h"
 #include "muster/framework/profile.h"
@@ -275,25 +276,14 @@ void Checker::CheckClaims(const api::Pod& pod, api::Symbol node_name) {
 void Checker::CheckResourceClaims(const api::Pod& pod, api::Symbol node_name) {
   const api::Node* node = cluster_.Get<api::Node>(node_name.string());
   for (const api::PodResourceClaim& pc : pod.spec.resource_claims) {
-    api::Symbol name = pc.resource_claim_name;
-    bool needed = !name.empty();
-    for (const api::PodResourceClaimStatus& st : pod.status.resource_claim_statuses) {
-      if (name.empty() && st.name == pc.name) {
-        name = st.resource_claim_name;
-        needed = !name.empty();
-      }
-    }
-    if (!needed) {
-      if (pc.resource_claim_name.empty() &&
-          std::none_of(pod.status.resource_claim_statuses.begin(),
-                       pod.status.resource_claim_statuses.end(),
-                       [&](const api::PodResourceClaimStatus& st) { return st.name == pc.name; })) {
-        Fail(fmt::format("pod {} was bound to node {} before its claim {} was made",
-                         pod.metadata.Key(), node_name.str(), pc.name.str()));
-      }
+    const std::optional<api::Symbol> name = api::ClaimNameOf(pod, pc);
+    if (!name) {
+      Fail(fmt::format("pod {} was bound to node {} before its claim {} was made",
+                       pod.metadata.Key(), node_name.str(), pc.name.str()));
       continue;
     }
-    const std::string key = pod.metadata.namespace_.string() + "/" + name.string();
+    if (name->empty()) continue;  // none needed
+    const std::string key = pod.metadata.namespace_.string() + "/" + name->string();
     const api::ResourceClaim* claim = cluster_.Get<api::ResourceClaim>(key);
     if (claim == nullptr || !claim->Allocated() || !claim->ReservedFor(pod.metadata.uid)) {
       Fail(fmt::format("pod {} was bound to node {} while its resource claim {} was {}",

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "muster/api/pod_claims.h"
+
 namespace muster::sim {
 namespace {
 
@@ -23,11 +25,6 @@ std::string GenerateName(std::string_view pod, std::string_view claim) {
   if (length <= kMaxGenerateName) return fmt::format("{}-{}-", pod, claim);
   return fmt::format("{}-{}", pod.substr(0, pod.size() * kMaxGenerateName / length),
                      claim.substr(0, claim.size() * kMaxGenerateName / length));
-}
-
-bool HasFinalizer(const api::ResourceClaim& claim) {
-  const auto& f = claim.metadata.finalizers;
-  return std::find(f.begin(), f.end(), api::kClaimFinalizer) != f.end();
 }
 
 }  // namespace
@@ -131,21 +128,16 @@ void ClaimController::MakeClaims(const api::Pod& pod) {
 void ClaimController::Release(const api::Pod& pod, bool deleted) {
   if (!released_.insert(pod.metadata.uid).second && !deleted) return;
   for (const api::PodResourceClaim& pc : pod.spec.resource_claims) {
-    api::Symbol name = pc.resource_claim_name;
-    if (name.empty()) {
-      for (const api::PodResourceClaimStatus& s : pod.status.resource_claim_statuses) {
-        if (s.name == pc.name) name = s.resource_claim_name;
-      }
-    }
-    if (name.empty()) continue;
-    const std::string key = fmt::format("{}/{}", pod.metadata.namespace_.str(), name.str());
+    const std::optional<api::Symbol> name = api::ClaimNameOf(pod, pc);
+    if (!name || name->empty()) continue;
+    const std::string key = fmt::format("{}/{}", pod.metadata.namespace_.str(), name->str());
     const api::ResourceClaim* claim = cluster_.Get<api::ResourceClaim>(key);
     if (claim == nullptr) continue;
     api::ResourceClaim updated = *claim;
     std::erase_if(updated.status.reserved_for, [&](const api::ResourceClaimConsumerReference& r) {
       return r.resource == "pods" && r.api_group.empty() && r.uid == pod.metadata.uid;
     });
-    if (updated.status.reserved_for.empty() && HasFinalizer(updated)) {
+    if (updated.status.reserved_for.empty() && api::HasClaimFinalizer(updated)) {
       // The scheduler allocated it and nobody uses it now: deallocated, the finalizer gone.
       updated.status.allocation.reset();
       std::erase(updated.metadata.finalizers, std::string(api::kClaimFinalizer));

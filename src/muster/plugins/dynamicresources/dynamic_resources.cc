@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "muster/api/pod_claims.h"
 #include "muster/framework/trace.h"
 #include "muster/plugins/helper/normalize_score.h"
 
@@ -67,11 +68,6 @@ struct DraState final : framework::StateData {
 
 std::string PodName(const api::Pod& pod) { return pod.metadata.Key(); }
 
-bool HasFinalizer(const api::ResourceClaim& claim) {
-  const auto& f = claim.metadata.finalizers;
-  return std::find(f.begin(), f.end(), api::kClaimFinalizer) != f.end();
-}
-
 // Whether `claim` was made for `pod`: the pod is its controlling owner.
 bool MadeFor(const api::ResourceClaim& claim, const api::Pod& pod) {
   const api::OwnerReference* owner = claim.metadata.ControllerRef();
@@ -127,24 +123,17 @@ void DynamicResources::ForgetStale() {
 
 Status DynamicResources::PodClaims(const api::Pod& pod, std::vector<ClaimPtr>* out) const {
   for (const api::PodResourceClaim& pc : pod.spec.resource_claims) {
-    api::Symbol name = pc.resource_claim_name;
-    const bool from_template = name.empty();
-    if (from_template) {
-      const auto& statuses = pod.status.resource_claim_statuses;
-      auto it =
-          std::find_if(statuses.begin(), statuses.end(),
-                       [&](const api::PodResourceClaimStatus& s) { return s.name == pc.name; });
-      if (it == statuses.end()) {
-        return Status::Unresolvable(
-            fmt::format("pod \"{}\": ResourceClaim not created yet", PodName(pod)));
-      }
-      if (it->resource_claim_name.empty()) continue;  // the controller made none: none needed
-      name = it->resource_claim_name;
+    const bool from_template = pc.resource_claim_name.empty();
+    const std::optional<api::Symbol> name = api::ClaimNameOf(pod, pc);
+    if (!name) {
+      return Status::Unresolvable(
+          fmt::format("pod \"{}\": ResourceClaim not created yet", PodName(pod)));
     }
-    ClaimPtr claim = FindClaim(pod.metadata.namespace_, name);
+    if (name->empty()) continue;  // the controller made none: none needed
+    ClaimPtr claim = FindClaim(pod.metadata.namespace_, *name);
     if (claim == nullptr) {
       return Status::Unresolvable(fmt::format("could not find ResourceClaim \"{}/{}\"",
-                                              pod.metadata.namespace_.str(), name.str()));
+                                              pod.metadata.namespace_.str(), name->str()));
     }
     if (claim->metadata.deletion_timestamp) {
       return Status::Unresolvable(
@@ -404,7 +393,8 @@ Status DynamicResources::Reserve(framework::CycleState& state, const framework::
   for (size_t k = 0; k < s->to_allocate.size(); ++k) {
     const api::ResourceClaim& claim = *s->claims[s->to_allocate[k]];
     auto held = std::make_shared<api::ResourceClaim>(claim);
-    if (!HasFinalizer(*held)) held->metadata.finalizers.emplace_back(api::kClaimFinalizer);
+    if (!api::HasClaimFinalizer(*held))
+      held->metadata.finalizers.emplace_back(api::kClaimFinalizer);
     held->status.allocation = results[k];
     assumed_[claim.metadata.Key()] =
         Assumed{claim.metadata.resource_version, std::move(held), info.pod.metadata.uid, false};
@@ -460,7 +450,8 @@ Status DynamicResources::PreBind(framework::CycleState& state, const framework::
     auto k = std::find(s->to_allocate.begin(), s->to_allocate.end(), i);
     const bool allocating = k != s->to_allocate.end();
     if (allocating) {
-      if (!HasFinalizer(*updated)) updated->metadata.finalizers.emplace_back(api::kClaimFinalizer);
+      if (!api::HasClaimFinalizer(*updated))
+        updated->metadata.finalizers.emplace_back(api::kClaimFinalizer);
       updated->status.allocation = s->reserved[static_cast<size_t>(k - s->to_allocate.begin())];
     }
     updated->status.reserved_for.push_back(ConsumerOf(pod));
@@ -478,7 +469,7 @@ Status DynamicResources::PreBind(framework::CycleState& state, const framework::
 
 std::vector<framework::ClusterEventWithHint> DynamicResources::EventsToRegister() const {
   // A claim of the pod's created, changed, or any claim deallocated.
-  auto claim_changed = [this](const api::Pod& pod, const EventObjects& e, Status*) {
+  auto claim_changed = [](const api::Pod& pod, const EventObjects& e, Status*) {
     const api::ResourceClaim* before = e.Old<api::ResourceClaim>();
     const api::ResourceClaim* after = e.New<api::ResourceClaim>();
     if (after == nullptr) return QueueingHint::kSkip;
@@ -488,17 +479,9 @@ std::vector<framework::ClusterEventWithHint> DynamicResources::EventsToRegister(
         pod.spec.resource_claims.begin(), pod.spec.resource_claims.end(),
         [&](const api::PodResourceClaim& pc) {
           if (after->metadata.namespace_ != pod.metadata.namespace_) return false;
-          if (!pc.resource_claim_name.empty()) {
-            return pc.resource_claim_name.str() == after->metadata.name;
-          }
-          for (const api::PodResourceClaimStatus& st : pod.status.resource_claim_statuses) {
-            if (st.name == pc.name && st.resource_claim_name.str() == after->metadata.name) {
-              return true;
-            }
-          }
-          return false;
+          const std::optional<api::Symbol> name = api::ClaimNameOf(pod, pc);
+          return name && !name->empty() && name->str() == after->metadata.name;
         });
-    (void)this;
     if (!mine) return QueueingHint::kSkip;
     if (before == nullptr) return QueueingHint::kQueue;
     const bool status_same =
