@@ -386,4 +386,18 @@ TEST(ValidateCommandTest, UsageErrorsExitTwo) {
   EXPECT_EQ(Muster("--help").status, 0);
 }
 
+// --help names the program, and run's says how to run beside kube-scheduler.
+TEST(HelpTest, NamesTheProgramAndTheSecondSchedulerSetup) {
+  const auto help = Muster("--help");
+  EXPECT_EQ(help.status, 0);
+  EXPECT_NE(help.output.find("Usage: muster [OPTIONS] SUBCOMMAND"), std::string::npos)
+      << help.output;
+  const auto run = Muster("run --help");
+  EXPECT_EQ(run.status, 0);
+  EXPECT_NE(run.output.find("Usage: muster run [OPTIONS]"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("examples/config/second-scheduler.yaml"), std::string::npos)
+      << run.output;
+  EXPECT_NE(run.output.find("spec.schedulerName: muster"), std::string::npos) << run.output;
+}
+
 }  // namespace

@@ -489,6 +489,33 @@ TEST(ExplainTest, TableForPeople) {
   }
 }
 
+// A gang member beyond the quorum that fits nowhere fails on its own; in Group mode Coscheduling
+// stands aside at PostFilter (the group cycle decided for the gang) and is not listed there with
+// an empty message.
+TEST(ExplainTest, APluginThatStandsAsideIsNotListedAtPostFilter) {
+  std::string manifests;
+  for (int i = 0; i < 2; ++i) {
+    manifests += "apiVersion: v1\nkind: Node\nmetadata: {name: n" + std::to_string(i) +
+                 "}\nstatus: {capacity: {cpu: \"1\", memory: 1Gi, pods: \"110\"}}\n---\n";
+  }
+  manifests +=
+      "apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\nmetadata: {name: g}\n"
+      "spec: {minMember: 2}\n";
+  for (const char* name : {"g-0", "g-1", "g-2"}) {
+    manifests += std::string("---\napiVersion: v1\nkind: Pod\nmetadata: {name: ") + name +
+                 ", labels: {scheduling.x-k8s.io/pod-group: g}}\nspec:\n  containers: [{name: c, "
+                 "image: i, resources: {requests: {cpu: \"1\"}}}]\n";
+  }
+  const json e = Explain(manifests, "g-2", testing::CoschedulingConfig("mode: Group"));
+  ASSERT_FALSE(e.is_null());
+  const json& plugins = e["attempt"]["postFilter"]["plugins"];
+  ASSERT_FALSE(plugins.empty()) << e.dump(2);
+  for (const json& p : plugins) {
+    EXPECT_NE(p["plugin"], "Coscheduling") << e.dump(2);
+    EXPECT_FALSE(p["message"].get<std::string>().empty()) << e.dump(2);
+  }
+}
+
 TEST(ExplainTest, ManyRejectedNodesAreSummarisedByReason) {
   std::string manifests;
   for (int i = 0; i < 30; ++i) {
@@ -549,20 +576,29 @@ TEST(ExplainTest, NothingIsRecordedUnlessAsked) {
 TEST(ExplainTest, APodRejectedBeforeFilterCountsTheClustersNodes) {
   const std::string dir =
       std::string(MUSTER_SOURCE_DIR) + "/tests/scenarios/gang-perpod-short-of-min-member/";
-  for (const char* mode : {"PerPod", "Group"}) {
-    SCOPED_TRACE(mode);
+  auto explain = [&](const char* mode) {
     std::ostringstream out, err;
     std::istringstream in(testing::CoschedulingConfig(fmt::format("mode: {}", mode)));
     cli::ExplainFlags flags;
     flags.input.paths = {dir + "all.yaml", "-"};  // the configuration comes on stdin
     flags.pod = "g-0";
-    ASSERT_EQ(cli::RunExplain(flags, in, out, err), 0) << err.str();
-    EXPECT_NE(out.str().find("Nodes: 2 in the cluster; the attempt was rejected before Filter "
-                             "examined any.\n"),
-              std::string::npos)
-        << out.str();
-    EXPECT_EQ(out.str().find("Filter examined 0"), std::string::npos) << out.str();
-  }
+    EXPECT_EQ(cli::RunExplain(flags, in, out, err), 0) << err.str();
+    return out.str();
+  };
+  // PerPod: PreFilter turns the member away.
+  const std::string per_pod = explain("PerPod");
+  EXPECT_NE(per_pod.find("Nodes: 2 in the cluster; the attempt was rejected before Filter "
+                         "examined any.\n"),
+            std::string::npos)
+      << per_pod;
+  EXPECT_EQ(per_pod.find("Filter examined 0"), std::string::npos) << per_pod;
+  // Group: the member is never attempted, and explain says who holds it and why.
+  const std::string group = explain("Group");
+  EXPECT_NE(group.find("No scheduling attempt: Coscheduling held the pod at PreEnqueue: waiting "
+                       "for PodGroup default/g to have minMember (3) pods that can be scheduled; "
+                       "it never reached a scheduling cycle"),
+            std::string::npos)
+      << group;
 }
 
 TEST(ExplainTest, RecordingChangesNoDecision) {

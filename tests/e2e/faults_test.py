@@ -2,7 +2,8 @@
 answered to bindings, delays, the server unreachable for a while. Under every fault no pod is
 lost (each ends bound or reported unschedulable), none is bound twice, and muster's cache
 converges to the server's state after a relist (a pod deleted while muster was cut off frees its
-room for a pending pod)."""
+room for a pending pod). The outage is logged at warning or error level once per informer, and
+its end is said."""
 
 import os
 import tempfile
@@ -117,6 +118,16 @@ def test(binary, server):
         assert injected["watch_gone"] > 0, injected
         assert injected["down"] > 0, injected
         assert "relisting" in m.text(), "no relist seen in the log"
+        # The outage is logged as client-go logs it, at warning or error level (an operator's
+        # alerts filter on W and E), once per informer rather than once per retry, and its end
+        # is said.
+        lines = m.text().splitlines()
+        failed = [l for l in lines if l[:1] in ("E", "W") and
+                  ("failed to list" in l or "failed to watch" in l or "ended with" in l)]
+        assert failed, "the outage left no warning or error in the log"
+        assert not [l for l in lines if "retrying in" in l and l[:1] in ("E", "W")], \
+            "a retry was logged at warning or error level"
+        assert any("succeeded again after" in l for l in lines), "no recovery line in the log"
         # Every bound pod is on a node with room: the server's view, summed.
         pods = c.pods()
         used = {}

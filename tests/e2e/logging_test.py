@@ -2,7 +2,8 @@
 say what happened to each pod (attempted, moved between queues, bound with the nodes evaluated
 and feasible, or unschedulable), each API request is logged with its credentials masked, and the
 bearer token never appears. --logging-format=json writes one JSON object per line. Without
---config muster says once that it schedules default-scheduler pods. Flags take `--flag=value`
+--config muster says once that it schedules default-scheduler pods, and once what the server does
+not serve. Flags take `--flag=value`
 and `-f=value`; a bad one is refused with exit 2 naming it."""
 
 import json
@@ -51,8 +52,18 @@ def test(binary, server):
     assert bound[0].startswith("I"), bound[0]
     assert bound[0].endswith('] "Successfully bound pod to node" pod="default/web" node="n1" '
                              'evaluatedNodes=1 feasibleNodes=1'), bound[0]
+    # A 1.25 server serves neither Kubernetes' gang API nor resource.k8s.io: said once, in one
+    # warning line that lists what is missing and what follows; and DynamicResources, which has
+    # no API here, says nothing in the pod's message.
+    unserved = [l for l in lines if "does not serve" in l]
+    assert len(unserved) == 1 and unserved[0].startswith("W"), unserved
+    for kind in ("Workload", "PodGroup", "scheduling.k8s.io", "DeviceClass", "ResourceSlice",
+                 "ResourceClaim", "ResourceClaimTemplate", "resource.k8s.io"):
+        assert kind in unserved[0], unserved[0]
+    assert "serves no" not in text, text
+    assert "claims to deallocate" not in text, text
     assert any('"Unable to schedule pod; no fit; waiting" pod="default/huge" err="0/1 nodes are '
-               'available: 1 Insufficient cpu.' in l for l in lines), text
+               'available: 1 Insufficient cpu. preemption: ' in l for l in lines), text
     assert any('"Attempting to schedule pod" pod="default/web"' in l for l in lines), text
     assert any('"Selected node for pod" pod="default/web" node="n1" evaluatedNodes=1 '
                'feasibleNodes=1 algorithmSeconds=' in l for l in lines), text

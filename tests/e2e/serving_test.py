@@ -3,7 +3,8 @@ HTTPS on --secure-port, authentication by the API server's TokenReview and autho
 SubjectAccessReview (`get` on the non-resource path /metrics). No token: 401. A ServiceAccount
 without the grant: 403. One bound to a ClusterRole with `get /metrics`: the metrics. The health
 checks need no credentials. A certificate given with --tls-cert-file is the one served, and
---metrics-bind-address adds a plain-HTTP listener only when asked for."""
+--metrics-bind-address adds a plain-HTTP listener only when asked for. A second instance on a
+port taken exits 2 naming the address, as kube-scheduler does (no SO_REUSEPORT sharing)."""
 
 import json
 import os
@@ -93,6 +94,15 @@ def test(binary, server):
         kube.wait_until("web bound", lambda: c.node_of("web") == "n1")
         # No plain-HTTP listener unless asked for.
         assert "insecurely" not in m.text()
+        # A second instance on the same port (a standby started by hand, a leftover) does not
+        # share it: it fails as kube-scheduler does, naming the address, exit status 2.
+        second = subprocess.run([binary, "run", "--kubeconfig", server.kubeconfig,
+                                 f"--secure-port={port}", "--bind-address=127.0.0.1"],
+                                capture_output=True, text=True, timeout=30)
+        assert second.returncode == 2, second
+        assert f"listen tcp 127.0.0.1:{port}" in second.stderr, second.stderr
+        assert "already in use" in second.stderr, second.stderr
+        assert get(base + "/healthz") == (200, "ok")
     except BaseException:
         print(m.text())
         raise

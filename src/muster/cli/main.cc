@@ -48,7 +48,7 @@ std::vector<std::string> Arguments(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"muster: a Kubernetes scheduler with gang scheduling"};
+  CLI::App app{"muster: a Kubernetes scheduler with gang scheduling", "muster"};
   app.require_subcommand(1);
   // A flag given twice takes its last value, as kubectl's and kube-scheduler's (pflag) do.
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
@@ -164,6 +164,14 @@ int main(int argc, char** argv) {
       "run",
       "Schedule a real cluster through its API server: the pods whose spec.schedulerName names "
       "one of the configuration's profiles");
+  run->footer(
+      "Beside kube-scheduler (a second scheduler): give muster a profile of its own name and its "
+      "own Lease,\n"
+      "as examples/config/second-scheduler.yaml does (schedulerName: muster), and set\n"
+      "spec.schedulerName: muster on the pods it should place; the others stay kube-scheduler's:\n"
+      "  muster run --kubeconfig ~/.kube/config --config examples/config/second-scheduler.yaml\n"
+      "Without --config muster is the default-scheduler profile: it replaces kube-scheduler.\n"
+      "In a cluster: kubectl apply -f deploy/ (its ServiceAccount, RBAC, config and Deployment).");
   run->add_option("--kubeconfig", run_flags.kubeconfig,
                   "A kubeconfig (default: KUBECONFIG, ~/.kube/config, then in-cluster)");
   run->add_option("--context", run_flags.context, "The kubeconfig context to use");

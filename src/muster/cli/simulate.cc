@@ -60,6 +60,11 @@ int RunSimulate(const SimulateFlags& flags, std::istream& in, std::ostream& out,
     report::PrintYaml(*simulation, out);
   } else {
     report::PrintTable(*simulation, flags.output == "wide", out);
+    if (const std::optional<api::Duration> retried = simulation->RetriedUntil()) {
+      err << "note: the cluster last changed at " << api::FormatDuration(simulation->End())
+          << "; pending pods were retried until " << api::FormatDuration(*retried)
+          << " without effect\n";
+    }
   }
   if (!flags.report.empty()) {
     report::HtmlReportOptions report_options;

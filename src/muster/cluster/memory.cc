@@ -33,7 +33,7 @@ Status Conflict(std::string_view kind, std::string_view key) {
 void MemoryCluster::Stamp(api::ObjectMeta& meta) {
   if (meta.uid.empty()) meta.uid = fmt::format("uid-{:06}", next_uid_++);
   if (!meta.creation_timestamp) meta.creation_timestamp = clock_.Now();
-  meta.resource_version = std::to_string(++revision_);
+  meta.resource_version = std::to_string(NextRevision());
 }
 
 void MemoryCluster::Notify(std::function<void(ClusterObserver&)> fn) {
@@ -79,7 +79,7 @@ Status MemoryCluster::Update(T object) {
   if constexpr (std::is_same_v<T, api::Pod>) {
     return ReplacePod(it, std::move(object));
   } else {
-    object.metadata.resource_version = std::to_string(++revision_);
+    object.metadata.resource_version = std::to_string(NextRevision());
     api::Shared<T> old = std::exchange(it->second, std::make_shared<const T>(std::move(object)));
     Notify([old = api::AnyObject(std::move(old)), updated = api::AnyObject(it->second)](
                ClusterObserver& o) { o.OnUpdate(old, updated); });
@@ -88,7 +88,7 @@ Status MemoryCluster::Update(T object) {
 }
 
 Status MemoryCluster::ReplacePod(ObjectMap<api::Pod>::iterator it, api::Pod pod) {
-  pod.metadata.resource_version = std::to_string(++revision_);
+  pod.metadata.resource_version = std::to_string(NextRevision());
   api::PodPtr old = std::exchange(it->second, std::make_shared<const api::Pod>(std::move(pod)));
   Notify([old = api::AnyObject(std::move(old)),
           updated = api::AnyObject(it->second)](ClusterObserver& o) { o.OnUpdate(old, updated); });
@@ -104,7 +104,7 @@ Status MemoryCluster::Delete(const std::string& key) {
   if constexpr (std::is_same_v<T, api::Pod>) pod_index_.erase(it->first);
   if constexpr (std::is_same_v<T, api::Node>) node_names_.erase(api::Symbol(it->first));
   objects.erase(it);
-  ++revision_;
+  NextRevision();
   Notify([old = api::AnyObject(std::move(old))](ClusterObserver& o) { o.OnDelete(old); });
   return Status::OK();
 }

@@ -67,6 +67,9 @@ class MemoryCluster final : public Cluster {
   const std::vector<StoredEvent>& events() const { return events_; }
   // Increases with every object change (not with Events).
   uint64_t revision() const { return revision_; }
+  // When an object last changed (created, written, deleted; not an Event repeated): the time
+  // the cluster a simulation reports is as of.
+  api::Time last_change() const { return last_change_; }
 
   // ---- framework::ClusterClient (the scheduler's writes) ----
   framework::Status Bind(const api::Pod& pod, api::Symbol node) override;
@@ -118,7 +121,13 @@ class MemoryCluster final : public Cluster {
   // A hash of (object, type, reason, message) -> the indices in events_ of the events with it,
   // for aggregation.
   std::unordered_multimap<uint64_t, size_t> event_index_;
+  // Every object change: the next revision, stamped with the time.
+  uint64_t NextRevision() {
+    last_change_ = clock_.Now();
+    return ++revision_;
+  }
   uint64_t revision_ = 0;
+  api::Time last_change_{};
   uint64_t next_uid_ = 1;
 };
 

@@ -92,6 +92,10 @@ class ClusterClient {
   // since the scheduler read it (its resourceVersion in `claim`).
   virtual Status UpdateClaimStatus(const api::ResourceClaim& claim) = 0;
   virtual void RecordEvent(EventRecord event) = 0;
+  // Whether the cluster serves the API of `resource` (a kind's plural, "resourceclaims"): a real
+  // API server may predate it or have it turned off. A plugin whose API is not served stands
+  // aside instead of speaking of it in pods' messages. Known once the cluster has started.
+  virtual bool Serves(std::string_view /*resource*/) const { return true; }
 };
 
 }  // namespace muster::framework

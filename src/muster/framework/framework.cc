@@ -369,10 +369,16 @@ Status Framework::PostFilterPoint(CycleState& state, const PodInfo& pod,
     if (trace != nullptr) trace->in_post_filter = true;
     Status s = Timed(state, ExtensionPoint::kPostFilter, pl->Name(),
                      [&] { return pl->PostFilter(state, pod, statuses, &r); });
+    // A plugin that stood aside (Unschedulable, saying nothing and nominating nothing, as
+    // Coscheduling does in Group mode) is not part of explain's record of the attempt.
+    const bool stood_aside = s.code() == Code::kUnschedulable && s.reasons().empty() &&
+                             r.mode == NominatingMode::kNoop;
     if (trace != nullptr) {
       trace->in_post_filter = false;
-      RecordOutcome(trace->post_filter, pl->Name(), s);
-      trace->post_filter.back().notes = std::move(trace->post_filter_notes);
+      if (!stood_aside || !trace->post_filter_notes.empty()) {
+        RecordOutcome(trace->post_filter, pl->Name(), s);
+        trace->post_filter.back().notes = std::move(trace->post_filter_notes);
+      }
       trace->post_filter_notes.clear();
       if (r.mode == NominatingMode::kOverride) {
         trace->post_filter_nominated = r.nominated_node_name.string();

@@ -200,6 +200,13 @@ std::string NoAttemptReason(const sim::Simulation& sim, const api::Pod& pod) {
     return fmt::format("the pod is held by scheduling gate(s) {}: it never reached the queue",
                        fmt::join(pod.spec.scheduling_gates, ", "));
   }
+  // Held at PreEnqueue by another plugin (a gang short of members, a claim not made yet).
+  std::string message;
+  if (const framework::QueuedPodInfo* held = sim.scheduler().queue().Held(pod.metadata.Key(),
+                                                                          &message)) {
+    return fmt::format("{} held the pod at PreEnqueue: {}; it never reached a scheduling cycle",
+                       held->gating_plugin, message);
+  }
   return "the scheduler never attempted it (it may have been waiting in backoff, or created "
          "when the run ended)";
 }
@@ -242,7 +249,7 @@ nlohmann::ordered_json BuildExplanation(const sim::Simulation& sim, const api::P
   json out;
   out["apiVersion"] = "muster.dev/v1alpha1";
   out["kind"] = "SchedulingExplanation";
-  out["time"] = api::FormatDuration(sim.Elapsed());
+  out["time"] = api::FormatDuration(sim.End());
   json p;
   p["namespace"] = pod.metadata.namespace_.string();
   p["name"] = pod.metadata.name;

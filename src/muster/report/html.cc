@@ -192,7 +192,7 @@ Facts Gather(const sim::Simulation& sim) {
     f.namespaces |= group.metadata.namespace_.str() != api::kDefaultNamespace;
   }
   for (const auto& [key, record] : sim.records()) f.attempts += record.attempts;
-  f.end = sim.Elapsed();
+  f.end = sim.End();
   if (!sim.history().samples().empty()) {
     f.end = std::max(f.end, sim.history().samples().back().at);
   }
@@ -294,7 +294,11 @@ void Summary(std::string& out, const sim::Simulation& sim, const Facts& f) {
   card("", "PodGroups",
        Thousands(static_cast<int64_t>(sim.cluster().Objects<api::PodGroup>().size())));
   card("", "Nodes", Thousands(static_cast<int64_t>(sim.cluster().Objects<api::Node>().size())));
-  card("", "Virtual time", TimeLabel(sim.Elapsed()));
+  card("", "Virtual time", TimeLabel(sim.End()));
+  // Pending pods retried after the cluster's last change, without effect.
+  if (const std::optional<api::Duration> retried = sim.RetriedUntil()) {
+    card("", "Retried until", TimeLabel(*retried));
+  }
   card("", "Seed", std::to_string(sim.options().seed));
   card("", "Attempts", Thousands(f.attempts));
   out += "</div>";

@@ -36,7 +36,9 @@ json ResourcesJson(const api::ResourceList& list) {
 
 api::Duration Age(const sim::Simulation& sim, const api::ObjectMeta& meta) {
   if (!meta.creation_timestamp) return api::Duration::zero();
-  return (sim::kSimulationEpoch + sim.Elapsed()) - *meta.creation_timestamp;
+  // Never negative: an object is no older than the cluster's last change, which its creation was.
+  return std::max((sim::kSimulationEpoch + sim.End()) - *meta.creation_timestamp,
+                  api::Duration::zero());
 }
 
 void EmitYaml(YAML::Emitter& e, const json& j) {
@@ -326,7 +328,10 @@ nlohmann::ordered_json BuildResult(const sim::Simulation& sim) {
   json result;
   result["apiVersion"] = "muster.dev/v1alpha1";
   result["kind"] = "SimulationResult";
-  result["time"] = api::FormatDuration(sim.Elapsed());
+  result["time"] = api::FormatDuration(sim.End());
+  if (const std::optional<api::Duration> retried = sim.RetriedUntil()) {
+    result["retriedUntil"] = api::FormatDuration(*retried);
+  }
 
   json pods = json::array();
   int running = 0, pending = 0, succeeded = 0, failed = 0, gated = 0;

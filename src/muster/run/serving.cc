@@ -1,5 +1,10 @@
 #include "muster/run/serving.h"
 
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include <fmt/format.h>
 #include <httplib.h>
 #include <openssl/evp.h>
@@ -253,6 +258,31 @@ void Serving::Routes(httplib::Server& server) {
   });
 }
 
+namespace {
+
+// Binds `server` as Go's net.Listen binds (what kube-scheduler does): SO_REUSEADDR, so that a
+// restart finds its port free of the last run's TIME_WAIT, and not SO_REUSEPORT, httplib's
+// default, with which a second instance binds the same port and the kernel shares the probes
+// and scrapes between the two. False with *why ("address already in use") when it cannot.
+bool BindExclusive(httplib::Server& server, const std::string& host, int port, std::string* why) {
+  server.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
+  errno = 0;
+  if (server.bind_to_port(host.c_str(), port)) return true;
+  *why = errno != 0 ? std::strerror(errno) : "cannot listen there";
+  return false;
+}
+
+// host:port as Go writes a listen address ("[::1]:10259" for IPv6).
+std::string ListenAddress(const std::string& host, int port) {
+  return host.find(':') != std::string::npos ? fmt::format("[{}]:{}", host, port)
+                                             : fmt::format("{}:{}", host, port);
+}
+
+}  // namespace
+
 void Serving::Listen(httplib::Server& server) {
   // A pool larger than httplib's default (8), and short timeouts: a few slow or unauthenticated
   // clients (each may hold a worker through a TokenReview) cannot starve the kubelet's probes.
@@ -336,9 +366,10 @@ bool Serving::Start(const ServingOptions& options, std::string* error) {
           return R::Handled;
         });
     Routes(*server);
-    if (!server->bind_to_port(options.bind_address.c_str(), options.secure_port)) {
-      *error = fmt::format("--bind-address {}, --secure-port {}: cannot listen there",
-                           options.bind_address, options.secure_port);
+    if (std::string why; !BindExclusive(*server, options.bind_address, options.secure_port, &why)) {
+      *error = fmt::format("--bind-address {}, --secure-port {}: listen tcp {}: {}",
+                           options.bind_address, options.secure_port,
+                           ListenAddress(options.bind_address, options.secure_port), why);
       return false;
     }
     log::Info(0, "Serving securely",
@@ -357,9 +388,9 @@ bool Serving::Start(const ServingOptions& options, std::string* error) {
     }
     auto server = std::make_unique<httplib::Server>();
     Routes(*server);
-    if (!server->bind_to_port(host.c_str(), port)) {
-      *error = fmt::format("--metrics-bind-address {}: cannot listen there",
-                           options.insecure_address);
+    if (std::string why; !BindExclusive(*server, host, port, &why)) {
+      *error = fmt::format("--metrics-bind-address {}: listen tcp {}: {}",
+                           options.insecure_address, ListenAddress(host, port), why);
       return false;
     }
     log::Info(0, "Serving insecurely (plain HTTP, no authentication)",

@@ -40,6 +40,7 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
   const std::string gang_key = gang.Key();
   const framework::Stopwatch started;
   last_attempted_ = popped.info->Key();
+  gangs_waiting_.erase(gang_key);  // its members are here: a later wait is a new one
   if (log::V(3)) {
     log::Info(3, "Attempting to schedule pod group",
               {{"podGroup", gang_key}, {"pod", last_attempted_},
@@ -60,6 +61,9 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
     }
     std::string key = p->metadata.Key();
     if (key == popped_key || ProfileFor(*p) != &fwk) continue;
+    // A member PreEnqueue held (its gang short of members when it arrived) is asked again:
+    // the gang that let this one through lets it through too, unless a gate of its own holds it.
+    if (queue_.IsGated(key)) queue_.Activate({key});
     if (std::optional<framework::QueuedPodInfo> taken = queue_.Take(key)) {
       pending.push_back(std::move(*taken));
     }
@@ -583,20 +587,26 @@ std::vector<framework::TrialPlacement> Scheduler::TrialPlace(
 
 void Scheduler::SetGroupCondition(const framework::Gang& gang, bool scheduled,
                                   const std::string& message, bool error) {
-  if (gang.condition_type.empty()) return;
-  if (!scheduled && gang.condition_stays_true) {
-    const api::PodCondition* now = api::FindCondition(gang.conditions, gang.condition_type);
-    if (now != nullptr && now->status == "True") return;
+  WriteGroupCondition(gang, scheduled,
+                      scheduled ? "Scheduled" : error ? "SchedulerError" : "Unschedulable", message);
+}
+
+bool Scheduler::WriteGroupCondition(const framework::Gang& gang, bool scheduled,
+                                    std::string_view reason, const std::string& message) {
+  if (gang.condition_type.empty()) return false;
+  const api::PodCondition* now = api::FindCondition(gang.conditions, gang.condition_type);
+  if (!scheduled && gang.condition_stays_true && now != nullptr && now->status == "True") {
+    return false;
   }
   api::PodCondition condition;
   condition.type = std::string(gang.condition_type);
   condition.status = scheduled ? "True" : "False";
-  condition.reason = scheduled ? "Scheduled" : error ? "SchedulerError" : "Unschedulable";
+  condition.reason = std::string(reason);
   condition.message = message;
   condition.last_transition_time = clock_.Now();
-  if (api::ConditionChanges(gang.conditions, condition)) {
-    client_.UpdateGroupCondition(gang.object, gang.conditions, condition);
-  }
+  if (!api::ConditionChanges(gang.conditions, condition)) return false;
+  client_.UpdateGroupCondition(gang.object, gang.conditions, condition);
+  return true;
 }
 
 }  // namespace muster::scheduler

@@ -166,6 +166,16 @@ bool SchedulingQueue::IsGated(const std::string& key) const {
   return e != nullptr && e->info.gated && e->where == Where::kUnschedulable;
 }
 
+const QueuedPodInfo* SchedulingQueue::Held(const std::string& key, std::string* message) const {
+  const Entry* e = Find(key);
+  if (e == nullptr || !e->info.gated || e->where != Where::kUnschedulable) return nullptr;
+  if (message != nullptr) {
+    auto told = gate_messages_.find(e);
+    *message = told != gate_messages_.end() ? told->second : "";
+  }
+  return &e->info;
+}
+
 void SchedulingQueue::Detach(Entry* e) {
   if (!e->where) return;
   switch (*e->where) {
@@ -219,6 +229,8 @@ void SchedulingQueue::MoveToActive(Entry* e) {
   if (!s.IsSuccess()) {
     e->info.gated = true;
     e->info.gating_plugin = s.plugin();
+    auto told = gate_messages_.find(e);
+    const bool news = told == gate_messages_.end() || told->second != s.Message();
     e->info.unschedulable_plugins = {s.plugin()};
     e->info.pending_plugins.clear();
     e->where = Where::kUnschedulable;
@@ -231,12 +243,17 @@ void SchedulingQueue::MoveToActive(Entry* e) {
       log::Info(4, "Pod gated at PreEnqueue",
                 {{"pod", e->info.info->Key()}, {"plugin", s.plugin()}, {"reason", s.Message()}});
     }
+    if (news && gate_observer_) {
+      gate_messages_[e] = s.Message();
+      gate_observer_(e->info, &s);
+    }
     return;
   }
   if (e->info.gated) {
     e->info.gated = false;
     e->info.unschedulable_plugins.clear();
   }
+  if (!gate_messages_.empty() && gate_messages_.erase(e) > 0) gate_observer_(e->info, nullptr);
   e->where = Where::kActive;
   active_->Push(e);
   Incoming(framework::QueueName::kActive);
@@ -329,6 +346,7 @@ void SchedulingQueue::Delete(const api::Pod& pod) {
   if (e == nullptr) return;
   Detach(e);
   if (e->in_flight) EndInFlight(*e);
+  gate_messages_.erase(e);
   pods_.erase(key);
 }
 

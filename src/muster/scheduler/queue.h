@@ -121,6 +121,17 @@ class SchedulingQueue {
   std::optional<Where> Location(const std::string& key) const;
   // Whether the pod is held by PreEnqueue.
   bool IsGated(const std::string& key) const;
+  // The pod, when PreEnqueue holds it, and in *message what it was last turned away with (as
+  // the gate observer heard it; empty without an observer); nullptr when it is not held.
+  const framework::QueuedPodInfo* Held(const std::string& key,
+                                       std::string* message = nullptr) const;
+  // Told when PreEnqueue turns a pod away with a message other than the one it was last turned
+  // away with (the first time, or after the reason changed), and with nullptr when PreEnqueue
+  // lets through a pod it had turned away; not told again while the same message holds it, so
+  // that what the observer writes is bounded per pod and reason.
+  using GateObserver =
+      std::function<void(const framework::QueuedPodInfo&, const framework::Status*)>;
+  void SetGateObserver(GateObserver observer) { gate_observer_ = std::move(observer); }
   // Every pod the queue holds (not in flight), by key, for reports.
   std::vector<const framework::QueuedPodInfo*> PendingPods() const;
 
@@ -196,6 +207,10 @@ class SchedulingQueue {
   // popped_at_event of each pod in flight: the oldest bounds the events still worth keeping.
   std::multiset<uint64_t> in_flight_since_;
   void EndInFlight(Entry& e);
+  GateObserver gate_observer_;
+  // What PreEnqueue last turned each pod away with, as told to the gate observer, until it lets
+  // the pod through: kept aside, so that a pod never held costs no bytes for it.
+  std::unordered_map<const Entry*, std::string> gate_messages_;
   std::optional<framework::Clock::TimerId> backoff_timer_;
   api::Time backoff_timer_at_{};
   bool flush_scheduled_ = false;

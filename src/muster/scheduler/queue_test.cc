@@ -141,6 +141,30 @@ TEST_F(QueueTest, GatedPodsWaitAsideUntilUngated) {
   EXPECT_EQ(PopName(), "g");
 }
 
+// The gate observer hears of a PreEnqueue verdict once per message, however often PreEnqueue
+// runs again, and once more when the pod is let through: what it writes is bounded per pod.
+TEST_F(QueueTest, TheGateObserverHearsEachVerdictOnce) {
+  std::vector<std::string> heard;
+  queue_.SetGateObserver([&](const QueuedPodInfo& info, const framework::Status* s) {
+    heard.push_back(info.pod().metadata.name + ": " + (s != nullptr ? s->Message() : "through"));
+  });
+  api::Pod gated = MakePod().Name("g").SchedulingGate("example.com/quota").Obj();
+  Add(gated);
+  queue_.Activate({"default/g"});  // PreEnqueue runs again, with the same verdict
+  queue_.Activate({"default/g"});
+  ASSERT_EQ(heard, std::vector<std::string>{"g: gated"});
+  std::string message;
+  ASSERT_NE(queue_.Held("default/g", &message), nullptr);
+  EXPECT_EQ(message, "gated");
+  api::Pod ungated = gated;
+  ungated.spec.scheduling_gates.clear();
+  queue_.Update(gated, framework::PodInfo::Make(ungated));
+  EXPECT_EQ(heard, (std::vector<std::string>{"g: gated", "g: through"}));
+  EXPECT_EQ(queue_.Held("default/g"), nullptr);
+  Add(MakePod().Name("free").Obj());
+  EXPECT_EQ(heard.size(), 2u) << "a pod never held is never told of";
+}
+
 TEST_F(QueueTest, RejectedPodWaitsForAnEventItsPluginCaresAbout) {
   Add(MakePod().Name("p").Obj());
   Fail("p", "Fit");

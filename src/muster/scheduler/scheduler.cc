@@ -21,6 +21,8 @@ Scheduler::Scheduler(SchedulerOptions options, framework::Clock& clock,
       rng_(options.seed),
       pool_(std::clamp(options.parallelism, 1, framework::LoopPool::AvailableCores())) {
   queue_.SetMetrics(&metrics_);
+  queue_.SetGateObserver([this](const framework::QueuedPodInfo& info,
+                                const framework::Status* status) { OnGated(info, status); });
 }
 
 void Scheduler::PublishGauges() {

@@ -79,8 +79,9 @@ class Scheduler final : public framework::SchedulerServices {
   // Whether another cycle could change anything before the cluster changes: false while a pod
   // is active, waiting at Permit or binding, or backing off without having been tried since the
   // cluster last changed. Pods parked unschedulable wait for an event; a time-driven front end
-  // (the simulation) stops once this holds and it has nothing left to do itself.
-  bool Settled() const { return queue_.Settled(); }
+  // (the simulation) stops once this holds and it has nothing left to do itself. A pod held at
+  // PreEnqueue whose report is due (gate_report.cc) keeps it unsettled until the report is made.
+  bool Settled() const { return queue_.Settled() && gate_reports_.empty(); }
 
   const SchedulingQueue& queue() const { return queue_; }
   // The cache of nodes and their pods, assumed ones included (read by the invariant checker).
@@ -238,6 +239,18 @@ class Scheduler final : public framework::SchedulerServices {
   // only when it changes.
   void SetGroupCondition(const framework::Gang& gang, bool scheduled, const std::string& message,
                          bool error = false);
+  // Writes the gang's condition (status "True" or "False", with reason and message) when it
+  // differs from the one the gang has; returns whether it wrote. A condition that stays True
+  // (Kubernetes' PodGroup) is not written back to False.
+  bool WriteGroupCondition(const framework::Gang& gang, bool scheduled, std::string_view reason,
+                           const std::string& message);
+
+  // PreEnqueue's verdicts, reflected in the cluster (gate_report.cc, KEP-5501): a pod held
+  // with the same message for kGateReportDelay gets PodScheduled=False, NotReadyForScheduling;
+  // a gang held for want of members says so once on its own object.
+  void OnGated(const framework::QueuedPodInfo& info, const framework::Status* status);
+  void ReportGated(const std::string& key, const std::string& message);
+  void ReportGangWaiting(const framework::Gang& gang);
 
   // A pod that was not placed goes back to the queue with `status`, and the cluster hears why
   // (FailedScheduling event, PodScheduled condition, nomination).
@@ -304,6 +317,11 @@ class Scheduler final : public framework::SchedulerServices {
   std::vector<framework::Status> filter_statuses_;
   SchedulerStats stats_;
   std::unordered_map<std::string, int> attempts_;
+  // The report due for each pod PreEnqueue holds (OnGated), until it is written or lifted.
+  std::unordered_map<std::string, framework::Clock::TimerId> gate_reports_;
+  // The gangs (namespace/name) whose wait for members has been announced by an event, until
+  // their next group cycle.
+  std::unordered_set<std::string> gangs_waiting_;
   std::string last_attempted_;
   std::function<bool(const api::Pod&)> traced_;
   std::map<std::string, std::shared_ptr<framework::AttemptTrace>> traces_;

@@ -617,6 +617,7 @@ class Simulation::Policy final : public host::RunPolicy {
   }
   void Attempted(std::string_view pod_key, std::chrono::nanoseconds) override {
     ++attempts_at_instant_;
+    sim_.last_attempt_ = sim_.clock_.Now();
     if (sim_.checker_) sim_.checker_->Attempted(pod_key);
   }
   bool Idle() override {

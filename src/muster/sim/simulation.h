@@ -5,6 +5,7 @@
 // and a kubelet that runs bound pods. Everything happens as timers on the virtual clock, so a run
 // is deterministic for a given input and seed, and an hour of cluster time takes milliseconds.
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -91,7 +92,20 @@ class Simulation final : public cluster::TypedObserver<Simulation> {
   // Runs until nothing more can happen, or to options.until.
   void Run();
 
+  // How far the virtual clock went: to the last timer the run saw through, or --until.
   api::Duration Elapsed() const { return clock_.Now() - kSimulationEpoch; }
+  // When the cluster last changed (an object created, written or deleted): the time the run's
+  // outcome is reported as of. What came after was the scheduler retrying pending pods (the
+  // periodic flush of unschedulable pods) without effect, which is not the workload's time.
+  api::Duration End() const {
+    return std::max(cluster_.last_change(), kSimulationEpoch) - kSimulationEpoch;
+  }
+  // The last attempt, when pending pods were retried after End() without effect; nullopt
+  // otherwise.
+  std::optional<api::Duration> RetriedUntil() const {
+    if (last_attempt_ <= kSimulationEpoch + End()) return std::nullopt;
+    return last_attempt_ - kSimulationEpoch;
+  }
   const SimulationOptions& options() const { return options_; }
   // The input it was created with, as decoded.
   const api::Manifests& manifests() const { return manifests_; }
@@ -157,6 +171,7 @@ class Simulation final : public cluster::TypedObserver<Simulation> {
   std::vector<std::unique_ptr<Workload>> workloads_;
   std::map<std::string, Workload*> workload_by_uid_;
   std::map<std::string, PodRecord> records_;
+  api::Time last_attempt_{};  // the virtual time of the last scheduling attempt
   // Sim-driven timers still to fire (creations, deletions, run-for, ungating).
   size_t pending_actions_ = 0;
   std::vector<std::string> warnings_;

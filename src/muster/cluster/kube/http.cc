@@ -117,6 +117,7 @@ struct Http::Handle {
   std::string body;
   std::string pending;  // a streamed line not yet complete
   const std::function<bool(std::string_view)>* on_line = nullptr;
+  const std::function<void()>* on_open = nullptr;  // told once the server answers 2xx
   const std::atomic<bool>* stop = nullptr;
   bool stopped = false;
   bool authorized = false;  // sends a bearer token (which the log masks)
@@ -159,6 +160,14 @@ int Progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
   if (h->stop != nullptr && h->stop->load()) {
     h->stopped = true;
     return 1;  // aborts the transfer
+  }
+  if (h->on_open != nullptr) {
+    long status = 0;
+    curl_easy_getinfo(h->curl, CURLINFO_RESPONSE_CODE, &status);
+    if (status >= 200 && status < 300) {
+      (*h->on_open)();
+      h->on_open = nullptr;
+    }
   }
   return 0;
 }
@@ -237,6 +246,7 @@ void Http::Prepare(Handle& h, std::string_view method, const std::string& path) 
   h.body.clear();
   h.pending.clear();
   h.on_line = nullptr;
+  h.on_open = nullptr;
   h.stop = nullptr;
   h.stopped = false;
   if (h.headers != nullptr) {
@@ -331,12 +341,13 @@ Response Http::Do(std::string_view method, const std::string& path, const std::s
 }
 
 Response Http::Stream(const std::string& path, const std::function<bool(std::string_view)>& on_line,
-                      const std::atomic<bool>& stop) {
+                      const std::atomic<bool>& stop, const std::function<void()>& on_open) {
   limiter_.Acquire();
   std::unique_ptr<Handle> h = Take();
   Prepare(*h, "GET", path);
   CURL* c = h->curl;
   h->on_line = &on_line;
+  h->on_open = on_open ? &on_open : nullptr;
   h->stop = &stop;
   curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
   curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, Progress);

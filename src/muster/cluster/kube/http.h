@@ -60,7 +60,7 @@ class Http {
   // it arrives, until the server ends the response, on_line returns false, `stop` becomes true
   // (checked at least once a second), or the connection fails. The response has no body.
   Response Stream(const std::string& path, const std::function<bool(std::string_view)>& on_line,
-                  const std::atomic<bool>& stop);
+                  const std::atomic<bool>& stop, const std::function<void()>& on_open = {});
 
   const RestConfig& config() const { return config_; }
 

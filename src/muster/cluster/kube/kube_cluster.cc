@@ -243,6 +243,7 @@ class Informer final : public KubeCluster::InformerBase {
       for (T& item : page->items) items.push_back(std::make_shared<const T>(std::move(item)));
     } while (!cont.empty() && !stop_.load());
     backoff_ = std::chrono::milliseconds(800);
+    Recovered("list");
     clock_.Post(
         [replace = replace_, items = std::move(items)]() mutable { replace(std::move(items)); });
     return true;
@@ -292,7 +293,7 @@ class Informer final : public KubeCluster::InformerBase {
           backoff_ = std::chrono::milliseconds(800);
           return true;
         },
-        stop_);
+        stop_, [this] { Recovered("watch"); });
     if (gone || r.status == 410) return WatchEnd::kGone;
     if (stop_.load()) return WatchEnd::kClosed;
     if (r.status != 0 && !r.ok()) {
@@ -300,7 +301,11 @@ class Informer final : public KubeCluster::InformerBase {
       return WatchEnd::kFailed;
     }
     if (!r.error.empty()) {
-      log::Infof(0, "watch {} ended: {}; resuming from resourceVersion {}", resource_, r.error, *rv);
+      // A watch the server answered and the connection then lost is cut short (client-go: a
+      // warning); one that never reached the server failed (client-go: an error).
+      Failing(/*error=*/r.status == 0,
+              r.status == 0 ? fmt::format("failed to watch {}: {}", resource_, r.error)
+                            : fmt::format("watch of {} ended with: {}", resource_, r.error));
       return WatchEnd::kFailed;
     }
     return WatchEnd::kClosed;
@@ -317,8 +322,37 @@ class Informer final : public KubeCluster::InformerBase {
       stopped_for_good_ = true;
       fatal_(Forbidden(verb, resource_, r));
     } else {
-      log::Warningf("{} {} failed: {}; retrying in {}ms", verb, resource_, r.Describe(),
-                   backoff_.count());
+      Failing(/*error=*/true, fmt::format("failed to {} {}: {}", verb, resource_, r.Describe()));
+    }
+  }
+
+  // An outage is logged once per informer, not once per retry: its first failure as client-go's
+  // reflector logs it (a failed list or watch as an error, a watch cut short as a warning), the
+  // retries at -v=4, and the recovery once a list or watch succeeds again (at -v=4 when the
+  // first retry succeeded: a watch cut and resumed at once is no outage).
+  void Failing(bool error, const std::string& what) {
+    if (failing_since_) {
+      ++retries_failed_;
+      if (log::V(4)) log::Infof(4, "{}; retrying in {}ms", what, backoff_.count());
+      return;
+    }
+    failing_since_ = std::chrono::steady_clock::now();
+    retries_failed_ = 0;
+    if (error) {
+      log::Errorf("{}; retrying with backoff (retries logged at -v=4)", what);
+    } else {
+      log::Warningf("{}; resuming (retries logged at -v=4)", what);
+    }
+  }
+  void Recovered(const char* verb) {
+    if (!failing_since_) return;
+    const auto down = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now() - *failing_since_);
+    failing_since_.reset();
+    const int v = retries_failed_ > 0 ? 0 : 4;
+    if (log::V(v)) {
+      log::Infof(v, "{} of {} succeeded again after {:.1f}s", verb, resource_,
+                 static_cast<double>(down.count()) / 1000);
     }
   }
 
@@ -334,6 +368,9 @@ class Informer final : public KubeCluster::InformerBase {
   std::mt19937 rng_{std::random_device{}()};
   std::chrono::milliseconds backoff_{800};
   bool stopped_for_good_ = false;
+  // Since when lists or watches have been failing (Failing), until one succeeds.
+  std::optional<std::chrono::steady_clock::time_point> failing_since_;
+  int retries_failed_ = 0;  // retries that failed too, since failing_since_
 };
 
 }  // namespace
@@ -422,6 +459,44 @@ void KubeCluster::AddInformer(std::string path, std::string api_version) {
                                                      replace, fatal));
 }
 
+namespace {
+
+struct Unserved {
+  std::string_view kind;
+  std::string_view api_version;  // the newest muster reads
+  std::string_view consequence;
+};
+
+// One line for every optional kind the server does not serve (an older release, an API turned
+// off): the kinds of each API group together, each consequence said once.
+//   the API server does not serve Workload, PodGroup (scheduling.k8s.io); DeviceClass, ...
+//   (resource.k8s.io): pods naming a Workload ... wait for it; ...
+std::string UnservedMessage(const std::vector<Unserved>& unserved) {
+  std::vector<std::pair<std::string_view, std::vector<std::string_view>>> groups;
+  std::vector<std::string_view> consequences;
+  for (const Unserved& u : unserved) {
+    const std::string_view group = u.api_version.substr(0, u.api_version.find('/'));
+    auto g = std::find_if(groups.begin(), groups.end(),
+                          [&](const auto& entry) { return entry.first == group; });
+    if (g == groups.end()) {
+      groups.emplace_back(group, std::vector<std::string_view>{u.kind});
+    } else if (std::find(g->second.begin(), g->second.end(), u.kind) == g->second.end()) {
+      g->second.push_back(u.kind);
+    }
+    if (std::find(consequences.begin(), consequences.end(), u.consequence) == consequences.end()) {
+      consequences.push_back(u.consequence);
+    }
+  }
+  std::vector<std::string> parts;
+  for (const auto& [group, kinds] : groups) {
+    parts.push_back(fmt::format("{} ({})", fmt::join(kinds, ", "), group));
+  }
+  return fmt::format("the API server does not serve {}: {}", fmt::join(parts, "; "),
+                     fmt::join(consequences, "; "));
+}
+
+}  // namespace
+
 Status KubeCluster::Start() {
   // The server answers, and takes the credentials.
   const Response version = http_.Do("GET", "/version");
@@ -438,6 +513,7 @@ Status KubeCluster::Start() {
   // a kind whose versions are one API group's): a required kind must be served and listable;
   // an optional one (a CRD, an alpha API) is watched where the server serves it.
   std::vector<std::function<void()>> informers;
+  std::vector<Unserved> unserved;
   Status status = Status::OK();
   api::ForEachClusterKind([&]<typename T>(std::type_identity<T>) {
     if (!status.IsSuccess()) return;
@@ -480,11 +556,12 @@ Status KubeCluster::Start() {
       if (kind.one_group) break;
     }
     if (served.empty() && !required) {
-      log::Warningf("the API server serves no {} API ({}): {}", kind.name,
-                    fmt::join(kind.api_versions, " or "), kind.when_unserved);
+      unserved_.insert(std::string(kind.resource));
+      unserved.push_back({kind.name, kind.api_versions.front(), kind.when_unserved});
     }
   });
   if (!status.IsSuccess()) return status;
+  if (!unserved.empty()) log::Warningf("{}", UnservedMessage(unserved));
   for (const auto& add : informers) add();
   for (auto& informer : informers_) informer->Start();
   return Status::OK();

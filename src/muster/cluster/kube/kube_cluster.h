@@ -112,6 +112,9 @@ class KubeCluster final : public Cluster {
                                          const std::vector<api::PodCondition>& current,
                                          const api::PodCondition& condition) override;
   void RecordEvent(framework::EventRecord event) override;
+  bool Serves(std::string_view resource) const override {
+    return !unserved_.contains(std::string(resource));
+  }
   // Writes the event series due (client-go's broadcaster does so on its own timers: counts
   // every 30 minutes, a series ending after 6 minutes without a repeat). `muster run` calls it
   // every minute.
@@ -137,6 +140,8 @@ class KubeCluster final : public Cluster {
   std::vector<ClusterObserver*> observers_;
   std::unique_ptr<Stores> stores_;
   std::vector<std::unique_ptr<InformerBase>> informers_;
+  // The optional kinds' resources the server does not serve (Start, before any informer runs).
+  std::set<std::string> unserved_;
   std::atomic<bool> stop_{false};
   std::string fatal_;
   WorkQueue binders_;

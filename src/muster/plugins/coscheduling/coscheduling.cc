@@ -76,7 +76,11 @@ std::optional<CoschedulingArgs> DecodeArgs(const framework::PluginArgs& args, st
 }
 
 // Gang metrics of muster's own, beside kube-scheduler's, labelled with the profile:
-//   muster_podgroups_waiting                 groups with pods held at Permit short of quorum;
+//   muster_podgroups_waiting                 groups the scheduler tried and that are short of
+//                                            quorum: PerPod, with pods held at Permit; Group,
+//                                            whose last group cycle fell short (nothing held).
+//                                            A group waiting for its pods to exist (Group mode,
+//                                            held at PreEnqueue) has not been tried: not counted;
 //   muster_podgroup_time_to_quorum_seconds   from a group's first pod held at Permit to quorum
 //                                            (the injected clock's time);
 //   muster_podgroup_quorum_failures_total    groups whose held pods were released before quorum,
@@ -108,7 +112,9 @@ Coscheduling::Coscheduling(CoschedulingArgs args, framework::Handle& handle)
   metrics_ = std::make_unique<GangMetrics>(GangMetrics{
       &prometheus::BuildGauge()
            .Name("muster_podgroups_waiting")
-           .Help("PodGroups with pods held at Permit, short of minMember.")
+           .Help("PodGroups tried and short of minMember: in mode PerPod, with pods held at "
+                 "Permit; in mode Group, whose last group cycle fell short (nothing is held). "
+                 "Groups still waiting for their pods to exist are not counted.")
            .Register(r)
            .Add({{"profile", profile}}),
       &prometheus::BuildHistogram()
@@ -365,6 +371,45 @@ Status Coscheduling::PreFilter(framework::CycleState&, const framework::PodInfo&
   return Status::OK();
 }
 
+bool Coscheduling::HasMembers(const api::PodGroup& group) const {
+  const std::vector<const api::Pod*> members =
+      GroupPods(group.metadata.namespace_, api::Symbol(group.metadata.name));
+  const int32_t min_member = group.spec.min_member;
+  if (static_cast<int32_t>(members.size()) < min_member) return false;
+  const auto ready = std::count_if(members.begin(), members.end(), [](const api::Pod* p) {
+    return !p->spec.node_name.empty() || !Gated(*p);
+  });
+  return ready >= min_member;
+}
+
+Status Coscheduling::PreEnqueue(const api::Pod& pod) {
+  if (args_.mode != Mode::kGroup) return Status::OK();
+  const api::Symbol name = api::PodGroupName(pod);
+  if (name.empty()) return Status::OK();
+  const auto* group = handle_.lister().Get<api::PodGroup>(pod.metadata.namespace_, name);
+  // A missing PodGroup is Permit's to report, as upstream does.
+  if (group == nullptr || HasMembers(*group)) return Status::OK();
+  // Worded without the count, which changes with every arrival: the pod's condition is written
+  // once per message. The PodGroup's own condition carries the count.
+  return Status::Unresolvable(fmt::format(
+      "waiting for PodGroup {} to have minMember ({}) pods that can be scheduled",
+      group->metadata.Key(), group->spec.min_member));
+}
+
+framework::QueueingHint Coscheduling::OnPodAdded(const api::Pod& pod,
+                                                 const framework::EventObjects& event) const {
+  const api::Pod* added = event.new_pod;
+  if (added == nullptr || added->metadata.namespace_ != pod.metadata.namespace_) {
+    return framework::QueueingHint::kSkip;
+  }
+  const api::Symbol name = api::PodGroupName(pod);
+  if (name.empty() || api::PodGroupName(*added) != name) return framework::QueueingHint::kSkip;
+  const auto* group = handle_.lister().Get<api::PodGroup>(pod.metadata.namespace_, name);
+  // Without its PodGroup the pod waits for the group, not for siblings.
+  if (group == nullptr) return framework::QueueingHint::kSkip;
+  return HasMembers(*group) ? framework::QueueingHint::kQueue : framework::QueueingHint::kSkip;
+}
+
 int Coscheduling::RejectWaitingSiblings(const api::Pod& pod, api::Symbol group,
                                         const char* message) {
   int rejected = 0;
@@ -555,7 +600,10 @@ void Coscheduling::GroupCycleDone(const framework::Gang& gang, bool placed) {
 
 std::vector<framework::ClusterEventWithHint> Coscheduling::EventsToRegister() const {
   return {
-      {framework::ClusterEvent{framework::EventResource::kPod, framework::kAdd, "PodAdd"}, nullptr},
+      {framework::ClusterEvent{framework::EventResource::kPod, framework::kAdd, "PodAdd"},
+       [this](const api::Pod& pod, const framework::EventObjects& e, Status*) {
+         return OnPodAdded(pod, e);
+       }},
       {framework::ClusterEvent{framework::EventResource::Of<api::PodGroup>(),
                                framework::kAdd | framework::kUpdate, "PodGroupAddOrUpdate"},
        nullptr},

@@ -24,6 +24,10 @@
 //              status too before); kept so that configurations naming Coscheduling at postBind
 //              stay valid.
 //
+// In Group mode a member is held at PreEnqueue (as Koordinator's Coscheduling and Kubernetes' own
+// GangScheduling hold theirs) until its group has minMember pods that can be scheduled: a gang
+// arriving one pod at a time costs no attempt, status write or event per arrival.
+//
 // Two differences from upstream. When podGroupBackoffSeconds is 0 (upstream: no group backoff,
 // pods retry at once), a rejection that released members holding room (PostFilter rejecting
 // waiting siblings, Unreserve) backs the group off for the pod initial backoff all the same.
@@ -68,7 +72,8 @@ struct CoschedulingArgs {
 // Decodes and validates the args (upstream's messages); nullopt with *error on bad args.
 std::optional<CoschedulingArgs> DecodeArgs(const framework::PluginArgs& args, std::string* error);
 
-class Coscheduling final : public framework::QueueSortPlugin,
+class Coscheduling final : public framework::PreEnqueuePlugin,
+                           public framework::QueueSortPlugin,
                            public framework::PreFilterPlugin,
                            public framework::PostFilterPlugin,
                            public framework::ReservePlugin,
@@ -85,6 +90,11 @@ class Coscheduling final : public framework::QueueSortPlugin,
 
   std::string_view Name() const override { return kName; }
 
+  // Group mode: holds the pod out of the queue while its PodGroup has fewer than minMember pods,
+  // or fewer than minMember that can be scheduled (bound, or without scheduling gates). A gang
+  // arriving one pod at a time is then attempted once, when it is whole, instead of once per
+  // member per arrival. PerPod mode lets every pod through (PreFilter rejects, as upstream).
+  framework::Status PreEnqueue(const api::Pod& pod) override;
   bool Less(const framework::QueuedPodInfo& a, const framework::QueuedPodInfo& b) const override;
   int Compare(const framework::QueuedPodInfo& a, const framework::QueuedPodInfo& b) const override;
   framework::Status PreFilter(framework::CycleState& state, const framework::PodInfo& pod,
@@ -124,6 +134,11 @@ class Coscheduling final : public framework::QueueSortPlugin,
  private:
   // The PodGroup the pod names, or nullptr (it names none, or no such group exists).
   const api::PodGroup* PodGroupOf(const framework::PodInfo& pod) const;
+  // Whether group ns/name has minMember pods (and of them, minMember that can be scheduled).
+  bool HasMembers(const api::PodGroup& group) const;
+  // A pod joined `pod`'s group: worth a retry once the group has its minMember pods.
+  framework::QueueingHint OnPodAdded(const api::Pod& pod,
+                                     const framework::EventObjects& event) const;
   // What a group sorts by: its creation time, or its last failure's time and sequence number
   // (from 1; 0 for a creation), which orders failures within one instant of a virtual clock.
   struct SortTime {

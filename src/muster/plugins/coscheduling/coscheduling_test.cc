@@ -559,5 +559,63 @@ TEST_F(CoschedulingTest, PreFilterGroupExplainsForTheGroup) {
             "minResources do not fit the cluster's free capacity: short of map[cpu:2]");
 }
 
+// Group mode holds a member at PreEnqueue until its group has minMember pods that can be
+// scheduled (bound, or without scheduling gates); the message does not count, so that the
+// member's condition is written once.
+TEST_F(CoschedulingTest, GroupModeHoldsMembersAtPreEnqueueUntilTheGroupIsWhole) {
+  fake_.AddObject(Group("g", 3));
+  Plugin(CoschedulingArgs{});
+  const api::Pod a = Member("a", "g");
+  fake_.AddPod(a);
+  framework::Status s = plugin_->PreEnqueue(a);
+  EXPECT_EQ(s.code(), framework::Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(s.Message(),
+            "waiting for PodGroup default/g to have minMember (3) pods that can be scheduled");
+  fake_.AddPod(Member("b", "g", "n1"));  // bound: counts
+  api::Pod done = Member("done", "g");
+  done.status.phase = api::PodPhase::kSucceeded;  // terminal: does not
+  fake_.AddPod(done);
+  fake_.AddPod(MakePod().Name("c").PodGroup("g").SchedulingGate("wait").Obj());
+  EXPECT_EQ(plugin_->PreEnqueue(a).Message(), s.Message()) << "c has a gate: 2 of 3 can be";
+  fake_.AddPod(Member("c", "g"));  // its gate lifted
+  EXPECT_TRUE(plugin_->PreEnqueue(a).IsSuccess());
+  // Without a group, or without its PodGroup (Permit's to report), a pod passes.
+  EXPECT_TRUE(plugin_->PreEnqueue(MakePod().Name("solo").Obj()).IsSuccess());
+  EXPECT_TRUE(plugin_->PreEnqueue(Member("lost", "missing")).IsSuccess());
+}
+
+TEST_F(CoschedulingTest, PerPodModeLetsEveryPodIntoTheQueue) {
+  fake_.AddObject(Group("g", 3));
+  const api::Pod a = Member("a", "g");
+  fake_.AddPod(a);
+  Plugin();
+  EXPECT_TRUE(plugin_->PreEnqueue(a).IsSuccess()) << "PreFilter rejects, as upstream";
+}
+
+// A pod joining the group is worth a retry for the held members only once the group is whole:
+// asking every held member at every arrival would cost the square of the gang.
+TEST_F(CoschedulingTest, AnArrivalRequeuesTheGroupOnlyWhenItIsWhole) {
+  fake_.AddObject(Group("g", 3));
+  fake_.AddObject(Group("other", 1));
+  Plugin(CoschedulingArgs{});
+  const api::Pod a = Member("a", "g");
+  fake_.AddPod(a);
+  framework::QueueingHintFn hint;
+  for (const framework::ClusterEventWithHint& e : plugin_->EventsToRegister()) {
+    if (e.event.resource == framework::EventResource::kPod) hint = e.hint;
+  }
+  ASSERT_TRUE(hint);
+  auto on_add = [&](const api::Pod& added) {
+    fake_.AddPod(added);
+    framework::EventObjects objects;
+    objects.new_pod = &added;
+    return hint(a, objects, nullptr);
+  };
+  EXPECT_EQ(on_add(Member("b", "g")), framework::QueueingHint::kSkip) << "2 of 3";
+  EXPECT_EQ(on_add(Member("x", "other")), framework::QueueingHint::kSkip) << "another group";
+  EXPECT_EQ(on_add(MakePod().Name("solo").Obj()), framework::QueueingHint::kSkip);
+  EXPECT_EQ(on_add(Member("c", "g")), framework::QueueingHint::kQueue) << "whole";
+}
+
 }  // namespace
 }  // namespace muster::plugins::coscheduling

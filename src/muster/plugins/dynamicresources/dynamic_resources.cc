@@ -284,8 +284,13 @@ Status DynamicResources::PostFilter(framework::CycleState& state, const framewor
                                     const framework::NodeToStatus& statuses,
                                     framework::PostFilterResult*) {
   const auto* s = state.Read<DraState>(kStateKey);
-  if (s == nullptr || s->claims.empty())
+  if (s == nullptr || s->claims.empty()) {
+    // On a cluster that serves no resource.k8s.io (before 1.34, or turned off) there are no
+    // claims to speak of: the plugin stands aside, as upstream's does with DRA turned off, and
+    // `muster run` says once at start that the API is missing.
+    if (!handle_.client().Serves("resourceclaims")) return Status(Code::kUnschedulable);
     return Status::Unschedulable("no new claims to deallocate");
+  }
   std::set<size_t> unavailable;
   {
     std::lock_guard lock(s->mu);

@@ -167,7 +167,16 @@ QueueingHint GangScheduling::OnPodAdded(const api::Pod& pod,
   if (added == nullptr || added->metadata.namespace_ != pod.metadata.namespace_ || !InGroup(pod)) {
     return QueueingHint::kSkip;
   }
-  return api::GangOf(*added) == api::GangOf(pod) ? QueueingHint::kQueue : QueueingHint::kSkip;
+  const api::GangRef gang = api::GangOf(pod);
+  if (api::GangOf(*added) != gang) return QueueingHint::kSkip;
+  // A member held at PreEnqueue is worth a retry only once its gang has minCount pods: asking
+  // every held member at every arrival would cost the square of the gang.
+  std::string why;
+  const std::optional<Group> group = GroupOfPod(pod, &why);
+  if (!group || !group->policy->gang()) return QueueingHint::kQueue;
+  return static_cast<int64_t>(Members(pod, gang).size()) >= *group->policy->min_count
+             ? QueueingHint::kQueue
+             : QueueingHint::kSkip;
 }
 
 QueueingHint GangScheduling::OnGroupChanged(const api::Pod& pod,

@@ -1,0 +1,117 @@
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "muster/framework/log.h"
+#include "muster/scheduler/scheduler.h"
+
+// What PreEnqueue holds back, said where a person looks (KEP-5501, SchedulerPreEnqueuePodStatus).
+// A pod that a PreEnqueue plugin turns away never reaches a scheduling cycle, so no
+// FailedScheduling and no Unschedulable condition would ever say why it is Pending. Once the
+// same verdict has held it for kGateReportDelay (a verdict lifted sooner, as a gang's arriving
+// members lift theirs, writes nothing), the pod gets PodScheduled=False with reason
+// NotReadyForScheduling and the plugin's message; the queue tells again only when the message
+// changes, so a pod costs one write per reason, however many events re-run PreEnqueue.
+//
+// A gang held for want of members (or of members without scheduling gates) says so on its own
+// object: its condition with the count, rewritten as the count changes (at most once per
+// member's report), and one Normal event when the wait begins. Its members get the condition but
+// no event of their own: a job of 256 pods arriving slowly makes one event, not 256 or 256².
+// SchedulingGates' verdict is the API server's to report (reason SchedulingGated) and is left to
+// it.
+
+namespace muster::scheduler {
+
+using framework::Status;
+
+namespace {
+
+constexpr api::Duration kGateReportDelay = std::chrono::seconds(5);
+constexpr std::string_view kNotReadyForScheduling = "NotReadyForScheduling";
+constexpr std::string_view kSchedulingGates = "SchedulingGates";
+
+}  // namespace
+
+void Scheduler::OnGated(const framework::QueuedPodInfo& info, const Status* status) {
+  const std::string key = info.info->Key();
+  if (auto it = gate_reports_.find(key); it != gate_reports_.end()) {
+    clock_.CancelTimer(it->second);
+    gate_reports_.erase(it);
+  }
+  if (status == nullptr || status->plugin() == kSchedulingGates) return;
+  gate_reports_[key] = clock_.AddTimer(
+      clock_.Now() + kGateReportDelay,
+      [this, key, message = status->Message()] { ReportGated(key, message); });
+}
+
+void Scheduler::ReportGated(const std::string& key, const std::string& message) {
+  gate_reports_.erase(key);
+  std::string now;
+  const framework::QueuedPodInfo* held = queue_.Held(key, &now);
+  const framework::PodInfoPtr* stored = store_.FindPod(key);
+  if (held == nullptr || now != message || stored == nullptr ||
+      !(*stored)->pod.spec.node_name.empty()) {
+    return;
+  }
+  const api::Pod& pod = (*stored)->pod;
+  const framework::Framework* fwk = profiles_.For(pod);
+  if (fwk == nullptr) return;
+  if (log::V(2)) {
+    log::Info(2, "Pod not ready for scheduling",
+              {{"pod", key}, {"plugin", held->gating_plugin}, {"reason", message}});
+  }
+  // The gang the pod waits with, when its own gang plugin holds it.
+  const auto [group_plugin, gang] = fwk->GroupOf(**stored);
+  const bool gang_wait = gang && group_plugin->Name() == held->gating_plugin;
+
+  api::PodCondition condition;
+  condition.type = "PodScheduled";
+  condition.status = "False";
+  condition.reason = std::string(kNotReadyForScheduling);
+  condition.message = message;
+  condition.last_transition_time = clock_.Now();
+  if (const api::PodCondition* old = api::FindCondition(pod.status.conditions, condition.type);
+      old != nullptr && old->status == condition.status) {
+    condition.last_transition_time = old->last_transition_time;
+  }
+  if (api::ConditionChanges(pod.status.conditions, condition)) {
+    client_.UpdatePodCondition(pod, condition, std::nullopt);
+    if (!gang_wait) {
+      client_.RecordEvent(framework::EventRecord{framework::ReferenceTo(pod), "Normal",
+                                                 std::string(kNotReadyForScheduling), "Scheduling",
+                                                 message, std::nullopt, fwk->scheduler_name()});
+    }
+  }
+  if (gang_wait) ReportGangWaiting(*gang);
+}
+
+void Scheduler::ReportGangWaiting(const framework::Gang& gang) {
+  const auto members = static_cast<int32_t>(gang.members.size());
+  const auto ready = static_cast<int32_t>(
+      std::count_if(gang.members.begin(), gang.members.end(), [](const api::Pod* p) {
+        return !p->spec.node_name.empty() || p->spec.scheduling_gates.empty();
+      }));
+  std::string message;
+  if (members < gang.min_count) {
+    message = fmt::format("waiting for pods: {}/{} exist ({} {})", members, gang.min_count,
+                          gang.quorum_name, gang.min_count);
+  } else {
+    message = fmt::format(
+        "waiting for pods without scheduling gates: {}/{} can be scheduled, {} gated ({} {})",
+        ready, gang.min_count, members - ready, gang.quorum_name, gang.min_count);
+  }
+  WriteGroupCondition(gang, /*scheduled=*/false, kNotReadyForScheduling, message);
+  if (!gangs_waiting_.insert(gang.Key()).second) return;
+  const api::PodCondition* now = api::FindCondition(gang.conditions, gang.condition_type);
+  if (now != nullptr && now->reason == kNotReadyForScheduling) return;  // said before a restart
+  const framework::Framework* fwk = nullptr;
+  for (const api::Pod* p : gang.members) {
+    if ((fwk = profiles_.For(*p)) != nullptr) break;
+  }
+  client_.RecordEvent(framework::EventRecord{gang.object, "Normal",
+                                             std::string(kNotReadyForScheduling), "Scheduling",
+                                             message, std::nullopt,
+                                             fwk != nullptr ? fwk->scheduler_name() : ""});
+}
+
+}  // namespace muster::scheduler
