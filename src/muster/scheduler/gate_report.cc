@@ -28,24 +28,40 @@ namespace {
 
 constexpr api::Duration kGateReportDelay = std::chrono::seconds(5);
 constexpr std::string_view kNotReadyForScheduling = "NotReadyForScheduling";
-constexpr std::string_view kSchedulingGates = "SchedulingGates";
 
 }  // namespace
 
-void Scheduler::OnGated(const framework::QueuedPodInfo& info, const Status* status) {
-  const std::string key = info.info->Key();
-  if (auto it = gate_reports_.find(key); it != gate_reports_.end()) {
-    clock_.CancelTimer(it->second);
-    gate_reports_.erase(it);
-  }
-  if (status == nullptr || status->plugin() == kSchedulingGates) return;
-  gate_reports_[key] = clock_.AddTimer(
-      clock_.Now() + kGateReportDelay,
-      [this, key, message = status->Message()] { ReportGated(key, message); });
+void Scheduler::OnGated(const framework::QueuedPodInfo&, const Status&) {
+  // One timer for every report: the first held pod arms it, and each sweep arms it again for
+  // the next report due. A gang's members held for a moment cost no timer each.
+  if (!gate_sweep_) gate_sweep_ = clock_.AddTimer(clock_.Now() + kGateReportDelay, [this] {
+    SweepGated();
+  });
+}
+
+void Scheduler::SweepGated() {
+  gate_sweep_.reset();
+  const api::Time now = clock_.Now();
+  // Due now: held since (last sweep - delay, now - delay]; each held verdict is reported once.
+  std::vector<std::pair<std::string, std::string>> due;
+  std::optional<api::Time> next;
+  queue_.ForEachHeld([&](const framework::QueuedPodInfo& info, const std::string& message,
+                         api::Time since) {
+    const api::Time at = since + kGateReportDelay;
+    if (at > now) {
+      next = next ? std::min(*next, at) : at;
+    } else if (at > last_gate_sweep_) {
+      due.emplace_back(info.info->Key(), message);
+    }
+  });
+  last_gate_sweep_ = now;
+  // In the pods' order: what is written does not depend on the hash map's.
+  std::sort(due.begin(), due.end());
+  for (const auto& [key, message] : due) ReportGated(key, message);
+  if (next) gate_sweep_ = clock_.AddTimer(*next, [this] { SweepGated(); });
 }
 
 void Scheduler::ReportGated(const std::string& key, const std::string& message) {
-  gate_reports_.erase(key);
   std::string now;
   const framework::QueuedPodInfo* held = queue_.Held(key, &now);
   const framework::PodInfoPtr* stored = store_.FindPod(key);

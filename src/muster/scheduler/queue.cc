@@ -171,9 +171,14 @@ const QueuedPodInfo* SchedulingQueue::Held(const std::string& key, std::string* 
   if (e == nullptr || !e->info.gated || e->where != Where::kUnschedulable) return nullptr;
   if (message != nullptr) {
     auto told = gate_messages_.find(e);
-    *message = told != gate_messages_.end() ? told->second : "";
+    *message = told != gate_messages_.end() ? told->second.message : "";
   }
   return &e->info;
+}
+
+void SchedulingQueue::ForEachHeld(
+    const std::function<void(const QueuedPodInfo&, const std::string&, api::Time)>& fn) const {
+  for (const auto& [e, held] : gate_messages_) fn(e->info, held.message, held.since);
 }
 
 void SchedulingQueue::Detach(Entry* e) {
@@ -229,8 +234,10 @@ void SchedulingQueue::MoveToActive(Entry* e) {
   if (!s.IsSuccess()) {
     e->info.gated = true;
     e->info.gating_plugin = s.plugin();
-    auto told = gate_messages_.find(e);
-    const bool news = told == gate_messages_.end() || told->second != s.Message();
+    const bool observed = gate_observer_ && s.plugin() != unobserved_gate_;
+    auto told = observed ? gate_messages_.find(e) : gate_messages_.end();
+    const bool news =
+        observed && (told == gate_messages_.end() || told->second.message != s.Message());
     e->info.unschedulable_plugins = {s.plugin()};
     e->info.pending_plugins.clear();
     e->where = Where::kUnschedulable;
@@ -243,9 +250,11 @@ void SchedulingQueue::MoveToActive(Entry* e) {
       log::Info(4, "Pod gated at PreEnqueue",
                 {{"pod", e->info.info->Key()}, {"plugin", s.plugin()}, {"reason", s.Message()}});
     }
-    if (news && gate_observer_) {
-      gate_messages_[e] = s.Message();
-      gate_observer_(e->info, &s);
+    if (news) {
+      gate_messages_[e] = HeldWith{s.Message(), clock_.Now()};
+      gate_observer_(e->info, s);
+    } else if (!observed && !gate_messages_.empty()) {
+      gate_messages_.erase(e);  // held now by a verdict not observed
     }
     return;
   }
@@ -253,7 +262,7 @@ void SchedulingQueue::MoveToActive(Entry* e) {
     e->info.gated = false;
     e->info.unschedulable_plugins.clear();
   }
-  if (!gate_messages_.empty() && gate_messages_.erase(e) > 0) gate_observer_(e->info, nullptr);
+  if (!gate_messages_.empty()) gate_messages_.erase(e);
   e->where = Where::kActive;
   active_->Push(e);
   Incoming(framework::QueueName::kActive);

@@ -126,12 +126,20 @@ class SchedulingQueue {
   const framework::QueuedPodInfo* Held(const std::string& key,
                                        std::string* message = nullptr) const;
   // Told when PreEnqueue turns a pod away with a message other than the one it was last turned
-  // away with (the first time, or after the reason changed), and with nullptr when PreEnqueue
-  // lets through a pod it had turned away; not told again while the same message holds it, so
-  // that what the observer writes is bounded per pod and reason.
+  // away with (the first time, or after the reason changed); not told again while the same
+  // message holds it, so that what the observer does is bounded per pod and reason. Verdicts
+  // of `unobserved` (SchedulingGates, whose condition the API server sets) are not told, nor
+  // kept: a pod held by them costs nothing more.
   using GateObserver =
-      std::function<void(const framework::QueuedPodInfo&, const framework::Status*)>;
-  void SetGateObserver(GateObserver observer) { gate_observer_ = std::move(observer); }
+      std::function<void(const framework::QueuedPodInfo&, const framework::Status&)>;
+  void SetGateObserver(GateObserver observer, std::string unobserved) {
+    gate_observer_ = std::move(observer);
+    unobserved_gate_ = std::move(unobserved);
+  }
+  // Each pod PreEnqueue holds with a verdict the observer was told of: the message, and since
+  // when that message has held it. In no particular order.
+  void ForEachHeld(const std::function<void(const framework::QueuedPodInfo&, const std::string&,
+                                            api::Time)>& fn) const;
   // Every pod the queue holds (not in flight), by key, for reports.
   std::vector<const framework::QueuedPodInfo*> PendingPods() const;
 
@@ -208,9 +216,14 @@ class SchedulingQueue {
   std::multiset<uint64_t> in_flight_since_;
   void EndInFlight(Entry& e);
   GateObserver gate_observer_;
-  // What PreEnqueue last turned each pod away with, as told to the gate observer, until it lets
-  // the pod through: kept aside, so that a pod never held costs no bytes for it.
-  std::unordered_map<const Entry*, std::string> gate_messages_;
+  std::string unobserved_gate_;
+  // What PreEnqueue last turned each pod away with, as told to the gate observer, and since
+  // when, until it lets the pod through: kept aside, so that a pod never held costs no bytes.
+  struct HeldWith {
+    std::string message;
+    api::Time since;
+  };
+  std::unordered_map<const Entry*, HeldWith> gate_messages_;
   std::optional<framework::Clock::TimerId> backoff_timer_;
   api::Time backoff_timer_at_{};
   bool flush_scheduled_ = false;

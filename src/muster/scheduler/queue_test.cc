@@ -142,27 +142,49 @@ TEST_F(QueueTest, GatedPodsWaitAsideUntilUngated) {
 }
 
 // The gate observer hears of a PreEnqueue verdict once per message, however often PreEnqueue
-// runs again, and once more when the pod is let through: what it writes is bounded per pod.
+// runs again; the queue keeps the verdict, and since when it holds, until the pod is let
+// through: what the observer writes is bounded per pod.
 TEST_F(QueueTest, TheGateObserverHearsEachVerdictOnce) {
   std::vector<std::string> heard;
-  queue_.SetGateObserver([&](const QueuedPodInfo& info, const framework::Status* s) {
-    heard.push_back(info.pod().metadata.name + ": " + (s != nullptr ? s->Message() : "through"));
-  });
+  queue_.SetGateObserver(
+      [&](const QueuedPodInfo& info, const framework::Status& s) {
+        heard.push_back(info.pod().metadata.name + ": " + s.Message());
+      },
+      "NotThisPlugin");
+  auto held = [&] {
+    std::vector<std::string> out;
+    queue_.ForEachHeld([&](const QueuedPodInfo& info, const std::string& message, api::Time since) {
+      out.push_back(fmt::format("{}: {} since {}", info.pod().metadata.name, message,
+                                api::FormatDuration(since - testing::TestEpoch())));
+    });
+    return out;
+  };
   api::Pod gated = MakePod().Name("g").SchedulingGate("example.com/quota").Obj();
   Add(gated);
+  Advance(std::chrono::milliseconds(1500));
   queue_.Activate({"default/g"});  // PreEnqueue runs again, with the same verdict
   queue_.Activate({"default/g"});
-  ASSERT_EQ(heard, std::vector<std::string>{"g: gated"});
+  EXPECT_EQ(heard, std::vector<std::string>{"g: gated"});
+  EXPECT_EQ(held(), std::vector<std::string>{"g: gated since 0s"});
   std::string message;
   ASSERT_NE(queue_.Held("default/g", &message), nullptr);
   EXPECT_EQ(message, "gated");
   api::Pod ungated = gated;
   ungated.spec.scheduling_gates.clear();
   queue_.Update(gated, framework::PodInfo::Make(ungated));
-  EXPECT_EQ(heard, (std::vector<std::string>{"g: gated", "g: through"}));
   EXPECT_EQ(queue_.Held("default/g"), nullptr);
+  EXPECT_TRUE(held().empty());
   Add(MakePod().Name("free").Obj());
-  EXPECT_EQ(heard.size(), 2u) << "a pod never held is never told of";
+  EXPECT_EQ(heard.size(), 1u) << "a pod never held is never told of";
+  // The plugin the observer is not told of is not kept either.
+  queue_.SetGateObserver([&](const QueuedPodInfo&, const framework::Status&) { FAIL(); },
+                         "SchedulingGates");
+  Add(MakePod().Name("gated-too").SchedulingGate("example.com/quota").Obj());
+  EXPECT_TRUE(queue_.IsGated("default/gated-too"));
+  message = "unset";
+  ASSERT_NE(queue_.Held("default/gated-too", &message), nullptr);
+  EXPECT_EQ(message, "");
+  EXPECT_TRUE(held().empty());
 }
 
 TEST_F(QueueTest, RejectedPodWaitsForAnEventItsPluginCaresAbout) {

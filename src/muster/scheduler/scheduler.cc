@@ -21,8 +21,10 @@ Scheduler::Scheduler(SchedulerOptions options, framework::Clock& clock,
       rng_(options.seed),
       pool_(std::clamp(options.parallelism, 1, framework::LoopPool::AvailableCores())) {
   queue_.SetMetrics(&metrics_);
+  // SchedulingGates' verdict is the API server's to report (the SchedulingGated condition).
   queue_.SetGateObserver([this](const framework::QueuedPodInfo& info,
-                                const framework::Status* status) { OnGated(info, status); });
+                                const framework::Status& status) { OnGated(info, status); },
+                         "SchedulingGates");
 }
 
 void Scheduler::PublishGauges() {

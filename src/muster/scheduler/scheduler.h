@@ -81,7 +81,7 @@ class Scheduler final : public framework::SchedulerServices {
   // cluster last changed. Pods parked unschedulable wait for an event; a time-driven front end
   // (the simulation) stops once this holds and it has nothing left to do itself. A pod held at
   // PreEnqueue whose report is due (gate_report.cc) keeps it unsettled until the report is made.
-  bool Settled() const { return queue_.Settled() && gate_reports_.empty(); }
+  bool Settled() const { return queue_.Settled() && !gate_sweep_; }
 
   const SchedulingQueue& queue() const { return queue_; }
   // The cache of nodes and their pods, assumed ones included (read by the invariant checker).
@@ -248,7 +248,8 @@ class Scheduler final : public framework::SchedulerServices {
   // PreEnqueue's verdicts, reflected in the cluster (gate_report.cc, KEP-5501): a pod held
   // with the same message for kGateReportDelay gets PodScheduled=False, NotReadyForScheduling;
   // a gang held for want of members says so once on its own object.
-  void OnGated(const framework::QueuedPodInfo& info, const framework::Status* status);
+  void OnGated(const framework::QueuedPodInfo& info, const framework::Status& status);
+  void SweepGated();
   void ReportGated(const std::string& key, const std::string& message);
   void ReportGangWaiting(const framework::Gang& gang);
 
@@ -317,8 +318,9 @@ class Scheduler final : public framework::SchedulerServices {
   std::vector<framework::Status> filter_statuses_;
   SchedulerStats stats_;
   std::unordered_map<std::string, int> attempts_;
-  // The report due for each pod PreEnqueue holds (OnGated), until it is written or lifted.
-  std::unordered_map<std::string, framework::Clock::TimerId> gate_reports_;
+  // The sweep of the reports due (SweepGated), while one is due; and when the last one ran.
+  std::optional<framework::Clock::TimerId> gate_sweep_;
+  api::Time last_gate_sweep_{};
   // The gangs (namespace/name) whose wait for members has been announced by an event, until
   // their next group cycle.
   std::unordered_set<std::string> gangs_waiting_;

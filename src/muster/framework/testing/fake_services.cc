@@ -10,11 +10,13 @@ FakeServices::FakeServices()
 }
 
 void FakeServices::AddNode(const api::Node& node) {
+  ++version_;
   nodes_.AddNode(node);
   Refresh();
 }
 
 void FakeServices::AddPod(const api::Pod& pod) {
+  ++version_;
   RemovePod(pod);  // a pod added again replaces itself
   pods_[pod.metadata.Key()] = pod;
   if (!pod.spec.node_name.empty()) {
@@ -26,6 +28,7 @@ void FakeServices::AddPod(const api::Pod& pod) {
 }
 
 framework::Status FakeServices::RemovePod(const api::Pod& pod) {
+  ++version_;
   const std::string key = pod.metadata.Key();
   if (pods_.erase(key) == 0) return framework::Status::Error(fmt::format("no pod {}", key));
   auto it = bound_.find(key);
@@ -37,11 +40,13 @@ framework::Status FakeServices::RemovePod(const api::Pod& pod) {
 }
 
 void FakeServices::UpdateNode(const api::Node& node) {
+  ++version_;
   nodes_.UpdateNode(node);
   Refresh();
 }
 
 void FakeServices::RemoveNode(const api::Node& node) {
+  ++version_;
   nodes_.RemoveNode(node);
   Refresh();
 }

@@ -43,7 +43,10 @@ class FakeServices final : public framework::SchedulerServices,
   // An object the lister returns (a PodGroup, a PodDisruptionBudget, a Namespace...).
   template <typename T>
   requires framework::ObjectTables::kListed<T>
-  void AddObject(T object) { objects_.Of<T>().Set(std::make_shared<const T>(std::move(object))); }
+  void AddObject(T object) {
+    ++version_;
+    objects_.Of<T>().Set(std::make_shared<const T>(std::move(object)));
+  }
   void Nominate(const api::Pod& pod, api::Symbol node) {
     nominated_.emplace_back(framework::PodInfo::Make(pod), node);
   }
@@ -77,6 +80,8 @@ class FakeServices final : public framework::SchedulerServices,
   framework::ClusterClient& client() override { return *this; }
   const framework::ObjectLister& lister() const override { return *this; }
   std::span<framework::Extender* const> extenders() const override { return extenders_for_plugins; }
+  // Changes with every object the test adds, updates or removes, as the scheduler's does.
+  uint64_t ClusterVersion() const override { return version_; }
   void RetryAt(const std::string& pod_key, api::Time at, uint64_t) override {
     retried.emplace_back(pod_key, at);
   }
@@ -135,6 +140,7 @@ class FakeServices final : public framework::SchedulerServices,
   framework::WaitingPod* Get(std::string_view uid) override;
 
  private:
+  uint64_t version_ = 0;
   framework::VirtualClock clock_;
   framework::NodeStore nodes_;
   std::map<std::string, framework::PodInfoPtr> bound_;  // by namespace/name

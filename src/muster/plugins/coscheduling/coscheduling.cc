@@ -372,6 +372,20 @@ Status Coscheduling::PreFilter(framework::CycleState&, const framework::PodInfo&
 }
 
 bool Coscheduling::HasMembers(const api::PodGroup& group) const {
+  // One answer per group per state of the cluster: a pod's arrival asks it of the new pod
+  // (PreEnqueue) and then of each held sibling (its hint, PreEnqueue again).
+  const uint64_t id = api::PodGroupId(group);
+  const uint64_t version = handle_.ClusterVersion();
+  if (has_members_.id == id && has_members_.version == version &&
+      has_members_.min_member == group.spec.min_member) {
+    return has_members_.answer;
+  }
+  const bool answer = CountMembers(group);
+  has_members_ = {id, version, group.spec.min_member, answer};
+  return answer;
+}
+
+bool Coscheduling::CountMembers(const api::PodGroup& group) const {
   const std::vector<const api::Pod*> members =
       GroupPods(group.metadata.namespace_, api::Symbol(group.metadata.name));
   const int32_t min_member = group.spec.min_member;
@@ -404,6 +418,12 @@ framework::QueueingHint Coscheduling::OnPodAdded(const api::Pod& pod,
   }
   const api::Symbol name = api::PodGroupName(pod);
   if (name.empty() || api::PodGroupName(*added) != name) return framework::QueueingHint::kSkip;
+  // In Group mode a pending arrival that makes the group whole brings its held siblings itself:
+  // it passes PreEnqueue, and its group cycle takes them out of the queue with it. Only a member
+  // that arrives bound (placed by another scheduler, or by hand) needs the siblings woken.
+  if (args_.mode == Mode::kGroup && added->spec.node_name.empty()) {
+    return framework::QueueingHint::kSkip;
+  }
   const auto* group = handle_.lister().Get<api::PodGroup>(pod.metadata.namespace_, name);
   // Without its PodGroup the pod waits for the group, not for siblings.
   if (group == nullptr) return framework::QueueingHint::kSkip;

@@ -134,9 +134,12 @@ class Coscheduling final : public framework::PreEnqueuePlugin,
  private:
   // The PodGroup the pod names, or nullptr (it names none, or no such group exists).
   const api::PodGroup* PodGroupOf(const framework::PodInfo& pod) const;
-  // Whether group ns/name has minMember pods (and of them, minMember that can be scheduled).
+  // Whether the group has minMember pods, and of them minMember that can be scheduled (bound, or
+  // without scheduling gates): CountMembers, remembered for the cluster's version.
   bool HasMembers(const api::PodGroup& group) const;
-  // A pod joined `pod`'s group: worth a retry once the group has its minMember pods.
+  bool CountMembers(const api::PodGroup& group) const;
+  // A pod joined `pod`'s group: worth a retry once the group has its minMember pods (in Group
+  // mode, only when the pod joined bound: a pending one brings its siblings in its group cycle).
   framework::QueueingHint OnPodAdded(const api::Pod& pod,
                                      const framework::EventObjects& event) const;
   // What a group sorts by: its creation time, or its last failure's time and sequence number
@@ -187,6 +190,14 @@ class Coscheduling final : public framework::PreEnqueuePlugin,
   // When each group last failed, until it reaches quorum (its sort time meanwhile).
   std::unordered_map<uint64_t, SortTime> last_failed_;
   uint64_t failures_ = 0;
+  // HasMembers' last answer, and for which group, cluster version and minMember.
+  struct MembersAnswer {
+    uint64_t id = 0;
+    uint64_t version = UINT64_MAX;
+    int32_t min_member = 0;
+    bool answer = false;
+  };
+  mutable MembersAnswer has_members_;
   // Since when each group has had pods waiting at Permit short of quorum.
   std::unordered_map<uint64_t, api::Time> waiting_since_;
   // muster's gang metrics (muster_podgroup_*), when the scheduler records metrics.

@@ -593,11 +593,16 @@ TEST_F(CoschedulingTest, PerPodModeLetsEveryPodIntoTheQueue) {
 }
 
 // A pod joining the group is worth a retry for the held members only once the group is whole:
-// asking every held member at every arrival would cost the square of the gang.
-TEST_F(CoschedulingTest, AnArrivalRequeuesTheGroupOnlyWhenItIsWhole) {
+// asking every held member at every arrival would cost the square of the gang. In Group mode a
+// pending arrival that completes the group brings its siblings in its own group cycle, so only
+// a member that arrives bound wakes them.
+class CoschedulingHintTest : public CoschedulingTest, public ::testing::WithParamInterface<bool> {};
+
+TEST_P(CoschedulingHintTest, AnArrivalRequeuesTheGroupOnlyWhenItIsWhole) {
+  const bool group_mode = GetParam();
   fake_.AddObject(Group("g", 3));
   fake_.AddObject(Group("other", 1));
-  Plugin(CoschedulingArgs{});
+  Plugin(group_mode ? CoschedulingArgs{} : PerPod());
   const api::Pod a = Member("a", "g");
   fake_.AddPod(a);
   framework::QueueingHintFn hint;
@@ -614,8 +619,20 @@ TEST_F(CoschedulingTest, AnArrivalRequeuesTheGroupOnlyWhenItIsWhole) {
   EXPECT_EQ(on_add(Member("b", "g")), framework::QueueingHint::kSkip) << "2 of 3";
   EXPECT_EQ(on_add(Member("x", "other")), framework::QueueingHint::kSkip) << "another group";
   EXPECT_EQ(on_add(MakePod().Name("solo").Obj()), framework::QueueingHint::kSkip);
-  EXPECT_EQ(on_add(Member("c", "g")), framework::QueueingHint::kQueue) << "whole";
+  if (group_mode) {
+    EXPECT_EQ(on_add(Member("c", "g")), framework::QueueingHint::kSkip)
+        << "whole, and c brings the others in its group cycle";
+    EXPECT_EQ(on_add(Member("d", "g", "n1")), framework::QueueingHint::kQueue)
+        << "whole, and d arrived bound";
+  } else {
+    EXPECT_EQ(on_add(Member("c", "g")), framework::QueueingHint::kQueue) << "whole";
+  }
 }
+
+INSTANTIATE_TEST_SUITE_P(Modes, CoschedulingHintTest, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "Group" : "PerPod";
+                         });
 
 }  // namespace
 }  // namespace muster::plugins::coscheduling
