@@ -418,12 +418,6 @@ framework::QueueingHint Coscheduling::OnPodAdded(const api::Pod& pod,
   }
   const api::Symbol name = api::PodGroupName(pod);
   if (name.empty() || api::PodGroupName(*added) != name) return framework::QueueingHint::kSkip;
-  // In Group mode a pending arrival that makes the group whole brings its held siblings itself:
-  // it passes PreEnqueue, and its group cycle takes them out of the queue with it. Only a member
-  // that arrives bound (placed by another scheduler, or by hand) needs the siblings woken.
-  if (args_.mode == Mode::kGroup && added->spec.node_name.empty()) {
-    return framework::QueueingHint::kSkip;
-  }
   const auto* group = handle_.lister().Get<api::PodGroup>(pod.metadata.namespace_, name);
   // Without its PodGroup the pod waits for the group, not for siblings.
   if (group == nullptr) return framework::QueueingHint::kSkip;

@@ -138,8 +138,9 @@ class Coscheduling final : public framework::PreEnqueuePlugin,
   // without scheduling gates): CountMembers, remembered for the cluster's version.
   bool HasMembers(const api::PodGroup& group) const;
   bool CountMembers(const api::PodGroup& group) const;
-  // A pod joined `pod`'s group: worth a retry once the group has its minMember pods (in Group
-  // mode, only when the pod joined bound: a pending one brings its siblings in its group cycle).
+  // A pod joined `pod`'s group: worth a retry once the group has its minMember pods. (The held
+  // members then leave the held set at once: were they left for the group cycle to collect,
+  // every pod added meanwhile would visit each of them.)
   framework::QueueingHint OnPodAdded(const api::Pod& pod,
                                      const framework::EventObjects& event) const;
   // What a group sorts by: its creation time, or its last failure's time and sequence number

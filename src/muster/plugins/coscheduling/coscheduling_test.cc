@@ -593,9 +593,7 @@ TEST_F(CoschedulingTest, PerPodModeLetsEveryPodIntoTheQueue) {
 }
 
 // A pod joining the group is worth a retry for the held members only once the group is whole:
-// asking every held member at every arrival would cost the square of the gang. In Group mode a
-// pending arrival that completes the group brings its siblings in its own group cycle, so only
-// a member that arrives bound wakes them.
+// asking every held member at every arrival would cost the square of the gang.
 class CoschedulingHintTest : public CoschedulingTest, public ::testing::WithParamInterface<bool> {};
 
 TEST_P(CoschedulingHintTest, AnArrivalRequeuesTheGroupOnlyWhenItIsWhole) {
@@ -619,14 +617,8 @@ TEST_P(CoschedulingHintTest, AnArrivalRequeuesTheGroupOnlyWhenItIsWhole) {
   EXPECT_EQ(on_add(Member("b", "g")), framework::QueueingHint::kSkip) << "2 of 3";
   EXPECT_EQ(on_add(Member("x", "other")), framework::QueueingHint::kSkip) << "another group";
   EXPECT_EQ(on_add(MakePod().Name("solo").Obj()), framework::QueueingHint::kSkip);
-  if (group_mode) {
-    EXPECT_EQ(on_add(Member("c", "g")), framework::QueueingHint::kSkip)
-        << "whole, and c brings the others in its group cycle";
-    EXPECT_EQ(on_add(Member("d", "g", "n1")), framework::QueueingHint::kQueue)
-        << "whole, and d arrived bound";
-  } else {
-    EXPECT_EQ(on_add(Member("c", "g")), framework::QueueingHint::kQueue) << "whole";
-  }
+  EXPECT_EQ(on_add(Member("c", "g")), framework::QueueingHint::kQueue)
+      << "whole";
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, CoschedulingHintTest, ::testing::Values(false, true),
