@@ -58,7 +58,12 @@ void Scheduler::SweepGated() {
   // In the pods' order: what is written does not depend on the hash map's.
   std::sort(due.begin(), due.end());
   for (const auto& [key, message] : due) ReportGated(key, message);
-  if (next) gate_sweep_ = clock_.AddTimer(*next, [this] { SweepGated(); });
+  // The next due, earlier than any sweep armed meanwhile, which it replaces (that sweep's
+  // pods are among those it finds).
+  if (next) {
+    if (gate_sweep_) clock_.CancelTimer(*gate_sweep_);
+    gate_sweep_ = clock_.AddTimer(*next, [this] { SweepGated(); });
+  }
 }
 
 void Scheduler::ReportGated(const std::string& key, const std::string& message) {
@@ -116,8 +121,13 @@ void Scheduler::ReportGangWaiting(const framework::Gang& gang) {
         "waiting for pods without scheduling gates: {}/{} can be scheduled, {} gated ({} {})",
         ready, gang.min_count, members - ready, gang.quorum_name, gang.min_count);
   }
+  // What this wait last said: the lister's copy of the group may not have caught up with it
+  // yet, when several members' reports come due together.
+  const auto [said, first] = gangs_waiting_.try_emplace(gang.Key());
+  if (!first && said->second == message) return;
+  said->second = message;
   WriteGroupCondition(gang, /*scheduled=*/false, kNotReadyForScheduling, message);
-  if (!gangs_waiting_.insert(gang.Key()).second) return;
+  if (!first) return;
   const api::PodCondition* now = api::FindCondition(gang.conditions, gang.condition_type);
   if (now != nullptr && now->reason == kNotReadyForScheduling) return;  // said before a restart
   const framework::Framework* fwk = nullptr;

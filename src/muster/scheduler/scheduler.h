@@ -321,9 +321,9 @@ class Scheduler final : public framework::SchedulerServices {
   // The sweep of the reports due (SweepGated), while one is due; and when the last one ran.
   std::optional<framework::Clock::TimerId> gate_sweep_;
   api::Time last_gate_sweep_{};
-  // The gangs (namespace/name) whose wait for members has been announced by an event, until
-  // their next group cycle.
-  std::unordered_set<std::string> gangs_waiting_;
+  // The gangs (namespace/name) whose wait for members has been announced by an event, with what
+  // their condition last said, until their next group cycle.
+  std::unordered_map<std::string, std::string> gangs_waiting_;
   std::string last_attempted_;
   std::function<bool(const api::Pod&)> traced_;
   std::map<std::string, std::shared_ptr<framework::AttemptTrace>> traces_;
