@@ -620,7 +620,12 @@ void GroupTimelines(std::string& out, const sim::Simulation& sim, const Facts& f
     if (g.quorum) {
       row.note = wait(g).count() == 0 ? "quorum at once" : "waited " + TimeLabel(wait(g));
     } else {
+      // A gang still waiting when the cluster last changed: for how long, and, when the
+      // scheduler went on retrying it after that without effect, until when.
       row.note = "no quorum after " + TimeLabel(wait(g));
+      if (const std::optional<api::Duration> retried = sim.RetriedUntil()) {
+        row.note += " (retried until " + TimeLabel(*retried) + ")";
+      }
       row.note_alert = true;
     }
     rows.push_back(std::move(row));

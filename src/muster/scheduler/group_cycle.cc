@@ -591,22 +591,20 @@ void Scheduler::SetGroupCondition(const framework::Gang& gang, bool scheduled,
                       scheduled ? "Scheduled" : error ? "SchedulerError" : "Unschedulable", message);
 }
 
-bool Scheduler::WriteGroupCondition(const framework::Gang& gang, bool scheduled,
+void Scheduler::WriteGroupCondition(const framework::Gang& gang, bool scheduled,
                                     std::string_view reason, const std::string& message) {
-  if (gang.condition_type.empty()) return false;
+  if (gang.condition_type.empty()) return;
   const api::PodCondition* now = api::FindCondition(gang.conditions, gang.condition_type);
-  if (!scheduled && gang.condition_stays_true && now != nullptr && now->status == "True") {
-    return false;
-  }
+  if (!scheduled && gang.condition_stays_true && now != nullptr && now->status == "True") return;
   api::PodCondition condition;
   condition.type = std::string(gang.condition_type);
   condition.status = scheduled ? "True" : "False";
   condition.reason = std::string(reason);
   condition.message = message;
   condition.last_transition_time = clock_.Now();
-  if (!api::ConditionChanges(gang.conditions, condition)) return false;
-  client_.UpdateGroupCondition(gang.object, gang.conditions, condition);
-  return true;
+  if (api::ConditionChanges(gang.conditions, condition)) {
+    client_.UpdateGroupCondition(gang.object, gang.conditions, condition);
+  }
 }
 
 }  // namespace muster::scheduler

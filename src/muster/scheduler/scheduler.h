@@ -240,9 +240,9 @@ class Scheduler final : public framework::SchedulerServices {
   void SetGroupCondition(const framework::Gang& gang, bool scheduled, const std::string& message,
                          bool error = false);
   // Writes the gang's condition (status "True" or "False", with reason and message) when it
-  // differs from the one the gang has; returns whether it wrote. A condition that stays True
-  // (Kubernetes' PodGroup) is not written back to False.
-  bool WriteGroupCondition(const framework::Gang& gang, bool scheduled, std::string_view reason,
+  // differs from the one the gang has. A condition that stays True (Kubernetes' PodGroup) is not
+  // written back to False.
+  void WriteGroupCondition(const framework::Gang& gang, bool scheduled, std::string_view reason,
                            const std::string& message);
 
   // PreEnqueue's verdicts, reflected in the cluster (gate_report.cc, KEP-5501): a pod held
