@@ -1,6 +1,6 @@
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "muster/framework/log.h"
 #include "muster/scheduler/scheduler.h"
@@ -34,9 +34,9 @@ constexpr std::string_view kNotReadyForScheduling = "NotReadyForScheduling";
 void Scheduler::OnGated(const framework::QueuedPodInfo&, const Status&) {
   // One timer for every report: the first held pod arms it, and each sweep arms it again for
   // the next report due. A gang's members held for a moment cost no timer each.
-  if (!gate_sweep_) gate_sweep_ = clock_.AddTimer(clock_.Now() + kGateReportDelay, [this] {
-    SweepGated();
-  });
+  if (!gate_sweep_) {
+    gate_sweep_ = clock_.AddTimer(clock_.Now() + kGateReportDelay, [this] { SweepGated(); });
+  }
 }
 
 void Scheduler::SweepGated() {
@@ -45,15 +45,15 @@ void Scheduler::SweepGated() {
   // Due now: held since (last sweep - delay, now - delay]; each held verdict is reported once.
   std::vector<std::pair<std::string, std::string>> due;
   std::optional<api::Time> next;
-  queue_.ForEachHeld([&](const framework::QueuedPodInfo& info, const std::string& message,
-                         api::Time since) {
-    const api::Time at = since + kGateReportDelay;
-    if (at > now) {
-      next = next ? std::min(*next, at) : at;
-    } else if (at > last_gate_sweep_) {
-      due.emplace_back(info.info->Key(), message);
-    }
-  });
+  queue_.ForEachHeld(
+      [&](const framework::QueuedPodInfo& info, const std::string& message, api::Time since) {
+        const api::Time at = since + kGateReportDelay;
+        if (at > now) {
+          next = next ? std::min(*next, at) : at;
+        } else if (at > last_gate_sweep_) {
+          due.emplace_back(info.info->Key(), message);
+        }
+      });
   last_gate_sweep_ = now;
   // In the pods' order: what is written does not depend on the hash map's.
   std::sort(due.begin(), due.end());
@@ -134,10 +134,9 @@ void Scheduler::ReportGangWaiting(const framework::Gang& gang) {
   for (const api::Pod* p : gang.members) {
     if ((fwk = profiles_.For(*p)) != nullptr) break;
   }
-  client_.RecordEvent(framework::EventRecord{gang.object, "Normal",
-                                             std::string(kNotReadyForScheduling), "Scheduling",
-                                             message, std::nullopt,
-                                             fwk != nullptr ? fwk->scheduler_name() : ""});
+  client_.RecordEvent(framework::EventRecord{
+      gang.object, "Normal", std::string(kNotReadyForScheduling), "Scheduling", message,
+      std::nullopt, fwk != nullptr ? fwk->scheduler_name() : ""});
 }
 
 }  // namespace muster::scheduler
