@@ -27,6 +27,16 @@ constexpr std::string_view kDefaultConfig =
 
 // Simulates `manifests`, recording the attempts of the pod named `pod` (namespace default), and
 // returns its explanation.
+// Nodes n0, n1... of one CPU each, as manifests ending in a document separator.
+std::string OneCpuNodes(int count) {
+  std::string manifests;
+  for (int i = 0; i < count; ++i) {
+    manifests += "apiVersion: v1\nkind: Node\nmetadata: {name: n" + std::to_string(i) +
+                 "}\nstatus: {capacity: {cpu: \"1\", memory: 1Gi, pods: \"110\"}}\n---\n";
+  }
+  return manifests;
+}
+
 json Explain(std::string_view manifests, const std::string& pod,
              std::string config = std::string(kDefaultConfig)) {
   sim::SimulationOptions options;
@@ -493,11 +503,7 @@ TEST(ExplainTest, TableForPeople) {
 // stands aside at PostFilter (the group cycle decided for the gang) and is not listed there with
 // an empty message.
 TEST(ExplainTest, APluginThatStandsAsideIsNotListedAtPostFilter) {
-  std::string manifests;
-  for (int i = 0; i < 2; ++i) {
-    manifests += "apiVersion: v1\nkind: Node\nmetadata: {name: n" + std::to_string(i) +
-                 "}\nstatus: {capacity: {cpu: \"1\", memory: 1Gi, pods: \"110\"}}\n---\n";
-  }
+  std::string manifests = OneCpuNodes(2);
   manifests +=
       "apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\nmetadata: {name: g}\n"
       "spec: {minMember: 2}\n";
@@ -517,11 +523,7 @@ TEST(ExplainTest, APluginThatStandsAsideIsNotListedAtPostFilter) {
 }
 
 TEST(ExplainTest, ManyRejectedNodesAreSummarisedByReason) {
-  std::string manifests;
-  for (int i = 0; i < 30; ++i) {
-    manifests += "apiVersion: v1\nkind: Node\nmetadata: {name: n" + std::to_string(i) +
-                 "}\nstatus: {capacity: {cpu: \"1\", memory: 1Gi, pods: \"110\"}}\n---\n";
-  }
+  std::string manifests = OneCpuNodes(30);
   manifests +=
       "apiVersion: v1\nkind: Pod\nmetadata: {name: big}\nspec:\n  containers: [{name: c, "
       "image: i, resources: {requests: {cpu: \"2\"}}}]\n";

@@ -12,27 +12,8 @@ import time
 import faultproxy
 import kube
 
-CONFIG = """apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-leaderElection:
-  leaderElect: false
-clientConnection:
-  qps: 200
-  burst: 400
-podInitialBackoffSeconds: 1
-podMaxBackoffSeconds: 2
-profiles:
-- schedulerName: default-scheduler
-  plugins:
-    multiPoint:
-      enabled:
-      - name: Coscheduling
-    queueSort:
-      enabled:
-      - name: Coscheduling
-      disabled:
-      - name: "*"
-"""
+CONFIG = kube.coscheduling_config("clientConnection:\n  qps: 200\n  burst: 400\n"
+                                  "podInitialBackoffSeconds: 1\npodMaxBackoffSeconds: 2\n")
 
 
 def settled_pods(c, names):

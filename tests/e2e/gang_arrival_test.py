@@ -17,27 +17,6 @@ import urllib.request
 
 import kube
 
-CONFIG = """apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-leaderElection:
-  leaderElect: false
-clientConnection: {{qps: 50, burst: 100}}
-profiles:
-- schedulerName: default-scheduler
-  plugins:
-    multiPoint:
-      enabled:
-      - name: Coscheduling
-    queueSort:
-      enabled:
-      - name: Coscheduling
-      disabled:
-      - name: "*"
-  pluginConfig:
-  - name: Coscheduling
-    args: {{mode: {mode}}}
-"""
-
 
 def status_writes(c):
     """The API server's count of writes to pods/status (every verb but reads)."""
@@ -70,7 +49,9 @@ def test(binary, server):
         c.create_node(f"n{i}", cpu=str(per_node), memory="64Gi", pods="300")
     metrics_port = kube.free_port()
     mode = os.environ.get("MUSTER_GANG_MODE", "Group")
-    m = kube.Muster(binary, server.kubeconfig, config=CONFIG.format(mode=mode),
+    config = kube.coscheduling_config("clientConnection: {qps: 50, burst: 100}\n",
+                                      args=f"{{mode: {mode}}}")
+    m = kube.Muster(binary, server.kubeconfig, config=config,
                     args=(f"--metrics-bind-address=127.0.0.1:{metrics_port}",))
     metrics_url = f"http://127.0.0.1:{metrics_port}/metrics"
     try:

@@ -7,24 +7,7 @@ and, once the victims are gone, bound together."""
 
 import kube
 
-CONFIG = """apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-leaderElection:
-  leaderElect: false
-podInitialBackoffSeconds: 1
-podMaxBackoffSeconds: 2
-profiles:
-- schedulerName: default-scheduler
-  plugins:
-    multiPoint:
-      enabled:
-      - name: Coscheduling
-    queueSort:
-      enabled:
-      - name: Coscheduling
-      disabled:
-      - name: "*"
-"""
+CONFIG = kube.coscheduling_config("podInitialBackoffSeconds: 1\npodMaxBackoffSeconds: 2\n")
 
 
 def being_deleted(c, name):

@@ -262,6 +262,32 @@ current-context: test
                   {"status": {"phase": phase}}, "application/merge-patch+json")
 
 
+def coscheduling_config(settings="", args=None):
+    """A KubeSchedulerConfiguration without leader election whose default-scheduler profile adds
+    Coscheduling (and its QueueSort): `settings` are more top-level lines, `args` Coscheduling's
+    args as YAML flow ("{mode: PerPod}")."""
+    text = ("apiVersion: kubescheduler.config.k8s.io/v1\n"
+            "kind: KubeSchedulerConfiguration\n"
+            "leaderElection:\n"
+            "  leaderElect: false\n" + settings +
+            "profiles:\n"
+            "- schedulerName: default-scheduler\n"
+            "  plugins:\n"
+            "    multiPoint:\n"
+            "      enabled:\n"
+            "      - name: Coscheduling\n"
+            "    queueSort:\n"
+            "      enabled:\n"
+            "      - name: Coscheduling\n"
+            "      disabled:\n"
+            "      - name: \"*\"\n")
+    if args is not None:
+        text += ("  pluginConfig:\n"
+                 "  - name: Coscheduling\n"
+                 f"    args: {args}\n")
+    return text
+
+
 def free_port():
     """A TCP port nothing listens on now, on 127.0.0.1."""
     with socket.socket() as s:

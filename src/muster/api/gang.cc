@@ -1,8 +1,15 @@
 #include "muster/api/gang.h"
 
+#include <algorithm>
 #include <string>
 
 namespace muster::api {
+
+int32_t SchedulableMembers(const std::vector<const Pod*>& members) {
+  return static_cast<int32_t>(std::count_if(members.begin(), members.end(), [](const Pod* p) {
+    return !p->spec.node_name.empty() || p->spec.scheduling_gates.empty();
+  }));
+}
 
 GangRef GangOf(const Pod& pod) {
   if (!pod.spec.scheduling_group.empty()) {

@@ -41,6 +41,9 @@ static_assert(ClusterKinds::size < GangRef::kNone);
 // namespace should not hold one of each with the same name.
 GangRef GangOf(const Pod& pod);
 
+// How many of a gang's members can be scheduled, or are: bound, or without scheduling gates.
+int32_t SchedulableMembers(const std::vector<const Pod*>& members);
+
 // The name of the gang definition (GangsDefinedBy) that `gang` is an instance of: its name,
 // without the replica key of a Workload's gang.
 Symbol GangDefinitionName(const GangRef& gang);

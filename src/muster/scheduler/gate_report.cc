@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "muster/api/gang.h"
 #include "muster/framework/log.h"
 #include "muster/scheduler/scheduler.h"
 
@@ -103,15 +104,13 @@ void Scheduler::ReportGated(const std::string& key, const std::string& message) 
                                                  message, std::nullopt, fwk->scheduler_name()});
     }
   }
-  if (gang_wait) ReportGangWaiting(*gang);
+  if (gang_wait) ReportGangWaiting(*gang, fwk->scheduler_name());
 }
 
-void Scheduler::ReportGangWaiting(const framework::Gang& gang) {
+void Scheduler::ReportGangWaiting(const framework::Gang& gang,
+                                  const std::string& scheduler_name) {
   const auto members = static_cast<int32_t>(gang.members.size());
-  const auto ready = static_cast<int32_t>(
-      std::count_if(gang.members.begin(), gang.members.end(), [](const api::Pod* p) {
-        return !p->spec.node_name.empty() || p->spec.scheduling_gates.empty();
-      }));
+  const int32_t ready = api::SchedulableMembers(gang.members);
   std::string message;
   if (members < gang.min_count) {
     message = fmt::format("waiting for pods: {}/{} exist ({} {})", members, gang.min_count,
@@ -130,13 +129,9 @@ void Scheduler::ReportGangWaiting(const framework::Gang& gang) {
   if (!first) return;
   const api::PodCondition* now = api::FindCondition(gang.conditions, gang.condition_type);
   if (now != nullptr && now->reason == kNotReadyForScheduling) return;  // said before a restart
-  const framework::Framework* fwk = nullptr;
-  for (const api::Pod* p : gang.members) {
-    if ((fwk = profiles_.For(*p)) != nullptr) break;
-  }
-  client_.RecordEvent(framework::EventRecord{
-      gang.object, "Normal", std::string(kNotReadyForScheduling), "Scheduling", message,
-      std::nullopt, fwk != nullptr ? fwk->scheduler_name() : ""});
+  client_.RecordEvent(framework::EventRecord{gang.object, "Normal",
+                                             std::string(kNotReadyForScheduling), "Scheduling",
+                                             message, std::nullopt, scheduler_name});
 }
 
 }  // namespace muster::scheduler

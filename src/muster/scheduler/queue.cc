@@ -161,10 +161,7 @@ std::optional<SchedulingQueue::Where> SchedulingQueue::Location(const std::strin
   return e->where;
 }
 
-bool SchedulingQueue::IsGated(const std::string& key) const {
-  const Entry* e = Find(key);
-  return e != nullptr && e->info.gated && e->where == Where::kUnschedulable;
-}
+bool SchedulingQueue::IsGated(const std::string& key) const { return Held(key) != nullptr; }
 
 const QueuedPodInfo* SchedulingQueue::Held(const std::string& key, std::string* message) const {
   const Entry* e = Find(key);

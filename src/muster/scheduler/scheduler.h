@@ -251,7 +251,7 @@ class Scheduler final : public framework::SchedulerServices {
   void OnGated(const framework::QueuedPodInfo& info, const framework::Status& status);
   void SweepGated();
   void ReportGated(const std::string& key, const std::string& message);
-  void ReportGangWaiting(const framework::Gang& gang);
+  void ReportGangWaiting(const framework::Gang& gang, const std::string& scheduler_name);
 
   // A pod that was not placed goes back to the queue with `status`, and the cluster hears why
   // (FailedScheduling event, PodScheduled condition, nomination).

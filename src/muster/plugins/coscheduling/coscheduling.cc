@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "muster/api/gang.h"
 #include "muster/framework/framework.h"
 #include "muster/framework/metrics.h"
 #include "muster/plugins/args.h"
@@ -380,20 +381,17 @@ bool Coscheduling::HasMembers(const api::PodGroup& group) const {
       has_members_.min_member == group.spec.min_member) {
     return has_members_.answer;
   }
-  const bool answer = CountMembers(group);
+  const bool answer = MembersReady(group);
   has_members_ = {id, version, group.spec.min_member, answer};
   return answer;
 }
 
-bool Coscheduling::CountMembers(const api::PodGroup& group) const {
+bool Coscheduling::MembersReady(const api::PodGroup& group) const {
   const std::vector<const api::Pod*> members =
       GroupPods(group.metadata.namespace_, api::Symbol(group.metadata.name));
   const int32_t min_member = group.spec.min_member;
-  if (static_cast<int32_t>(members.size()) < min_member) return false;
-  const auto ready = std::count_if(members.begin(), members.end(), [](const api::Pod* p) {
-    return !p->spec.node_name.empty() || !Gated(*p);
-  });
-  return ready >= min_member;
+  return static_cast<int32_t>(members.size()) >= min_member &&
+         api::SchedulableMembers(members) >= min_member;
 }
 
 Status Coscheduling::PreEnqueue(const api::Pod& pod) {
@@ -578,10 +576,7 @@ Status Coscheduling::PreFilterGroup(const framework::Gang& gang,
     return Status::Unresolvable(
         fmt::format("{} member(s) exist (minMember {})", members, min_member));
   }
-  const auto gated = static_cast<int32_t>(
-      std::count_if(gang.members.begin(), gang.members.end(), [](const api::Pod* p) {
-        return p->spec.node_name.empty() && Gated(*p);
-      }));
+  const int32_t gated = members - api::SchedulableMembers(gang.members);
   if (members - gated < min_member) {
     return Status::Unresolvable(
         fmt::format("{}/{} members have scheduling gates; {} can be scheduled (minMember {})",

@@ -135,9 +135,9 @@ class Coscheduling final : public framework::PreEnqueuePlugin,
   // The PodGroup the pod names, or nullptr (it names none, or no such group exists).
   const api::PodGroup* PodGroupOf(const framework::PodInfo& pod) const;
   // Whether the group has minMember pods, and of them minMember that can be scheduled (bound, or
-  // without scheduling gates): CountMembers, remembered for the cluster's version.
+  // without scheduling gates): MembersReady, remembered for the cluster's version.
   bool HasMembers(const api::PodGroup& group) const;
-  bool CountMembers(const api::PodGroup& group) const;
+  bool MembersReady(const api::PodGroup& group) const;
   // A pod joined `pod`'s group: worth a retry once the group has its minMember pods. (The held
   // members then leave the held set at once: were they left for the group cycle to collect,
   // every pod added meanwhile would visit each of them.)

@@ -14,8 +14,6 @@ using framework::Status;
 
 namespace {
 
-bool Gated(const api::Pod& pod) { return !pod.spec.scheduling_gates.empty(); }
-
 // Whether the pod names a group of Kubernetes' gang API.
 bool InGroup(const api::Pod& pod) {
   return !pod.spec.scheduling_group.empty() || !pod.spec.workload_ref.name.empty();
@@ -131,9 +129,7 @@ Status GangScheduling::PreFilterGroup(const framework::Gang& gang,
     return Status::Unresolvable(
         "waiting for minCount pods from a gang to appear in scheduling queue");
   }
-  const auto gated = static_cast<int32_t>(
-      std::count_if(gang.members.begin(), gang.members.end(),
-                    [](const api::Pod* p) { return p->spec.node_name.empty() && Gated(*p); }));
+  const int32_t gated = members - api::SchedulableMembers(gang.members);
   if (members - gated < gang.min_count) {
     return Status::Unresolvable(
         fmt::format("{}/{} members have scheduling gates; {} can be scheduled (minCount {})", gated,
