@@ -37,7 +37,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   api::Resource total;
   for (const api::Pod& pod : m.pods) {
     total.Add(api::PodFitRequests(pod));
-    api::PodRequests(pod, /*non_zero=*/true);
+    api::PodRequests(pod, {.non_zero = true});
+    api::PodNonZeroRequests(pod);
   }
   for (const api::Node& node : m.nodes) {
     api::Resource allocatable = api::Resource::FromList(node.status.allocatable);

@@ -92,7 +92,7 @@ void BM_PodRequests(benchmark::State& state) {
                 .Req({{"cpu", "100m"}, {"memory", "500Mi"}})
                 .Req({{"cpu", "1"}})
                 .Obj();
-  for (auto _ : state) benchmark::DoNotOptimize(PodRequests(pod, true));
+  for (auto _ : state) benchmark::DoNotOptimize(PodRequests(pod, {.non_zero = true}));
 }
 BENCHMARK(BM_PodRequests);
 

@@ -39,6 +39,47 @@ CommandResult Muster(const std::string& args) {
 
 const std::string kRoot = MUSTER_SOURCE_DIR;
 
+// --feature-gates on every command, as kube-scheduler takes it: a refusal exits 2 before anything
+// runs; a gate muster switches changes what it decides.
+TEST(FeatureGatesFlagTest, EveryCommandTakesItAndRefusesAsKubeSchedulerDoes) {
+  const std::string demo = " -f " + kRoot + "/examples/coscheduling";
+  for (const std::string command :
+       {"validate" + demo, "simulate" + demo, "explain nginx" + demo, std::string("bench --list")}) {
+    SCOPED_TRACE(command);
+    const CommandResult run = Muster(command + " --feature-gates=NoSuchGate=true");
+    EXPECT_EQ(run.status, 2) << run.output;
+    EXPECT_THAT(run.output, HasSubstr("error: --feature-gates: unrecognized feature gate: "
+                                      "NoSuchGate"));
+  }
+  const CommandResult locked =
+      Muster("run --feature-gates InPlacePodVerticalScaling=false --kubeconfig /nonexistent");
+  EXPECT_EQ(locked.status, 2) << locked.output;
+  EXPECT_THAT(locked.output, HasSubstr("cannot set feature gate InPlacePodVerticalScaling to "
+                                      "false, feature is locked to true"));
+  const CommandResult internal =
+      Muster("validate" + demo + " --feature-gates=SchedulerAsyncAPICalls=true");
+  EXPECT_EQ(internal.status, 0) << internal.output;
+  EXPECT_THAT(internal.output, HasSubstr("warning: --feature-gates: SchedulerAsyncAPICalls "
+                                         "changes how kube-scheduler works"));
+}
+
+TEST(FeatureGatesFlagTest, PodLevelResourcesOffCountsTheContainers) {
+  const std::string pod =
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n"
+      "  resources: {requests: {cpu: 2}}\n"
+      "  containers: [{name: c, resources: {requests: {cpu: 500m}}}]\n";
+  const std::string file = ::testing::TempDir() + "/muster-pod-level.yaml";
+  std::ofstream(file) << pod;
+  const CommandResult on = Muster("validate -f " + file);
+  EXPECT_EQ(on.status, 0) << on.output;
+  EXPECT_THAT(on.output, HasSubstr("requests cpu=2 "));
+  const CommandResult off = Muster("validate -f " + file + " --feature-gates PodLevelResources=false");
+  EXPECT_EQ(off.status, 0) << off.output;
+  EXPECT_THAT(off.output, HasSubstr("requests cpu=500m "));
+  EXPECT_THAT(off.output, HasSubstr("spec.resources: the PodLevelResources feature gate is off"));
+  std::remove(file.c_str());
+}
+
 TEST(ValidateCommandTest, AcceptsTheSeedExamples) {
   CommandResult run = Muster("validate -f " + kRoot + "/examples/coscheduling -f " + kRoot +
                    "/examples/config/coscheduling.yaml");

@@ -421,8 +421,8 @@ TEST(HtmlReportTest, AGangsTimelineFollowsItBackAndForth) {
   const std::string page = Report(*s);
   EXPECT_EQ(Count(page, "<title>g: running "), 2u) << page;
   EXPECT_THAT(page, HasSubstr("<title>g: running 0s\u20135s</title>"));
-  EXPECT_THAT(page, HasSubstr("<title>g: waiting for quorum 5s\u201311s</title>"));
-  EXPECT_THAT(page, HasSubstr("<title>g: running from 11s</title>"));
+  EXPECT_THAT(page, HasSubstr("<title>g: waiting for quorum 5s\u201310s</title>"));
+  EXPECT_THAT(page, HasSubstr("<title>g: running from 10s</title>"));
 }
 
 }  // namespace

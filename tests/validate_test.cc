@@ -96,5 +96,25 @@ spec:
                                "only \"Never\" is supported when podFailurePolicy is specified"));
 }
 
+// muster reads the configuration versions kube-scheduler has dropped (the seeds write v1beta2),
+// and says which releases still read the file.
+TEST(ValidateTest, DroppedConfigurationVersionsAreWarnedOf) {
+  auto config = [](std::string_view version) {
+    return "apiVersion: kubescheduler.config.k8s.io/" + std::string(version) +
+           "\nkind: KubeSchedulerConfiguration\nprofiles: [{schedulerName: default-scheduler}]\n";
+  };
+  const Validated beta2 = Validate("-", config("v1beta2"));
+  ASSERT_EQ(beta2.status, cli::kExitOk) << beta2.err;
+  EXPECT_THAT(beta2.err, HasSubstr("warning: <stdin>: document 1: kube-scheduler 1.28 and later refuse "
+                                   "kubescheduler.config.k8s.io/v1beta2 (muster reads it); 1.27 "
+                                   "is the last release that reads it"));
+  const Validated beta3 = Validate("-", config("v1beta3"));
+  EXPECT_THAT(beta3.err, HasSubstr("kube-scheduler 1.29 and later refuse "
+                                   "kubescheduler.config.k8s.io/v1beta3 (muster reads it); 1.28 "
+                                   "is the last release that reads it"));
+  const Validated v1 = Validate("-", config("v1"));
+  EXPECT_THAT(v1.err, Not(HasSubstr("refuse")));
+}
+
 }  // namespace
 }  // namespace muster

@@ -308,9 +308,8 @@ spec:
   EXPECT_THAT(errors, IsEmpty());
   ASSERT_TRUE(pod.has_value());
   EXPECT_EQ(pod->metadata.name, "p");
-  // Pod-level resources are not modeled yet: a pod another scheduler bound still counts, by its
-  // containers' requests.
-  EXPECT_EQ(pod->spec.containers[0].resources.requests.Get("cpu")->String(), "1");
+  // A pod another scheduler bound counts its pod-level requests, not its containers' 1.
+  EXPECT_EQ(PodRequests(*pod).milli_cpu, 2000);
 }
 
 TEST(DecodeTest, MissingAndWrongApiVersion) {
@@ -901,16 +900,75 @@ TEST(DecodeTest, FieldValidationWarnAndIgnore) {
   EXPECT_EQ(ParseFieldValidation("loose"), std::nullopt);
 }
 
-// What kube-scheduler would read and muster does not model yet is refused, not ignored:
-// pod-level resources.
-TEST(DecodeTest, PodFieldsMusterDoesNotModelAreRefused) {
+// Pod-level resources (KEP-2837, on since 1.34): read, defaulted and validated as the API
+// server does.
+TEST(DecodeTest, PodLevelResourcesCount) {
   LoadResult r = Decode(std::string(kPodHead) + R"(spec:
-  resources: {requests: {cpu: 1}}
-  containers: [{name: c}]
+  resources: {requests: {cpu: 2, hugepages-2Mi: 4Mi}, limits: {hugepages-2Mi: 4Mi}}
+  containers: [{name: a, resources: {requests: {cpu: 500m, memory: 1Gi}}}, {name: b}]
 )", "in.yaml");
-  EXPECT_THAT(r.errors,
-              ElementsAre("in.yaml: document 1 (Pod default/p): spec.resources: Forbidden: "
-                          "muster does not model pod-level resources yet"));
+  ASSERT_THAT(r.errors, IsEmpty());
+  const Pod& pod = r.manifests.pods[0];
+  ASSERT_NE(pod.spec.resources, nullptr);
+  const Resource requests = PodRequests(pod);
+  EXPECT_EQ(requests.milli_cpu, 2000);
+  EXPECT_EQ(requests.memory, int64_t{1} << 30);
+  EXPECT_EQ(requests.Scalar(Symbol("hugepages-2Mi")), 4 << 20);
+}
+
+TEST(DecodeTest, PodLevelRequestsDefaultAsTheApiServerDefaultsThem) {
+  // With pod-level limits: cpu, which a container requests, defaults to the containers' sum;
+  // memory, which none requests, to the pod-level limit; hugepages limits to the containers'.
+  LoadResult r = Decode(std::string(kPodHead) + R"(spec:
+  resources: {limits: {cpu: 4, memory: 2Gi}}
+  containers:
+  - {name: a, resources: {requests: {cpu: 500m}}}
+  - {name: b, resources: {limits: {cpu: 1, hugepages-2Mi: 2Mi}}}
+)", "in.yaml");
+  ASSERT_THAT(r.errors, IsEmpty());
+  const PodLevelResources& level = *r.manifests.pods[0].spec.resources;
+  EXPECT_EQ(level.requests.Get("cpu")->String(), "1500m");
+  EXPECT_EQ(level.requests.Get("memory")->String(), "2Gi");
+  EXPECT_EQ(level.limits.Get("hugepages-2Mi")->String(), "2Mi");
+  EXPECT_EQ(level.requests.Get("hugepages-2Mi")->String(), "2Mi");
+}
+
+TEST(DecodeTest, PodLevelResourcesAreValidatedAsTheApiServerValidatesThem) {
+  auto errors = [](std::string_view spec) {
+    return Decode(std::string(kPodHead) + "spec:\n" + std::string(spec), "in.yaml").errors;
+  };
+  const std::string at = "in.yaml: document 1 (Pod default/p): spec.resources";
+  EXPECT_THAT(errors("  resources: {requests: {ephemeral-storage: 1Gi}}\n"
+                     "  containers: [{name: c}]\n"),
+              ElementsAre(at + ".requests[ephemeral-storage]: Unsupported value: "
+                               "\"ephemeral-storage\": "
+                               "supported values: \"cpu\", \"hugepages-\", \"memory\""));
+  EXPECT_THAT(errors("  resources: {requests: {cpu: 1}}\n"
+                     "  containers: [{name: a, resources: {requests: {cpu: 1}}},\n"
+                     "               {name: b, resources: {requests: {cpu: 1}}}]\n"),
+              ElementsAre(at + ".requests[cpu]: Invalid value: \"1\": must be greater than or "
+                               "equal to aggregate container requests of 2"));
+  EXPECT_THAT(errors("  resources: {requests: {cpu: 2}, limits: {cpu: 1}}\n"
+                     "  containers: [{name: c}]\n"),
+              ElementsAre(at + ".requests: Invalid value: \"2\": must be less than or equal to "
+                               "cpu limit of 1"));
+  // The pod-level request defaults to the container's 2 (its request defaulted to its limit).
+  EXPECT_THAT(errors("  resources: {limits: {cpu: 1}}\n"
+                     "  containers: [{name: c, resources: {limits: {cpu: 2}}}]\n"),
+              ElementsAre(at + ".requests: Invalid value: \"2\": must be less than or equal to "
+                               "cpu limit of 1",
+                          at + ".containers[0][cpu].limits: Invalid value: \"2\": must be less "
+                               "than or equal to pod limits of 1"));
+  EXPECT_THAT(errors("  resources: {requests: {cpu: 1}, claims: [{name: gpu}]}\n"
+                     "  containers: [{name: c}]\n"),
+              ElementsAre(at + ".claims: Forbidden: claims may not be set for Resources at "
+                               "pod-level"));
+  EXPECT_THAT(errors("  resources: {limits: {hugepages-2Mi: 2Mi}}\n"
+                     "  containers: [{name: c}]\n"),
+              ElementsAre(at + ": Forbidden: HugePages require cpu or memory"));
+  EXPECT_THAT(errors("  os: {name: windows}\n  resources: {requests: {cpu: 1}}\n"
+                     "  containers: [{name: c}]\n"),
+              ElementsAre(at + ": Forbidden: may not be set for a windows pod"));
 }
 
 TEST(DecodeTest, LeaderElectionIsValidatedAsUpstreamValidatesIt) {

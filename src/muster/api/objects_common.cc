@@ -8,9 +8,11 @@
 #include <vector>
 
 #include "muster/api/decoder.h"
+#include "muster/api/feature_gates.h"
 #include "muster/api/kinds.h"
 #include "muster/api/nearest.h"
 #include "muster/api/object_decoding.h"
+#include "muster/api/pod_resources.h"
 
 namespace muster::api::decoding {
 
@@ -557,6 +559,140 @@ void CheckContainerClaims(Decoder& d, const std::vector<Container>& containers,
   }
 }
 
+// A resource list's quantity for a sum PodRequests' arithmetic made, in `format`.
+Quantity SumQuantity(std::string_view name, const Resource& sum, QuantityFormat format) {
+  if (name == kResourceCPU) return Quantity::FromMilli(sum.milli_cpu, format);
+  if (name == kResourceMemory) return Quantity::FromValue(sum.memory, format);
+  return Quantity::FromValue(sum.Scalar(Symbol(name)), format);
+}
+
+bool AnyContainerNames(const PodSpec& spec, Symbol name, bool limits) {
+  for (const auto* containers : {&spec.init_containers, &spec.containers}) {
+    for (const Container& c : *containers) {
+      if ((limits ? c.resources.limits : c.resources.requests).Get(name) != nullptr) return true;
+    }
+  }
+  return false;
+}
+
+// Pod-level resources (spec.resources, KEP-2837, beta and on since 1.34), defaulted and validated
+// as the API server does: pod-level hugepages limits default to the containers' sum, then
+// pod-level requests to the containers' sum of cpu and memory, then to the pod-level limits; the
+// pod-level requests may not be below what the containers request together, and no container's
+// limit may exceed the pod's.
+void ReadPodLevelResources(Decoder& d, Map& spec_map, PodSpec& spec) {
+  Map r(d, spec_map.Get("resources"), spec_map.Path("resources"));
+  if (!Present(spec_map.Get("resources"))) return;
+  const std::string path = spec_map.Path("resources");
+  PodLevelResources level;
+  level.limits = ReadResourceList(d, r.Get("limits"), r.Path("limits"), false);
+  level.requests = ReadResourceList(d, r.Get("requests"), r.Path("requests"), false);
+  if (const YAML::Node os = spec_map.Get("os");
+      os.IsMap() && os["name"] && os["name"].IsScalar() && os["name"].Scalar() == "windows") {
+    d.Error(path, "Forbidden: may not be set for a windows pod");
+    return;
+  }
+  if (Present(r.Get("claims"))) {
+    d.Error(r.Path("claims"), "Forbidden: claims may not be set for Resources at pod-level");
+  }
+  if (level.requests.empty() && level.limits.empty()) return;
+  const size_t errors = d.error_count();
+  for (const auto* list : {&level.limits, &level.requests}) {
+    const std::string list_path = r.Path(list == &level.limits ? "limits" : "requests");
+    for (const auto& [name, q] : *list) {
+      if (!IsSupportedPodLevelResource(name.str())) {
+        d.Error(fmt::format("{}[{}]", list_path, name.str()),
+                fmt::format("Unsupported value: \"{}\": supported values: \"cpu\", "
+                            "\"hugepages-\", \"memory\"",
+                            name.str()));
+      }
+    }
+  }
+  if (d.error_count() != errors) return;
+
+  // Defaults (upstream defaultHugePagePodLimits and defaultPodRequests).
+  const Resource container_limits = ContainerLimitsSum(spec);
+  for (const auto& [name, value] : container_limits.scalar) {
+    if (IsHugePageResourceName(name.str()) && !level.requests.Get(name) &&
+        !level.limits.Get(name) && AnyContainerNames(spec, name, true)) {
+      level.limits.Set(name, Quantity::FromValue(value, QuantityFormat::kBinarySI));
+    }
+  }
+  if (!level.limits.empty()) {
+    const Resource container_requests = ContainerRequestsSum(spec);
+    for (std::string_view name : {kResourceCPU, kResourceMemory}) {
+      const Symbol symbol(name);
+      if (!level.requests.Get(symbol) && AnyContainerNames(spec, symbol, false)) {
+        level.requests.Set(symbol, SumQuantity(name, container_requests,
+                                               name == kResourceCPU ? QuantityFormat::kDecimalSI
+                                                                    : QuantityFormat::kBinarySI));
+      }
+    }
+    for (const auto& [name, q] : level.limits) {
+      if (!level.requests.Get(name)) level.requests.Set(name, q);
+    }
+  }
+
+  // Validation (upstream validatePodResources and validatePodResourceConsistency), of what a
+  // file says: what an API server serves it has validated already, by its own release's rules.
+  if (d.Served()) {
+    spec.resources = std::make_shared<const PodLevelResources>(std::move(level));
+    return;
+  }
+  const std::string requests_path = r.Path("requests");
+  bool cpu_or_memory = false;
+  bool hugepages = false;
+  for (const auto* list : {&level.limits, &level.requests}) {
+    for (const auto& [name, q] : *list) {
+      (IsHugePageResourceName(name.str()) ? hugepages : cpu_or_memory) = true;
+    }
+  }
+  for (const auto& [name, q] : level.requests) {
+    const Quantity* limit = level.limits.Get(name);
+    if (IsHugePageResourceName(name.str())) {
+      if (limit == nullptr) {
+        d.Error(r.Path("limits"),
+                "Required value: Limit must be set for non overcommitable resources");
+      } else if (q.Cmp(*limit) != 0) {
+        d.Error(requests_path, fmt::format("Invalid value: \"{}\": must be equal to {} limit of {}",
+                                           q.String(), name.str(), limit->String()));
+      }
+    } else if (limit != nullptr && q.Cmp(*limit) > 0) {
+      d.Error(requests_path,
+              fmt::format("Invalid value: \"{}\": must be less than or equal to {} limit of {}",
+                          q.String(), name.str(), limit->String()));
+    }
+  }
+  if (hugepages && !cpu_or_memory) d.Error(path, "Forbidden: HugePages require cpu or memory");
+  const Resource container_requests = ContainerRequestsSum(spec);
+  for (const auto& [name, q] : level.requests) {
+    if (!AnyContainerNames(spec, name, false)) continue;
+    const Quantity sum = SumQuantity(name.str(), container_requests, q.format());
+    if (sum.Cmp(q) > 0) {
+      d.Error(fmt::format("{}[{}]", requests_path, name.str()),
+              fmt::format("Invalid value: \"{}\": must be greater than or equal to aggregate "
+                          "container requests of {}",
+                          q.String(), sum.String()));
+    }
+  }
+  for (size_t i = 0; i < spec.containers.size(); ++i) {
+    for (const auto& [name, limit] : spec.containers[i].resources.limits) {
+      const Quantity* pod_limit = level.limits.Get(name);
+      if (pod_limit != nullptr && limit.Cmp(*pod_limit) > 0) {
+        d.Error(fmt::format("{}.containers[{}][{}].limits", path, i, name.str()),
+                fmt::format("Invalid value: \"{}\": must be less than or equal to pod limits of {}",
+                            limit.String(), pod_limit->String()));
+      }
+    }
+  }
+  if (!Features().Enabled(Feature::kPodLevelResources) && !d.Served()) {
+    d.Warn(path,
+           "the PodLevelResources feature gate is off: the API server drops the field, and "
+           "the pod counts its containers' requests");
+  }
+  spec.resources = std::make_shared<const PodLevelResources>(std::move(level));
+}
+
 PodSpec ReadPodSpec(Decoder& d, const YAML::Node& n, const std::string& path) {
   PodSpec spec;
   Map m(d, n, path);
@@ -584,10 +720,6 @@ PodSpec ReadPodSpec(Decoder& d, const YAML::Node& n, const std::string& path) {
            "os",
            "hostUsers",
            "hostnameOverride"});
-  // What the scheduler would read and muster does not model yet: refused, not ignored.
-  if (Present(m.Get("resources")) && !d.Served()) {
-    d.Error(m.Path("resources"), "Forbidden: muster does not model pod-level resources yet");
-  }
   ReadList(d, m.Get("resourceClaims"), m.Path("resourceClaims"),
            [&](const YAML::Node& item, const std::string& p) {
              spec.resource_claims.push_back(ReadPodResourceClaim(d, item, p, spec));
@@ -603,6 +735,7 @@ PodSpec ReadPodSpec(Decoder& d, const YAML::Node& n, const std::string& path) {
   if (spec.containers.empty()) d.Error(m.Path("containers"), "Required value");
   CheckContainerClaims(d, spec.init_containers, m.Path("initContainers"), spec.resource_claims);
   CheckContainerClaims(d, spec.containers, m.Path("containers"), spec.resource_claims);
+  ReadPodLevelResources(d, m, spec);
   spec.overhead = ReadResourceList(d, m.Get("overhead"), m.Path("overhead"), false);
   spec.node_name = Symbol(ReadString(d, m.Get("nodeName"), m.Path("nodeName")).value_or(""));
   spec.node_selector = ReadLabels(d, m.Get("nodeSelector"), m.Path("nodeSelector"));

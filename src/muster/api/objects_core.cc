@@ -10,18 +10,47 @@
 #include "muster/api/decoder.h"
 #include "muster/api/kinds.h"
 #include "muster/api/object_decoding.h"
+#include "muster/api/pod_resources.h"
 
 namespace muster::api::decoding {
 namespace {
+
+// A container's or the pod's allocatedResources and resources.requests (in-place resize): what
+// the kubelet admitted and what it applied; resources.limits and claims are the kubelet's.
+ResourcesStatus ReadResourcesStatus(Decoder& d, Map& m) {
+  ResourcesStatus status;
+  if (Present(m.Get("allocatedResources"))) {
+    status.allocated =
+        ReadResourceList(d, m.Get("allocatedResources"), m.Path("allocatedResources"), false);
+  }
+  Map r(d, m.Get("resources"), m.Path("resources"), Fields::kUnchecked);
+  if (Present(r.Get("requests"))) {
+    status.actuated = ReadResourceList(d, r.Get("requests"), r.Path("requests"), false);
+  }
+  return status;
+}
 
 Pod ReadPod(Decoder& d, Map& m) {
   Pod pod;
   pod.metadata = ReadObjectMeta<Pod>(d, m);
   pod.spec = ReadPodSpec(d, m.Get("spec"), "spec");
   Map s(d, m.Get("status"), "status");
-  s.Known({"message", "reason", "hostIP", "hostIPs", "podIP", "podIPs", "initContainerStatuses",
-           "containerStatuses", "ephemeralContainerStatuses", "qosClass", "resize",
-           "observedGeneration", "extendedResourceClaimStatus"});
+  s.Known({"message", "reason", "hostIP", "hostIPs", "podIP", "podIPs",
+           "ephemeralContainerStatuses", "qosClass", "resize", "observedGeneration",
+           "extendedResourceClaimStatus"});
+  PodResourcesStatus resources;
+  for (const char* field : {"containerStatuses", "initContainerStatuses"}) {
+    ReadList(d, s.Get(field), s.Path(field), [&](const YAML::Node& item, const std::string& p) {
+      Map cm(d, item, p, Fields::kUnchecked);
+      ContainerResourcesStatus status;
+      status.name = ReadString(d, cm.Get("name"), cm.Path("name")).value_or("");
+      status.resources = ReadResourcesStatus(d, cm);
+      if (status.resources.allocated || status.resources.actuated) {
+        resources.containers.push_back(std::move(status));
+      }
+    });
+  }
+  resources.pod = ReadResourcesStatus(d, s);
   ReadList(
       d, s.Get("resourceClaimStatuses"), s.Path("resourceClaimStatuses"),
       [&](const YAML::Node& item, const std::string& p) {
@@ -46,6 +75,12 @@ Pod ReadPod(Decoder& d, Map& m) {
   pod.status.nominated_node_name =
       Symbol(ReadString(d, s.Get("nominatedNodeName"), s.Path("nominatedNodeName")).value_or(""));
   pod.status.start_time = ReadTime(d, s.Get("startTime"), s.Path("startTime"));
+  // Kept only where PodRequests reads something the spec does not say: every running pod of a
+  // 1.33+ cluster reports its resources, nearly always the spec's own.
+  if (!resources.containers.empty() || resources.pod.allocated || resources.pod.actuated) {
+    pod.status.resources = std::make_shared<const PodResourcesStatus>(std::move(resources));
+    if (!StatusChangesRequests(pod)) pod.status.resources = nullptr;
+  }
   return pod;
 }
 

@@ -88,14 +88,14 @@ TEST(PodRequestsTest, NonZeroDefaultsApplyPerContainerWhenMissing) {
   Resource plain = PodRequests(pod);
   EXPECT_EQ(plain.milli_cpu, 250);
   EXPECT_EQ(plain.memory, 0);
-  Resource non_zero = PodRequests(pod, /*non_zero=*/true);
+  Resource non_zero = PodRequests(pod, {.non_zero = true});
   EXPECT_EQ(non_zero.milli_cpu, 100 + 250);
   EXPECT_EQ(non_zero.memory, 2 * 200 * 1024 * 1024);
 }
 
 TEST(PodRequestsTest, ExplicitZeroIsNotDefaulted) {
   Pod pod = MakePod().Req({{"cpu", "0"}, {"memory", "0"}}).Obj();
-  Resource non_zero = PodRequests(pod, true);
+  Resource non_zero = PodRequests(pod, {.non_zero = true});
   EXPECT_EQ(non_zero.milli_cpu, 0);
   EXPECT_EQ(non_zero.memory, 0);
 }
@@ -165,6 +165,185 @@ TEST(PodRequestsTest, HugeRequestsSaturate) {
   node.Sub(r);
   EXPECT_EQ(node.memory, INT64_MIN);
   EXPECT_EQ(node.Scalar(Symbol("example.com/gpu")), INT64_MIN);
+}
+
+// ---- Pod-level resources (KEP-2837), as upstream's resourcehelper.PodRequests and the
+// scheduler's PodInfo.calculateResource and calculatePodResourceRequest count them ----
+
+TEST(PodLevelResourcesTest, PodLevelRequestReplacesTheContainersSumForWhatItNames) {
+  // cpu: the pod-level 3 stands for the containers' 1 + 1; memory is not named, so the
+  // containers' sum stays; the overhead comes on top of both.
+  Pod pod = MakePod()
+                .Req({{"cpu", "1"}, {"memory", "1Gi"}})
+                .Req({{"cpu", "1"}, {"memory", "1Gi"}})
+                .PodReq({{"cpu", "3"}})
+                .Overhead({{"cpu", "250m"}})
+                .Obj();
+  const Resource r = PodRequests(pod);
+  EXPECT_EQ(r.milli_cpu, 3250);
+  EXPECT_EQ(r.memory, int64_t{2} << 30);
+  EXPECT_EQ(PodFitRequests(pod).milli_cpu, 3250);
+  EXPECT_TRUE(HasPodLevelRequests(pod));
+}
+
+TEST(PodLevelResourcesTest, HugePagesAtPodLevelAndExtendedResourcesFromContainers) {
+  Pod pod = MakePod()
+                .Req({{"nvidia.com/gpu", "2"}})
+                .PodReq({{"cpu", "2"}, {"hugepages-2Mi", "8Mi"}})
+                .Obj();
+  const Resource r = PodRequests(pod);
+  EXPECT_EQ(r.Scalar(Symbol("hugepages-2Mi")), 8 << 20);
+  EXPECT_EQ(r.Scalar(Symbol("nvidia.com/gpu")), 2);
+}
+
+TEST(PodLevelResourcesTest, NodeNonZeroDefaultsOnlyWhatNothingNames) {
+  // Without pod-level requests, each container missing cpu (memory) counts the default.
+  Pod plain = MakePod().Req({{"memory", "1Gi"}}).Req({}).Obj();
+  EXPECT_EQ(PodNonZeroRequests(plain).milli_cpu, 2 * kDefaultMilliCPURequest);
+  EXPECT_EQ(PodNonZeroRequests(plain).memory, (int64_t{1} << 30) + kDefaultMemoryRequest);
+
+  // With them, memory is named by one container: no default for the other; cpu is named at pod
+  // level.
+  Pod level = MakePod().Req({{"memory", "1Gi"}}).Req({}).PodReq({{"cpu", "2"}}).Obj();
+  EXPECT_EQ(PodNonZeroRequests(level).milli_cpu, 2000);
+  EXPECT_EQ(PodNonZeroRequests(level).memory, int64_t{1} << 30);
+
+  // Nothing names memory: the default, once per container, as upstream's NonMissing list adds it.
+  Pod unnamed = MakePod().Req({}).Req({}).PodReq({{"cpu", "2"}}).Obj();
+  EXPECT_EQ(PodNonZeroRequests(unnamed).milli_cpu, 2000);
+  EXPECT_EQ(PodNonZeroRequests(unnamed).memory, 2 * kDefaultMemoryRequest);
+}
+
+TEST(PodLevelResourcesTest, ScoringDefaultsEachContainerBeforeThePodLevelFigures) {
+  // calculatePodResourceRequest: the per-container defaults always apply, then the pod-level
+  // cpu replaces the cpu sum; memory keeps the defaulted container's 200Mi beside the 1Gi.
+  Pod pod = MakePod().Req({{"memory", "1Gi"}}).Req({}).PodReq({{"cpu", "2"}}).Obj();
+  const Resource scored = PodRequests(pod, {.non_zero = true});
+  EXPECT_EQ(scored.milli_cpu, 2000);
+  EXPECT_EQ(scored.memory, (int64_t{1} << 30) + kDefaultMemoryRequest);
+}
+
+TEST(PodLevelResourcesTest, UnsupportedNamesDoNotCount) {
+  EXPECT_TRUE(IsSupportedPodLevelResource("cpu"));
+  EXPECT_TRUE(IsSupportedPodLevelResource("memory"));
+  EXPECT_TRUE(IsSupportedPodLevelResource("hugepages-1Gi"));
+  EXPECT_FALSE(IsSupportedPodLevelResource("ephemeral-storage"));
+  EXPECT_FALSE(IsSupportedPodLevelResource("nvidia.com/gpu"));
+}
+
+// ---- In-place resize (KEP-1287): what the kubelet allocated and actuated counts beside the
+// spec (upstream AggregateContainerRequests with UseStatusResources) ----
+
+TEST(ResizeTest, ShrinkInProgressCountsTheLargerActuatedValue) {
+  // The spec shrank to 1 cpu; the kubelet has admitted it but still runs the container at 2.
+  Pod pod = MakePod()
+                .Req({{"cpu", "1"}})
+                .ContainerStatus("c0", {{"cpu", "1"}}, {{"cpu", "2"}})
+                .NodeName("n")
+                .Obj();
+  EXPECT_EQ(PodRequests(pod).milli_cpu, 2000);
+  EXPECT_EQ(PodFitRequests(pod).milli_cpu, 2000);
+  EXPECT_EQ(PodRequests(pod, {.use_status = false}).milli_cpu, 1000);
+  EXPECT_TRUE(StatusChangesRequests(pod));
+}
+
+TEST(ResizeTest, GrowthNotYetAdmittedCountsTheSpec) {
+  Pod pod = MakePod()
+                .Req({{"cpu", "3"}})
+                .ContainerStatus("c0", {{"cpu", "2"}}, {{"cpu", "2"}})
+                .Obj();
+  EXPECT_EQ(PodRequests(pod).milli_cpu, 3000);
+}
+
+TEST(ResizeTest, DeferredGrowthStillCountsTheSpec) {
+  Pod pod = MakePod()
+                .Req({{"cpu", "3"}})
+                .ContainerStatus("c0", {{"cpu", "2"}}, {{"cpu", "2"}})
+                .ResizePending("Deferred")
+                .Obj();
+  EXPECT_EQ(PodRequests(pod).milli_cpu, 3000);
+}
+
+TEST(ResizeTest, InfeasibleResizeCountsWhatTheKubeletHas) {
+  // The spec asks for 8 cpu the node cannot give: the pod keeps running at 1.
+  Pod pod = MakePod()
+                .Req({{"cpu", "8"}})
+                .ContainerStatus("c0", {{"cpu", "1"}}, {{"cpu", "1"}})
+                .ResizePending("Infeasible")
+                .Obj();
+  EXPECT_EQ(PodRequests(pod).milli_cpu, 1000);
+  EXPECT_TRUE(IsPodResizeInfeasible(pod));
+}
+
+TEST(ResizeTest, InfeasibleResizeCountsNothingForAContainerWithoutStatus) {
+  // Upstream's containerAllocatedRequests and containerActuatedRequests give nil for it.
+  Pod pod = MakePod()
+                .Req({{"cpu", "8"}})
+                .Req({{"cpu", "2"}})
+                .ContainerStatus("c0", {{"cpu", "1"}}, {{"cpu", "1"}})
+                .ResizePending("Infeasible")
+                .Obj();
+  EXPECT_EQ(PodRequests(pod).milli_cpu, 1000);
+}
+
+TEST(ResizeTest, ActuatedFallsBackToAllocated) {
+  // No resources.requests reported: the actuated sum reads allocatedResources.
+  Pod pod = MakePod()
+                .Req({{"memory", "1Gi"}})
+                .ContainerStatus("c0", {{"memory", "2Gi"}}, {})
+                .Obj();
+  EXPECT_EQ(PodRequests(pod).memory, int64_t{2} << 30);
+}
+
+TEST(ResizeTest, SumsAreTakenWholeBeforeTheLarger) {
+  // spec 1 + 1 = 2, actuated 2 + 0.5 = 2.5: 2.5, not the per-container larger 2 + 1 = 3.
+  Pod pod = MakePod()
+                .Req({{"cpu", "1"}})
+                .Req({{"cpu", "1"}})
+                .ContainerStatus("c0", {}, {{"cpu", "2"}})
+                .ContainerStatus("c1", {}, {{"cpu", "500m"}})
+                .Obj();
+  EXPECT_EQ(PodRequests(pod).milli_cpu, 2500);
+}
+
+TEST(ResizeTest, SidecarStatusCounts) {
+  Pod pod = MakePod()
+                .InitReq({{"cpu", "1"}}, /*sidecar=*/true)
+                .Req({{"cpu", "1"}})
+                .ContainerStatus("init0", {{"cpu", "1"}}, {{"cpu", "3"}})
+                .Obj();
+  EXPECT_EQ(PodRequests(pod).milli_cpu, 4000);
+}
+
+TEST(ResizeTest, PodLevelStatusStandsForTheContainersWhenBothAreReported) {
+  // The kubelet's pod-level figures (InPlacePodLevelResourcesVerticalScaling, beta in 1.36).
+  Pod pod = MakePod()
+                .Req({{"cpu", "1"}})
+                .ContainerStatus("c0", {{"cpu", "1"}}, {{"cpu", "1"}})
+                .PodStatusResources({{"cpu", "1"}}, {{"cpu", "3"}})
+                .Obj();
+  EXPECT_EQ(PodRequests(pod).milli_cpu, 3000);
+}
+
+TEST(ResizeTest, PodLevelRequestsResizedCountTheLargerLessTheOverhead) {
+  // Pod-level cpu shrank to 2; the kubelet still applies 4 to the pod, overhead (500m) included.
+  Pod pod = MakePod()
+                .Req({{"cpu", "1"}})
+                .PodReq({{"cpu", "2"}})
+                .Overhead({{"cpu", "500m"}})
+                .PodStatusResources({{"cpu", "2500m"}}, {{"cpu", "4500m"}})
+                .Obj();
+  EXPECT_EQ(PodRequests(pod).milli_cpu, 4000 + 500);
+  EXPECT_EQ(PodRequests(pod, {.use_status = false}).milli_cpu, 2000 + 500);
+}
+
+TEST(ResizeTest, StatusThatSaysWhatTheSpecSaysChangesNothing) {
+  Pod pod = MakePod()
+                .Req({{"cpu", "1"}, {"memory", "1Gi"}})
+                .ContainerStatus("c0", {{"cpu", "1"}, {"memory", "1Gi"}},
+                                 {{"cpu", "1"}, {"memory", "1Gi"}})
+                .Obj();
+  EXPECT_FALSE(StatusChangesRequests(pod));
 }
 
 TEST(ResourceTest, ToListPrintsCanonically) {

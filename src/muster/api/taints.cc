@@ -42,6 +42,13 @@ std::string Join(const std::vector<std::string>& parts, std::string_view separat
 
 }  // namespace
 
+std::string FormatTaint(const Taint& taint) {
+  std::string out(taint.key.str());
+  if (!taint.value.empty()) out.append("=").append(taint.value.str());
+  out.append(":").append(TaintEffectName(taint.effect));
+  return out;
+}
+
 std::string_view TaintEffectName(TaintEffect effect) {
   const auto index = static_cast<size_t>(effect);
   return index < kEffectNames.size() ? kEffectNames[index] : std::string_view("Unknown");

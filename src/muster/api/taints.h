@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -35,6 +36,10 @@ struct Taint {
 
   friend bool operator==(const Taint&, const Taint&) = default;
 };
+
+// As kubectl and upstream's Taint.ToString print it: "key=value:effect", "key:effect" without a
+// value.
+std::string FormatTaint(const Taint& taint);
 
 // The API's empty operator means Equal; ParseTolerationOperator maps it so.
 enum class TolerationOperator : uint8_t { kEqual, kExists };

@@ -182,10 +182,19 @@ bool ConditionChanges(const std::vector<PodCondition>& conditions, const PodCond
 // time stays the old one when the status does not change, as Kubernetes keeps it.
 void SetCondition(std::vector<PodCondition>& conditions, PodCondition condition);
 
+// Pod-level resources (spec.resources, KEP-2837): what the pod as a whole requests and is
+// limited to, for cpu, memory and hugepages-*.
+struct PodLevelResources {
+  ResourceList requests;
+  ResourceList limits;
+};
+
 struct PodSpec {
   std::vector<Container> init_containers;
   std::vector<Container> containers;
   ResourceList overhead;
+  // Null when the pod sets none (nearly every pod): 16 bytes, not two lists, for the others.
+  std::shared_ptr<const PodLevelResources> resources;
   Symbol node_name;
   LabelSet node_selector;
   std::optional<Affinity> affinity;
@@ -212,12 +221,33 @@ struct PodSpec {
   Symbol scheduling_group;
 };
 
+// What the kubelet reports having admitted (allocatedResources) and applied (resources.requests)
+// for a container or the whole pod (in-place resize, KEP-1287; the pod's own since 1.36). An
+// absent list is absent, not empty: upstream falls back differently for each.
+struct ResourcesStatus {
+  std::optional<ResourceList> allocated;
+  std::optional<ResourceList> actuated;
+};
+
+struct ContainerResourcesStatus {
+  std::string name;  // of a container or an init container (names are unique across both)
+  ResourcesStatus resources;
+};
+
+struct PodResourcesStatus {
+  std::vector<ContainerResourcesStatus> containers;  // containerStatuses, initContainerStatuses
+  ResourcesStatus pod;                               // status.allocatedResources, status.resources
+};
+
 struct PodStatus {
   PodPhase phase = PodPhase::kPending;
   std::vector<PodCondition> conditions;
   Symbol nominated_node_name;
   std::optional<Time> start_time;
   std::vector<PodResourceClaimStatus> resource_claim_statuses;
+  // The resources the kubelet reports, kept only where they differ from the spec or a resize is
+  // infeasible (what PodRequests reads); null otherwise, as for every pod not yet running.
+  std::shared_ptr<const PodResourcesStatus> resources;
 };
 
 struct Pod {

@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "muster/api/feature_gates.h"
 #include "muster/cli/bench.h"
 #include "muster/cli/completion.h"
 #include "muster/cli/explain.h"
@@ -246,8 +247,13 @@ int main(int argc, char** argv) {
                   "masked)");
   run->add_option("--logging-format", run_flags.logging_format, "text (klog's) or json")
       ->default_val("text");
+  std::string feature_gates;
   for (CLI::App* sub : {validate, simulate, explain, bench, run}) {
     sub->set_version_flag("--version", kVersion, "Print the version and exit");
+    sub->add_option("--feature-gates", feature_gates,
+                    "Kubernetes feature gates as kube-scheduler takes them (key=value pairs, "
+                    "comma-separated); 1.37's defaults otherwise, see the README's \"Which "
+                    "Kubernetes\"");
   }
 
   try {
@@ -265,6 +271,19 @@ int main(int argc, char** argv) {
     return muster::cli::WriteCompletion(app, completion_shell, std::cout)
                ? 0
                : muster::cli::kExitBadInput;
+  }
+  // The gates are the process's before anything is decoded or scheduled (upstream's
+  // DefaultFeatureGate, set from --feature-gates).
+  if (!feature_gates.empty()) {
+    muster::api::FeatureGates gates = muster::api::Features();
+    std::string error;
+    std::vector<std::string> warnings;
+    if (!gates.Apply(feature_gates, &error, &warnings)) {
+      std::cerr << "error: --feature-gates: " << error << "\n";
+      return muster::cli::kExitBadInput;
+    }
+    for (const std::string& w : warnings) std::cerr << "warning: " << w << "\n";
+    muster::api::SetFeatures(gates);
   }
   const muster::api::FieldValidation field_validation =
       *muster::api::ParseFieldValidation(validate_fields);

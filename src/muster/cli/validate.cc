@@ -290,6 +290,18 @@ Listing Describe(const api::SchedulerConfiguration& c) {
                                 extenders.empty() ? "" : " extenders " + extenders)};
 }
 
+// The configuration versions kube-scheduler has dropped, and muster still reads (the seeds write
+// v1beta2): the release that dropped each and the last that reads it.
+struct DroppedVersion {
+  std::string_view api_version;
+  std::string_view refused_since;
+  std::string_view last_read_by;
+};
+constexpr DroppedVersion kDroppedVersions[] = {
+    {"kubescheduler.config.k8s.io/v1beta2", "1.28", "1.27"},
+    {"kubescheduler.config.k8s.io/v1beta3", "1.29", "1.28"},
+};
+
 }  // namespace
 
 int RunValidate(const std::vector<std::string>& paths, const std::string& config_path,
@@ -309,6 +321,14 @@ int RunValidate(const std::vector<std::string>& paths, const std::string& config
     for (std::string& e : host::ValidateConfiguration(config, plugins::InTreeRegistry(),
                                                       plugins::DefaultPlugins())) {
       errors.push_back(std::move(e));
+    }
+    for (const DroppedVersion& v : kDroppedVersions) {
+      if (config.api_version != v.api_version) continue;
+      err << fmt::format(
+          "warning: {}: kube-scheduler {} and later refuse {} (muster reads it); {} is the last "
+          "release that reads it: kubescheduler.config.k8s.io/v1 is read by every release since "
+          "1.25\n",
+          config.source, v.refused_since, v.api_version, v.last_read_by);
     }
   }
   if (!errors.empty()) {

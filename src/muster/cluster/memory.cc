@@ -154,6 +154,14 @@ Status MemoryCluster::UpdatePodCondition(const api::Pod& pod, const api::PodCond
   return ReplacePod(it, std::move(updated));
 }
 
+Status MemoryCluster::NominatePod(const api::Pod& pod, api::Symbol node) {
+  auto it = FindPod(pod.metadata.Key());
+  if (it == MutableObjects<api::Pod>().end()) return NotFound("pods", pod.metadata.Key());
+  api::Pod updated = *it->second;
+  updated.status.nominated_node_name = node;
+  return ReplacePod(it, std::move(updated));
+}
+
 Status MemoryCluster::DeletePod(const api::Pod& pod) {
   auto it = FindPod(pod.metadata.Key());
   if (it == MutableObjects<api::Pod>().end()) return NotFound("pods", pod.metadata.Key());

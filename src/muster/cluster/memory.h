@@ -79,6 +79,7 @@ class MemoryCluster final : public Cluster {
   }
   framework::Status UpdatePodCondition(const api::Pod& pod, const api::PodCondition& condition,
                                        const std::optional<std::string>& nominated_node) override;
+  framework::Status NominatePod(const api::Pod& pod, api::Symbol node) override;
   framework::Status DeletePod(const api::Pod& pod) override;
   framework::Status UpdatePodGroupStatus(const api::PodGroup& group,
                                          const api::PodGroup::Status& status) override;

@@ -69,6 +69,10 @@ class ClusterClient {
   // `nominated_node` is set, status.nominatedNodeName ("" clears it).
   virtual Status UpdatePodCondition(const api::Pod& pod, const api::PodCondition& condition,
                                     const std::optional<std::string>& nominated_node) = 0;
+  // Sets status.nominatedNodeName alone: the node the scheduler expects to bind the pod to
+  // while Permit holds it or a PreBind plugin acts (KEP-5278, 1.35), which the API server
+  // clears when the pod is bound. Written in order with the pod's other status writes.
+  virtual Status NominatePod(const api::Pod& pod, api::Symbol node) = 0;
   // Deletes a pod (preemption victims).
   virtual Status DeletePod(const api::Pod& pod) = 0;
   virtual Status UpdatePodGroupStatus(const api::PodGroup& group,

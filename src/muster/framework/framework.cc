@@ -618,6 +618,18 @@ Status Framework::PermitPoint(CycleState& state, const PodInfo& pod, api::Symbol
   return Status::OK();
 }
 
+Status Framework::RunPreBindPreFlights(const CycleState& state, const PodInfo& pod,
+                                       api::Symbol node) const {
+  bool acts = false;
+  for (const PreBindPlugin* pl : plugins_.pre_bind) {
+    Status s = pl->PreBindPreFlight(state, pod, node);
+    if (s.IsSkip()) continue;
+    if (!s.IsSuccess()) return AsError("PreBindPreFlight", pl->Name(), s);
+    acts = true;
+  }
+  return acts ? Status::OK() : Status(Code::kSkip);
+}
+
 Status Framework::RunPreBindPlugins(CycleState& state, const PodInfo& pod, api::Symbol node,
                                     size_t* next) const {
   return Measured(ExtensionPoint::kPreBind, [&] {

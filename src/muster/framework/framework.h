@@ -136,6 +136,10 @@ class Framework final : public Handle {
   // Wait, stamped with the plugin, when one waits (PreBindPlugin), *next then its position for
   // RunPreBindWait and, once it lets the pod go on, the call that resumes after it; or the first
   // rejection or error.
+  // Upstream RunPreBindPreFlights: Success when a PreBind plugin will act for the pod, Skip
+  // when none will, or the first other answer (an Error).
+  Status RunPreBindPreFlights(const CycleState& state, const PodInfo& pod,
+                              api::Symbol node) const;
   Status RunPreBindPlugins(CycleState& state, const PodInfo& pod, api::Symbol node,
                            size_t* next = nullptr) const;
   // Asks the plugin at `index`, which returned Wait from PreBind, whether the pod may go on:

@@ -267,6 +267,11 @@ class PreBindPlugin : public virtual Plugin {
   // for the cluster to act on them (VolumeBinding waits for its claims to be bound); PreBindWait
   // then says when it may go on. The plugins after it run only then.
   virtual Status PreBind(CycleState& state, const PodInfo& pod, api::Symbol node) = 0;
+  // Whether PreBind will act for the pod (upstream PreBindPreFlight, KEP-5278): Success when it
+  // will write something, Skip when it will not. Asked on the scheduler's thread as the binding
+  // begins; reads the cycle state, writes nothing.
+  virtual Status PreBindPreFlight(const CycleState& state, const PodInfo& pod,
+                                  api::Symbol node) const = 0;
   // Asked on the scheduler's thread once the cluster has taken in what happened at the instant
   // PreBind returned Wait, then whenever the cluster changes and every kPreBindPollPeriod, with
   // how long the pod has waited so far (upstream polls each second from the first second on:

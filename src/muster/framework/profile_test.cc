@@ -86,6 +86,9 @@ class PermitPoint : public virtual PermitPlugin {
 class PreBindPoint : public virtual PreBindPlugin {
  public:
   Status PreBind(CycleState&, const PodInfo&, api::Symbol) override { return Status::OK(); }
+  Status PreBindPreFlight(const CycleState&, const PodInfo&, api::Symbol) const override {
+    return Status::OK();
+  }
 };
 class BindPoint : public virtual BindPlugin {
  public:
@@ -143,6 +146,7 @@ class FakeServices final : public SchedulerServices,
   WaitingPod* Get(std::string_view) override { return nullptr; }
 
   Status Bind(const api::Pod&, api::Symbol) override { return Status::OK(); }
+  Status NominatePod(const api::Pod&, api::Symbol) override { return Status::OK(); }
   Status UpdatePodCondition(const api::Pod&, const api::PodCondition&,
                             const std::optional<std::string>&) override {
     return Status::OK();

@@ -8,6 +8,7 @@
 
 #include "muster/api/gang.h"
 #include "muster/api/pod_claims.h"
+#include "muster/api/taints.h"
 #include "muster/report/simulation_output.h"
 #include "muster/report/text.h"
 
@@ -35,7 +36,18 @@ json OutcomesJson(const std::vector<AttemptTrace::Outcome>& outcomes) {
   return out;
 }
 
-json FilterJson(const AttemptTrace& trace) {
+// The taint a TaintToleration rejection stands for: the scheduler's reason does not name it (a
+// pod's status is read by more people than its author), explain does, for whoever runs it.
+std::string UntoleratedTaint(const sim::Simulation& sim, const api::Pod& pod,
+                             const std::string& node_name) {
+  const api::Node* node = sim.cluster().Get<api::Node>(node_name);
+  if (node == nullptr) return "";
+  const api::Taint* taint = api::FindMatchingUntoleratedTaint(
+      node->spec.taints, pod.spec.tolerations, api::BlocksScheduling);
+  return taint != nullptr ? api::FormatTaint(*taint) : "";
+}
+
+json FilterJson(const sim::Simulation& sim, const api::Pod& pod, const AttemptTrace& trace) {
   json filter;
   filter["plugins"] = trace.filter_plugins;
   json skipped = json::array();
@@ -58,6 +70,11 @@ json FilterJson(const AttemptTrace& trace) {
       n["plugin"] = trace.filter_plugins.at(static_cast<size_t>(last.plugin));
       n["code"] = Name(last.code);
       n["reason"] = last.reason;
+      if (n["plugin"] == "TaintToleration") {
+        if (std::string taint = UntoleratedTaint(sim, pod, node); !taint.empty()) {
+          n["taint"] = std::move(taint);
+        }
+      }
     }
     if (record.nominated_pods > 0) {
       n["nominatedPods"] = record.nominated_pods;
@@ -294,7 +311,7 @@ nlohmann::ordered_json BuildExplanation(const sim::Simulation& sim, const api::P
       a["nominatedNode"] = std::move(n);
     }
     a["preFilter"] = OutcomesJson(trace->pre_filter);
-    a["filter"] = FilterJson(*trace);
+    a["filter"] = FilterJson(sim, pod, *trace);
     a["preScore"] = OutcomesJson(trace->pre_score);
     a["score"] = ScoreJson(*trace);
     json post;
@@ -320,6 +337,13 @@ nlohmann::ordered_json BuildExplanation(const sim::Simulation& sim, const api::P
 namespace {
 
 std::string Str(const json& j) { return j.is_string() ? j.get<std::string>() : j.dump(); }
+
+// A rejected node's reason, with the taint it stands for where explain knows it.
+std::string Reason(const json& node) {
+  std::string reason = Str(node["reason"]);
+  if (node.contains("taint")) reason += ": " + Str(node["taint"]);
+  return reason;
+}
 
 void PrintOutcomes(const char* title, const json& outcomes, std::ostream& out) {
   if (outcomes.empty()) return;
@@ -394,7 +418,7 @@ void PrintFilter(const json& filter, size_t top, std::ostream& out) {
   if (rejected.size() <= top) {
     for (const json* n : rejected) {
       rows.push_back({"  " + Str((*n)["node"]), "Rejected", Str((*n)["plugin"]),
-                      Str((*n)["reason"]) + with_nominated(*n)});
+                      Reason(*n) + with_nominated(*n)});
     }
     PrintColumns(rows, out);
     return;
@@ -403,7 +427,7 @@ void PrintFilter(const json& filter, size_t top, std::ostream& out) {
   // Many rejections: one line per plugin and reason, in order of count.
   std::map<std::pair<std::string, std::string>, std::vector<std::string>> by_reason;
   for (const json* n : rejected) {
-    by_reason[{Str((*n)["plugin"]), Str((*n)["reason"])}].push_back(Str((*n)["node"]));
+    by_reason[{Str((*n)["plugin"]), Reason(*n)}].push_back(Str((*n)["node"]));
   }
   std::vector<std::pair<std::pair<std::string, std::string>, std::vector<std::string>>> sorted(
       by_reason.begin(), by_reason.end());

@@ -54,7 +54,7 @@ struct Scheduler::Diagnosis {
     return msg;
   }
   // Why the pod fits no node, without the lead-in: PreFilter's message, or the rejections by
-  // node ("1 node(s) had untolerated taint {dedicated: gpu}, 2 Insufficient cpu").
+  // node ("1 node(s) had untolerated taint(s), 2 Insufficient cpu").
   std::string Reasons() const {
     if (!pre_filter_msg.empty()) return pre_filter_msg;
     return fmt::format("{}", fmt::join(statuses.ReasonCounts(num_all_nodes), ", "));
@@ -86,6 +86,8 @@ struct Scheduler::BindingContext {
   bool committed = false;
   // The PreBind plugin to run next, or the one the binding waits on (see PreBindPlugin).
   size_t pre_bind_next = 0;
+  // Nominated to its node as its binding began (SchedulerOptions::nominate_expected_node).
+  bool nominated = false;
 };
 
 }  // namespace muster::scheduler

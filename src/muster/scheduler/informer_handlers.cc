@@ -1,10 +1,10 @@
 // The scheduler's informer handlers (upstream eventhandlers.go): what each cluster event does to
 // the store, the cache and the queue. Which actions an update amounts to is update_actions.cc's.
 
+#include <fmt/format.h>
+
 #include <array>
 #include <tuple>
-
-#include <fmt/format.h>
 
 #include "muster/scheduler/scheduler.h"
 #include "muster/scheduler/update_actions.h"
@@ -166,6 +166,10 @@ void Scheduler::OnUpdate<api::Pod>(const api::PodPtr& old_ptr, const api::PodPtr
     queue_.Delete(new_pod);
     return;
   }
+  // A pod assumed on a node, its binding under way, is the cache's until the binding lands: its
+  // nomination to that node (KEP-5278) must not count it a second time among the node's
+  // nominated pods (upstream's update handler passes over assumed pods).
+  if (assumed != nullptr) return;
   // A nomination cleared (by preemption of a higher-priority pod, or by hand) releases the room
   // the nominator kept for the pod; one set on the pod (by an earlier run of the scheduler) keeps
   // room there.

@@ -24,6 +24,8 @@ struct SchedulingQueue::Entry {
   // In backoffQ until a rejection lapses: a retry is due, unless nothing changed since the
   // rejection was decided (it would only be decided again).
   bool timed_retry = false;
+  // In error_backoff_ rather than backoff_ (set when moved to backoffQ).
+  bool error_backoff = false;
   uint64_t popped_at_event = 0;
   // change_seq_ when last popped; a pod never popped has seen no state at all.
   uint64_t popped_at_change = UINT64_MAX;
@@ -139,15 +141,26 @@ SchedulingQueue::SchedulingQueue(QueueOptions options, const QueueProfiles& prof
     : options_(options), profiles_(profiles), clock_(clock) {
   active_ = std::make_unique<Heap>(
       [this](const Entry& a, const Entry& b) { return profiles_.Compare(a.info, b.info); });
+  // Pods whose backoff ends in the same window go in activeQ's order (upstream
+  // lessBackoffCompletedWithPriority).
   backoff_ = std::make_unique<Heap>([this](const Entry& a, const Entry& b) {
-    return framework::ThreeWay(BackoffExpiry(a), BackoffExpiry(b));
+    const int by_expiry = framework::ThreeWay(BackoffExpiry(a), BackoffExpiry(b));
+    if (by_expiry != 0 || !options_.pop_from_backoff) return by_expiry;
+    return profiles_.Compare(a.info, b.info);
+  });
+  error_backoff_ = std::make_unique<Heap>([this](const Entry& a, const Entry& b) {
+    return framework::ThreeWay(BackoffCompletes(a), BackoffCompletes(b));
   });
 }
 
 SchedulingQueue::~SchedulingQueue() = default;
 
 size_t SchedulingQueue::NumActive() const { return active_->size(); }
-size_t SchedulingQueue::NumBackoff() const { return backoff_->size(); }
+
+bool SchedulingQueue::CanPop() const {
+  return !active_->empty() || (options_.pop_from_backoff && !backoff_->empty());
+}
+size_t SchedulingQueue::NumBackoff() const { return backoff_->size() + error_backoff_->size(); }
 
 SchedulingQueue::Entry* SchedulingQueue::Find(const std::string& key) const {
   auto it = pods_.find(key);
@@ -185,7 +198,7 @@ void SchedulingQueue::Detach(Entry* e) {
       active_->Remove(e);
       break;
     case Where::kBackoff:
-      backoff_->Remove(e);
+      BackoffHeap(*e).Remove(e);
       break;
     case Where::kUnschedulable:
       IndexUnschedulable(e, false);
@@ -269,8 +282,11 @@ void SchedulingQueue::MoveToActive(Entry* e) {
 void SchedulingQueue::MoveToBackoff(Entry* e) {
   Detach(e);
   e->where = Where::kBackoff;
-  backoff_->Push(e);
-  clock_.AddTimer(BackoffExpiry(*e), [this] { FlushBackoffCompleted(); });
+  // An error, not a rejection; or a rejection that lapses at a time, not with an event.
+  e->error_backoff = (e->info.unschedulable_plugins.empty() && e->info.pending_plugins.empty()) ||
+                     e->info.backoff_until > e->info.timestamp;
+  BackoffHeap(*e).Push(e);
+  clock_.AddTimer(BackoffCompletes(*e), [this] { FlushBackoffCompleted(); });
   Incoming(framework::QueueName::kBackoff);
   LogMove(e->info, "Backoff");
 }
@@ -318,7 +334,7 @@ void SchedulingQueue::Update(const api::Pod& old_pod, framework::PodInfoPtr new_
       active_->Fix(e);
       return;
     case Where::kBackoff:
-      backoff_->Fix(e);
+      BackoffHeap(*e).Fix(e);
       return;
     case Where::kInFlight:
       return;
@@ -357,6 +373,12 @@ void SchedulingQueue::Delete(const api::Pod& pod) {
 }
 
 std::optional<QueuedPodInfo> SchedulingQueue::Pop() {
+  // Rather than wait while pods back off, take the next of those plugins rejected (upstream's
+  // popBackoff when activeQ is empty), through PreEnqueue as every move to activeQ.
+  if (options_.pop_from_backoff && active_->empty() && !backoff_->empty()) {
+    const Cause cause(this, "PopFromBackoffQ");
+    while (active_->empty() && !backoff_->empty()) MoveToActive(backoff_->Top());
+  }
   if (active_->empty()) return std::nullopt;
   return StartFlight(active_->Top());
 }
@@ -556,8 +578,22 @@ void SchedulingQueue::Reorder(std::span<const std::string> pod_keys) {
   }
 }
 
+namespace {
+
+// Backoffs end in windows of a whole second with SchedulerPopFromBackoffQ (upstream
+// backoffQOrderingWindowDuration): the start of the window holding `t`.
+constexpr api::Duration kBackoffWindow = std::chrono::seconds(1);
+
+api::Time WindowOf(api::Time t) {
+  api::Duration into = t.time_since_epoch() % kBackoffWindow;
+  if (into < api::Duration::zero()) into += kBackoffWindow;
+  return t - into;
+}
+
+}  // namespace
+
 bool SchedulingQueue::IsBackingOff(const Entry& e) const {
-  return BackoffExpiry(e) > clock_.Now();
+  return BackoffCompletes(e) > clock_.Now();
 }
 
 api::Time SchedulingQueue::BackoffExpiry(const Entry& e) const {
@@ -570,14 +606,29 @@ api::Time SchedulingQueue::BackoffExpiry(const Entry& e) const {
     }
     d += d;
   }
-  return std::max(e.info.timestamp + std::min(d, options_.max_backoff), e.info.backoff_until);
+  const api::Time end = e.info.timestamp + std::min(d, options_.max_backoff);
+  return options_.pop_from_backoff ? WindowOf(end) : end;
+}
+
+api::Time SchedulingQueue::BackoffCompletes(const Entry& e) const {
+  api::Time done = BackoffExpiry(e);
+  // A pod whose backoff ends in a window is still backing off until the window is over
+  // (upstream isPodBackingoff), as the whole window is flushed at once.
+  if (options_.pop_from_backoff && e.info.attempts != 0) done += kBackoffWindow;
+  return std::max(done, e.info.backoff_until);
+}
+
+SchedulingQueue::Heap& SchedulingQueue::BackoffHeap(const Entry& e) const {
+  return e.error_backoff ? *error_backoff_ : *backoff_;
 }
 
 void SchedulingQueue::FlushBackoffCompleted() {
   const api::Time now = clock_.Now();
   const Cause cause(this, "BackoffComplete");
-  while (!backoff_->empty() && BackoffExpiry(*backoff_->Top()) <= now) {
-    MoveToActive(backoff_->Top());
+  for (Heap* heap : {backoff_.get(), error_backoff_.get()}) {
+    // backoff_ is ordered by the window its backoffs end in, error_backoff_ by when they
+    // complete: in either, the first still backing off ends the flush.
+    while (!heap->empty() && BackoffCompletes(*heap->Top()) <= now) MoveToActive(heap->Top());
   }
 }
 
@@ -607,9 +658,11 @@ void SchedulingQueue::FlushUnschedulableLeftover() {
 
 bool SchedulingQueue::Settled() const {
   if (!active_->empty() || !in_flight_since_.empty()) return false;
-  for (const Entry* e : backoff_->items()) {
-    if (e->popped_at_change != change_seq_) return false;
-    if (e->timed_retry && e->retry_version != change_seq_) return false;
+  for (const Heap* heap : {backoff_.get(), error_backoff_.get()}) {
+    for (const Entry* e : heap->items()) {
+      if (e->popped_at_change != change_seq_) return false;
+      if (e->timed_retry && e->retry_version != change_seq_) return false;
+    }
   }
   for (const auto& [key, e] : unschedulable_) {
     if (!e->info.gated && e->popped_at_change != change_seq_) return false;

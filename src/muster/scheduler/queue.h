@@ -3,6 +3,10 @@
 // The scheduling queue (upstream internal/queue PriorityQueue): pods waiting to be scheduled.
 //   activeQ: ready to be scheduled, ordered by the profiles' QueueSort.
 //   backoffQ: failed recently; each waits out its backoff (initial * 2^(attempts-1), capped).
+//     With SchedulerPopFromBackoffQ (KEP-5142, on since 1.33) backoffs end on whole seconds,
+//     pods ending in the same second go in activeQ's order, and when activeQ is empty the
+//     scheduler takes the next pod rejected by plugins from backoffQ rather than wait; pods
+//     backing off after an error, or turned away until a time, wait theirs out.
 //   unschedulable: rejected by plugins; moved back when a cluster event that one of its
 //     rejecting plugins registered for occurs (and that plugin's hint says Queue), or after
 //     max_in_unschedulable at the latest. Pods rejected by PreEnqueue (gated) wait here too,
@@ -36,6 +40,8 @@ struct QueueOptions {
   api::Duration max_in_unschedulable = std::chrono::minutes(5);
   // How often unschedulable pods are checked against max_in_unschedulable (upstream 30s).
   api::Duration flush_period = std::chrono::seconds(30);
+  // The SchedulerPopFromBackoffQ feature gate (beta, on since 1.33).
+  bool pop_from_backoff = true;
 };
 
 // What the queue needs to know of the profiles.
@@ -109,6 +115,8 @@ class SchedulingQueue {
   // it: its rejection may have been one that time undoes (a group backing off).
   bool Settled() const;
   size_t NumActive() const;
+  // Whether Pop has a pod to offer: one in activeQ, or one plugins rejected in backoffQ.
+  bool CanPop() const;
   size_t NumBackoff() const;
   // Pods parked unschedulable, gated ones included (NumGated of them).
   size_t NumUnschedulable() const { return unschedulable_.size(); }
@@ -174,7 +182,12 @@ class SchedulingQueue {
   Strategy WorthRequeuing(const Entry& e, const framework::ClusterEvent& event,
                           const framework::EventObjects& objects) const;
   bool IsBackingOff(const Entry& e) const;
+  // When the pod's backoff ends (aligned to its window with pop_from_backoff), and when it may
+  // leave backoffQ: the end of the window, or backoff_until, whichever is later.
   api::Time BackoffExpiry(const Entry& e) const;
+  api::Time BackoffCompletes(const Entry& e) const;
+  // Which backoffQ the pod waits in.
+  Heap& BackoffHeap(const Entry& e) const;
   void FlushBackoffCompleted();
   void FlushUnschedulableLeftover();
   void ScheduleFlush();
@@ -202,7 +215,10 @@ class SchedulingQueue {
 
   std::unordered_map<std::string, std::unique_ptr<Entry>> pods_;
   std::unique_ptr<Heap> active_;
+  // backoffQ: the pods plugins rejected (upstream podBackoffQ), which an idle scheduler may take
+  // early, and those that failed with an error or wait for a time (podErrorBackoffQ).
   std::unique_ptr<Heap> backoff_;
+  std::unique_ptr<Heap> error_backoff_;
   std::map<std::string, Entry*> unschedulable_;  // ordered: moves happen in a stable order
   // The unschedulable pods by rejecting plugin ("" for none), so that an event visits only the
   // pods a plugin that cares about it rejected: gated pods are not walked for every binding.

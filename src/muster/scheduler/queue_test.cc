@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "muster/framework/metrics.h"
 #include "muster/framework/virtual_clock.h"
 #include "muster/api/testing/builders.h"
 #include "muster/framework/testing/fake_clock.h"
@@ -194,9 +195,10 @@ TEST_F(QueueTest, RejectedPodWaitsForAnEventItsPluginCaresAbout) {
   NodeAdded(/*big=*/false);  // the hint says this node cannot help
   EXPECT_EQ(queue_.Location("default/p"), SchedulingQueue::Where::kUnschedulable);
   NodeAdded(/*big=*/true);
-  // Attempted once: 1s backoff from the failure, which has not passed yet.
+  // Attempted once: 1s backoff from the failure, ending in the window [1s, 2s), which is
+  // flushed whole when it is over (SchedulerPopFromBackoffQ).
   EXPECT_EQ(queue_.Location("default/p"), SchedulingQueue::Where::kBackoff);
-  Advance(std::chrono::milliseconds(999));
+  Advance(std::chrono::milliseconds(1999));
   EXPECT_EQ(queue_.Location("default/p"), SchedulingQueue::Where::kBackoff);
   Advance(std::chrono::milliseconds(1));
   EXPECT_EQ(queue_.Location("default/p"), SchedulingQueue::Where::kActive);
@@ -204,16 +206,73 @@ TEST_F(QueueTest, RejectedPodWaitsForAnEventItsPluginCaresAbout) {
 
 TEST_F(QueueTest, BackoffDoublesUpToTheMaximum) {
   Add(MakePod().Name("p").Obj());
-  // Errors (no rejecting plugin) always go to backoff: 1s, 2s, 4s, 8s, then capped at 10s.
+  // Errors (no rejecting plugin) always go to backoff: 1s, 2s, 4s, 8s, then capped at 10s;
+  // each ends in a window of a second that is over a second later.
   const int expected_ms[] = {1000, 2000, 4000, 8000, 10000, 10000};
   for (int want : expected_ms) {
     Fail("p", "");
     ASSERT_EQ(queue_.Location("default/p"), SchedulingQueue::Where::kBackoff);
-    Advance(std::chrono::milliseconds(want - 1));
+    Advance(std::chrono::milliseconds(want + 999));
     EXPECT_EQ(queue_.Location("default/p"), SchedulingQueue::Where::kBackoff) << want;
     Advance(std::chrono::milliseconds(1));
     EXPECT_EQ(queue_.Location("default/p"), SchedulingQueue::Where::kActive) << want;
   }
+}
+
+TEST_F(QueueTest, WithoutPopFromBackoffQBackoffEndsWhenItEnds) {
+  SchedulingQueue queue(QueueOptions{.pop_from_backoff = false}, profiles_, clock_);
+  queue.Add(framework::PodInfo::Make(MakePod().Name("p").Obj()));
+  const int expected_ms[] = {1000, 2000, 4000};
+  for (int want : expected_ms) {
+    auto p = queue.Pop();
+    ASSERT_TRUE(p.has_value());
+    p->unschedulable_plugins = {"Fit"};
+    queue.Activate({"default/p"});  // activated while in flight: back after its backoff
+    queue.AddUnschedulableIfNotPresent(*p);
+    queue.Done(p->info->Key());
+    ASSERT_EQ(queue.Location("default/p"), SchedulingQueue::Where::kBackoff);
+    EXPECT_FALSE(queue.Pop().has_value()) << "an idle scheduler waits the backoff out";
+    Advance(std::chrono::milliseconds(want - 1));
+    EXPECT_EQ(queue.Location("default/p"), SchedulingQueue::Where::kBackoff) << want;
+    Advance(std::chrono::milliseconds(1));
+    EXPECT_EQ(queue.Location("default/p"), SchedulingQueue::Where::kActive) << want;
+  }
+}
+
+// KEP-5142: with activeQ empty, the next pod plugins rejected is taken from backoffQ.
+TEST_F(QueueTest, IdleSchedulerTakesARejectedPodFromBackoff) {
+  framework::Metrics metrics;
+  queue_.SetMetrics(&metrics);
+  Add(MakePod().Name("p").Obj());
+  Fail("p", "Fit");
+  NodeAdded(/*big=*/true);
+  ASSERT_EQ(queue_.Location("default/p"), SchedulingQueue::Where::kBackoff);
+  EXPECT_EQ(PopName(), "p") << "not after its backoff";
+  EXPECT_NE(metrics.Text().find(
+                R"(scheduler_queue_incoming_pods_total{event="PopFromBackoffQ",queue="active"} 1)"),
+            std::string::npos)
+      << metrics.Text();
+}
+
+TEST_F(QueueTest, PodsBackingOffAfterAnErrorWaitItOut) {
+  Add(MakePod().Name("p").Obj());
+  Fail("p", "");
+  ASSERT_EQ(queue_.Location("default/p"), SchedulingQueue::Where::kBackoff);
+  EXPECT_EQ(PopName(), "");
+  EXPECT_EQ(queue_.NumBackoff(), 1u);
+}
+
+TEST_F(QueueTest, BackoffsEndingInOneWindowGoInActiveQOrder) {
+  // low fails first, high 200ms later: both backoffs end in the same second, so high, of the
+  // higher priority, comes out of backoffQ first.
+  Add(MakePod().Name("low").Priority(1).Obj());
+  Fail("low", "Fit");
+  Advance(std::chrono::milliseconds(200));
+  Add(MakePod().Name("high").Priority(10).Obj());
+  Fail("high", "Fit");
+  NodeAdded(/*big=*/true);
+  EXPECT_EQ(queue_.NumBackoff(), 2u);
+  EXPECT_EQ(PopName(), "high");
 }
 
 TEST_F(QueueTest, EventDuringTheCycleRequeuesTheFailedPod) {
@@ -273,7 +332,7 @@ TEST_F(QueueTest, SettledOnceEveryPodWasTriedSinceTheClusterLastChanged) {
   EXPECT_TRUE(queue_.Settled());
   queue_.ClusterChanged();
   EXPECT_FALSE(queue_.Settled()) << "neither pod was tried since the change";
-  Advance(std::chrono::seconds(1));
+  Advance(std::chrono::seconds(2));  // its 1s backoff's window is over
   Fail("error", "");
   EXPECT_FALSE(queue_.Settled()) << "p, parked, still needs its retry";
   NodeAdded(/*big=*/false);  // an event Fit's hint skips: p stays parked

@@ -371,8 +371,9 @@ Status Scheduler::SchedulePod(const framework::Framework& fwk, framework::CycleS
   framework::AttemptTrace* trace = state.trace.get();
   if (trace != nullptr) trace->all_nodes = diagnosis->num_all_nodes;
   if (snapshot_.NumNodes() == 0) {
-    // Upstream's ErrNoNodesAvailable: an error (retried after backoff), not a fit failure.
-    return Status::Error("no nodes available to schedule pods");
+    // Upstream's ErrNoNodesAvailable: unschedulable (reason Unschedulable), with no plugin to
+    // blame, so retried after backoff on any event; not a fit failure (no PostFilter).
+    return Status(Code::kUnschedulableAndUnresolvable, "no nodes available to schedule pods");
   }
   Status error;
   std::vector<framework::NodeInfo*> feasible = FindNodesThatFitPod(fwk, state, pod, diagnosis, &error);
@@ -632,6 +633,21 @@ void Scheduler::Permit(std::shared_ptr<BindingContext> ctx) {
     Unassume(*ctx, p, /*room_freed=*/false);
     return;
   }
+  // The binding begins (upstream's bindingCycle, KEP-5278): when it will not be immediate, as
+  // Permit holds the pod or a PreBind plugin has writes to make, the pod is nominated to its
+  // node, so that the cluster's other components (an autoscaler) know where it is going.
+  if (options_.nominate_expected_node) {
+    Status pre = ctx->fwk->RunPreBindPreFlights(*ctx->state, *ctx->assumed, ctx->node);
+    if (!pre.IsSuccess() && !pre.IsSkip()) {
+      TraceStep(*ctx->state, clock_.Now(), "PreBindPreFlight", pre);
+      Unassume(*ctx, pre, /*room_freed=*/false);
+      return;
+    }
+    if (pre.IsSuccess() || p.IsWait()) {
+      client_.NominatePod(ctx->assumed->pod, ctx->node);
+      ctx->nominated = true;
+    }
+  }
   if (p.IsWait()) {
     const api::Time since = clock_.Now();
     auto waited = [this, since] { return std::chrono::duration<double>(clock_.Now() - since).count(); };
@@ -669,7 +685,8 @@ void Scheduler::HandleSchedulingFailure(const framework::Framework& fwk,
                                         const framework::Stopwatch& started,
                                         framework::QueuedPodInfo info, const Status& status,
                                         const Diagnosis* diagnosis,
-                                        const framework::PostFilterResult* nomination) {
+                                        const framework::PostFilterResult* nomination,
+                                        bool nominated_at_binding) {
   const bool error = !status.IsRejected();
   if (framework::Metrics::Profile* m = fwk.profile_metrics()) {
     m->Attempt(error ? framework::AttemptResult::kError : framework::AttemptResult::kUnschedulable,
@@ -735,8 +752,9 @@ void Scheduler::HandleSchedulingFailure(const framework::Framework& fwk,
       old != nullptr && old->status == condition.status) {
     condition.last_transition_time = old->last_transition_time;
   }
+  // A nomination made as the binding began is cleared whatever the informer has shown of it yet.
   const bool nomination_changed =
-      nominated && *nominated != current.status.nominated_node_name.str();
+      nominated && (*nominated != current.status.nominated_node_name.str() || nominated_at_binding);
   if (condition_changed || nomination_changed) {
     client_.UpdatePodCondition(current, condition, nominated);
   }
@@ -917,8 +935,8 @@ void Scheduler::Unassume(const BindingContext& ctx, const Status& status, bool r
   // clearNominatedNode): its status is cleared of one too.
   framework::PostFilterResult clear;
   clear.mode = framework::NominatingMode::kOverride;
-  HandleSchedulingFailure(*ctx.fwk, ctx.started, ctx.queued, OnChosenNode(status), nullptr,
-                          &clear);
+  HandleSchedulingFailure(*ctx.fwk, ctx.started, ctx.queued, OnChosenNode(status), nullptr, &clear,
+                          ctx.nominated);
   if (ctx.committed) queue_.ClusterChanged();
   if (room_freed) {
     // The node's room is free again: other pods may fit now (not this one, when it was

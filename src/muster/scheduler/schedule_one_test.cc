@@ -66,6 +66,17 @@ TEST(BindingCycle, APreBindThatWaitsHoldsTheBindUntilItLetsGo) {
   h.RunCycles();
   EXPECT_EQ(h.Bindings(), std::vector<std::string>{"default/web -> n1"})
       << "db keeps its room while it waits";
+  // KEP-5278: db, whose PreBind acts, is nominated to its node as its binding begins; web, bound
+  // at once, is not.
+  using Nomination = std::pair<std::string, std::string>;
+  EXPECT_EQ(h.client().nominations, (std::vector<Nomination>{{"default/db", "n1"}}));
+  // The nomination coming back through the informer leaves db the cache's alone: it is not
+  // counted again among n1's nominated pods.
+  api::Pod db = MakePod().Name("db").Annotation(testing::kReadyAfter, "3").Obj();
+  api::Pod db_nominated = db;
+  db_nominated.status.nominated_node_name = api::Symbol("n1");
+  h.UpdatePod(db, db_nominated);
+  EXPECT_TRUE(h.scheduler().queue().NominatedPods().empty());
   for (int second = 1; second <= 2; ++second) {
     h.clock().AdvanceTo(start + std::chrono::seconds(second));
     h.RunCycles();
@@ -95,6 +106,10 @@ TEST(BindingCycle, APreBindWaitThatFailsGivesTheRoomBack) {
   EXPECT_EQ(pod, "default/db");
   EXPECT_EQ(condition.reason, "SchedulerError");
   EXPECT_EQ(condition.message, "running PreBind plugin \"Awaiting\": gave up waiting");
+  // Nominated as its binding began, and the nomination cleared with the failure.
+  using Nomination = std::pair<std::string, std::string>;
+  EXPECT_EQ(h.client().nominations,
+            (std::vector<Nomination>{{"default/db", "n1"}, {"default/db", ""}}));
 }
 
 // A pod deleted while its bind waits is let go at once: unreserved, its room free for the pods

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "muster/api/feature_gates.h"
 #include "muster/framework/profile.h"
 
 namespace muster::scheduler {
@@ -55,6 +56,9 @@ std::unique_ptr<Scheduler> Scheduler::Create(const api::SchedulerConfiguration* 
                                              std::vector<std::string>* errors) {
   SchedulerOptions options;
   options.seed = seed;
+  options.queue.pop_from_backoff = api::Features().Enabled(api::Feature::kSchedulerPopFromBackoffQ);
+  options.nominate_expected_node =
+      api::Features().Enabled(api::Feature::kNominatedNodeNameForExpectation);
   if (config != nullptr) {
     options.parallelism = config->parallelism;
     options.percentage_of_nodes_to_score = config->percentage_of_nodes_to_score;

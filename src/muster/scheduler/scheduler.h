@@ -37,6 +37,9 @@ struct SchedulerOptions {
   int parallelism = 16;
   std::optional<int32_t> percentage_of_nodes_to_score;  // global; a profile's own wins
   uint64_t seed = 0;  // ties between equally scored nodes are broken with this
+  // The NominatedNodeNameForExpectation feature gate (KEP-5278, beta and on since 1.35): a pod
+  // held at Permit, or whose PreBind will act, is nominated to its node as its binding begins.
+  bool nominate_expected_node = true;
 };
 
 // Counters for reports and benchmarks.
@@ -71,9 +74,12 @@ class Scheduler final : public framework::SchedulerServices {
   template <typename T>
   void OnDelete(const api::Shared<T>& object);
 
-  // Runs one scheduling cycle when activeQ has a pod; false when it had none (schedule_one.cc).
+  // Runs one scheduling cycle when the queue has a pod to pop; false when it had none
+  // (schedule_one.cc).
   bool ScheduleOne();
-  bool HasActivePods() const { return queue_.NumActive() > 0; }
+  // Whether the queue has a pod to pop: in activeQ, or in backoffQ for an idle scheduler to take
+  // (SchedulerPopFromBackoffQ).
+  bool HasActivePods() const { return queue_.CanPop(); }
   // The pod the last ScheduleOne attempted (namespace/name).
   const std::string& last_attempted() const { return last_attempted_; }
   // Whether another cycle could change anything before the cluster changes: false while a pod
@@ -258,7 +264,8 @@ class Scheduler final : public framework::SchedulerServices {
   void HandleSchedulingFailure(const framework::Framework& fwk, const framework::Stopwatch& started,
                                framework::QueuedPodInfo info, const framework::Status& status,
                                const Diagnosis* diagnosis,
-                               const framework::PostFilterResult* nomination);
+                               const framework::PostFilterResult* nomination,
+                               bool nominated_at_binding = false);
   // The one way out for an assumed pod that does not bind: its reservations undone, its room
   // in the cache given back, the pod requeued with `status`. With `room_freed`, pods that wait
   // for room hear of it (failures once the binding cycle has started, as upstream's).

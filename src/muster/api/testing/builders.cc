@@ -68,6 +68,50 @@ PodBuilder& PodBuilder::Overhead(ResourcePairs overhead) {
   return *this;
 }
 
+PodBuilder& PodBuilder::PodReq(ResourcePairs requests) {
+  auto level = std::make_shared<api::PodLevelResources>();
+  level->requests = MakeResourceList(requests);
+  pod_.spec.resources = std::move(level);
+  return *this;
+}
+
+namespace {
+
+api::ResourcesStatus MakeResourcesStatus(ResourcePairs allocated, ResourcePairs actuated) {
+  api::ResourcesStatus status;
+  if (allocated.size() != 0) status.allocated = MakeResourceList(allocated);
+  if (actuated.size() != 0) status.actuated = MakeResourceList(actuated);
+  return status;
+}
+
+std::shared_ptr<api::PodResourcesStatus> MutableResources(api::Pod& pod) {
+  auto status = pod.status.resources
+                    ? std::make_shared<api::PodResourcesStatus>(*pod.status.resources)
+                    : std::make_shared<api::PodResourcesStatus>();
+  pod.status.resources = status;
+  return status;
+}
+
+}  // namespace
+
+PodBuilder& PodBuilder::ContainerStatus(std::string_view name, ResourcePairs allocated,
+                                        ResourcePairs actuated) {
+  MutableResources(pod_)->containers.push_back(
+      {std::string(name), MakeResourcesStatus(allocated, actuated)});
+  return *this;
+}
+
+PodBuilder& PodBuilder::PodStatusResources(ResourcePairs allocated, ResourcePairs actuated) {
+  MutableResources(pod_)->pod = MakeResourcesStatus(allocated, actuated);
+  return *this;
+}
+
+PodBuilder& PodBuilder::ResizePending(std::string_view reason) {
+  pod_.status.conditions.push_back(
+      {.type = "PodResizePending", .status = "True", .reason = std::string(reason)});
+  return *this;
+}
+
 PodBuilder& PodBuilder::NodeName(std::string_view node) {
   pod_.spec.node_name = api::Symbol(node);
   return *this;

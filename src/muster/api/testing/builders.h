@@ -29,6 +29,16 @@ class PodBuilder {
   // Adds an init container; `sidecar` makes it restartable (restartPolicy: Always).
   PodBuilder& InitReq(ResourcePairs requests, bool sidecar = false);
   PodBuilder& Overhead(ResourcePairs overhead);
+  // Pod-level requests (spec.resources.requests).
+  PodBuilder& PodReq(ResourcePairs requests);
+  // What the kubelet reports for container `name` (c0, c1, ... for Req's; init0, init1, ...
+  // for InitReq's): allocatedResources and resources.requests; an empty list leaves it absent.
+  PodBuilder& ContainerStatus(std::string_view name, ResourcePairs allocated,
+                              ResourcePairs actuated);
+  // The pod's own: status.allocatedResources and status.resources.requests.
+  PodBuilder& PodStatusResources(ResourcePairs allocated, ResourcePairs actuated);
+  // A PodResizePending condition with `reason` (Infeasible or Deferred).
+  PodBuilder& ResizePending(std::string_view reason);
   PodBuilder& NodeName(std::string_view node);
   PodBuilder& Priority(int32_t priority);
   PodBuilder& PriorityClassName(std::string_view name);

@@ -3,7 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "muster/api/pod_resources.h"
 #include "muster/api/types.h"
+#include "muster/framework/node_info.h"
 
 namespace muster::cluster::kube {
 namespace {
@@ -72,6 +74,74 @@ TEST(DecodeListPageTest, ItemsContinueAndSkipped) {
   EXPECT_THAT(page->skipped[0], HasSubstr("list nodes (Node b): spec.unschedulable"));
 
   EXPECT_FALSE(DecodeListPage<api::Node>("<html>", "v1", "list nodes").has_value());
+}
+
+// `muster run`'s accounting of pods other schedulers bound, from the API server's JSON (the
+// field names and nesting of kubernetes/api's testdata/HEAD/core.v1.Pod.json; a 1.25 server
+// cannot store them): pod-level resources and an in-place resize under way count on the node.
+api::Resource RequestedOnNode(std::string_view pod_json) {
+  WatchEvent<api::Pod> e = Watch(R"({"type":"ADDED","object":)" + std::string(pod_json) + "}");
+  EXPECT_EQ(e.error, "");
+  if (!e.object) return {};
+  framework::NodeInfo node;
+  node.AddPod(framework::PodInfo::Make(std::make_shared<const api::Pod>(std::move(*e.object))));
+  return node.requested();
+}
+
+TEST(DecodeWatchEventTest, BoundPodWithPodLevelResourcesCountsThem) {
+  const api::Resource requested = RequestedOnNode(
+      R"({"metadata":{"name":"trainer-0","namespace":"ml","uid":"u1","resourceVersion":"11"},)"
+      R"("spec":{"nodeName":"n1","schedulerName":"other-scheduler",)"
+      R"("resources":{"requests":{"cpu":"4","memory":"8Gi"},"limits":{"cpu":"4","memory":"8Gi"}},)"
+      R"("containers":[{"name":"main","resources":{"requests":{"cpu":"1","memory":"2Gi"}}},)"
+      R"({"name":"log","resources":{}}]},)"
+      R"("status":{"phase":"Running","qosClass":"Guaranteed",)"
+      R"("containerStatuses":[{"name":"main","ready":true,"restartCount":0,"image":"i",)"
+      R"("imageID":"","started":true,"allocatedResources":{"cpu":"1","memory":"2Gi"},)"
+      R"("resources":{"requests":{"cpu":"1","memory":"2Gi"}},"stopSignal":"SIGTERM"},)"
+      R"({"name":"log","ready":true,"restartCount":0,"image":"i","imageID":""}],)"
+      R"("allocatedResources":{"cpu":"4","memory":"8Gi"},)"
+      R"("resources":{"requests":{"cpu":"4","memory":"8Gi"},"limits":{"cpu":"4","memory":"8Gi"}}}})");
+  EXPECT_EQ(requested.milli_cpu, 4000) << "the containers say 1";
+  EXPECT_EQ(requested.memory, int64_t{8} << 30);
+  EXPECT_EQ(requested.allowed_pod_number, 1);
+}
+
+TEST(DecodeWatchEventTest, BoundPodShrinkingInPlaceCountsWhatItStillUses) {
+  // The spec went down to 1 cpu; the kubelet has admitted it and still applies 3.
+  const std::string pod =
+      R"({"metadata":{"name":"web-0","namespace":"prod","uid":"u2","resourceVersion":"12"},)"
+      R"("spec":{"nodeName":"n1","containers":[{"name":"app",)"
+      R"("resources":{"requests":{"cpu":"1"},"limits":{"cpu":"1"}},)"
+      R"("resizePolicy":[{"resourceName":"cpu","restartPolicy":"NotRequired"}]}]},)"
+      R"("status":{"phase":"Running","conditions":[{"type":"PodResizeInProgress",)"
+      R"("status":"True","lastProbeTime":null,"lastTransitionTime":"2026-11-28T10:00:00Z"}],)"
+      R"("containerStatuses":[{"name":"app","ready":true,"restartCount":0,"image":"i",)"
+      R"("imageID":"","allocatedResources":{"cpu":"1"},)"
+      R"("resources":{"requests":{"cpu":"3"},"limits":{"cpu":"3"}}}]}})";
+  EXPECT_EQ(RequestedOnNode(pod).milli_cpu, 3000) << "the spec says 1";
+
+  // Once the resize is done the kubelet reports the spec's figures: nothing is kept.
+  std::string done = pod;
+  done.replace(done.find(R"("requests":{"cpu":"3"},"limits":{"cpu":"3"})"),
+               std::string_view(R"("requests":{"cpu":"3"},"limits":{"cpu":"3"})").size(),
+               R"("requests":{"cpu":"1"},"limits":{"cpu":"1"})");
+  WatchEvent<api::Pod> e = Watch(R"({"type":"ADDED","object":)" + done + "}");
+  ASSERT_TRUE(e.object.has_value());
+  EXPECT_EQ(e.object->status.resources, nullptr);
+  EXPECT_EQ(api::PodRequests(*e.object).milli_cpu, 1000);
+}
+
+TEST(DecodeWatchEventTest, InfeasibleResizeCountsWhatTheKubeletApplies) {
+  const api::Resource requested = RequestedOnNode(
+      R"({"metadata":{"name":"big","namespace":"prod","uid":"u3","resourceVersion":"13"},)"
+      R"("spec":{"nodeName":"n1","containers":[{"name":"app","resources":{"requests":{"cpu":"64"}}}]},)"
+      R"("status":{"phase":"Running","conditions":[{"type":"PodResizePending","status":"True",)"
+      R"("reason":"Infeasible","message":"Node didn't have enough capacity: cpu, requested: )"
+      R"(64000, capacity: 8000"}],"containerStatuses":[{"name":"app","ready":true,)"
+      R"("restartCount":0,"image":"i","imageID":"","allocatedResources":{"cpu":"2"},)"
+      R"("resources":{"requests":{"cpu":"2"}}}]}})");
+  EXPECT_EQ(requested.milli_cpu, 2000) << "the spec says 64";
 }
 
 }  // namespace

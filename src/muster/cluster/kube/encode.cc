@@ -218,19 +218,19 @@ json Taints(const std::vector<api::Taint>& taints) {
 }
 
 // The pod's QoS class, as the API server records it in status.qosClass (upstream
-// ComputePodQOS, from the containers' cpu and memory): BestEffort without requests or limits,
-// Guaranteed when every container limits both and the requests equal the limits, else
-// Burstable.
+// ComputePodQOS, from the pod-level or else the containers' cpu and memory): BestEffort without
+// requests or limits, Guaranteed when every container limits both and the requests equal the
+// limits, else Burstable.
 std::string_view QOSClass(const api::PodSpec& spec) {
   std::map<std::string, api::Quantity, std::less<>> requests, limits;
   bool guaranteed = true;
   auto compute = [](api::Symbol name) { return name.str() == "cpu" || name.str() == "memory"; };
-  auto add = [&](const api::Container& c) {
-    for (const auto& [name, q] : c.resources.requests) {
+  auto add = [&](const api::ResourceList& request_list, const api::ResourceList& limit_list) {
+    for (const auto& [name, q] : request_list) {
       if (compute(name) && q.Sign() > 0) requests[name.string()].Add(q);
     }
     int found = 0;
-    for (const auto& [name, q] : c.resources.limits) {
+    for (const auto& [name, q] : limit_list) {
       if (compute(name) && q.Sign() > 0) {
         limits[name.string()].Add(q);
         ++found;
@@ -238,8 +238,14 @@ std::string_view QOSClass(const api::PodSpec& spec) {
     }
     if (found < 2) guaranteed = false;
   };
-  for (const api::Container& c : spec.init_containers) add(c);
-  for (const api::Container& c : spec.containers) add(c);
+  // Pod-level resources, where set, decide alone (KEP-2837).
+  if (spec.resources != nullptr) {
+    add(spec.resources->requests, spec.resources->limits);
+  } else {
+    for (const api::Container& c : spec.init_containers)
+      add(c.resources.requests, c.resources.limits);
+    for (const api::Container& c : spec.containers) add(c.resources.requests, c.resources.limits);
+  }
   if (requests.empty() && limits.empty()) return "BestEffort";
   for (const auto& [name, q] : requests) {
     auto it = limits.find(name);
@@ -257,6 +263,12 @@ json EncodePod(const api::Pod& pod) {
   spec["containers"] = json::array();
   for (const api::Container& c : s.containers) spec["containers"].push_back(Container(c));
   if (!s.overhead.empty()) spec["overhead"] = Resources(s.overhead);
+  if (s.resources != nullptr) {
+    json resources = json::object();
+    if (!s.resources->requests.empty()) resources["requests"] = Resources(s.resources->requests);
+    if (!s.resources->limits.empty()) resources["limits"] = Resources(s.resources->limits);
+    spec["resources"] = std::move(resources);
+  }
   if (!s.node_name.empty()) spec["nodeName"] = s.node_name.string();
   if (!s.node_selector.empty()) {
     for (const auto& [key, value] : s.node_selector)

@@ -746,12 +746,20 @@ Status KubeCluster::UpdatePodCondition(const api::Pod& pod, const api::PodCondit
   // Written in the order decided, but binds go their own way: a failure decided before the pod
   // was bound must not land after its binding.
   const bool failure = condition.type == "PodScheduled" && condition.status == "False";
-  writer_.Submit([this, path, body = patch.dump(), object = "pod " + pod.metadata.Key(),
-                  uid = failure ? pod.metadata.uid : std::string()] {
+  SubmitPodStatus(pod, path, patch.dump(), failure);
+  return Status::OK();
+}
+
+void KubeCluster::SubmitPodStatus(const api::Pod& pod, std::string path, std::string body,
+                                  bool before_binding) {
+  writer_.Submit([this, path = std::move(path), body = std::move(body),
+                  object = "pod " + pod.metadata.Key(),
+                  uid = before_binding ? pod.metadata.uid : std::string()] {
     if (uid.empty()) {
       Write("PATCH", path, body, "application/strategic-merge-patch+json", object, true);
       return;
     }
+    // Not sent once the pod's binding is under way; the binding waits for it while it is.
     {
       std::lock_guard lock(binding_mu_);
       if (binding_.contains(uid)) return;
@@ -764,6 +772,15 @@ Status KubeCluster::UpdatePodCondition(const api::Pod& pod, const api::PodCondit
     }
     binding_cv_.notify_all();
   });
+}
+
+Status KubeCluster::NominatePod(const api::Pod& pod, api::Symbol node) {
+  const Json patch = {
+      {"status", {{"nominatedNodeName", node.empty() ? Json() : Json(node.string())}}}};
+  const std::string path = fmt::format("/api/v1/namespaces/{}/pods/{}/status",
+                                       pod.metadata.namespace_.str(), pod.metadata.name);
+  // A nomination made before the binding must not land after it: the API server clears it then.
+  SubmitPodStatus(pod, path, patch.dump(), /*before_binding=*/!node.empty());
   return Status::OK();
 }
 

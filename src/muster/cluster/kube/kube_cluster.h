@@ -102,6 +102,7 @@ class KubeCluster final : public Cluster {
   // The rest are queued to the writer thread; they return at once.
   framework::Status UpdatePodCondition(const api::Pod& pod, const api::PodCondition& condition,
                                        const std::optional<std::string>& nominated_node) override;
+  framework::Status NominatePod(const api::Pod& pod, api::Symbol node) override;
   framework::Status DeletePod(const api::Pod& pod) override;
   framework::Status UpdatePodGroupStatus(const api::PodGroup& group,
                                          const api::PodGroup::Status& status) override;
@@ -168,12 +169,17 @@ class KubeCluster final : public Cluster {
   std::chrono::milliseconds WriteBudget() const;
   std::mutex failed_mu_;
   std::set<std::string> failed_;  // objects whose failing write was logged
+  // Queues a PATCH of the pod's status; one `before_binding` (a failure condition, a
+  // nomination) is dropped once the pod's binding is under way and holds the binding back while
+  // it is sent.
+  void SubmitPodStatus(const api::Pod& pod, std::string path, std::string body,
+                       bool before_binding);
   // Uids of the pods this instance has sent a binding for (and not seen it fail): a
   // PodScheduled=False condition still queued for one of them is stale and is not written, as
   // upstream writes a failure only for a pod still unassigned. (One entry per pod bound, until
   // the pod is deleted.)
-  // And the uids whose failure condition is being written: a binding waits for that write to
-  // be answered, so that the two never cross on the way to the server.
+  // And the uids whose failure condition or nomination is being written: a binding waits for
+  // that write to be answered, so that the two never cross on the way to the server.
   std::mutex binding_mu_;
   std::condition_variable binding_cv_;
   std::unordered_set<std::string> binding_;

@@ -66,8 +66,14 @@ framework::Status FakeServices::Bind(const api::Pod& pod, api::Symbol node) {
 
 framework::Status FakeServices::UpdatePodCondition(const api::Pod& pod,
                                                    const api::PodCondition& condition,
-                                                   const std::optional<std::string>&) {
+                                                   const std::optional<std::string>& nominated) {
   condition_updates.emplace_back(pod.metadata.Key(), condition);
+  if (nominated) nominations.emplace_back(pod.metadata.Key(), *nominated);
+  return framework::Status::OK();
+}
+
+framework::Status FakeServices::NominatePod(const api::Pod& pod, api::Symbol node) {
+  nominations.emplace_back(pod.metadata.Key(), node.string());
   return framework::Status::OK();
 }
 

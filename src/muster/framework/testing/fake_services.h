@@ -61,6 +61,8 @@ class FakeServices final : public framework::SchedulerServices,
   // UpdateGroupCondition's: the object's kind/namespace/name, and the condition.
   std::vector<std::pair<std::string, api::PodCondition>> group_condition_updates;
   std::vector<std::pair<std::string, api::PodCondition>> condition_updates;
+  // status.nominatedNodeName as written, alone or with a condition: (pod, node or "").
+  std::vector<std::pair<std::string, std::string>> nominations;
   // UpdateClaimStatus's claims, as written.
   std::vector<api::ResourceClaim> claim_updates;
   // BindVolume's "volume -> namespace/claim"; SelectNode's "namespace/claim -> node".
@@ -98,6 +100,7 @@ class FakeServices final : public framework::SchedulerServices,
   framework::Status Bind(const api::Pod& pod, api::Symbol node) override;
   framework::Status UpdatePodCondition(const api::Pod& pod, const api::PodCondition& condition,
                                        const std::optional<std::string>& nominated) override;
+  framework::Status NominatePod(const api::Pod& pod, api::Symbol node) override;
   framework::Status DeletePod(const api::Pod& pod) override;
   framework::Status UpdatePodGroupStatus(const api::PodGroup& group,
                                          const api::PodGroup::Status& status) override;

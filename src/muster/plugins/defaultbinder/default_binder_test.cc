@@ -27,6 +27,7 @@ class RecordingClient final : public framework::ClusterClient {
                             const std::optional<std::string>&) override {
     return Status::OK();
   }
+  Status NominatePod(const api::Pod&, api::Symbol) override { return Status::OK(); }
   Status DeletePod(const api::Pod&) override { return Status::OK(); }
   Status UpdatePodGroupStatus(const api::PodGroup&, const api::PodGroup::Status&) override {
     return Status::OK();

@@ -192,6 +192,11 @@ Status DynamicResources::PreFilter(framework::CycleState& state, const framework
   st.available_on.resize(claims.size());
   for (size_t i = 0; i < claims.size(); ++i) {
     const api::ResourceClaim& claim = *claims[i];
+    // Reserved for as many consumers as a claim may have, none of them this pod: it waits.
+    if (claim.Allocated() && claim.status.reserved_for.size() >= api::kReservedForMaxSize &&
+        !claim.ReservedFor(pod.metadata.uid)) {
+      return Status::Unresolvable("resourceclaim in use");
+    }
     if (claim.Allocated()) {
       st.available_on[i] = claim.status.allocation->node_selector;
       continue;
@@ -437,6 +442,12 @@ void DynamicResources::Unreserve(framework::CycleState& state, const framework::
     static_cast<void>(handle_.client().UpdateClaimStatus(updated));
   }
   s->reserved.clear();
+}
+
+Status DynamicResources::PreBindPreFlight(const framework::CycleState& state,
+                                          const framework::PodInfo&, api::Symbol) const {
+  const auto* s = state.Read<DraState>(kStateKey);
+  return s != nullptr && !s->claims.empty() ? Status::OK() : Status(Code::kSkip);
 }
 
 Status DynamicResources::PreBind(framework::CycleState& state, const framework::PodInfo& info,

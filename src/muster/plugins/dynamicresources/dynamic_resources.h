@@ -78,6 +78,11 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
                  api::Symbol node) override;
   framework::Status PreBind(framework::CycleState& state, const framework::PodInfo& pod,
                             api::Symbol node) override;
+  // Success when the pod has claims, which PreBind writes (upstream's PreBindPreFlight looks no
+  // further), Skip when it has none.
+  framework::Status PreBindPreFlight(const framework::CycleState& state,
+                                     const framework::PodInfo& pod,
+                                     api::Symbol node) const override;
   std::vector<framework::ClusterEventWithHint> EventsToRegister() const override;
 
   // The claim as this plugin sees it: the cluster's, or what Reserve and PreBind made of it

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "muster/api/dra.h"
 #include "muster/api/manifests.h"
 #include "muster/api/testing/builders.h"
 #include "muster/framework/testing/fake_services.h"
@@ -260,6 +261,38 @@ TEST_F(DynamicResourcesTest, AllocatedClaimIsReservedAtPreBind) {
   ASSERT_EQ(services_.claim_updates.size(), 1u);
   EXPECT_TRUE(services_.claim_updates[0].metadata.finalizers.empty());
   EXPECT_EQ(services_.claim_updates[0].status.reserved_for.size(), 1u);
+}
+
+// Upstream's "resourceclaim in use": a claim reserved for as many consumers as a claim may have
+// (256), none of them this pod, keeps it waiting; PreBindPreFlight says PreBind will act for a
+// pod with claims (KEP-5278), and nothing for one without.
+TEST_F(DynamicResourcesTest, ClaimReservedForTheMostConsumersIsInUse) {
+  AddClass();
+  AddSlice();
+  std::string reserved = "  reservedFor:\n";
+  for (size_t i = 0; i < api::kReservedForMaxSize; ++i) {
+    reserved += fmt::format("  - {{resource: pods, name: other-{}, uid: other-{}}}\n", i, i);
+  }
+  AddClaim(PendingClaim() +
+           "status:\n"
+           "  allocation:\n"
+           "    devices: {results: [{request: req-1, driver: some-driver, pool: worker, "
+           "device: instance-1}]}\n" +
+           reserved);
+  const Status s = PreFilter(PodWithTemplateClaim());
+  EXPECT_EQ(s.code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(s.Message(), "resourceclaim in use");
+}
+
+TEST_F(DynamicResourcesTest, PreBindPreFlightActsForPodsWithClaims) {
+  AddClass();
+  AddSlice();
+  AddClaim(PendingClaim());
+  ASSERT_TRUE(PreFilter(PodWithTemplateClaim()).IsSuccess());
+  EXPECT_TRUE(plugin_.PreBindPreFlight(*state_, *info_, api::Symbol("worker")).IsSuccess());
+  const api::Pod plain = testing::MakePod().Name("plain").Obj();
+  EXPECT_EQ(PreFilter(plain).code(), Code::kSkip);
+  EXPECT_EQ(plugin_.PreBindPreFlight(*state_, *info_, api::Symbol("worker")).code(), Code::kSkip);
 }
 
 }  // namespace

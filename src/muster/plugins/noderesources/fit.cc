@@ -1,9 +1,9 @@
 #include "muster/plugins/noderesources/fit.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <utility>
-
-#include <fmt/format.h>
 
 #include "muster/api/pod_resources.h"
 
@@ -267,7 +267,11 @@ Status Fit::PreFilter(framework::CycleState& state, const framework::PodInfo& po
                       framework::PreFilterResult* /*result*/) {
   auto s = std::make_unique<PreFilterState>();
   // Deciding what to skip here, once per pod, keeps Filter to plain comparisons.
-  s->request = CheckedRequest(pod.requests);
+  // What the pod asks for, from its spec (upstream computePodResourceRequest): the PodInfo's
+  // requests also count a resize the kubelet reports, for a pod on a node.
+  s->request = CheckedRequest(pod.pod.status.resources == nullptr
+                                  ? pod.requests
+                                  : api::PodRequests(pod.pod, {.use_status = false}));
   state.Write(kPreFilterStateKey, std::move(s));
   return Status::OK();
 }
@@ -363,7 +367,7 @@ QueueingHint Fit::IsSchedulableAfterNodeChange(const api::Pod& pod, const EventO
   if (event.new_node == nullptr) return Misdelivered(error, "node event without the new node");
   // Whether the pod fits the node while empty (upstream isFit), checking the whole request,
   // ignored resources included, as upstream does.
-  const api::Resource request = api::PodRequests(pod);
+  const api::Resource request = api::PodRequests(pod, {.use_status = false});
   const api::Resource allocatable = api::Resource::FromList(event.new_node->status.allocatable);
   bool fits = true;
   CheckFit(request, allocatable, api::Resource(), 0, [&](auto&&...) { fits = false; });

@@ -67,6 +67,14 @@ api::Pod WithInit(api::Pod pod, std::vector<Usage> usages) {
   return pod;
 }
 
+// Upstream newPodLevelResourcesPod: the pod-level requests.
+api::Pod PodLevel(api::Pod pod, testing::ResourcePairs requests) {
+  auto level = std::make_shared<api::PodLevelResources>();
+  level->requests = testing::MakeResourceList(requests);
+  pod.spec.resources = std::move(level);
+  return pod;
+}
+
 // Upstream makeResources / makeAllocatableResources: capacity and allocatable alike.
 api::Node ResourceNode(int64_t milli_cpu, int64_t memory, int64_t pods, int64_t extended_a,
                        int64_t storage, int64_t huge_page_a) {
@@ -313,6 +321,42 @@ TEST(NodeResourcesFitFilter, EnoughRequests) {
       {"skip checking resource request with quantity zero",
        ResourcePod({{0, 0, 0, {{kExtendedA, 1}}}}), ResourcePod({{20, 30, 0, {{kExtendedA, 1}}}}),
        {}, {}, {}},
+      // Pod-level resources (upstream's cases with PodLevelResources on, as it is since 1.34).
+      {"both pod-level and container-level resources fit",
+       PodLevel(ResourcePod({{1, 1}}), {{"cpu", "1m"}, {"memory", "2"}}), ResourcePod({{5, 5}}),
+       {}, {}, {}},
+      {"pod-level cpu resource not fit",
+       PodLevel(ResourcePod({{1, 1}}), {{"cpu", "7m"}, {"memory", "2"}}),
+       ResourcePod({{5, 5}}),
+       {},
+       Status(Code::kUnschedulable, Insufficient("cpu")),
+       {Short("cpu", 7, 5, 10)}},
+      {"pod-level memory resource not fit",
+       PodLevel(ResourcePod({{1, 1}}), {{"cpu", "3m"}, {"memory", "2"}}),
+       ResourcePod({{5, 19}}),
+       {},
+       Status(Code::kUnschedulable, Insufficient("memory")),
+       {Short("memory", 2, 19, 20)}},
+      {"pod-level hugepages resource fit",
+       PodLevel(ResourcePod({}), {{"cpu", "3m"}, {"memory", "2"}, {kHugePageA, "5"}}), api::Pod{},
+       {}, {}, {}},
+      {"both pod-level and container-level hugepages resource fit",
+       PodLevel(ResourcePod({{1, 1, 0, {{kHugePageA, 3}}}}),
+                {{"cpu", "3m"}, {"memory", "2"}, {kHugePageA, "5"}}),
+       api::Pod{}, {}, {}, {}},
+      {"pod-level hugepages resource not fit",
+       PodLevel(ResourcePod({}), {{"cpu", "3m"}, {"memory", "2"}, {kHugePageA, "10"}}),
+       api::Pod{},
+       {},
+       // More than the node has at all: unresolvable, as upstream since 1.32.
+       Status(Code::kUnschedulableAndUnresolvable, Insufficient(kHugePageA)),
+       {Short(kHugePageA, 10, 0, 5, true)}},
+      {"one pod-level cpu resource fits and all init and non-init containers resources fit",
+       WithInit(PodLevel(ResourcePod({{1, 1}}), {{"cpu", "3m"}, {"memory", "2"}}), {{1, 1}}),
+       ResourcePod({{5, 19}}),
+       {},
+       Status(Code::kUnschedulable, Insufficient("memory")),
+       {Short("memory", 2, 19, 20)}},
   };
   for (const EnoughCase& c : cases) {
     SCOPED_TRACE(c.name);
@@ -456,6 +500,8 @@ TEST(NodeResourcesFitScore, Strategies) {
       MakePod().NodeName("node2").Req({{"cpu", "1000"}, {"memory", "2000"}}).Obj()};
   const api::Pod big = MakePod().Req({{"cpu", "3000"}, {"memory", "5000"}}).Obj();
   const api::Pod small = MakePod().Req({{"cpu", "1000"}, {"memory", "2000"}}).Obj();
+  const api::Pod level_pod =
+      MakePod().Req({{"memory", "2000"}}).Req({}).PodReq({{"cpu", "1000"}}).Obj();
   const auto falling = StrategyArgs(kRequestedToCapacityRatio,
                                     std::vector<UtilizationShapePoint>{{0, 10}, {100, 0}});
   const auto rising = StrategyArgs(kRequestedToCapacityRatio,
@@ -491,6 +537,17 @@ TEST(NodeResourcesFitScore, Strategies) {
        least,
        true,
        {32, 55}},
+      // calculatePodResourceRequest with pod-level requests: cpu is the pod-level 1000; memory is
+      // 2000 plus the 200Mi default of the container naming none, which overflows both nodes
+      // (the node's non-zero sums would charge no default: {32, 63}).
+      {"LeastAllocated with pod-level requests", level_pod, nodes, existing, least, true, {12, 33}},
+      {"LeastAllocated with pod-level requests if PreScore is not called",
+       level_pod,
+       nodes,
+       existing,
+       least,
+       false,
+       {12, 33}},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "muster/api/pod_resources.h"
 #include "muster/api/resources.h"
 #include "muster/framework/interface.h"
 
@@ -50,6 +51,15 @@ ScoredResources::ScoredResources(const std::vector<ResourceSpec>& specs, bool us
 
 int64_t ScoredResources::PodRequest(const framework::PodInfo& pod, size_t i) const {
   const Resource& r = resources_[i];
+  // With pod-level requests, the defaults for a container naming no cpu (memory) apply per
+  // container before the pod-level figures replace the containers' sum (upstream
+  // calculatePodResourceRequest), where the node's non-zero sums, which the PodInfo carries,
+  // charge a default only for a resource nothing names.
+  if ((r.slot == Slot::kCpu || r.slot == Slot::kMemory) && !use_requested_ &&
+      api::HasPodLevelRequests(pod.pod)) {
+    const api::Resource scored = api::PodRequests(pod.pod, {.non_zero = true});
+    return r.slot == Slot::kCpu ? scored.milli_cpu : scored.memory;
+  }
   const api::Resource& cpu_memory = use_requested_ ? pod.requests : pod.non_zero_requests;
   switch (r.slot) {
     case Slot::kCpu:
@@ -123,6 +133,7 @@ class AnyResources {
   ScoredResources::Usage Usage(const framework::NodeInfo& node, size_t i) const {
     return resources_.NodeUsage(node, i, pod_[i]);
   }
+  int64_t PodRequest(size_t i) const { return pod_[i]; }
 
  private:
   const ScoredResources& resources_;
@@ -147,6 +158,7 @@ class CpuThenMemory {
     const int64_t memory = use_requested_ ? r.requested_memory : r.non_zero_memory;
     return {r.allocatable_memory, memory + requests_[1]};
   }
+  int64_t PodRequest(size_t i) const { return requests_[i]; }
 
  private:
   std::array<int64_t, 2> weights_;
@@ -169,15 +181,18 @@ int64_t WeightedAverage(const Resources& resources, const framework::NodeInfo& n
   return weight_sum == 0 ? 0 : node_score / weight_sum;
 }
 
-// upstream balancedResourceScorer.
+// How balanced the node's use of the resources is, 50 to 100: (1 - the standard deviation of
+// the requested/allocatable fractions) * 100, each fraction at most 1 (upstream's
+// balancedResourceScore); without the pod's requests when `with_pod` is false.
 template <typename Resources>
-int64_t Balanced(const Resources& resources, const framework::NodeInfo& node) {
+int64_t Balance(const Resources& resources, const framework::NodeInfo& node, bool with_pod) {
   // Two passes over the fractions instead of a list of them keep this allocation-free; both
   // passes compute each fraction the same way, so the sums match upstream's bit for bit.
   auto fraction = [&](size_t i, double* out) {
     const ScoredResources::Usage u = resources.Usage(node, i);
     if (u.allocatable == 0) return false;
-    *out = std::min(1.0, static_cast<double>(u.requested) / static_cast<double>(u.allocatable));
+    const int64_t requested = with_pod ? u.requested : u.requested - resources.PodRequest(i);
+    *out = std::min(1.0, static_cast<double>(requested) / static_cast<double>(u.allocatable));
     return true;
   };
   size_t count = 0;
@@ -205,6 +220,16 @@ int64_t Balanced(const Resources& resources, const framework::NodeInfo& node) {
     deviation = std::sqrt(sum / static_cast<double>(count));
   }
   return static_cast<int64_t>((1 - deviation) * static_cast<double>(framework::kMaxNodeScore));
+}
+
+// upstream balancedResourceScorer since 1.36 (kubernetes#135573): the change in balance the pod
+// makes, 75 for none, 100 from the least balanced to the most, 50 the other way round.
+template <typename Resources>
+int64_t Balanced(const Resources& resources, const framework::NodeInfo& node) {
+  constexpr int64_t kHalf = framework::kMaxNodeScore / 2;
+  const int64_t with_pod = Balance(resources, node, true);
+  const int64_t without_pod = Balance(resources, node, false);
+  return kHalf + (kHalf + with_pod - without_pod) / 2;
 }
 
 template <typename Resources>

@@ -81,8 +81,9 @@ int64_t MostRequestedScore(int64_t requested, int64_t capacity);
 // The scorers of nodes' resource use with a pod:
 //   kLeastAllocated, kMostAllocated: the weighted mean of the per-resource scores over the
 //     resources the node has; integer division, as upstream.
-//   kBalancedAllocation: (1 - standard deviation of the requested/allocatable fractions) * 100,
-//     each fraction capped at 1; a single resource (or none) has deviation 0.
+//   kBalancedAllocation: the change in balance the pod makes (1.36+): 50 + (50 + B(with the
+//     pod) - B(without it)) / 2, where B is (1 - standard deviation of the requested/allocatable
+//     fractions) * 100, each fraction capped at 1; a single resource (or none) has deviation 0.
 enum class ResourceScorer : uint8_t { kLeastAllocated, kMostAllocated, kBalancedAllocation };
 
 // Fills scores[i] with nodes[i]'s name and its score by `scorer`.

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "muster/api/taints.h"
+#include "muster/framework/log.h"
 #include "muster/framework/snapshot.h"
 #include "muster/plugins/helper/normalize_score.h"
 
@@ -63,8 +64,16 @@ size_t TaintToleration::FilterNodes(const framework::CycleState& /*state*/,
     const api::Taint* taint =
         node.taints().empty() ? nullptr : UntoleratedTaint(node.taints(), pod.pod);
     if (taint == nullptr) return Status::OK();
-    return Status::Unresolvable(fmt::format("node(s) had untolerated taint {{{}: {}}}",
-                                            taint->key.str(), taint->value.str()));
+    // The taint stays out of the pod's status: its key and value can be the cluster operators'
+    // secrets (kubernetes#134740, 1.35). The log names it at -v=4, and `muster explain` for
+    // whoever runs it.
+    if (log::V(4)) {
+      log::Info(4, "node had untolerated taints",
+                {{"node", node.name().str()},
+                 {"pod", pod.pod.metadata.Key()},
+                 {"untoleratedTaint", api::FormatTaint(*taint)}});
+    }
+    return Status::Unresolvable(std::string(kErrReasonNotMatch));
   });
 }
 

@@ -17,6 +17,8 @@
 namespace muster::plugins::tainttoleration {
 
 inline constexpr std::string_view kName = "TaintToleration";
+// Filter's reason (upstream ErrReasonNotMatch since kubernetes#134740): the taint is not named.
+inline constexpr std::string_view kErrReasonNotMatch = "node(s) had untolerated taint(s)";
 
 class TaintToleration final : public framework::FilterPlugin,
                               public framework::PreScorePlugin,

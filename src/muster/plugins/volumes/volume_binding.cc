@@ -432,6 +432,12 @@ void VolumeBinding::Unreserve(framework::CycleState& state, const framework::Pod
   s->reserved.reset();
 }
 
+Status VolumeBinding::PreBindPreFlight(const framework::CycleState& state,
+                                       const framework::PodInfo&, api::Symbol) const {
+  const auto* s = state.Read<BindingState>(kStateKey);
+  return s != nullptr && s->reserved ? Status::OK() : Status(Code::kSkip);
+}
+
 Status VolumeBinding::PreBind(framework::CycleState& state, const framework::PodInfo&,
                               api::Symbol node) {
   const auto* s = state.Read<BindingState>(kStateKey);

@@ -26,7 +26,9 @@
 
 namespace muster::plugins::volumes {
 
-inline constexpr std::string_view kErrNodeConflict = "node(s) had volume node affinity conflict";
+// Since kubernetes#129887 (1.33); "node(s) had volume node affinity conflict" before.
+inline constexpr std::string_view kErrNodeConflict =
+    "node(s) didn't match PersistentVolume's node affinity";
 inline constexpr std::string_view kErrBindConflict =
     "node(s) didn't find available persistent volumes to bind";
 inline constexpr std::string_view kErrNotEnoughSpace = "node(s) did not have enough free storage";
@@ -72,6 +74,10 @@ class VolumeBinding final : public framework::PreFilterPlugin,
   // then Wait; Skip when every claim was bound already.
   framework::Status PreBind(framework::CycleState& state, const framework::PodInfo& pod,
                             api::Symbol node) override;
+  // Success when PreBind will write (a claim to bind), Skip when every claim is bound already.
+  framework::Status PreBindPreFlight(const framework::CycleState& state,
+                                     const framework::PodInfo& pod,
+                                     api::Symbol node) const override;
   // Success once the PV controller and the provisioner have bound every claim (volumeName and
   // the bind-completed annotation); an error when they undid the choice (a volume's claimRef
   // reset, a claim's selected node taken away by a provisioner that failed), when a volume

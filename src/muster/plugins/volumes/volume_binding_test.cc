@@ -113,7 +113,8 @@ TEST(VolumeBindingTest, ABoundClaimsVolumeMustAdmitTheNode) {
   EXPECT_TRUE(w.Filter("node-a").IsSuccess());
   const Status conflict = w.Filter("node-b");
   EXPECT_EQ(conflict.code(), Code::kUnschedulableAndUnresolvable);
-  EXPECT_EQ(conflict.Message(), kErrNodeConflict);
+  // Upstream's words since kubernetes#129887 (1.33).
+  EXPECT_EQ(conflict.Message(), "node(s) didn't match PersistentVolume's node affinity");
 
   ASSERT_TRUE(w.PreFilter(PodWith({"pvc-gone"})).IsSuccess());
   EXPECT_EQ(w.Filter("node-a").Message(), kErrVolumeNotExist);

@@ -86,6 +86,10 @@ class Awaiting final : public framework::PreBindPlugin {
     return Seconds(pod, kReadyAfter) || Seconds(pod, kGiveUpAfter) ? Status(Code::kWait)
                                                                    : Status(Code::kSkip);
   }
+  Status PreBindPreFlight(const CycleState&, const PodInfo& pod, api::Symbol) const override {
+    return Seconds(pod, kReadyAfter) || Seconds(pod, kGiveUpAfter) ? Status::OK()
+                                                                   : Status(Code::kSkip);
+  }
   Status PreBindWait(CycleState&, const PodInfo& pod, api::Symbol, api::Duration waited) override {
     if (auto ready = Seconds(pod, kReadyAfter); ready && waited >= *ready) return Status::OK();
     if (auto limit = Seconds(pod, kGiveUpAfter); limit && waited >= *limit) {
