@@ -43,7 +43,7 @@ const std::string kRoot = MUSTER_SOURCE_DIR;
 // runs; a gate muster switches changes what it decides.
 TEST(FeatureGatesFlagTest, EveryCommandTakesItAndRefusesAsKubeSchedulerDoes) {
   const std::string demo = " -f " + kRoot + "/examples/coscheduling";
-  for (const std::string command :
+  for (const std::string& command :
        {"validate" + demo, "simulate" + demo, "explain nginx" + demo, std::string("bench --list")}) {
     SCOPED_TRACE(command);
     const CommandResult run = Muster(command + " --feature-gates=NoSuchGate=true");
