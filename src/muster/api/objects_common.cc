@@ -575,6 +575,57 @@ bool AnyContainerNames(const PodSpec& spec, Symbol name, bool limits) {
   return false;
 }
 
+// Upstream validatePodResources and validatePodResourceConsistency, on the defaulted pod-level
+// resources at `path` (spec.resources); `container_requests` is the containers' sum.
+void ValidatePodLevelResources(Decoder& d, const PodSpec& spec, const PodLevelResources& level,
+                               const Resource& container_requests, const std::string& path) {
+  const std::string requests_path = path + ".requests";
+  bool cpu_or_memory = false;
+  bool hugepages = false;
+  for (const auto* list : {&level.limits, &level.requests}) {
+    for (const auto& [name, q] : *list) {
+      (IsHugePageResourceName(name.str()) ? hugepages : cpu_or_memory) = true;
+    }
+  }
+  for (const auto& [name, q] : level.requests) {
+    const Quantity* limit = level.limits.Get(name);
+    if (IsHugePageResourceName(name.str())) {
+      if (limit == nullptr) {
+        d.Error(path + ".limits",
+                "Required value: Limit must be set for non overcommitable resources");
+      } else if (q.Cmp(*limit) != 0) {
+        d.Error(requests_path, fmt::format("Invalid value: \"{}\": must be equal to {} limit of {}",
+                                           q.String(), name.str(), limit->String()));
+      }
+    } else if (limit != nullptr && q.Cmp(*limit) > 0) {
+      d.Error(requests_path,
+              fmt::format("Invalid value: \"{}\": must be less than or equal to {} limit of {}",
+                          q.String(), name.str(), limit->String()));
+    }
+  }
+  if (hugepages && !cpu_or_memory) d.Error(path, "Forbidden: HugePages require cpu or memory");
+  for (const auto& [name, q] : level.requests) {
+    if (!AnyContainerNames(spec, name, false)) continue;
+    const Quantity sum = SumQuantity(name.str(), container_requests, q.format());
+    if (sum.Cmp(q) > 0) {
+      d.Error(fmt::format("{}[{}]", requests_path, name.str()),
+              fmt::format("Invalid value: \"{}\": must be greater than or equal to aggregate "
+                          "container requests of {}",
+                          q.String(), sum.String()));
+    }
+  }
+  for (size_t i = 0; i < spec.containers.size(); ++i) {
+    for (const auto& [name, limit] : spec.containers[i].resources.limits) {
+      const Quantity* pod_limit = level.limits.Get(name);
+      if (pod_limit != nullptr && limit.Cmp(*pod_limit) > 0) {
+        d.Error(fmt::format("{}.containers[{}][{}].limits", path, i, name.str()),
+                fmt::format("Invalid value: \"{}\": must be less than or equal to pod limits of {}",
+                            limit.String(), pod_limit->String()));
+      }
+    }
+  }
+}
+
 // Pod-level resources (spec.resources, KEP-2837, beta and on since 1.34), defaulted and validated
 // as the API server does: pod-level hugepages limits default to the containers' sum, then
 // pod-level requests to the containers' sum of cpu and memory, then to the pod-level limits; the
@@ -618,8 +669,8 @@ void ReadPodLevelResources(Decoder& d, Map& spec_map, PodSpec& spec) {
       level.limits.Set(name, Quantity::FromValue(value, QuantityFormat::kBinarySI));
     }
   }
+  const Resource container_requests = ContainerRequestsSum(spec);
   if (!level.limits.empty()) {
-    const Resource container_requests = ContainerRequestsSum(spec);
     for (std::string_view name : {kResourceCPU, kResourceMemory}) {
       const Symbol symbol(name);
       if (!level.requests.Get(symbol) && AnyContainerNames(spec, symbol, false)) {
@@ -633,62 +684,15 @@ void ReadPodLevelResources(Decoder& d, Map& spec_map, PodSpec& spec) {
     }
   }
 
-  // Validation (upstream validatePodResources and validatePodResourceConsistency), of what a
-  // file says: what an API server serves it has validated already, by its own release's rules.
-  if (d.Served()) {
-    spec.resources = std::make_shared<const PodLevelResources>(std::move(level));
-    return;
-  }
-  const std::string requests_path = r.Path("requests");
-  bool cpu_or_memory = false;
-  bool hugepages = false;
-  for (const auto* list : {&level.limits, &level.requests}) {
-    for (const auto& [name, q] : *list) {
-      (IsHugePageResourceName(name.str()) ? hugepages : cpu_or_memory) = true;
+  // What a file says is validated; what an API server serves it has validated already, by its
+  // own release's rules.
+  if (!d.Served()) {
+    ValidatePodLevelResources(d, spec, level, container_requests, path);
+    if (!Features().Enabled(Feature::kPodLevelResources)) {
+      d.Warn(path,
+             "the PodLevelResources feature gate is off: the API server drops the field, and "
+             "the pod counts its containers' requests");
     }
-  }
-  for (const auto& [name, q] : level.requests) {
-    const Quantity* limit = level.limits.Get(name);
-    if (IsHugePageResourceName(name.str())) {
-      if (limit == nullptr) {
-        d.Error(r.Path("limits"),
-                "Required value: Limit must be set for non overcommitable resources");
-      } else if (q.Cmp(*limit) != 0) {
-        d.Error(requests_path, fmt::format("Invalid value: \"{}\": must be equal to {} limit of {}",
-                                           q.String(), name.str(), limit->String()));
-      }
-    } else if (limit != nullptr && q.Cmp(*limit) > 0) {
-      d.Error(requests_path,
-              fmt::format("Invalid value: \"{}\": must be less than or equal to {} limit of {}",
-                          q.String(), name.str(), limit->String()));
-    }
-  }
-  if (hugepages && !cpu_or_memory) d.Error(path, "Forbidden: HugePages require cpu or memory");
-  const Resource container_requests = ContainerRequestsSum(spec);
-  for (const auto& [name, q] : level.requests) {
-    if (!AnyContainerNames(spec, name, false)) continue;
-    const Quantity sum = SumQuantity(name.str(), container_requests, q.format());
-    if (sum.Cmp(q) > 0) {
-      d.Error(fmt::format("{}[{}]", requests_path, name.str()),
-              fmt::format("Invalid value: \"{}\": must be greater than or equal to aggregate "
-                          "container requests of {}",
-                          q.String(), sum.String()));
-    }
-  }
-  for (size_t i = 0; i < spec.containers.size(); ++i) {
-    for (const auto& [name, limit] : spec.containers[i].resources.limits) {
-      const Quantity* pod_limit = level.limits.Get(name);
-      if (pod_limit != nullptr && limit.Cmp(*pod_limit) > 0) {
-        d.Error(fmt::format("{}.containers[{}][{}].limits", path, i, name.str()),
-                fmt::format("Invalid value: \"{}\": must be less than or equal to pod limits of {}",
-                            limit.String(), pod_limit->String()));
-      }
-    }
-  }
-  if (!Features().Enabled(Feature::kPodLevelResources) && !d.Served()) {
-    d.Warn(path,
-           "the PodLevelResources feature gate is off: the API server drops the field, and "
-           "the pod counts its containers' requests");
   }
   spec.resources = std::make_shared<const PodLevelResources>(std::move(level));
 }

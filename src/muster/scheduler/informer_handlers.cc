@@ -1,10 +1,10 @@
 // The scheduler's informer handlers (upstream eventhandlers.go): what each cluster event does to
 // the store, the cache and the queue. Which actions an update amounts to is update_actions.cc's.
 
-#include <fmt/format.h>
-
 #include <array>
 #include <tuple>
+
+#include <fmt/format.h>
 
 #include "muster/scheduler/scheduler.h"
 #include "muster/scheduler/update_actions.h"

@@ -1,9 +1,9 @@
 #include "muster/plugins/noderesources/fit.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <utility>
+
+#include <fmt/format.h>
 
 #include "muster/api/pod_resources.h"
 
