@@ -14,6 +14,7 @@ constexpr std::array<FeatureSpec, static_cast<size_t>(Feature::kCount)> kModelle
     {"InPlacePodLevelResourcesVerticalScaling", true, FeatureStage::kBeta, false},
     {"SchedulerPopFromBackoffQ", true, FeatureStage::kBeta, false},
     {"NominatedNodeNameForExpectation", true, FeatureStage::kBeta, false},
+    {"DRASchedulerFilterTimeout", true, FeatureStage::kBeta, false},
 }};
 
 // The other gates of kube-scheduler 1.37 that bear on scheduling, and what muster does with
@@ -37,7 +38,6 @@ constexpr OtherGate kOthers[] = {
     {{"GenericWorkload", false, FeatureStage::kBeta, false}, true, false},
     {{"GangScheduling", false, FeatureStage::kAlpha, false}, true, false},
     {{"SchedulerPreEnqueuePodStatus", true, FeatureStage::kBeta, false}, true, false},
-    {{"DRASchedulerFilterTimeout", true, FeatureStage::kBeta, false}, false, false},
     {{"DRADeviceBindingConditions", true, FeatureStage::kBeta, false}, false, false},
     {{"DRAExtendedResource", false, FeatureStage::kAlpha, false}, false, false},
     {{"VolumeLimitScaling", true, FeatureStage::kBeta, false}, false, false},

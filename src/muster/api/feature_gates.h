@@ -20,6 +20,7 @@ enum class Feature : uint8_t {
   kInPlacePodLevelResourcesVerticalScaling,  // the pod's own resize figures: beta, on in 1.36
   kSchedulerPopFromBackoffQ,                 // KEP-5142: beta, on since 1.33
   kNominatedNodeNameForExpectation,          // KEP-5278: beta, on since 1.35
+  kDRASchedulerFilterTimeout,                // DynamicResourcesArgs.filterTimeout: beta, on since 1.34
   kCount,
 };
 

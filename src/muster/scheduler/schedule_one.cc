@@ -527,6 +527,16 @@ bool Scheduler::ScheduleOne() {
     queue_.Done(key);
     return true;
   }
+  if (pod.pod.metadata.deletion_timestamp) {
+    // Upstream's skipPodSchedule: a pod on its way out is not placed; its deletion takes it
+    // from the queue.
+    client_.RecordEvent(framework::EventRecord{
+        framework::ReferenceTo(pod.pod), "Warning", "FailedScheduling", "Scheduling",
+        fmt::format("skip schedule deleting pod: {}", key), std::nullopt, fwk->scheduler_name()});
+    if (log::V(3)) log::Info(3, "Skip schedule deleting pod", {{"pod", key}});
+    queue_.Done(key);
+    return true;
+  }
   if (auto [group_plugin, gang] = fwk->GroupOf(pod); gang) {
     ScheduleGroup(*fwk, *group_plugin, std::move(queued), *gang);
     return true;

@@ -51,6 +51,25 @@ TEST(ScheduleOne, APodThatFitsNowhereSaysWhyEachNodeRefused) {
   EXPECT_FALSE(h.scheduler().HasActivePods());
 }
 
+// Upstream's skipPodSchedule: a pending pod being deleted (a finalizer holds it) is not placed;
+// a Warning says so, and nothing else is written.
+TEST(ScheduleOne, APodBeingDeletedIsSkipped) {
+  SchedulerHarness h;
+  h.AddNode(MakeNode().Name("n1").Capacity({{"pods", "10"}}).Obj());
+  api::Pod pod = MakePod().Name("leaving").Obj();
+  pod.metadata.deletion_timestamp = h.clock().Now();
+  h.AddPod(pod);
+  h.RunCycles();
+  EXPECT_TRUE(h.Bindings().empty());
+  EXPECT_TRUE(h.client().condition_updates.empty());
+  ASSERT_EQ(h.client().events.size(), 1u);
+  EXPECT_EQ(h.client().events[0].type, "Warning");
+  EXPECT_EQ(h.client().events[0].reason, "FailedScheduling");
+  EXPECT_EQ(h.client().events[0].message, "skip schedule deleting pod: default/leaving");
+  EXPECT_EQ(h.scheduler().stats().attempts, 0u);
+  EXPECT_FALSE(h.scheduler().HasActivePods());
+}
+
 // A PreBind plugin that waits (VolumeBinding while claims are being bound) holds its pod's bind
 // without holding the scheduler: it is asked again each second, the pod keeps its room on the
 // node meanwhile, and other pods are scheduled.

@@ -216,8 +216,9 @@ Allocator::Allocator(const Inventory& inventory, const DeviceSet& allocated,
 class Search {
  public:
   Search(const Allocator& a, const api::LabelSet& labels, Symbol node,
-         std::span<const api::ResourceClaim* const> claims)
-      : a_(a), labels_(labels), node_(node), claims_(claims) {}
+         std::span<const api::ResourceClaim* const> claims,
+         const std::function<bool()>* stop = nullptr)
+      : a_(a), labels_(labels), node_(node), claims_(claims), stop_(stop) {}
 
   AllocationOutcome Run();
   std::string Diagnose();
@@ -297,6 +298,9 @@ class Search {
   DeviceSet in_use_;  // chosen in this search, admin access aside
   std::unordered_map<Allocator::CounterKey, api::Quantity, Allocator::CounterKeyHash> consumed_;
   std::string error_;
+  const std::function<bool()>* stop_;
+  uint64_t tries_ = 0;  // devices tried, for asking stop_ now and then
+  bool stopped_ = false;
 };
 
 std::string Allocator::Diagnose(const api::LabelSet& labels, Symbol node,
@@ -306,8 +310,9 @@ std::string Allocator::Diagnose(const api::LabelSet& labels, Symbol node,
 }
 
 AllocationOutcome Allocator::Allocate(const api::LabelSet& labels, Symbol node,
-                                      std::span<const api::ResourceClaim* const> claims) const {
-  Search search(*this, labels, node, claims);
+                                      std::span<const api::ResourceClaim* const> claims,
+                                      const std::function<bool()>* stop) const {
+  Search search(*this, labels, node, claims, stop);
   return search.Run();
 }
 
@@ -522,6 +527,12 @@ bool Search::Prepare() {
 }
 
 bool Search::TryDevice(size_t c, size_t r, size_t i, int64_t d, bool* constraint_failed) {
+  if (stop_ != nullptr && tries_++ % 256 == 0 && (*stop_)()) {
+    // Every loop above ends on an error: the search unwinds at once.
+    stopped_ = true;
+    error_ = "stopped";
+    return false;
+  }
   ClaimData& cd = data_[c];
   const Request& req = cd.requests[r][cd.chosen[r]];
   const Candidate& cand = candidates_[i];
@@ -759,6 +770,10 @@ std::string Search::Diagnose() {
 AllocationOutcome Search::Run() {
   AllocationOutcome out;
   if (!Prepare() || !Step(0, 0)) {
+    if (stopped_) {
+      out.stopped = true;
+      return out;
+    }
     out.error = std::move(error_);
     if (out.error.empty()) {
       const bool invalid = std::any_of(pools_->begin(), pools_->end(),

@@ -107,6 +107,8 @@ struct AllocationOutcome {
   // The error is about this node's pools (invalid ones), not the claims: Filter turns the node
   // away rather than failing the attempt.
   bool node_error = false;
+  // The search was stopped (Allocate's `stop` said so) before it found an answer.
+  bool stopped = false;
   bool ok() const { return error.empty() && !results.empty(); }
 };
 
@@ -118,9 +120,12 @@ class Allocator {
   Allocator(const Inventory& inventory, const DeviceSet& allocated, const DeviceSet& pending,
             std::function<const api::DeviceClass*(api::Symbol)> classes);
 
-  // Devices for every claim of `claims` (none allocated yet) on the node.
+  // Devices for every claim of `claims` (none allocated yet) on the node. `stop`, when given, is
+  // asked now and then while the search goes on (at its first device and every 256th after);
+  // when it says true the search ends, `stopped`.
   AllocationOutcome Allocate(const api::LabelSet& labels, api::Symbol node,
-                             std::span<const api::ResourceClaim* const> claims) const;
+                             std::span<const api::ResourceClaim* const> claims,
+                             const std::function<bool()>* stop = nullptr) const;
 
   // Why Allocate finds nothing on the node, for `muster explain`: the first request that
   // cannot be met even alone ("claim default/x, request gpu: 3 device(s) of class

@@ -80,10 +80,22 @@ api::ResourceClaimConsumerReference ConsumerOf(const api::Pod& pod) {
 
 }  // namespace
 
-std::unique_ptr<framework::Plugin> DynamicResources::New(const framework::PluginArgs&,
-                                                         framework::Handle& handle, std::string*) {
-  return std::make_unique<DynamicResources>(handle);
+std::unique_ptr<framework::Plugin> DynamicResources::New(const framework::PluginArgs& args,
+                                                         framework::Handle& handle,
+                                                         std::string* error) {
+  DynamicResourcesArgs decoded;
+  if (!LoadDynamicResourcesArgs(args, &decoded, error)) return nullptr;
+  return std::make_unique<DynamicResources>(handle, decoded);
 }
+
+DynamicResourcesArgs DynamicResources::DefaultArgs() {
+  DynamicResourcesArgs args;
+  SetDefaults(args);
+  return args;
+}
+
+DynamicResources::DynamicResources(framework::Handle& handle, const DynamicResourcesArgs& args)
+    : handle_(handle), filter_timeout_(args.filter_timeout) {}
 
 std::shared_ptr<const api::ResourceClaim> DynamicResources::FindClaim(api::Symbol ns,
                                                                       api::Symbol name) const {
@@ -266,7 +278,17 @@ Status DynamicResources::Filter(const framework::CycleState& state, const framew
   }
   std::vector<api::AllocationResult> results;
   if (s->allocator != nullptr) {
-    AllocationOutcome outcome = s->allocator->Allocate(labels, node.name(), s->to_allocate_claims);
+    std::function<bool()> timed_out;
+    if (filter_timeout_ && *filter_timeout_ > api::Duration::zero()) {
+      const std::chrono::steady_clock::time_point deadline = monotonic_() + *filter_timeout_;
+      timed_out = [this, deadline] { return monotonic_() >= deadline; };
+    }
+    AllocationOutcome outcome = s->allocator->Allocate(labels, node.name(), s->to_allocate_claims,
+                                                       timed_out ? &timed_out : nullptr);
+    if (outcome.stopped) {
+      return Status::Error(
+          fmt::format("node {}: timed out trying to allocate devices", node.name().str()));
+    }
     if (!outcome.error.empty()) {
       return outcome.node_error ? Status::Unresolvable(std::move(outcome.error))
                                 : Status::Error(std::move(outcome.error));

@@ -7,7 +7,9 @@
 //  - PreFilter: the classes exist, no claim is being allocated for another pod; an allocated
 //    claim's node selector limits the nodes; Skip for a pod without claims.
 //  - Filter: the structured allocator finds devices for the unallocated claims on the node
-//    ("cannot allocate all claims"); an allocated claim reaches the node.
+//    ("cannot allocate all claims"); an allocated claim reaches the node. A search that runs
+//    past the args' filterTimeout fails the attempt with an Error (1.36: a timeout may pass,
+//    so the pod retries after its backoff rather than wait for an event).
 //  - PostFilter: when no node fits, an allocated claim that keeps the pod off every node and
 //    that no other pod uses is deallocated, so that the next attempt may allocate it anew.
 //  - Score: with firstAvailable requests, nodes where earlier subrequests fit score higher.
@@ -15,6 +17,8 @@
 //    them go; PreBind writes the allocation, the finalizer and the pod's reservation.
 // Every status but PostFilter's is UnschedulableAndUnresolvable or Error, as upstream's.
 
+#include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -28,6 +32,7 @@
 #include "muster/framework/interface.h"
 #include "muster/framework/registry.h"
 #include "muster/plugins/dynamicresources/allocator.h"
+#include "muster/plugins/dynamicresources/args.h"
 
 namespace muster::plugins::dynamicresources {
 
@@ -50,7 +55,14 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
 
   static std::unique_ptr<framework::Plugin> New(const framework::PluginArgs& args,
                                                 framework::Handle& handle, std::string* error);
-  explicit DynamicResources(framework::Handle& handle) : handle_(handle) {}
+  explicit DynamicResources(framework::Handle& handle,
+                            const DynamicResourcesArgs& args = DefaultArgs());
+
+  // The args a profile without pluginConfig for the plugin gets.
+  static DynamicResourcesArgs DefaultArgs();
+  // What filterTimeout is measured on: the process's monotonic clock, unless a test gives another.
+  using MonotonicClock = std::function<std::chrono::steady_clock::time_point()>;
+  void SetMonotonicClockForTest(MonotonicClock clock) { monotonic_ = std::move(clock); }
 
   std::string_view Name() const override { return kName; }
 
@@ -110,6 +122,9 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
   void ForgetStale();
 
   framework::Handle& handle_;
+  // How long Filter may search one node; zero or nullopt: as long as it takes.
+  std::optional<api::Duration> filter_timeout_;
+  MonotonicClock monotonic_ = [] { return std::chrono::steady_clock::now(); };
   uint64_t slices_version_ = ~uint64_t{0};
   std::shared_ptr<const Inventory> inventory_;
   uint64_t claims_version_ = ~uint64_t{0};

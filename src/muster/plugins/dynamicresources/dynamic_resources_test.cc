@@ -297,3 +297,43 @@ TEST_F(DynamicResourcesTest, PreBindPreFlightActsForPodsWithClaims) {
 
 }  // namespace
 }  // namespace muster::plugins::dynamicresources
+
+namespace muster::plugins::dynamicresources {
+namespace {
+
+// Upstream's "timeout" case: a search that outlasts filterTimeout fails the attempt with an
+// Error naming the node (1.36), so the pod retries after its backoff. The clock moves 1s each
+// time it is read: the deadline is 1s after the start, so the search's first look ends it.
+TEST_F(DynamicResourcesTest, FilterTimeoutIsAnErrorNamingTheNode) {
+  DynamicResourcesArgs args = DynamicResources::DefaultArgs();
+  ASSERT_EQ(args.filter_timeout, std::chrono::seconds(10));
+  args.filter_timeout = std::chrono::seconds(1);
+  DynamicResources timed(services_.handle(), args);
+  auto now = std::chrono::steady_clock::time_point();
+  timed.SetMonotonicClockForTest([&now] { return now += std::chrono::seconds(1); });
+  AddClass();
+  AddSlice();
+  AddClaim(PendingClaim());
+  info_ = framework::PodInfo::Make(PodWithTemplateClaim());
+  state_ = std::make_unique<framework::CycleState>();
+  framework::PreFilterResult result;
+  ASSERT_TRUE(timed.PreFilter(*state_, *info_, services_.snapshot().List(), &result).IsSuccess());
+  const Status s = timed.Filter(*state_, *info_, *services_.snapshot().Get(api::Symbol("worker")));
+  EXPECT_EQ(s.code(), Code::kError);
+  EXPECT_EQ(s.Message(), "node worker: timed out trying to allocate devices");
+
+  // The same search with time enough, or with the limit turned off (0s), finds the device.
+  timed.SetMonotonicClockForTest([] { return std::chrono::steady_clock::time_point(); });
+  EXPECT_TRUE(
+      timed.Filter(*state_, *info_, *services_.snapshot().Get(api::Symbol("worker"))).IsSuccess());
+  args.filter_timeout = api::Duration::zero();
+  DynamicResources unlimited(services_.handle(), args);
+  unlimited.SetMonotonicClockForTest([&now] { return now += std::chrono::hours(1); });
+  ASSERT_TRUE(
+      unlimited.PreFilter(*state_, *info_, services_.snapshot().List(), &result).IsSuccess());
+  EXPECT_TRUE(unlimited.Filter(*state_, *info_, *services_.snapshot().Get(api::Symbol("worker")))
+                  .IsSuccess());
+}
+
+}  // namespace
+}  // namespace muster::plugins::dynamicresources
