@@ -205,6 +205,8 @@ void NodeInfo::Summarize() {
   summary_.requested_memory = requested_.memory;
   summary_.free_ephemeral_storage = allocatable_.ephemeral_storage - requested_.ephemeral_storage;
   summary_.free_pods = allocatable_.allowed_pod_number - requested_.allowed_pod_number;
+  cpu_memory_balance_ = static_cast<uint8_t>(CpuMemoryBalance(
+      requested_.milli_cpu, allocatable_.milli_cpu, requested_.memory, allocatable_.memory));
 }
 
 void NodeInfo::CountPriority(int32_t priority) {

@@ -4,8 +4,10 @@
 // framework.NodeInfo). Built once per change by the cache and shared, immutable, with snapshots:
 // a snapshot holds its own copy of a NodeInfo only for nodes that changed since it was taken.
 
+#include <algorithm>
 #include <array>
 #include <atomic>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
@@ -225,6 +227,23 @@ struct ResourceSummary {
 };
 static_assert(sizeof(ResourceSummary) == 64, "NodeInfo's first line");
 
+// How balanced cpu and memory are at these requests, 50 to 100: (1 - the standard deviation of
+// the two requested/allocatable fractions, each at most 1) * 100, truncated; 100 when either
+// resource has no allocatable (one fraction, no deviation). Upstream's balancedResourceScore for
+// the default resources, NodeResourcesBalancedAllocation's and NodeInfo's alike, so that the two
+// agree to the bit.
+inline int64_t CpuMemoryBalance(int64_t cpu_requested, int64_t cpu_allocatable,
+                                int64_t memory_requested, int64_t memory_allocatable) {
+  if (cpu_allocatable == 0 || memory_allocatable == 0) return 100;
+  auto fraction = [](int64_t requested, int64_t allocatable) {
+    return std::min(1.0, static_cast<double>(requested) / static_cast<double>(allocatable));
+  };
+  const double deviation = std::abs(
+      (fraction(cpu_requested, cpu_allocatable) - fraction(memory_requested, memory_allocatable)) /
+      2);
+  return static_cast<int64_t>((1 - deviation) * 100.0);  // upstream's MaxNodeScore
+}
+
 // Cache-line aligned, so that what the filters and scores read on every node takes two lines:
 // the resource summary, then the node's name, taints, images and unschedulable flag.
 class alignas(64) NodeInfo {
@@ -265,6 +284,10 @@ class alignas(64) NodeInfo {
   const api::Resource& allocatable() const { return allocatable_; }
   // Parts of requested() and allocatable(), in the node's first cache line.
   const ResourceSummary& summary() const { return summary_; }
+  // CpuMemoryBalance of the pods' requests here (not their non-zero sums): what
+  // NodeResourcesBalancedAllocation compares a pod's placement with (1.36), kept up to date
+  // with the pods rather than computed per pod and node.
+  int64_t cpu_memory_balance() const { return cpu_memory_balance_; }
   const std::vector<ImageState>& image_states() const { return image_states_; }
   void SetImageStates(std::vector<ImageState> states) { image_states_ = std::move(states); }
 
@@ -289,13 +312,14 @@ class alignas(64) NodeInfo {
   void Summarize();
 
   // What the filters and scores read on every node comes first, in two cache lines: the
-  // resource summary, then the node itself (61 bytes).
+  // resource summary, then the node itself (62 bytes).
   ResourceSummary summary_;
   std::shared_ptr<const api::Node> node_;
   std::span<const api::Taint> taints_;  // into *node_
   std::vector<ImageState> image_states_;
   api::Symbol name_;
   bool unschedulable_ = false;
+  uint8_t cpu_memory_balance_ = 100;  // set by Summarize
   api::Resource requested_;
   api::Resource allocatable_;
 

@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "muster/api/pod_resources.h"
 #include "muster/api/resources.h"
@@ -159,6 +160,7 @@ class CpuThenMemory {
     return {r.allocatable_memory, memory + requests_[1]};
   }
   int64_t PodRequest(size_t i) const { return requests_[i]; }
+  bool use_requested() const { return use_requested_; }
 
  private:
   std::array<int64_t, 2> weights_;
@@ -222,13 +224,36 @@ int64_t Balance(const Resources& resources, const framework::NodeInfo& node, boo
   return static_cast<int64_t>((1 - deviation) * static_cast<double>(framework::kMaxNodeScore));
 }
 
+// Balance of cpu and memory with and without the pod: the default resources' case. Without the
+// pod it is the node's own, which the node keeps when scoring counts requests (BalancedAllocation
+// does).
+void BalanceOfTwo(const CpuThenMemory& resources, const framework::NodeInfo& node,
+                  int64_t* with_pod, int64_t* without_pod) {
+  const ScoredResources::Usage cpu = resources.Usage(node, 0);
+  const ScoredResources::Usage memory = resources.Usage(node, 1);
+  *with_pod = framework::CpuMemoryBalance(cpu.requested, cpu.allocatable, memory.requested,
+                                          memory.allocatable);
+  *without_pod = resources.use_requested()
+                     ? node.cpu_memory_balance()
+                     : framework::CpuMemoryBalance(cpu.requested - resources.PodRequest(0),
+                                                   cpu.allocatable,
+                                                   memory.requested - resources.PodRequest(1),
+                                                   memory.allocatable);
+}
+
 // upstream balancedResourceScorer since 1.36 (kubernetes#135573): the change in balance the pod
 // makes, 75 for none, 100 from the least balanced to the most, 50 the other way round.
 template <typename Resources>
 int64_t Balanced(const Resources& resources, const framework::NodeInfo& node) {
   constexpr int64_t kHalf = framework::kMaxNodeScore / 2;
-  const int64_t with_pod = Balance(resources, node, true);
-  const int64_t without_pod = Balance(resources, node, false);
+  int64_t with_pod = 0;
+  int64_t without_pod = 0;
+  if constexpr (std::is_same_v<Resources, CpuThenMemory>) {
+    BalanceOfTwo(resources, node, &with_pod, &without_pod);
+  } else {
+    with_pod = Balance(resources, node, true);
+    without_pod = Balance(resources, node, false);
+  }
   return kHalf + (kHalf + with_pod - without_pod) / 2;
 }
 
