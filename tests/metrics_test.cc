@@ -106,6 +106,19 @@ TEST(Metrics, TheSeedDemoCountsAttemptsQueuesAndTheGang) {
   EXPECT_NE(text.find(R"(scheduler_pod_scheduling_attempts_bucket{le="+Inf"} 3)"), std::string::npos);
 }
 
+// scheduler_unschedulable_pods: the pods waiting in the queue by the plugins that turned them
+// away (each counted once per plugin), and those held at PreEnqueue by the gating plugin; a pod
+// that was then scheduled counts no more.
+TEST(Metrics, UnschedulablePodsByPlugin) {
+  const auto cordoned = Simulate({"tests/scenarios/cordoned-node/cluster.yaml"}, "");
+  // too-big: more cpu than the small node has, and the big one cordoned.
+  EXPECT_EQ(At(cordoned, R"(scheduler_unschedulable_pods{plugin="NodeResourcesFit",profile="default-scheduler"})"), 1);
+  EXPECT_EQ(At(cordoned, R"(scheduler_unschedulable_pods{plugin="NodeUnschedulable",profile="default-scheduler"})"), 1);
+  const auto gated = Simulate({"tests/scenarios/scheduling-gates/all.yaml"}, "");
+  // held waits at its gates; released was held too, then scheduled.
+  EXPECT_EQ(At(gated, R"(scheduler_unschedulable_pods{plugin="SchedulingGates",profile="default-scheduler"})"), 1);
+}
+
 TEST(Metrics, PreemptionCountsItsAttemptAndVictims) {
   const auto m = Simulate({"tests/scenarios/preemption/all.yaml"}, "");
   EXPECT_EQ(At(m, "scheduler_preemption_attempts_total"), 1);

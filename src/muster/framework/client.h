@@ -4,8 +4,10 @@
 // deletions, PodGroup status, events): the interface the cluster layer implements, for the
 // memory cluster and for a real API server alike, and that plugins reach through their Handle.
 
+#include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "muster/api/dra.h"
 #include "muster/api/types.h"
@@ -50,6 +52,19 @@ struct EventRecord {
   // The profile that decided (kubectl describe's "From"); empty: the cluster's default.
   std::string reporting_controller;
 };
+
+// The longest note an Event may carry (upstream validation.NoteLengthLimit).
+inline constexpr size_t kEventNoteLimit = 1024;
+
+// A FailedScheduling note as kube-scheduler cuts it (truncateMessage): a message over the limit
+// keeps its first 1020 bytes and ends " ...". The pod's condition keeps the whole message.
+inline std::string TruncateEventNote(std::string message) {
+  constexpr std::string_view kSuffix = " ...";
+  if (message.size() <= kEventNoteLimit) return message;
+  message.resize(kEventNoteLimit - kSuffix.size());
+  message += kSuffix;
+  return message;
+}
 
 // The scheduler's writes to the cluster (the `cluster` layer implements it for memory and a real
 // API server). A failed write returns an Error status and changes nothing.

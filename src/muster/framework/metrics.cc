@@ -86,6 +86,12 @@ Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()) {
                           .Help("Pods added to the scheduling queues, by queue and by the event "
                                 "that moved them.")
                           .Register(r);
+  unschedulable_family_ = &prometheus::BuildGauge()
+                              .Name("scheduler_unschedulable_pods")
+                              .Help("Pods in the scheduling queue that a plugin turned away at "
+                                    "their last attempt or holds at PreEnqueue, by plugin and "
+                                    "profile.")
+                              .Register(r);
   pod_attempts_ = &prometheus::BuildHistogram()
                        .Name("scheduler_pod_scheduling_attempts")
                        .Help("Attempts a pod took until it was scheduled.")
@@ -233,6 +239,24 @@ void Metrics::QueueIncoming(QueueName queue, std::string_view event) {
     c = it->second;
   }
   c->Increment();
+}
+
+void Metrics::UnschedulableReason(std::string_view plugin, std::string_view profile,
+                                  double delta) {
+  prometheus::Gauge* g;
+  {
+    std::lock_guard lock(mu_);
+    auto it = unschedulable_.find(std::make_tuple(plugin, profile));
+    if (it == unschedulable_.end()) {
+      prometheus::Gauge* created = &unschedulable_family_->Add(
+          {{"plugin", std::string(plugin)}, {"profile", std::string(profile)}});
+      it = unschedulable_.emplace(std::make_tuple(std::string(plugin), std::string(profile)),
+                                  created)
+               .first;
+    }
+    g = it->second;
+  }
+  g->Increment(delta);
 }
 
 void Metrics::SetCacheSize(size_t nodes, size_t pods, size_t assumed_pods) {

@@ -150,6 +150,9 @@ class Metrics {
   }
   // scheduler_queue_incoming_pods_total{queue, event}.
   void QueueIncoming(QueueName queue, std::string_view event);
+  // scheduler_unschedulable_pods{plugin, profile}: the pods in the queue whose last attempt
+  // `plugin` turned away (or gated at PreEnqueue), moved by `delta`.
+  void UnschedulableReason(std::string_view plugin, std::string_view profile, double delta);
   // scheduler_pending_pods{queue}.
   void SetPending(QueueName queue, size_t n) { pending_[static_cast<size_t>(queue)]->Set(double(n)); }
   // scheduler_scheduler_cache_size{type}.
@@ -191,6 +194,7 @@ class Metrics {
   prometheus::Family<prometheus::Histogram>* plugin_family_;
   prometheus::Family<prometheus::Histogram>* sli_family_;
   prometheus::Family<prometheus::Counter>* incoming_family_;
+  prometheus::Family<prometheus::Gauge>* unschedulable_family_;
   prometheus::Histogram* pod_attempts_;
   prometheus::Histogram* algorithm_;
   prometheus::Counter* preemption_attempts_;
@@ -205,6 +209,7 @@ class Metrics {
   std::map<std::tuple<std::string, ExtensionPoint, Code>, prometheus::Histogram*, TupleLess>
       plugins_;
   std::map<std::tuple<QueueName, std::string>, prometheus::Counter*, TupleLess> incoming_;
+  std::map<std::tuple<std::string, std::string>, prometheus::Gauge*, TupleLess> unschedulable_;
   std::array<prometheus::Histogram*, 16> sli_{};  // by attempts label: 1..14, "15+"
 };
 

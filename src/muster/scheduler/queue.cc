@@ -17,6 +17,10 @@ struct SchedulingQueue::Entry {
   std::optional<Where> where;  // nullopt while in flight and not yet requeued
   bool in_flight = false;
   bool force_activate = false;  // activated while in flight
+  // scheduler_unschedulable_pods counts the pod under the plugins of its unschedulable_plugins
+  // and pending_plugins: from its rejection (or gating) until its next attempt begins, as
+  // upstream counts them until Pop.
+  bool reasons_counted = false;
   // Set while in flight (RetryAt): the attempt's rejection lapses then; it was decided when
   // change_seq_ was retry_version.
   api::Time retry_at{};
@@ -211,6 +215,21 @@ void SchedulingQueue::Detach(Entry* e) {
   e->where.reset();
 }
 
+void SchedulingQueue::CountReasons(Entry* e, bool count) {
+  if (e->reasons_counted == count) return;
+  e->reasons_counted = count;
+  if (metrics_ == nullptr) return;
+  const std::vector<std::string>& rejected = e->info.unschedulable_plugins;
+  const std::string& profile = e->info.pod().spec.scheduler_name;
+  const double delta = count ? 1 : -1;
+  for (const std::string& plugin : rejected) metrics_->UnschedulableReason(plugin, profile, delta);
+  for (const std::string& plugin : e->info.pending_plugins) {
+    if (std::find(rejected.begin(), rejected.end(), plugin) == rejected.end()) {
+      metrics_->UnschedulableReason(plugin, profile, delta);
+    }
+  }
+}
+
 void SchedulingQueue::IndexUnschedulable(Entry* e, bool add) {
   const std::string key = e->info.info->Key();
   auto index = [&](const std::string& plugin) {
@@ -248,8 +267,10 @@ void SchedulingQueue::MoveToActive(Entry* e) {
     auto told = observed ? gate_messages_.find(e) : gate_messages_.end();
     const bool news =
         observed && (told == gate_messages_.end() || told->second.message != s.Message());
+    CountReasons(e, false);
     e->info.unschedulable_plugins = {s.plugin()};
     e->info.pending_plugins.clear();
+    CountReasons(e, true);
     e->where = Where::kUnschedulable;
     unschedulable_.emplace(e->info.info->Key(), e);
     ++num_gated_;
@@ -269,6 +290,7 @@ void SchedulingQueue::MoveToActive(Entry* e) {
     return;
   }
   if (e->info.gated) {
+    CountReasons(e, false);
     e->info.gated = false;
     e->info.unschedulable_plugins.clear();
   }
@@ -368,6 +390,7 @@ void SchedulingQueue::Delete(const api::Pod& pod) {
   if (e == nullptr) return;
   Detach(e);
   if (e->in_flight) EndInFlight(*e);
+  CountReasons(e, false);
   gate_messages_.erase(e);
   pods_.erase(key);
 }
@@ -391,6 +414,7 @@ std::optional<QueuedPodInfo> SchedulingQueue::Take(const std::string& key) {
 
 QueuedPodInfo SchedulingQueue::StartFlight(Entry* e) {
   Detach(e);
+  CountReasons(e, false);
   e->info.attempts++;
   e->info.attempted = true;
   e->in_flight = true;
@@ -435,6 +459,7 @@ void SchedulingQueue::AddUnschedulableIfNotPresent(QueuedPodInfo info) {
   if (e == nullptr || e->where) return;  // deleted meanwhile, or already requeued
   e->info = std::move(info);
   e->info.timestamp = clock_.Now();
+  CountReasons(e, true);
   Strategy strategy = Strategy::kSkip;
   if (e->info.unschedulable_plugins.empty() && e->info.pending_plugins.empty()) {
     strategy = Strategy::kAfterBackoff;  // an error, not a rejection: retry after backoff

@@ -224,6 +224,9 @@ class SchedulingQueue {
   // pods a plugin that cares about it rejected: gated pods are not walked for every binding.
   std::map<std::string, std::map<std::string, Entry*>, std::less<>> unschedulable_by_plugin_;
   void IndexUnschedulable(Entry* e, bool add);
+  // scheduler_unschedulable_pods: the pod counted (or no longer) under each plugin that turned
+  // it away or holds it.
+  void CountReasons(Entry* e, bool count);
   uint64_t sequence_ = 0;                         // insertion order, the final tie-break
   uint64_t event_sequence_ = 0;
   uint64_t change_seq_ = 0;

@@ -746,8 +746,9 @@ void Scheduler::HandleSchedulingFailure(const framework::Framework& fwk,
               {{"pod", pod.metadata.Key()}, {"err", message}});
   }
   client_.RecordEvent(framework::EventRecord{framework::ReferenceTo(pod), "Warning",
-                                             "FailedScheduling", "Scheduling", message,
-                                             std::nullopt, fwk.scheduler_name()});
+                                             "FailedScheduling", "Scheduling",
+                                             framework::TruncateEventNote(message), std::nullopt,
+                                             fwk.scheduler_name()});
   api::PodCondition condition;
   condition.type = "PodScheduled";
   condition.status = "False";

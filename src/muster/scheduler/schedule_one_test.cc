@@ -70,6 +70,17 @@ TEST(ScheduleOne, APodBeingDeletedIsSkipped) {
   EXPECT_FALSE(h.scheduler().HasActivePods());
 }
 
+// Upstream's truncateMessage: an Event's note holds 1024 bytes; FailedScheduling keeps 1020 and
+// says " ..." (the pod's condition keeps the whole message).
+TEST(ScheduleOne, AFailedSchedulingNoteIsCutAsUpstreamCutsIt) {
+  EXPECT_EQ(framework::TruncateEventNote("short"), "short");
+  const std::string exact(1024, 'x');
+  EXPECT_EQ(framework::TruncateEventNote(exact), exact);
+  const std::string cut = framework::TruncateEventNote(std::string(1020, 'a') + "bcdef");
+  EXPECT_EQ(cut.size(), 1024u);
+  EXPECT_EQ(cut, std::string(1020, 'a') + " ...");
+}
+
 // A PreBind plugin that waits (VolumeBinding while claims are being bound) holds its pod's bind
 // without holding the scheduler: it is asked again each second, the pod keeps its room on the
 // node meanwhile, and other pods are scheduled.
