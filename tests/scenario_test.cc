@@ -2,7 +2,8 @@
 // The manifests are simulated as `muster simulate -f <folder> -o json` would, and expect.yaml's
 // assertions are checked against the SimulationResult:
 //
-//   args: {seed: 1, until: 30s, config: cfg.yaml}   # optional simulate flags
+//   args: {seed: 1, until: 30s, config: cfg.yaml,   # optional simulate flags
+//          featureGates: "A=true,B=false"}
 //   summary: {running: 3, pending: 3}               # these fields of .summary
 //   pods:                                           # likewise podGroups, jobs, nodes, events
 //   - match: {status: Pending}                      # the elements whose fields equal these
@@ -20,6 +21,7 @@
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include "muster/api/feature_gates.h"
 #include "muster/cli/demo.h"
 #include "muster/cli/simulate.h"
 
@@ -86,6 +88,15 @@ json Simulate(const std::string& name, const YAML::Node& args, std::string* err_
   }
   std::sort(files.begin(), files.end());
   for (const fs::path& f : files) flags.paths.push_back(f.string());
+  muster::api::FeatureGates gates = muster::api::Features();
+  if (args && args["featureGates"]) {
+    std::string error;
+    if (!gates.Apply(args["featureGates"].Scalar(), &error, nullptr)) {
+      *err_out = "featureGates: " + error;
+      return json();
+    }
+  }
+  const muster::api::ScopedFeatures scoped(gates);
   std::istringstream in;
   std::ostringstream out, err;
   const int status = muster::cli::RunSimulate(flags, in, out, err);

@@ -15,6 +15,8 @@ constexpr std::array<FeatureSpec, static_cast<size_t>(Feature::kCount)> kModelle
     {"SchedulerPopFromBackoffQ", true, FeatureStage::kBeta, false},
     {"NominatedNodeNameForExpectation", true, FeatureStage::kBeta, false},
     {"DRASchedulerFilterTimeout", true, FeatureStage::kBeta, false},
+    {"TaintTolerationComparisonOperators", false, FeatureStage::kAlpha, false},
+    {"NodeDeclaredFeatures", true, FeatureStage::kGA, true},
 }};
 
 // The other gates of kube-scheduler 1.37 that bear on scheduling, and what muster does with
@@ -41,8 +43,6 @@ constexpr OtherGate kOthers[] = {
     {{"DRADeviceBindingConditions", true, FeatureStage::kBeta, false}, false, false},
     {{"DRAExtendedResource", false, FeatureStage::kAlpha, false}, false, false},
     {{"VolumeLimitScaling", true, FeatureStage::kBeta, false}, false, false},
-    {{"NodeDeclaredFeatures", true, FeatureStage::kGA, true}, false, false},
-    {{"TaintTolerationComparisonOperators", false, FeatureStage::kAlpha, false}, false, false},
     {{"TopologyAwareWorkloadScheduling", false, FeatureStage::kAlpha, false}, false, false},
     {{"CompositePodGroup", false, FeatureStage::kAlpha, false}, false, false},
     {{"InPlacePodVerticalScalingSchedulerPreemption", false, FeatureStage::kAlpha, false},

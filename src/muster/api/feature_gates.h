@@ -21,6 +21,8 @@ enum class Feature : uint8_t {
   kSchedulerPopFromBackoffQ,                 // KEP-5142: beta, on since 1.33
   kNominatedNodeNameForExpectation,          // KEP-5278: beta, on since 1.35
   kDRASchedulerFilterTimeout,                // DynamicResourcesArgs.filterTimeout: beta, on since 1.34
+  kTaintTolerationComparisonOperators,       // KEP-5471, tolerations' Lt and Gt: alpha, off
+  kNodeDeclaredFeatures,                     // KEP-5328: GA in 1.37, locked on
   kCount,
 };
 

@@ -52,9 +52,11 @@ TEST(FeatureGatesTest, RefusesAsKubeSchedulerRefuses) {
       refused("InPlacePodVerticalScaling=false"),
       "cannot set feature gate InPlacePodVerticalScaling to false, feature is locked to true");
   // A gate whose behaviour muster does not switch, set against what muster does.
-  EXPECT_THAT(refused("TaintTolerationComparisonOperators=true"),
+  EXPECT_THAT(refused("DRAExtendedResource=true"),
               HasSubstr("muster decides as kube-scheduler does with "
-                        "TaintTolerationComparisonOperators=false and cannot change it"));
+                        "DRAExtendedResource=false and cannot change it"));
+  EXPECT_EQ(refused("NodeDeclaredFeatures=false"),
+            "cannot set feature gate NodeDeclaredFeatures to false, feature is locked to true");
   EXPECT_THAT(refused("StorageCapacityScoring=false"),
               HasSubstr("StorageCapacityScoring=true and cannot change it"));
 }

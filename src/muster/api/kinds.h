@@ -50,6 +50,7 @@ StorageClass DecodeStorageClass(Decoder& d, Map& m, const std::string& api_versi
 CSINode DecodeCSINode(Decoder& d, Map& m, const std::string& api_version);
 CSIDriver DecodeCSIDriver(Decoder& d, Map& m, const std::string& api_version);
 CSIStorageCapacity DecodeCSIStorageCapacity(Decoder& d, Map& m, const std::string& api_version);
+VolumeAttachment DecodeVolumeAttachment(Decoder& d, Map& m, const std::string& api_version);
 DeviceClass DecodeDeviceClass(Decoder& d, Map& m, const std::string& api_version);
 ResourceSlice DecodeResourceSlice(Decoder& d, Map& m, const std::string& api_version);
 ResourceClaim DecodeResourceClaim(Decoder& d, Map& m, const std::string& api_version);
@@ -271,6 +272,13 @@ inline const auto& Kinds() {
                                .objects = &Manifests::csi_storage_capacities,
                                .metadata = &CSIStorageCapacity::metadata,
                                .resource = "csistoragecapacities"},
+      Kind<VolumeAttachment>{.name = "VolumeAttachment",
+                             .decode = &decoding::DecodeVolumeAttachment,
+                             .api_versions = {"storage.k8s.io/v1"},
+                             .objects = &Manifests::volume_attachments,
+                             .metadata = &VolumeAttachment::metadata,
+                             .namespaced = false,
+                             .resource = "volumeattachments"},
       // Dynamic Resource Allocation (Kubernetes 1.34's resource.k8s.io/v1, api/dra.h).
       Kind<DeviceClass>{.name = "DeviceClass",
                         .decode = &decoding::DecodeDeviceClass,
@@ -349,9 +357,9 @@ struct KindList {
 // PodGroup updates).
 using ClusterKinds =
     KindList<Namespace, Node, PodDisruptionBudget, PodGroup, Workload, SchedulingPodGroup,
-             StorageClass, CSIDriver, CSINode, CSIStorageCapacity, PersistentVolume,
-             PersistentVolumeClaim, DeviceClass, ResourceSlice, ResourceClaimTemplate,
-             ResourceClaim, Pod>;
+             StorageClass, CSIDriver, CSINode, CSIStorageCapacity, VolumeAttachment,
+             PersistentVolume, PersistentVolumeClaim, DeviceClass, ResourceSlice,
+             ResourceClaimTemplate, ResourceClaim, Pod>;
 
 // Calls fn(std::type_identity<T>{}) for each kind T of ClusterKinds, in order.
 template <typename Fn>

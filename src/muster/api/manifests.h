@@ -58,6 +58,7 @@ struct Manifests {
   std::vector<CSINode> csi_nodes;
   std::vector<CSIDriver> csi_drivers;
   std::vector<CSIStorageCapacity> csi_storage_capacities;
+  std::vector<VolumeAttachment> volume_attachments;
   std::vector<DeviceClass> device_classes;
   std::vector<ResourceSlice> resource_slices;
   std::vector<ResourceClaim> resource_claims;

@@ -399,10 +399,8 @@ Toleration ReadToleration(Decoder& d, const YAML::Node& n, const std::string& pa
   Map m(d, n, path);
   t.key = Symbol(ReadString(d, m.Get("key"), m.Path("key")).value_or(""));
   const std::string op = ReadString(d, m.Get("operator"), m.Path("operator")).value_or("");
-  if (op.empty() || op == "Equal") {
-    t.op = TolerationOperator::kEqual;
-  } else if (op == "Exists") {
-    t.op = TolerationOperator::kExists;
+  if (std::optional<TolerationOperator> parsed = ParseTolerationOperator(op)) {
+    t.op = *parsed;
   } else {
     d.Error(m.Path("operator"),
             fmt::format("Unsupported value: \"{}\": supported values: \"Equal\", \"Exists\"", op));
@@ -413,7 +411,9 @@ Toleration ReadToleration(Decoder& d, const YAML::Node& n, const std::string& pa
                           INT64_MAX)) {
     t.toleration_seconds = *secs;
   }
-  ReportFieldErrors(d, ValidateToleration(t, path));
+  // What the API server stored passed its validation, under its gates: a served Lt or Gt with
+  // muster's gate off is kept, and tolerates nothing, as upstream's scheduler does.
+  if (!d.Served()) ReportFieldErrors(d, ValidateToleration(t, path));
   return t;
 }
 
@@ -697,6 +697,48 @@ void ReadPodLevelResources(Decoder& d, Map& spec_map, PodSpec& spec) {
   spec.resources = std::make_shared<const PodLevelResources>(std::move(level));
 }
 
+namespace {
+
+// The node declared features a pod spec needs (api/node_features.h), as upstream's
+// InferForPodScheduling finds them. The fields it looks at are the kubelet's: they are read here
+// for this alone, without a type check of their own (the API server's).
+NodeFeatureSet InferRequiredNodeFeatures(Map& m, bool host_network, std::optional<bool> host_users) {
+  auto items = [](const YAML::Node& n, auto&& each) {
+    if (!n || !n.IsSequence()) return;
+    for (const YAML::Node& item : n) {
+      if (item.IsMap()) each(item);
+    }
+  };
+  auto scalar_is = [](const YAML::Node& n, std::string_view want) {
+    return n && n.IsScalar() && n.Scalar() == want;
+  };
+  NodeFeatureSet out = 0;
+  for (const char* list : {"initContainers", "containers", "ephemeralContainers"}) {
+    items(m.Get(list), [&](const YAML::Node& container) {
+      // Ephemeral containers take no restart rules; upstream looks only at the other two.
+      if (std::string_view(list) != "ephemeralContainers") {
+        items(container["restartPolicyRules"], [&](const YAML::Node& rule) {
+          if (scalar_is(rule["action"], "RestartAllContainers")) {
+            out |= BitOf(NodeFeature::kRestartAllContainersOnContainerExits);
+          }
+        });
+      }
+      items(container["volumeMounts"], [&](const YAML::Node& mount) {
+        const YAML::Node options = mount["bindMountOptions"];
+        if (options && options.IsSequence() && options.size() > 0) {
+          out |= BitOf(NodeFeature::kVolumeBindMountOptions);
+        }
+      });
+    });
+  }
+  if (host_network && host_users == false) {
+    out |= BitOf(NodeFeature::kUserNamespacesHostNetworkSupport);
+  }
+  return out;
+}
+
+}  // namespace
+
 PodSpec ReadPodSpec(Decoder& d, const YAML::Node& n, const std::string& path) {
   PodSpec spec;
   Map m(d, n, path);
@@ -798,6 +840,8 @@ PodSpec ReadPodSpec(Decoder& d, const YAML::Node& n, const std::string& path) {
   }
   spec.volumes = ReadPodVolumes(d, m.Get("volumes"), m.Path("volumes"));
   spec.host_network = ReadBool(d, m.Get("hostNetwork"), m.Path("hostNetwork")).value_or(false);
+  spec.required_node_features = InferRequiredNodeFeatures(
+      m, spec.host_network, ReadBool(d, m.Get("hostUsers"), m.Path("hostUsers")));
   if (spec.host_network) {
     // The API server defaults hostPort to containerPort for pods on the host network.
     for (auto* containers : {&spec.init_containers, &spec.containers}) {

@@ -113,7 +113,15 @@ Node ReadNode(Decoder& d, Map& m) {
   }
   Map s(d, m.Get("status"), "status");
   s.Known({"phase", "addresses", "daemonEndpoints", "nodeInfo", "volumesInUse", "volumesAttached",
-           "config", "runtimeHandlers", "features", "declaredFeatures"});
+           "config", "runtimeHandlers", "features"});
+  ReadList(d, s.Get("declaredFeatures"), s.Path("declaredFeatures"),
+           [&](const YAML::Node& item, const std::string& p) {
+             const std::optional<std::string> name = ReadString(d, item, p);
+             if (!name) return;
+             if (std::optional<NodeFeature> f = ParseNodeFeature(*name)) {
+               node.status.declared_features |= BitOf(*f);
+             }
+           });
   node.status.capacity = ReadResourceList(d, s.Get("capacity"), s.Path("capacity"), false);
   node.status.allocatable = ReadResourceList(d, s.Get("allocatable"), s.Path("allocatable"), false);
   if (!Present(s.Get("allocatable"))) node.status.allocatable = node.status.capacity;

@@ -532,4 +532,42 @@ CSIStorageCapacity DecodeCSIStorageCapacity(Decoder& d, Map& m, const std::strin
   return c;
 }
 
+VolumeAttachment DecodeVolumeAttachment(Decoder& d, Map& m, const std::string&) {
+  VolumeAttachment va;
+  va.metadata = ReadObjectMeta<VolumeAttachment>(d, m);
+  Map s(d, m.Get("spec"), "spec");
+  va.attacher = ReadString(d, s.Get("attacher"), s.Path("attacher")).value_or("");
+  if (va.attacher.empty()) d.Error(s.Path("attacher"), "Required value");
+  {
+    Map src(d, s.Get("source"), s.Path("source"));
+    // An inline volume's attachment is not counted (upstream's CSILimits reads only persistent
+    // volumes'): only its presence matters.
+    src.Known({"inlineVolumeSpec"});
+    const bool has_inline = Present(src.Get("inlineVolumeSpec"));
+    const std::optional<std::string> pv =
+        ReadString(d, src.Get("persistentVolumeName"), src.Path("persistentVolumeName"));
+    if (d.Served()) {
+      // Stored by the API server, which validated it.
+    } else if (!has_inline && !pv) {
+      d.Error(s.Path("source"),
+              "Required value: must specify exactly one of inlineVolumeSpec and "
+              "persistentVolumeName");
+    } else if (has_inline && pv) {
+      d.Error(s.Path("source"),
+              "Forbidden: must specify exactly one of inlineVolumeSpec and persistentVolumeName");
+    } else if (pv && pv->empty()) {
+      d.Error(src.Path("persistentVolumeName"),
+              "Required value: must specify non empty persistentVolumeName");
+    }
+    va.persistent_volume_name = pv.value_or("");
+  }
+  const std::string node = ReadString(d, s.Get("nodeName"), s.Path("nodeName")).value_or("");
+  if (!d.Served()) ReportInvalid(d, s.Path("nodeName"), node, Dns1123SubdomainErrors(node));
+  va.node_name = Symbol(node);
+  Map st(d, m.Get("status"), "status");
+  st.Known({"attachmentMetadata", "attachError", "detachError"});
+  va.attached = ReadBool(d, st.Get("attached"), st.Path("attached")).value_or(false);
+  return va;
+}
+
 }  // namespace muster::api::decoding

@@ -184,6 +184,29 @@ spec: {drivers: [{name: d, nodeID: x, allocatable: {count: -1}}]}
 )",
        "s.yaml: document 1 (CSINode n): spec.drivers[0].allocatable.count: Invalid value: -1: "
        "must be greater than or equal to 0"},
+      {R"(
+apiVersion: storage.k8s.io/v1
+kind: VolumeAttachment
+metadata: {name: va}
+spec: {attacher: d, nodeName: n, source: {}}
+)",
+       "s.yaml: document 1 (VolumeAttachment va): spec.source: Required value: must specify "
+       "exactly one of inlineVolumeSpec and persistentVolumeName"},
+      {R"(
+apiVersion: storage.k8s.io/v1
+kind: VolumeAttachment
+metadata: {name: va}
+spec: {attacher: d, nodeName: n, source: {persistentVolumeName: pv, inlineVolumeSpec: {}}}
+)",
+       "s.yaml: document 1 (VolumeAttachment va): spec.source: Forbidden: must specify exactly "
+       "one of inlineVolumeSpec and persistentVolumeName"},
+      {R"(
+apiVersion: storage.k8s.io/v1
+kind: VolumeAttachment
+metadata: {name: va}
+spec: {nodeName: n, source: {persistentVolumeName: pv}}
+)",
+       "s.yaml: document 1 (VolumeAttachment va): spec.attacher: Required value"},
   };
   for (const Case& c : cases) {
     const LoadResult r = Decode(c.text);

@@ -7,6 +7,8 @@
 #include <iterator>
 #include <string>
 
+#include "muster/api/feature_gates.h"
+
 namespace muster::api {
 namespace {
 
@@ -29,6 +31,39 @@ std::string RenderToleration(const Toleration& t) {
   out += t.toleration_seconds ? fmt::format("&{}", *t.toleration_seconds) : "(*int64)(nil)";
   out += "}";
   return out;
+}
+
+// content.IsDecimalInteger's form, its range aside: "0", or an optional '-' and a digit 1-9
+// then digits.
+bool LooksCanonical(std::string_view s) {
+  const bool negative = !s.empty() && s.front() == '-';
+  const std::string_view digits = negative ? s.substr(1) : s;
+  if (digits.empty()) return false;
+  if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return false;
+  }
+  return digits.front() != '0' || (digits.size() == 1 && !negative);
+}
+
+// The error Go's strconv.ParseInt(s, 10, 64) gives, if any: a sign, then digits (leading zeros
+// allowed), within int64; it stops at the first digit past the range.
+std::optional<std::string> GoParseIntError(std::string_view s) {
+  auto error = [&](std::string_view why) {
+    return fmt::format("strconv.ParseInt: parsing {}: {}", GoQuote(s), why);
+  };
+  std::string_view digits = s;
+  const bool negative = !digits.empty() && digits.front() == '-';
+  if (!digits.empty() && (digits.front() == '-' || digits.front() == '+')) digits.remove_prefix(1);
+  if (digits.empty()) return error("invalid syntax");
+  const uint64_t limit = negative ? uint64_t{1} << 63 : (uint64_t{1} << 63) - 1;
+  uint64_t magnitude = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return error("invalid syntax");
+    const uint64_t digit = static_cast<uint64_t>(c - '0');
+    if (magnitude > (limit - digit) / 10) return error("value out of range");
+    magnitude = magnitude * 10 + digit;
+  }
+  return std::nullopt;
 }
 
 std::string Join(const std::vector<std::string>& parts, std::string_view separator) {
@@ -61,20 +96,46 @@ std::optional<TaintEffect> ParseTaintEffect(std::string_view name) {
   return std::nullopt;
 }
 
+constexpr std::array<std::string_view, 4> kOperatorNames = {"Equal", "Exists", "Lt", "Gt"};
+
 std::string_view TolerationOperatorName(TolerationOperator op) {
-  return op == TolerationOperator::kExists ? "Exists" : "Equal";
+  return kOperatorNames[static_cast<size_t>(op)];
 }
 
 std::optional<TolerationOperator> ParseTolerationOperator(std::string_view name) {
-  if (name.empty() || name == "Equal") return TolerationOperator::kEqual;
-  if (name == "Exists") return TolerationOperator::kExists;
+  if (name.empty()) return TolerationOperator::kEqual;
+  for (size_t i = 0; i < kOperatorNames.size(); ++i) {
+    if (kOperatorNames[i] == name) return static_cast<TolerationOperator>(i);
+  }
   return std::nullopt;
+}
+
+std::optional<int64_t> ParseCanonicalInt(std::string_view s) {
+  if (!LooksCanonical(s) || GoParseIntError(s)) return std::nullopt;
+  const bool negative = s.front() == '-';
+  uint64_t magnitude = 0;
+  for (char c : negative ? s.substr(1) : s) magnitude = magnitude * 10 + (c - '0');
+  return negative ? static_cast<int64_t>(0 - magnitude) : static_cast<int64_t>(magnitude);
 }
 
 bool Toleration::Tolerates(const Taint& taint) const {
   if (effect && *effect != taint.effect) return false;
   if (!key.empty() && key != taint.key) return false;
-  return op == TolerationOperator::kExists || value == taint.value;
+  switch (op) {
+    case TolerationOperator::kEqual:
+      return value == taint.value;
+    case TolerationOperator::kExists:
+      return true;
+    case TolerationOperator::kLt:
+    case TolerationOperator::kGt: {
+      if (!Features().Enabled(Feature::kTaintTolerationComparisonOperators)) return false;
+      const std::optional<int64_t> mine = ParseCanonicalInt(value.str());
+      const std::optional<int64_t> theirs = ParseCanonicalInt(taint.value.str());
+      if (!mine || !theirs) return false;
+      return op == TolerationOperator::kLt ? *theirs < *mine : *theirs > *mine;
+    }
+  }
+  return false;
 }
 
 bool TolerationsTolerateTaint(std::span<const Toleration> tolerations, const Taint& taint) {
@@ -119,6 +180,30 @@ std::vector<FieldError> ValidateToleration(const Toleration& toleration, std::st
             operator_path, RenderToleration(t), "value must be empty when `operator` is 'Exists'"));
       }
       break;
+    case TolerationOperator::kLt:
+    case TolerationOperator::kGt: {
+      if (!Features().Enabled(Feature::kTaintTolerationComparisonOperators)) {
+        // Upstream lists all four here, and only Equal and Exists for an unknown operator.
+        errors.push_back(FieldError{
+            FieldError::Type::kInvalid, operator_path,
+            fmt::format("Unsupported value: \"{}\": supported values: \"Equal\", \"Exists\", "
+                        "\"Lt\", \"Gt\"",
+                        TolerationOperatorName(t.op))});
+        break;
+      }
+      const std::string value_path = ChildPath(path, "value");
+      const std::string_view v = t.value.str();
+      if (v.empty()) {
+        errors.push_back(FieldError::Invalid(value_path, v, "must be non-empty"));
+      } else if (!LooksCanonical(v)) {
+        errors.push_back(
+            FieldError::Invalid(value_path, v, "must be a valid decimal integer in canonical form"));
+      }
+      if (std::optional<std::string> parse_error = GoParseIntError(v)) {
+        errors.push_back(FieldError::Invalid(value_path, v, *parse_error));
+      }
+      break;
+    }
   }
   return errors;
 }

@@ -41,13 +41,19 @@ struct Taint {
 // value.
 std::string FormatTaint(const Taint& taint);
 
-// The API's empty operator means Equal; ParseTolerationOperator maps it so.
-enum class TolerationOperator : uint8_t { kEqual, kExists };
+// The API's empty operator means Equal; ParseTolerationOperator maps it so. Lt and Gt
+// (KEP-5471, the TaintTolerationComparisonOperators gate: alpha and off in 1.35 to 1.37) compare
+// the taint's value, as an integer, with the toleration's.
+enum class TolerationOperator : uint8_t { kEqual, kExists, kLt, kGt };
 
-// "Equal", "Exists".
+// "Equal", "Exists", "Lt", "Gt".
 std::string_view TolerationOperatorName(TolerationOperator op);
-// "" and "Equal" give kEqual, "Exists" gives kExists; nullopt for anything else.
+// "" and "Equal" give kEqual, and each other name its operator; nullopt for anything else.
 std::optional<TolerationOperator> ParseTolerationOperator(std::string_view name);
+
+// Upstream's content.IsDecimalInteger then strconv.ParseInt(s, 10, 64): "0", or an optional '-'
+// and a digit 1-9 then digits, within int64. nullopt for anything else ("0100", "+5", " 5").
+std::optional<int64_t> ParseCanonicalInt(std::string_view s);
 
 struct Toleration {
   Symbol key;  // empty: every key (needs kExists to pass validation)
@@ -60,7 +66,9 @@ struct Toleration {
   // Upstream ToleratesTaint: the effect must match unless the toleration's is empty, the key must
   // match unless the toleration's is empty, and then Exists accepts any value while Equal needs
   // the same value. An empty key with Equal therefore tolerates every key carrying that value;
-  // validation rejects such tolerations, matching does not.
+  // validation rejects such tolerations, matching does not. Gt tolerates a taint whose value is
+  // greater than the toleration's, Lt one whose value is less, both values canonical integers
+  // (ParseCanonicalInt), and only with TaintTolerationComparisonOperators on.
   bool Tolerates(const Taint& taint) const;
 };
 
@@ -102,7 +110,8 @@ inline const Taint* FindMatchingUntoleratedTaint(std::span<const Taint> taints,
 
 // Upstream ValidateTolerations for one toleration at field path `path` (the toleration itself):
 // every error, in upstream's order (key syntax, empty key without Exists, tolerationSeconds
-// without NoExecute, the operator's value rule).
+// without NoExecute, the operator's value rule). Lt and Gt with their gate off are an
+// unsupported operator, as the API server refuses them for a new pod.
 std::vector<FieldError> ValidateToleration(const Toleration& toleration,
                                            std::string_view path = {});
 // The same for a list at `path`; errors land under path[i].

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "muster/api/feature_gates.h"
+
 namespace muster::api {
 namespace {
 
@@ -39,9 +41,13 @@ TEST(TolerationOperatorTest, NamesRoundTrip) {
   EXPECT_EQ(ParseTolerationOperator("Equal"), kEqual);
   EXPECT_EQ(ParseTolerationOperator("Exists"), kExists);
   EXPECT_EQ(ParseTolerationOperator("exists"), std::nullopt);
-  EXPECT_EQ(ParseTolerationOperator("Gt"), std::nullopt);
+  EXPECT_EQ(ParseTolerationOperator("Gt"), TolerationOperator::kGt);
+  EXPECT_EQ(ParseTolerationOperator("Lt"), TolerationOperator::kLt);
+  EXPECT_EQ(ParseTolerationOperator("gt"), std::nullopt);
   EXPECT_EQ(TolerationOperatorName(kEqual), "Equal");
   EXPECT_EQ(TolerationOperatorName(kExists), "Exists");
+  EXPECT_EQ(TolerationOperatorName(TolerationOperator::kGt), "Gt");
+  EXPECT_EQ(TolerationOperatorName(TolerationOperator::kLt), "Lt");
 }
 
 TEST(TolerationTest, ToleratesTaintLikeUpstream) {
@@ -95,6 +101,114 @@ TEST(TolerationTest, TolerationsTolerateTaint) {
   };
   EXPECT_TRUE(TolerationsTolerateTaint(tolerations, taint));
   EXPECT_FALSE(TolerationsTolerateTaint(tolerations, MakeTaint("dedicated", "cpu", kNoSchedule)));
+}
+
+// KEP-5471: upstream's TestTolerationToleratesTaint and TestCompareNumericValues cases. The
+// taint's value is compared with the toleration's: Gt tolerates a greater one, Lt a smaller.
+TEST(TolerationTest, ComparisonOperatorsLikeUpstream) {
+  FeatureGates gates;
+  gates.Set(Feature::kTaintTolerationComparisonOperators, true);
+  ScopedFeatures scoped(gates);
+  constexpr auto kGt = TolerationOperator::kGt;
+  constexpr auto kLt = TolerationOperator::kLt;
+  struct Case {
+    TolerationOperator op;
+    std::string toleration;
+    std::string taint;
+    bool want;
+  };
+  const std::vector<Case> cases = {
+      {kGt, "950", "800", false},
+      {kGt, "750", "950", true},
+      {kLt, "800", "950", false},
+      {kLt, "950", "800", true},
+      {kGt, "950", "950", false},
+      {kLt, "950", "950", false},
+      {kGt, "950", "high", false},
+      {kGt, "-100", "-200", false},
+      {kGt, "9223372036854775806", "100", false},
+      {kGt, "100", "200", true},
+      {kGt, "-100", "-50", true},
+      {kGt, "0", "1", true},
+      {kGt, "9223372036854775806", "9223372036854775807", true},
+      {kLt, "200", "100", true},
+      {kLt, "0", "-1", true},
+      {kLt, "0", "-9223372036854775808", true},
+      {kGt, "0", "0", false},
+      {kLt, "0", "0", false},
+      // Values that are not canonical integers tolerate nothing, on either side.
+      {kGt, "abc", "200", false},
+      {kGt, "", "200", false},
+      {kGt, "0100", "200", false},
+      {kGt, "+100", "200", false},
+      {kLt, "100.5", "1", false},
+      {kGt, "-", "200", false},
+      {kGt, "100", "xyz", false},
+      {kGt, "100", "", false},
+      {kGt, "100", "0200", false},
+      {kGt, "100", "+200", false},
+      {kGt, "100", " 200 ", false},
+      {kGt, "100", "9223372036854775808", false},
+      {kLt, "0", "-0", false},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(MakeToleration("sla", c.op, c.toleration, kNoSchedule)
+                  .Tolerates(MakeTaint("sla", c.taint, kNoSchedule)),
+              c.want)
+        << TolerationOperatorName(c.op) << " " << c.toleration << " / taint " << c.taint;
+  }
+  // Key and effect rules are Equal's.
+  EXPECT_FALSE(MakeToleration("sla", kGt, "1", kNoSchedule)
+                   .Tolerates(MakeTaint("other", "5", kNoSchedule)));
+  EXPECT_FALSE(MakeToleration("sla", kGt, "1", kNoSchedule)
+                   .Tolerates(MakeTaint("sla", "5", kNoExecute)));
+  EXPECT_TRUE(MakeToleration("sla", kGt, "1", std::nullopt)
+                  .Tolerates(MakeTaint("sla", "5", kNoExecute)));
+}
+
+TEST(TolerationTest, ComparisonOperatorsTolerateNothingWithTheirGateOff) {
+  ASSERT_FALSE(Features().Enabled(Feature::kTaintTolerationComparisonOperators));
+  EXPECT_FALSE(MakeToleration("sla", TolerationOperator::kGt, "1", kNoSchedule)
+                   .Tolerates(MakeTaint("sla", "5", kNoSchedule)));
+  EXPECT_FALSE(MakeToleration("sla", TolerationOperator::kLt, "9", kNoSchedule)
+                   .Tolerates(MakeTaint("sla", "5", kNoSchedule)));
+}
+
+TEST(TolerationValidationTest, ComparisonOperators) {
+  auto validate = [](TolerationOperator op, std::string_view value) {
+    std::vector<std::string> got;
+    const std::vector<Toleration> one = {MakeToleration("sla", op, value, kNoSchedule)};
+    for (const FieldError& e : ValidateTolerations(one, "t")) got.push_back(e.ToString());
+    return got;
+  };
+  // With the gate off (1.37's default) the API server refuses them as an operator, naming all
+  // four.
+  EXPECT_EQ(validate(TolerationOperator::kGt, "5"),
+            std::vector<std::string>{"t[0].operator: Unsupported value: \"Gt\": supported values: "
+                                     "\"Equal\", \"Exists\", \"Lt\", \"Gt\""});
+  FeatureGates gates;
+  gates.Set(Feature::kTaintTolerationComparisonOperators, true);
+  ScopedFeatures scoped(gates);
+  EXPECT_TRUE(validate(TolerationOperator::kGt, "5").empty());
+  EXPECT_TRUE(validate(TolerationOperator::kLt, "-9223372036854775808").empty());
+  EXPECT_EQ(validate(TolerationOperator::kGt, "0100"),
+            std::vector<std::string>{
+                "t[0].value: Invalid value: \"0100\": must be a valid decimal integer in "
+                "canonical form"});
+  EXPECT_EQ(validate(TolerationOperator::kLt, "abc"),
+            (std::vector<std::string>{
+                "t[0].value: Invalid value: \"abc\": must be a valid decimal integer in "
+                "canonical form",
+                "t[0].value: Invalid value: \"abc\": strconv.ParseInt: parsing \"abc\": invalid "
+                "syntax"}));
+  EXPECT_EQ(validate(TolerationOperator::kLt, ""),
+            (std::vector<std::string>{
+                "t[0].value: Invalid value: \"\": must be non-empty",
+                "t[0].value: Invalid value: \"\": strconv.ParseInt: parsing \"\": invalid syntax"}));
+  EXPECT_EQ(validate(TolerationOperator::kGt, "99999999999999999999"),
+            std::vector<std::string>{
+                "t[0].value: Invalid value: \"99999999999999999999\": strconv.ParseInt: parsing "
+                "\"99999999999999999999\": value out of range"});
 }
 
 bool KeepAll(const Taint&) { return true; }

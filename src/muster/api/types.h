@@ -18,6 +18,7 @@
 
 #include "muster/api/intern.h"
 #include "muster/api/labels.h"
+#include "muster/api/node_features.h"
 #include "muster/api/node_selector.h"
 #include "muster/api/resources.h"
 #include "muster/api/taints.h"
@@ -207,6 +208,9 @@ struct PodSpec {
   std::optional<PreemptionPolicy> preemption_policy;
   std::string restart_policy = "Always";
   bool host_network = false;
+  // The node declared features the spec needs (api/node_features.h), inferred when decoded from
+  // restartPolicyRules, hostNetwork with hostUsers and volume mounts' bindMountOptions.
+  NodeFeatureSet required_node_features = 0;
   std::vector<Volume> volumes;
   std::vector<PodResourceClaim> resource_claims;
   // Kubernetes 1.35's spec.workloadRef (scheduling.k8s.io/v1alpha1): the Workload, the pod
@@ -296,6 +300,8 @@ struct Node {
     ResourceList allocatable;  // defaults to capacity when absent
     std::vector<NodeCondition> conditions;
     std::vector<ContainerImage> images;
+    // status.declaredFeatures, those muster knows (api/node_features.h).
+    NodeFeatureSet declared_features = 0;
   } status;
 };
 
@@ -695,6 +701,18 @@ struct CSIStorageCapacity {
   std::optional<LabelSelector> node_topology;  // nullopt: reachable from no node
   std::optional<Quantity> capacity;            // nullopt: unknown
   std::optional<Quantity> maximum_volume_size;
+};
+
+// storage.k8s.io/v1 VolumeAttachment: the attach/detach controller's record that a CSI driver
+// attaches a volume to a node (or is detaching it: it counts until the object is gone).
+// NodeVolumeLimits counts those of a persistent volume against the node's CSI limit.
+struct VolumeAttachment {
+  ObjectMeta metadata;
+  std::string attacher;  // the CSI driver
+  Symbol node_name;
+  // spec.source: a PersistentVolume's name, or (empty here) an inline volume spec.
+  std::string persistent_volume_name;
+  bool attached = false;  // status.attached: read, not used to decide (upstream counts either)
 };
 
 }  // namespace muster::api

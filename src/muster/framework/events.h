@@ -62,9 +62,11 @@ enum ActionType : uint32_t {
   kUpdatePodSchedulingGatesEliminated = 1u << 10,
   kUpdatePodOther = 1u << 11,  // any other change to a pod (status, annotations...)
   kUpdateOther = 1u << 12,     // any other change (PodGroup spec/status, node fields not above)
+  kUpdateNodeDeclaredFeature = 1u << 13,  // node.status.declaredFeatures
   kUpdate = kUpdateNodeAllocatable | kUpdateNodeLabel | kUpdateNodeTaint | kUpdateNodeCondition |
             kUpdateNodeAnnotation | kUpdatePodLabel | kUpdatePodScaleDown | kUpdatePodToleration |
-            kUpdatePodSchedulingGatesEliminated | kUpdatePodOther | kUpdateOther,
+            kUpdatePodSchedulingGatesEliminated | kUpdatePodOther | kUpdateOther |
+            kUpdateNodeDeclaredFeature,
   kAll = kAdd | kDelete | kUpdate,
 };
 

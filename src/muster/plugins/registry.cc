@@ -13,6 +13,7 @@
 #include "muster/plugins/interpodaffinity/inter_pod_affinity.h"
 #include "muster/plugins/nodeaffinity/node_affinity.h"
 #include "muster/plugins/nodeports/node_ports.h"
+#include "muster/plugins/nodedeclaredfeatures/node_declared_features.h"
 #include "muster/plugins/nodename/node_name.h"
 #include "muster/plugins/noderesources/balanced_allocation.h"
 #include "muster/plugins/noderesources/fit.h"
@@ -52,6 +53,7 @@ framework::Registry InTreeRegistry() {
   add(defaultpreemption::kName, defaultpreemption::DefaultPreemption::New);
   add(defaultbinder::kName, defaultbinder::DefaultBinder::New);
   add(gangscheduling::kName, gangscheduling::GangScheduling::New);
+  add(nodedeclaredfeatures::kName, nodedeclaredfeatures::NodeDeclaredFeatures::New);
   // Out of tree upstream (scheduler-plugins); built in here, enabled by configuration.
   add(coscheduling::kName, coscheduling::Coscheduling::New);
   return registry;
@@ -84,6 +86,9 @@ api::Plugins DefaultPlugins() {
   enable(noderesources::kBalancedAllocationName, 1);
   enable(imagelocality::kName, 1);
   enable(defaultbinder::kName);
+  // Added by upstream's applyFeatureGates with NodeDeclaredFeatures on (GA and locked on in 1.37),
+  // after the v1 list and before the gates that follow it.
+  enable(nodedeclaredfeatures::kName);
   // Behind the GenericWorkload and GangScheduling feature gates upstream (alpha in 1.35 and
   // 1.36, beta in 1.37); on here, so that pods naming a Workload or PodGroup of
   // scheduling.k8s.io are placed as their gang says, not one by one.

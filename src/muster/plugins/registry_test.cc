@@ -38,6 +38,7 @@ TEST(InTreeRegistry, RegistersEveryPluginUnderItsUpstreamName) {
                                                         "ImageLocality",
                                                         "InterPodAffinity",
                                                         "NodeAffinity",
+                                                        "NodeDeclaredFeatures",
                                                         "NodeName",
                                                         "NodePorts",
                                                         "NodeResourcesBalancedAllocation",
@@ -104,7 +105,9 @@ TEST(DefaultPlugins, UpstreamMultiPointOrderAndWeights) {
       {"NodeResourcesBalancedAllocation", 1},
       {"ImageLocality", 1},
       {"DefaultBinder", std::nullopt},
-      // Appended when the GangScheduling feature gate is on, as upstream's applyFeatureGates.
+      // Appended by upstream's applyFeatureGates, NodeDeclaredFeatures (GA, locked on in 1.37)
+      // first, then GangScheduling when its gate is on.
+      {"NodeDeclaredFeatures", std::nullopt},
       {"GangScheduling", std::nullopt}};
   EXPECT_EQ(got, want);
   EXPECT_TRUE(plugins.multi_point.disabled.empty());

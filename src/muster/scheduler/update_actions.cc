@@ -73,6 +73,9 @@ uint32_t NodeUpdateActions(const api::Node& old_node, const api::Node& new_node)
   if (old_node.metadata.annotations != new_node.metadata.annotations) {
     actions |= framework::kUpdateNodeAnnotation;
   }
+  if (old_node.status.declared_features != new_node.status.declared_features) {
+    actions |= framework::kUpdateNodeDeclaredFeature;
+  }
   return actions;
 }
 

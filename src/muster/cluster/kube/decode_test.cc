@@ -146,3 +146,47 @@ TEST(DecodeWatchEventTest, InfeasibleResizeCountsWhatTheKubeletApplies) {
 
 }  // namespace
 }  // namespace muster::cluster::kube
+
+namespace muster::cluster::kube {
+namespace {
+
+// As a 1.37 API server serves them (the shapes of kubernetes/api's testdata objects): a node's
+// declared features, a pod that needs them, and a VolumeAttachment.
+TEST(DecodeWatchEventTest, NodeDeclaredFeaturesAndThePodsThatNeedThem) {
+  WatchEvent<api::Node> node = DecodeWatchEvent<api::Node>(
+      R"({"type":"ADDED","object":{"metadata":{"name":"n1","resourceVersion":"20"},)"
+      R"("status":{"capacity":{"cpu":"8"},"declaredFeatures":)"
+      R"(["InPlacePodLevelResourcesVerticalScaling","RestartAllContainersOnContainerExits"]}}})",
+      "v1", "watch nodes");
+  ASSERT_TRUE(node.object.has_value()) << node.error;
+  EXPECT_EQ(node.object->status.declared_features,
+            api::BitOf(api::NodeFeature::kRestartAllContainersOnContainerExits));
+
+  WatchEvent<api::Pod> pod = Watch(
+      R"({"type":"ADDED","object":{"metadata":{"name":"p","namespace":"ml","resourceVersion":"21"},)"
+      R"("spec":{"hostNetwork":true,"hostUsers":false,"containers":[{"name":"c",)"
+      R"("restartPolicyRules":[{"action":"RestartAllContainers",)"
+      R"("exitCodes":{"operator":"In","values":[42]}}],)"
+      R"("volumeMounts":[{"name":"v","mountPath":"/v","bindMountOptions":["nosuid"]}]}],)"
+      R"("volumes":[{"name":"v","emptyDir":{}}]}}})");
+  ASSERT_TRUE(pod.object.has_value()) << pod.error;
+  EXPECT_EQ(api::NodeFeatureNames(pod.object->spec.required_node_features),
+            "RestartAllContainersOnContainerExits, UserNamespacesHostNetworkSupport, "
+            "VolumeBindMountOptions");
+}
+
+TEST(DecodeWatchEventTest, VolumeAttachment) {
+  WatchEvent<api::VolumeAttachment> e = DecodeWatchEvent<api::VolumeAttachment>(
+      R"({"type":"ADDED","object":{"metadata":{"name":"csi-0123","resourceVersion":"30"},)"
+      R"("spec":{"attacher":"ebs.csi.aws.com","source":{"persistentVolumeName":"pv-1"},)"
+      R"("nodeName":"n1"},"status":{"attached":true,"attachmentMetadata":{"devicePath":"/dev/x"}}}})",
+      "storage.k8s.io/v1", "watch volumeattachments");
+  ASSERT_TRUE(e.object.has_value()) << e.error;
+  EXPECT_EQ(e.object->attacher, "ebs.csi.aws.com");
+  EXPECT_EQ(e.object->persistent_volume_name, "pv-1");
+  EXPECT_EQ(e.object->node_name.str(), "n1");
+  EXPECT_TRUE(e.object->attached);
+}
+
+}  // namespace
+}  // namespace muster::cluster::kube

@@ -127,6 +127,7 @@ bool CountsOn(const Attachment& a, const api::CSINode* csi_node) {
 struct LimitsState final : framework::StateData {
   Status error;
   Attachments wanted;
+  std::shared_ptr<const NodeVolumeLimits::AttachmentsByNode> node_attachments;
   std::unique_ptr<framework::StateData> Clone() const override {
     return std::make_unique<LimitsState>(*this);
   }
@@ -150,8 +151,26 @@ Status NodeVolumeLimits::PreFilter(framework::CycleState& state, const framework
   }
   auto s = std::make_unique<LimitsState>();
   s->error = PodAttachments(handle_.lister(), info.pod, /*incoming=*/true, s->wanted);
+  s->node_attachments = CurrentAttachments();
   state.Write(kStateKey, std::move(s));
   return Status::OK();
+}
+
+std::shared_ptr<const NodeVolumeLimits::AttachmentsByNode> NodeVolumeLimits::CurrentAttachments() {
+  const framework::ObjectTable<api::VolumeAttachment>& table =
+      handle_.lister().objects().Of<api::VolumeAttachment>();
+  if (attachments_ != nullptr && attachments_version_ == table.version()) return attachments_;
+  auto index = std::make_shared<AttachmentsByNode>();
+  for (const api::VolumeAttachment* va : table.List()) {
+    // Upstream's getNodeVolumeAttachmentInfo passes over those without an attacher and those of
+    // inline volumes.
+    if (va->attacher.empty() || va->persistent_volume_name.empty()) continue;
+    (*index)[va->node_name].push_back(
+        NodeAttachment{va->attacher, api::Symbol(va->persistent_volume_name)});
+  }
+  attachments_ = std::move(index);
+  attachments_version_ = table.version();
+  return attachments_;
 }
 
 Status NodeVolumeLimits::Filter(const framework::CycleState& state, const framework::PodInfo&,
@@ -220,6 +239,27 @@ Status NodeVolumeLimits::Filter(const framework::CycleState& state, const framew
   attached.list.erase(std::unique(attached.list.begin(), attached.list.end(), same),
                       attached.list.end());
   for (const Attachment& a : attached.list) ++need_of(a.driver)->in_use;
+  // The node's VolumeAttachments of persistent CSI volumes, each volume once, but for those the
+  // pods above count already (a missing or non-CSI volume is passed over, as upstream does).
+  if (s->node_attachments != nullptr) {
+    auto on_node = s->node_attachments->find(node.name());
+    if (on_node != s->node_attachments->end()) {
+      std::vector<Attachment> from_attachments;
+      for (const NodeAttachment& va : on_node->second) {
+        if (need_of(va.attacher) == nullptr) continue;
+        const api::PersistentVolume* pv = lister.Get<api::PersistentVolume>(va.volume);
+        if (pv == nullptr || !pv->spec.source.csi) continue;
+        const Attachment a{va.attacher, pv->spec.source.csi->volume_handle, {}, {}};
+        if (std::binary_search(attached.list.begin(), attached.list.end(), a, by_key)) continue;
+        if (std::any_of(from_attachments.begin(), from_attachments.end(),
+                        [&](const Attachment& c) { return same(c, a); })) {
+          continue;
+        }
+        from_attachments.push_back(a);
+        ++need_of(va.attacher)->in_use;
+      }
+    }
+  }
   std::vector<const Attachment*> counted;
   for (const Attachment& a : s->wanted.list) {
     Need* d = need_of(a.driver);
@@ -267,6 +307,21 @@ std::vector<framework::ClusterEventWithHint> NodeVolumeLimits::EventsToRegister(
     }
     return QueueingHint::kSkip;
   };
+  // Upstream's isSchedulableAfterVolumeAttachmentDeleted: any claim of the pod's may be the
+  // volume detached; an inline in-tree volume only when its driver is the attacher.
+  auto attachment_deleted = [](const api::Pod& pod, const EventObjects& e, Status*) {
+    const api::VolumeAttachment* va = e.Old<api::VolumeAttachment>();
+    for (const api::Volume& v : pod.spec.volumes) {
+      if (v.claim_name) return QueueingHint::kQueue;
+      if (v.ephemeral) continue;
+      std::string handle;
+      const std::string_view plugin = InTreePlugin(v.source, nullptr, &handle);
+      if (!plugin.empty() && (va == nullptr || CSIDriverFor(plugin) == va->attacher)) {
+        return QueueingHint::kQueue;
+      }
+    }
+    return QueueingHint::kSkip;
+  };
   return {
       {ClusterEvent{framework::EventResource::Of<api::CSINode>(), framework::kAdd, "CSINodeAdd"},
        {}},
@@ -279,6 +334,9 @@ std::vector<framework::ClusterEventWithHint> NodeVolumeLimits::EventsToRegister(
       {ClusterEvent{framework::EventResource::Of<api::PersistentVolumeClaim>(), framework::kAdd,
                     "PersistentVolumeClaimAdd"},
        ClaimHint},
+      {ClusterEvent{framework::EventResource::Of<api::VolumeAttachment>(), framework::kDelete,
+                    "VolumeAttachmentDelete"},
+       attachment_deleted},
   };
 }
 

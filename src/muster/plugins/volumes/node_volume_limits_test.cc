@@ -206,3 +206,112 @@ TEST(NodeVolumeLimitsTest, MissingAndForeignClaims) {
 
 }  // namespace
 }  // namespace muster::plugins::volumes
+
+namespace muster::plugins::volumes {
+namespace {
+
+// A VolumeAttachment on node-1 by `attacher` of persistent volume `pv` (inline when empty).
+api::VolumeAttachment Attachment(std::string_view name, std::string_view attacher,
+                                 std::string_view pv, std::string_view node = "node-1") {
+  api::VolumeAttachment va;
+  va.metadata.name = std::string(name);
+  va.attacher = std::string(attacher);
+  va.persistent_volume_name = std::string(pv);
+  va.node_name = api::Symbol(node);
+  return va;
+}
+
+// kubernetes#127757 (1.32): the node's VolumeAttachments count against its limit. Upstream's two
+// TestCSILimits cases first (limit 2, the pod on csi-ebs-0, no pods on the node), then the rules
+// of getNodeVolumeAttachmentInfo.
+TEST(NodeVolumeLimitsTest, VolumeAttachmentsCount) {
+  const api::Pod pod = Using("p", {EBS(0)});
+  struct Case {
+    const char* name;
+    std::vector<api::VolumeAttachment> attachments;
+    std::vector<api::Pod> existing;
+    Code want;
+  };
+  const Case cases[] = {
+      {"should count VolumeAttachments towards volume limit when no pods exist",
+       {Attachment("va-0", kEBS, EBS(0)), Attachment("va-1", kEBS, EBS(1))},
+       {},
+       Code::kUnschedulable},
+      // The pod's own volume, attached already, counts beside the pod's: 1 + 1 of 2.
+      {"should schedule pod when VolumeAttachments count does not exceed limit",
+       {Attachment("va-0", kEBS, EBS(0))},
+       {},
+       Code::kSuccess},
+      {"an attachment a pod on the node counts already is not counted again",
+       {Attachment("va-1", kEBS, EBS(1))},
+       {Using("running", {EBS(1)})},
+       Code::kSuccess},
+      {"two attachments of one volume count once",
+       {Attachment("va-1", kEBS, EBS(1)), Attachment("va-1b", kEBS, EBS(1))},
+       {},
+       Code::kSuccess},
+      {"another node's attachments do not count",
+       {Attachment("va-1", kEBS, EBS(1), "node-2"), Attachment("va-2", kEBS, EBS(2), "node-2")},
+       {},
+       Code::kSuccess},
+      {"another driver's attachments do not count",
+       {Attachment("va-1", kGCE, GCE(1)), Attachment("va-2", kGCE, GCE(2))},
+       {},
+       Code::kSuccess},
+      {"an inline volume's attachment is not counted",
+       {Attachment("va-1", kEBS, ""), Attachment("va-2", kEBS, EBS(2))},
+       {},
+       Code::kSuccess},
+      {"an attachment of a missing volume is not counted",
+       {Attachment("va-1", kEBS, "gone"), Attachment("va-2", kEBS, EBS(2))},
+       {},
+       Code::kSuccess},
+      {"an attachment without an attacher is not counted",
+       {Attachment("va-1", "", EBS(1)), Attachment("va-2", kEBS, EBS(2))},
+       {},
+       Code::kSuccess},
+      {"attachments and a pod together fill the node",
+       {Attachment("va-1", kEBS, EBS(1))},
+       {Using("running", {EBS(2)})},
+       Code::kUnschedulable},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    LimitsWorld world(2);
+    for (const api::VolumeAttachment& va : c.attachments) world.services_.AddObject(va);
+    const Status s = world.Filter(pod, c.existing);
+    EXPECT_EQ(s.code(), c.want) << s.Message();
+    if (c.want == Code::kUnschedulable) EXPECT_EQ(s.Message(), kErrMaxVolumeCount);
+  }
+}
+
+// Upstream's TestCSILimitsDeletedVolumeAttachmentQHint.
+TEST(NodeVolumeLimitsTest, AVolumeAttachmentDeletedWakesPodsWithClaims) {
+  FakeServices services;
+  NodeVolumeLimits plugin(services.handle());
+  framework::QueueingHintFn hint;
+  for (const framework::ClusterEventWithHint& e : plugin.EventsToRegister()) {
+    if (e.event.label == "VolumeAttachmentDelete") hint = e.hint;
+  }
+  ASSERT_TRUE(hint);
+  auto deleted = [&](const api::Pod& pod, std::string_view attacher) {
+    framework::EventObjects objects;
+    objects.old_object = api::AnyObject(
+        std::make_shared<const api::VolumeAttachment>(Attachment("va", attacher, "pv1")));
+    return hint(pod, objects, nullptr);
+  };
+  api::Volume inline_gce;
+  inline_gce.name = "gce";
+  inline_gce.source.kind = "gcePersistentDisk";
+  inline_gce.source.gce_persistent_disk = api::GCEPersistentDiskSource{"test", false};
+  EXPECT_EQ(deleted(Using("p", {"pvc1"}), "test.storage.gke.io"), framework::QueueingHint::kQueue);
+  EXPECT_EQ(deleted(MakePod().Name("p").Volume(InlineEBS("test")).Obj(), kEBS),
+            framework::QueueingHint::kQueue);
+  EXPECT_EQ(deleted(MakePod().Name("p").Volume(inline_gce).Obj(), kEBS),
+            framework::QueueingHint::kSkip);
+  EXPECT_EQ(deleted(MakePod().Name("p").Obj(), "test.storage.gke.io"),
+            framework::QueueingHint::kSkip);
+}
+
+}  // namespace
+}  // namespace muster::plugins::volumes

@@ -16,6 +16,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "muster/framework/interface.h"
@@ -75,7 +76,10 @@ class VolumeRestrictions final : public framework::PreFilterPlugin,
 // The node's CSI attach limits (CSINode allocatable.count per driver, and the legacy
 // attachable-volumes-* allocatable) against the volumes the pod would add: its claims' CSI
 // volumes and its in-tree volumes CSI migration moves to a driver, a volume already attached
-// there for another pod not counted twice. No args.
+// there for another pod not counted twice. The node's VolumeAttachments of persistent CSI
+// volumes count too (since 1.32, kubernetes#127757), whether attached yet or still detaching,
+// unless a pod on the node already counts the volume; as upstream, one for the pod's own
+// volume counts beside it. No args.
 class NodeVolumeLimits final : public framework::PreFilterPlugin,
                                public framework::FilterPlugin,
                                public framework::EnqueueExtensions {
@@ -83,6 +87,13 @@ class NodeVolumeLimits final : public framework::PreFilterPlugin,
   static std::unique_ptr<framework::Plugin> New(const framework::PluginArgs& args,
                                                 framework::Handle& handle, std::string* error);
   explicit NodeVolumeLimits(framework::Handle& handle) : handle_(handle) {}
+
+  // A node's VolumeAttachments of persistent volumes: the driver and the volume's name.
+  struct NodeAttachment {
+    std::string attacher;
+    api::Symbol volume;
+  };
+  using AttachmentsByNode = std::unordered_map<api::Symbol, std::vector<NodeAttachment>>;
 
   std::string_view Name() const override { return kNodeVolumeLimitsName; }
   // Skip: the pod has no claim, ephemeral volume or migratable in-tree volume. Else works out
@@ -92,11 +103,17 @@ class NodeVolumeLimits final : public framework::PreFilterPlugin,
                               framework::PreFilterResult* result) override;
   framework::Status Filter(const framework::CycleState& state, const framework::PodInfo& pod,
                            const framework::NodeInfo& node) const override;
-  // CSINodes added or updated, assigned pods deleted (hint: they had volumes), claims added.
+  // CSINodes added or updated, assigned pods deleted (hint: they had volumes), claims added,
+  // VolumeAttachments deleted (hint: the pod has a claim).
   std::vector<framework::ClusterEventWithHint> EventsToRegister() const override;
 
  private:
+  // The VolumeAttachments by node, rebuilt when their table changes.
+  std::shared_ptr<const AttachmentsByNode> CurrentAttachments();
+
   framework::Handle& handle_;
+  uint64_t attachments_version_ = ~uint64_t{0};
+  std::shared_ptr<const AttachmentsByNode> attachments_;
 };
 
 // The zones and regions of the pod's bound volumes (their topology labels) against the node's.

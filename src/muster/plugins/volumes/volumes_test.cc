@@ -170,7 +170,7 @@ TEST(VolumePlugins, RegisterTheKindsTheyRead) {
             (std::vector<std::string>{"AssignedPodDelete", "NodeAdd", "PersistentVolumeClaimAdd"}));
   EXPECT_EQ(resources(NodeVolumeLimits(services.handle())),
             (std::vector<std::string>{"CSINodeAdd", "CSINodeUpdate", "AssignedPodDelete",
-                                      "PersistentVolumeClaimAdd"}));
+                                      "PersistentVolumeClaimAdd", "VolumeAttachmentDelete"}));
   EXPECT_EQ(resources(VolumeZone(services.handle())),
             (std::vector<std::string>{"StorageClassAdd", "NodeAdd|UpdateNodeLabel",
                                       "PersistentVolumeClaimAdd|Update",
