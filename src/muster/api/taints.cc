@@ -118,6 +118,21 @@ std::optional<int64_t> ParseCanonicalInt(std::string_view s) {
   return negative ? static_cast<int64_t>(0 - magnitude) : static_cast<int64_t>(magnitude);
 }
 
+namespace {
+
+// Lt and Gt, kept out of line: Tolerates runs for every taint of every node a pod is filtered
+// on, and the parsing would keep it (and the filters' loops around it) from being inlined.
+[[gnu::noinline, gnu::cold]] bool ToleratesByComparison(TolerationOperator op, Symbol value,
+                                                         Symbol taint_value) {
+  if (!Features().Enabled(Feature::kTaintTolerationComparisonOperators)) return false;
+  const std::optional<int64_t> mine = ParseCanonicalInt(value.str());
+  const std::optional<int64_t> theirs = ParseCanonicalInt(taint_value.str());
+  if (!mine || !theirs) return false;
+  return op == TolerationOperator::kLt ? *theirs < *mine : *theirs > *mine;
+}
+
+}  // namespace
+
 bool Toleration::Tolerates(const Taint& taint) const {
   if (effect && *effect != taint.effect) return false;
   if (!key.empty() && key != taint.key) return false;
@@ -127,13 +142,8 @@ bool Toleration::Tolerates(const Taint& taint) const {
     case TolerationOperator::kExists:
       return true;
     case TolerationOperator::kLt:
-    case TolerationOperator::kGt: {
-      if (!Features().Enabled(Feature::kTaintTolerationComparisonOperators)) return false;
-      const std::optional<int64_t> mine = ParseCanonicalInt(value.str());
-      const std::optional<int64_t> theirs = ParseCanonicalInt(taint.value.str());
-      if (!mine || !theirs) return false;
-      return op == TolerationOperator::kLt ? *theirs < *mine : *theirs > *mine;
-    }
+    case TolerationOperator::kGt:
+      return ToleratesByComparison(op, value, taint.value);
   }
   return false;
 }

@@ -37,6 +37,22 @@ const api::Taint* UntoleratedTaint(std::span<const api::Taint> taints, const api
                                            api::BlocksScheduling);
 }
 
+// The rejection. The taint stays out of the pod's status: its key and value can be the cluster
+// operators' secrets (kubernetes#134740, 1.35). The log names it at -v=4, and `muster explain`
+// for whoever runs it. Out of line, so that the filter's loop stays small enough to inline.
+[[gnu::noinline]] Status Untolerated(const framework::NodeInfo& node, const api::Pod& pod,
+                                     const api::Taint& taint) {
+  static const Status kUntolerated = framework::SharedFailure(
+      framework::Code::kUnschedulableAndUnresolvable, kErrReasonNotMatch, kName);
+  if (log::V(4)) {
+    log::Info(4, "node had untolerated taints",
+              {{"node", node.name().str()},
+               {"pod", pod.metadata.Key()},
+               {"untoleratedTaint", api::FormatTaint(taint)}});
+  }
+  return kUntolerated;
+}
+
 QueueingHint Misdelivered(Status* error, std::string_view what) {
   if (error != nullptr) *error = Status::Error(fmt::format("{}: {}", kName, what));
   return QueueingHint::kQueue;
@@ -63,17 +79,7 @@ size_t TaintToleration::FilterNodes(const framework::CycleState& /*state*/,
     if (node.node() == nullptr) return Status::Error("node not found");
     const api::Taint* taint =
         node.taints().empty() ? nullptr : UntoleratedTaint(node.taints(), pod.pod);
-    if (taint == nullptr) return Status::OK();
-    // The taint stays out of the pod's status: its key and value can be the cluster operators'
-    // secrets (kubernetes#134740, 1.35). The log names it at -v=4, and `muster explain` for
-    // whoever runs it.
-    if (log::V(4)) {
-      log::Info(4, "node had untolerated taints",
-                {{"node", node.name().str()},
-                 {"pod", pod.pod.metadata.Key()},
-                 {"untoleratedTaint", api::FormatTaint(*taint)}});
-    }
-    return Status::Unresolvable(std::string(kErrReasonNotMatch));
+    return taint == nullptr ? Status::OK() : Untolerated(node, pod.pod, *taint);
   });
 }
 
