@@ -23,6 +23,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "muster/api/labels.h"
+#include "muster/framework/registry.h"
 
 namespace muster::plugins {
 
@@ -99,5 +100,22 @@ std::optional<int64_t> ReadArgsInt(ArgsErrors& errors, const YAML::Node& node,
 // "<plugin>Args" (the group is taken from `apiVersion`), with upstream's message otherwise.
 // The object must list "apiVersion" and "kind" among its fields.
 void CheckArgsKind(const ArgsObject& root, std::string_view plugin);
+
+// Decode, default and validate a plugin's args: what its factory runs. `decode` reports into the
+// errors; SetDefaults and Validate, found in the args type's namespace, run only on args that
+// decoded, as a type error leaves values that would give misleading follow-up errors. False
+// with *error set (one error per line) when the args are bad.
+template <typename Args>
+bool LoadArgs(const framework::PluginArgs& args, Args* out, std::string* error,
+              bool (*decode)(const YAML::Node&, Args*, ArgsErrors&)) {
+  ArgsErrors errors(args.error_prefix);
+  if (decode(args.args, out, errors)) {
+    SetDefaults(*out);
+    for (const api::FieldError& e : Validate(*out)) errors.Add(e);
+  }
+  if (errors.empty()) return true;
+  *error = errors.Joined();
+  return false;
+}
 
 }  // namespace muster::plugins

@@ -69,14 +69,7 @@ std::vector<api::FieldError> Validate(const DynamicResourcesArgs& args) {
 
 bool LoadDynamicResourcesArgs(const framework::PluginArgs& args, DynamicResourcesArgs* out,
                               std::string* error) {
-  ArgsErrors errors(args.error_prefix);
-  if (DecodeDynamicResourcesArgs(args.args, out, errors)) {
-    SetDefaults(*out);
-    for (const api::FieldError& e : Validate(*out)) errors.Add(e);
-  }
-  if (errors.empty()) return true;
-  *error = errors.Joined();
-  return false;
+  return LoadArgs(args, out, error, DecodeDynamicResourcesArgs);
 }
 
 }  // namespace muster::plugins::dynamicresources

@@ -60,15 +60,7 @@ std::vector<api::FieldError> Validate(const InterPodAffinityArgs& args) {
 
 bool LoadInterPodAffinityArgs(const framework::PluginArgs& args, InterPodAffinityArgs* out,
                               std::string* error) {
-  ArgsErrors errors(args.error_prefix);
-  // Validation runs only on args that decoded: a type error would leave a misleading value.
-  if (DecodeInterPodAffinityArgs(args.args, out, errors)) {
-    SetDefaults(*out);
-    for (const api::FieldError& e : Validate(*out)) errors.Add(e);
-  }
-  if (errors.empty()) return true;
-  *error = errors.Joined();
-  return false;
+  return LoadArgs(args, out, error, DecodeInterPodAffinityArgs);
 }
 
 }  // namespace muster::plugins::interpodaffinity

@@ -224,29 +224,13 @@ std::vector<api::FieldError> Validate(const NodeResourcesBalancedAllocationArgs&
 
 bool LoadNodeResourcesFitArgs(const framework::PluginArgs& args, NodeResourcesFitArgs* out,
                               std::string* error) {
-  ArgsErrors errors(args.error_prefix);
-  // Validation runs only on args that decoded: a type error leaves fields at values that would
-  // produce misleading follow-up errors.
-  if (DecodeNodeResourcesFitArgs(args.args, out, errors)) {
-    SetDefaults(*out);
-    for (const api::FieldError& e : Validate(*out)) errors.Add(e);
-  }
-  if (errors.empty()) return true;
-  *error = errors.Joined();
-  return false;
+  return LoadArgs(args, out, error, DecodeNodeResourcesFitArgs);
 }
 
 bool LoadNodeResourcesBalancedAllocationArgs(const framework::PluginArgs& args,
                                              NodeResourcesBalancedAllocationArgs* out,
                                              std::string* error) {
-  ArgsErrors errors(args.error_prefix);
-  if (DecodeNodeResourcesBalancedAllocationArgs(args.args, out, errors)) {
-    SetDefaults(*out);
-    for (const api::FieldError& e : Validate(*out)) errors.Add(e);
-  }
-  if (errors.empty()) return true;
-  *error = errors.Joined();
-  return false;
+  return LoadArgs(args, out, error, DecodeNodeResourcesBalancedAllocationArgs);
 }
 
 }  // namespace muster::plugins::noderesources

@@ -71,16 +71,7 @@ std::vector<api::FieldError> Validate(const VolumeBindingArgs& args) {
 
 bool LoadVolumeBindingArgs(const framework::PluginArgs& args, VolumeBindingArgs* out,
                            std::string* error) {
-  ArgsErrors errors(args.error_prefix);
-  // Validation runs only on args that decoded: a type error leaves fields at values that would
-  // produce misleading follow-up errors.
-  if (DecodeVolumeBindingArgs(args.args, out, errors)) {
-    SetDefaults(*out);
-    for (const api::FieldError& e : Validate(*out)) errors.Add(e);
-  }
-  if (errors.empty()) return true;
-  *error = errors.Joined();
-  return false;
+  return LoadArgs(args, out, error, DecodeVolumeBindingArgs);
 }
 
 }  // namespace muster::plugins::volumes
