@@ -45,25 +45,26 @@ bool LooksCanonical(std::string_view s) {
   return digits.front() != '0' || (digits.size() == 1 && !negative);
 }
 
-// The error Go's strconv.ParseInt(s, 10, 64) gives, if any: a sign, then digits (leading zeros
-// allowed), within int64; it stops at the first digit past the range.
-std::optional<std::string> GoParseIntError(std::string_view s) {
-  auto error = [&](std::string_view why) {
-    return fmt::format("strconv.ParseInt: parsing {}: {}", GoQuote(s), why);
-  };
+// Go's strconv.ParseInt(s, 10, 64): a sign, then digits (leading zeros allowed), within int64;
+// it stops at the first digit past the range. nullopt with *why set when it fails.
+std::optional<int64_t> GoParseInt(std::string_view s, std::string_view* why) {
   std::string_view digits = s;
   const bool negative = !digits.empty() && digits.front() == '-';
   if (!digits.empty() && (digits.front() == '-' || digits.front() == '+')) digits.remove_prefix(1);
-  if (digits.empty()) return error("invalid syntax");
+  *why = "invalid syntax";
+  if (digits.empty()) return std::nullopt;
   const uint64_t limit = negative ? uint64_t{1} << 63 : (uint64_t{1} << 63) - 1;
   uint64_t magnitude = 0;
   for (char c : digits) {
-    if (c < '0' || c > '9') return error("invalid syntax");
+    if (c < '0' || c > '9') return std::nullopt;
     const uint64_t digit = static_cast<uint64_t>(c - '0');
-    if (magnitude > (limit - digit) / 10) return error("value out of range");
+    if (magnitude > (limit - digit) / 10) {
+      *why = "value out of range";
+      return std::nullopt;
+    }
     magnitude = magnitude * 10 + digit;
   }
-  return std::nullopt;
+  return negative ? static_cast<int64_t>(0 - magnitude) : static_cast<int64_t>(magnitude);
 }
 
 std::string Join(const std::vector<std::string>& parts, std::string_view separator) {
@@ -111,11 +112,8 @@ std::optional<TolerationOperator> ParseTolerationOperator(std::string_view name)
 }
 
 std::optional<int64_t> ParseCanonicalInt(std::string_view s) {
-  if (!LooksCanonical(s) || GoParseIntError(s)) return std::nullopt;
-  const bool negative = s.front() == '-';
-  uint64_t magnitude = 0;
-  for (char c : negative ? s.substr(1) : s) magnitude = magnitude * 10 + (c - '0');
-  return negative ? static_cast<int64_t>(0 - magnitude) : static_cast<int64_t>(magnitude);
+  std::string_view why;
+  return LooksCanonical(s) ? GoParseInt(s, &why) : std::nullopt;
 }
 
 namespace {
@@ -209,8 +207,9 @@ std::vector<FieldError> ValidateToleration(const Toleration& toleration, std::st
         errors.push_back(
             FieldError::Invalid(value_path, v, "must be a valid decimal integer in canonical form"));
       }
-      if (std::optional<std::string> parse_error = GoParseIntError(v)) {
-        errors.push_back(FieldError::Invalid(value_path, v, *parse_error));
+      if (std::string_view why; !GoParseInt(v, &why)) {
+        errors.push_back(FieldError::Invalid(
+            value_path, v, fmt::format("strconv.ParseInt: parsing {}: {}", GoQuote(v), why)));
       }
       break;
     }
