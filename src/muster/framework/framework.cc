@@ -71,6 +71,29 @@ void Framework::SetPlugins(ProfilePlugins plugins, std::vector<std::unique_ptr<P
     score_of_pre_score_.push_back(position(pl->Name(), plugins_.score,
                                            [](const auto& entry) { return entry.first; }));
   }
+  pre_filter_evaluations_.clear();
+  filter_evaluations_.clear();
+  pre_score_evaluations_.clear();
+  score_evaluations_.clear();
+  if (metrics_ != nullptr) {
+    auto series = [&](std::string_view plugin, ExtensionPoint point) {
+      return metrics_->PluginEvaluations(plugin, point, scheduler_name_);
+    };
+    for (const auto* pl : plugins_.pre_filter) {
+      pre_filter_evaluations_.push_back(series(pl->Name(), ExtensionPoint::kPreFilter));
+    }
+    for (const auto* pl : plugins_.filter) {
+      filter_evaluations_.push_back(series(pl->Name(), ExtensionPoint::kFilter));
+    }
+    for (const auto* pl : plugins_.pre_score) {
+      pre_score_evaluations_.push_back(series(pl->Name(), ExtensionPoint::kPreScore));
+    }
+    for (const auto& [pl, weight] : plugins_.score) {
+      score_evaluations_.push_back(series(pl->Name(), ExtensionPoint::kScore));
+    }
+    filter_busy_ = metrics_->Goroutines(ExtensionPointName(ExtensionPoint::kFilter));
+    score_busy_ = metrics_->Goroutines(ExtensionPointName(ExtensionPoint::kScore));
+  }
 }
 
 const Plugin* Framework::FindPlugin(std::string_view name) const {
@@ -138,6 +161,7 @@ Status Framework::PreFilterPoint(CycleState& state, const PodInfo& pod, PreFilte
       if (filter_of_pre_filter_[i] >= 0) state.skip_filter_at.set(filter_of_pre_filter_[i]);
       continue;
     }
+    if (!pre_filter_evaluations_.empty()) pre_filter_evaluations_[i]->Increment();
     if (!s.IsSuccess()) {
       s.WithPlugin(pl->Name());
       if (s.code() == Code::kUnschedulableAndUnresolvable) {
@@ -248,6 +272,7 @@ Status Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
       tally->filter_calls[at][static_cast<size_t>(s.code())].fetch_add(1,
                                                                        std::memory_order_relaxed);
     }
+    if (!filter_evaluations_.empty()) filter_evaluations_[at]->Increment();
     if (!s.IsSuccess()) return Stamped(pl, std::move(s));
   }
   return Status::OK();
@@ -255,7 +280,8 @@ Status Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
 
 void Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
                                  std::span<const NodeInfo* const> nodes,
-                                 std::span<Status> statuses) const {
+                                 std::span<Status> statuses,
+                                 FilterEvaluations& evaluated) const {
   // A block at a time, small enough for its nodes to stay in cache from one plugin to the next.
   constexpr size_t kBlock = 64;
   std::array<const NodeInfo*, kBlock> passing;  // the nodes every plugin so far passed
@@ -279,6 +305,7 @@ void Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
           tally != nullptr ? std::optional<Stopwatch>(std::in_place) : std::nullopt;
       const size_t rejected =
           pl.FilterNodes(state, pod, std::span(passing.data(), m), std::span(verdicts.data(), m));
+      evaluated[plugin_at] += m;
       if (trace != nullptr) {
         for (size_t j = 0; j < m; ++j) {
           trace->RecordFilter(passing[j]->name().string(), plugin_at, verdicts[j]);
@@ -317,6 +344,13 @@ void Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
       }
       m = kept;
     }
+  }
+}
+
+void Framework::CountFilterEvaluations(FilterEvaluations& evaluated) const {
+  for (size_t i = 0; i < filter_evaluations_.size(); ++i) {
+    if (evaluated[i] != 0) filter_evaluations_[i]->Increment(static_cast<double>(evaluated[i]));
+    evaluated[i] = 0;
   }
 }
 
@@ -412,6 +446,7 @@ Status Framework::RunPreScorePlugins(CycleState& state, const PodInfo& pod,
         if (score_of_pre_score_[i] >= 0) state.skip_score_at.set(score_of_pre_score_[i]);
         continue;
       }
+      if (!pre_score_evaluations_.empty()) pre_score_evaluations_[i]->Increment();
       if (!s.IsSuccess()) return AsError("PreScore", pl->Name(), s);
     }
     return Status::OK();
@@ -510,7 +545,12 @@ Status Framework::ScorePoint(const CycleState& state, const PodInfo& pod,
         }
       }
     }
-  });
+  }, kParallelChunk, score_busy_);
+  if (!score_evaluations_.empty()) {
+    for (size_t p = 0; p < active.size(); ++p) {
+      score_evaluations_[position[p]]->Increment(static_cast<double>(n));
+    }
+  }
   if (failed) {
     for (size_t p = 0; p < active.size(); ++p) {
       if (!errors[p].IsSuccess()) return AsError("Score", active[p]->first->Name(), errors[p]);

@@ -15,6 +15,7 @@
 #include "muster/framework/handle.h"
 #include "muster/framework/interface.h"
 #include "muster/framework/metrics.h"
+#include "muster/framework/parallel.h"
 #include "muster/framework/registry.h"
 
 namespace muster::framework {
@@ -56,6 +57,10 @@ struct ProfilePlugins {
   std::vector<BindPlugin*> bind;
   std::vector<PostBindPlugin*> post_bind;
 };
+
+// The nodes each Filter plugin ran on, by its position, gathered over a loop's blocks of nodes
+// by one thread.
+using FilterEvaluations = std::array<uint64_t, CycleState::kMaxPluginsPerPoint>;
 
 class Framework final : public Handle {
  public:
@@ -103,9 +108,14 @@ class Framework final : public Handle {
   // Stops at the node's first failure. Thread-safe: runs concurrently over nodes.
   Status RunFilterPlugins(const CycleState& state, const PodInfo& pod, const NodeInfo& node) const;
   // The same for many nodes: statuses[i], Success on entry, gets nodes[i]'s status. Each plugin
-  // filters, all at once, the nodes every plugin before it passed.
+  // filters, all at once, the nodes every plugin before it passed; evaluated[k] (one per Filter
+  // plugin) gains the number of nodes the k-th ran on, for CountFilterEvaluations.
   void RunFilterPlugins(const CycleState& state, const PodInfo& pod,
-                        std::span<const NodeInfo* const> nodes, std::span<Status> statuses) const;
+                        std::span<const NodeInfo* const> nodes, std::span<Status> statuses,
+                        FilterEvaluations& evaluated) const;
+  // Adds what RunFilterPlugins counted in `evaluated` to scheduler_plugin_evaluation_total, and
+  // clears it: once per loop over nodes, not once per node.
+  void CountFilterEvaluations(FilterEvaluations& evaluated) const;
   // Upstream RunFilterPluginsWithNominatedPods: when higher-or-equal priority pods are nominated
   // to `node`, the pod must fit both with them (pass 1) and without them (pass 2).
   // `nominated` lists the pods nominated to the node; those of lower priority and the pod itself
@@ -153,6 +163,9 @@ class Framework final : public Handle {
   // ---- metrics ----
   // This profile's series; nullptr when nothing records metrics.
   Metrics::Profile* profile_metrics() const { return profile_metrics_; }
+  // scheduler_goroutines' counts of the threads filtering and scoring nodes (null without
+  // metrics).
+  BusyCount* filter_busy() const { return filter_busy_; }
   // Observes and clears what a sampled cycle's Filter and Score calls tallied.
   void ObservePluginTally(const CycleState& state) const;
 
@@ -221,6 +234,14 @@ class Framework final : public Handle {
   ProfilePlugins plugins_;
   std::vector<GroupPlugin*> group_plugins_;
   std::vector<std::unique_ptr<Plugin>> owned_;
+  // scheduler_plugin_evaluation_total's series of each plugin by its position at PreFilter,
+  // Filter, PreScore and Score (empty when nothing records metrics).
+  std::vector<prometheus::Counter*> pre_filter_evaluations_;
+  std::vector<prometheus::Counter*> filter_evaluations_;
+  std::vector<prometheus::Counter*> pre_score_evaluations_;
+  std::vector<prometheus::Counter*> score_evaluations_;
+  BusyCount* filter_busy_ = nullptr;
+  BusyCount* score_busy_ = nullptr;
   // For each PreFilter (PreScore) plugin, the position of the same plugin in the Filter (Score)
   // list, or -1: where its Skip is recorded in CycleState::skip_filter_at (skip_score_at).
   std::vector<int> filter_of_pre_filter_;

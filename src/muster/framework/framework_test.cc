@@ -109,7 +109,16 @@ TEST(RunFilterPlugins, ManyNodesAtOnceDecideAsOneAtATime) {
   state.skip_filter_at.set(2);  // "Skipped"
 
   std::vector<Status> got(nodes.size());
-  fw.RunFilterPlugins(state, *pod, nodes, got);
+  FilterEvaluations evaluated{};
+  fw.RunFilterPlugins(state, *pod, nodes, got, evaluated);
+  // Each plugin counts the nodes it ran on (scheduler_plugin_evaluation_total): every node for
+  // the first, the ones those before passed for the others, none for the one skipped.
+  int past_three = 0;
+  for (int i = 0; i < 200; ++i) past_three += i % 5 != 0 && i % 3 != 0 && i != 77;
+  EXPECT_EQ(evaluated[0], 200u);
+  EXPECT_EQ(evaluated[1], 160u);
+  EXPECT_EQ(evaluated[2], 0u);
+  EXPECT_EQ(evaluated[3], static_cast<uint64_t>(past_three));
   for (size_t i = 0; i < nodes.size(); ++i) {
     const Status want = fw.RunFilterPlugins(state, *pod, *nodes[i]);
     EXPECT_EQ(got[i].code(), want.code()) << i;
@@ -126,7 +135,7 @@ TEST(RunFilterPlugins, ManyNodesAtOnceDecideAsOneAtATime) {
   // Each plugin saw only the nodes the ones before it passed.
   std::vector<Status> again(nodes.size());
   three_plugin->seen.clear();
-  fw.RunFilterPlugins(state, *pod, nodes, again);
+  fw.RunFilterPlugins(state, *pod, nodes, again, evaluated);
   std::vector<int> want_seen;
   for (int i = 0; i < 200; ++i) {
     if (i % 5 != 0) want_seen.push_back(i);
@@ -155,7 +164,8 @@ TEST(RunFilterPlugins, EveryCopyOfASharedStatusNamesThePluginThatReturnedIt) {
   const PodInfoPtr pod = PodInfo::Make(testing::MakePod().Name("p").Obj());
   CycleState state;
   std::vector<Status> got(nodes.size());
-  fw.RunFilterPlugins(state, *pod, nodes, got);
+  FilterEvaluations evaluated{};
+  fw.RunFilterPlugins(state, *pod, nodes, got, evaluated);
   for (size_t i = 0; i < nodes.size(); ++i) {
     EXPECT_EQ(got[i].plugin(), "Parity") << i;
     const char* reason = i % 10 == 3 ? "counted" : i % 2 == 0 ? "even" : "odd";

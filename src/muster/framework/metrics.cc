@@ -92,6 +92,27 @@ Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()) {
                                     "their last attempt or holds at PreEnqueue, by plugin and "
                                     "profile.")
                               .Register(r);
+  evaluation_family_ = &prometheus::BuildCounter()
+                           .Name("scheduler_plugin_evaluation_total")
+                           .Help("Evaluations by each plugin at PreFilter and PreScore (the calls "
+                                 "that did not Skip) and at Filter and Score (the nodes it ran "
+                                 "on), by profile.")
+                           .Register(r);
+  hint_family_ = &prometheus::BuildHistogram()
+                      .Name("scheduler_queueing_hint_execution_duration_seconds")
+                      .Help("Time of one call of a plugin's queueing hint, by the cluster event "
+                            "and the hint returned, in seconds.")
+                      .Register(r);
+  event_family_ = &prometheus::BuildHistogram()
+                       .Name("scheduler_event_handling_duration_seconds")
+                       .Help("Time the scheduler took to handle one cluster event, in seconds.")
+                       .Register(r);
+  goroutines_family_ = &prometheus::BuildGauge()
+                            .Name("scheduler_goroutines")
+                            .Help("Threads at work, by what they do: 'binding' the binding "
+                                  "cycles under way, 'Filter' and 'Score' the per-node loops, a "
+                                  "plugin's name its own per-node loops.")
+                            .Register(r);
   pod_attempts_ = &prometheus::BuildHistogram()
                        .Name("scheduler_pod_scheduling_attempts")
                        .Help("Attempts a pod took until it was scheduled.")
@@ -259,6 +280,68 @@ void Metrics::UnschedulableReason(std::string_view plugin, std::string_view prof
   g->Increment(delta);
 }
 
+prometheus::Counter* Metrics::PluginEvaluations(std::string_view plugin, ExtensionPoint point,
+                                               std::string_view profile) {
+  std::lock_guard lock(mu_);
+  auto it = evaluations_.find(std::make_tuple(plugin, point, profile));
+  if (it == evaluations_.end()) {
+    prometheus::Counter* created =
+        &evaluation_family_->Add({{"plugin", std::string(plugin)},
+                                  {"extension_point", std::string(ExtensionPointName(point))},
+                                  {"profile", std::string(profile)}});
+    it = evaluations_
+             .emplace(std::make_tuple(std::string(plugin), point, std::string(profile)), created)
+             .first;
+  }
+  return it->second;
+}
+
+void Metrics::QueueingHint(std::string_view plugin, std::string_view event, std::string_view hint,
+                           double seconds) {
+  prometheus::Histogram* h;
+  {
+    std::lock_guard lock(mu_);
+    auto it = hints_.find(std::make_tuple(plugin, event, hint));
+    if (it == hints_.end()) {
+      prometheus::Histogram* created = &hint_family_->Add(
+          {{"plugin", std::string(plugin)}, {"event", std::string(event)}, {"hint", std::string(hint)}},
+          PluginBuckets());
+      it = hints_
+               .emplace(std::make_tuple(std::string(plugin), std::string(event), std::string(hint)),
+                        created)
+               .first;
+    }
+    h = it->second;
+  }
+  h->Observe(seconds);
+}
+
+void Metrics::EventHandled(std::string_view event, double seconds) {
+  prometheus::Histogram* h;
+  {
+    std::lock_guard lock(mu_);
+    auto it = events_.find(event);
+    if (it == events_.end()) {
+      prometheus::Histogram* created =
+          &event_family_->Add({{"event", std::string(event)}}, ExtensionPointBuckets());
+      it = events_.emplace(std::string(event), created).first;
+    }
+    h = it->second;
+  }
+  h->Observe(seconds);
+}
+
+std::atomic<int64_t>* Metrics::Goroutines(std::string_view operation) {
+  std::lock_guard lock(mu_);
+  auto it = goroutines_.find(operation);
+  if (it == goroutines_.end()) {
+    auto busy = std::make_unique<Busy>();
+    busy->gauge = &goroutines_family_->Add({{"operation", std::string(operation)}});
+    it = goroutines_.emplace(std::string(operation), std::move(busy)).first;
+  }
+  return &it->second->count;
+}
+
 void Metrics::SetCacheSize(size_t nodes, size_t pods, size_t assumed_pods) {
   cache_size_[0]->Set(double(nodes));
   cache_size_[1]->Set(double(pods));
@@ -266,6 +349,12 @@ void Metrics::SetCacheSize(size_t nodes, size_t pods, size_t assumed_pods) {
 }
 
 std::string Metrics::Text() const {
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [operation, busy] : goroutines_) {
+      busy->gauge->Set(static_cast<double>(busy->count.load(std::memory_order_relaxed)));
+    }
+  }
   std::ostringstream out;
   prometheus::TextSerializer().Serialize(out, registry_->Collect());
   return out.str();

@@ -150,6 +150,24 @@ class Metrics {
   }
   // scheduler_queue_incoming_pods_total{queue, event}.
   void QueueIncoming(QueueName queue, std::string_view event);
+  // scheduler_plugin_evaluation_total{plugin, extension_point, profile}: the series a plugin's
+  // evaluations at `point` (PreFilter, Filter, PreScore or Score) are counted in, created on the
+  // first call; the pointer stays valid. Upstream counts each call that did not Skip, and at
+  // Filter and Score each node the plugin ran on.
+  prometheus::Counter* PluginEvaluations(std::string_view plugin, ExtensionPoint point,
+                                         std::string_view profile);
+  // scheduler_queueing_hint_execution_duration_seconds{plugin, event, hint}: one call of a
+  // plugin's queueing hint for `event`, which answered `hint` ("Queue", "QueueSkip" or "Error").
+  void QueueingHint(std::string_view plugin, std::string_view event, std::string_view hint,
+                    double seconds);
+  // scheduler_event_handling_duration_seconds{event}: the scheduler's handling of one cluster
+  // event (its cache, its queue), labelled as upstream labels it ("NodeAdd",
+  // "UnscheduledPodUpdate").
+  void EventHandled(std::string_view event, double seconds);
+  // scheduler_goroutines{operation}: the threads at work on `operation` ("binding", "Filter",
+  // "Score", "prioritizing_extender" or a plugin's name), counted by whoever does it through the
+  // counter returned (created on the first call; the pointer stays valid).
+  std::atomic<int64_t>* Goroutines(std::string_view operation);
   // scheduler_unschedulable_pods{plugin, profile}: the pods in the queue whose last attempt
   // `plugin` turned away (or gated at PreEnqueue), moved by `delta`.
   void UnschedulableReason(std::string_view plugin, std::string_view profile, double delta);
@@ -195,6 +213,10 @@ class Metrics {
   prometheus::Family<prometheus::Histogram>* sli_family_;
   prometheus::Family<prometheus::Counter>* incoming_family_;
   prometheus::Family<prometheus::Gauge>* unschedulable_family_;
+  prometheus::Family<prometheus::Counter>* evaluation_family_;
+  prometheus::Family<prometheus::Histogram>* hint_family_;
+  prometheus::Family<prometheus::Histogram>* event_family_;
+  prometheus::Family<prometheus::Gauge>* goroutines_family_;
   prometheus::Histogram* pod_attempts_;
   prometheus::Histogram* algorithm_;
   prometheus::Counter* preemption_attempts_;
@@ -204,12 +226,24 @@ class Metrics {
   std::array<prometheus::Gauge*, 4> pending_{};
   std::array<prometheus::Gauge*, 3> cache_size_{};
 
-  std::mutex mu_;  // guards the maps and lazy creation below
+  mutable std::mutex mu_;  // guards the maps and lazy creation below
   std::map<std::string, std::unique_ptr<Profile>, std::less<>> profiles_;
   std::map<std::tuple<std::string, ExtensionPoint, Code>, prometheus::Histogram*, TupleLess>
       plugins_;
   std::map<std::tuple<QueueName, std::string>, prometheus::Counter*, TupleLess> incoming_;
   std::map<std::tuple<std::string, std::string>, prometheus::Gauge*, TupleLess> unschedulable_;
+  std::map<std::tuple<std::string, ExtensionPoint, std::string>, prometheus::Counter*, TupleLess>
+      evaluations_;
+  std::map<std::tuple<std::string, std::string, std::string>, prometheus::Histogram*, TupleLess>
+      hints_;
+  std::map<std::string, prometheus::Histogram*, std::less<>> events_;
+  // The threads at work by operation, counted by the workers and copied into their gauges when
+  // the metrics are read.
+  struct Busy {
+    std::atomic<int64_t> count{0};
+    prometheus::Gauge* gauge;
+  };
+  std::map<std::string, std::unique_ptr<Busy>, std::less<>> goroutines_;
   std::array<prometheus::Histogram*, 16> sli_{};  // by attempts label: 1..14, "15+"
 };
 

@@ -70,6 +70,29 @@ TEST(Metrics, QueueSeriesByQueueAndEvent) {
   EXPECT_TRUE(Has(text, R"(scheduler_pending_pods{queue="active"} 0)"));
 }
 
+TEST(Metrics, EvaluationsHintsEventsAndGoroutinesUnderKubeSchedulersNames) {
+  Metrics m;
+  prometheus::Counter* score = m.PluginEvaluations("ImageLocality", ExtensionPoint::kScore, "p");
+  EXPECT_EQ(score, m.PluginEvaluations("ImageLocality", ExtensionPoint::kScore, "p"));
+  score->Increment(3);
+  m.QueueingHint("NodeAffinity", "NodeAdd", "QueueSkip", 12e-6);
+  m.EventHandled("NodeAdd", 0.00015);
+  std::atomic<int64_t>* binding = m.Goroutines("binding");
+  EXPECT_EQ(binding, m.Goroutines("binding"));
+  binding->fetch_add(2);
+  std::string text = m.Text();
+  EXPECT_TRUE(Has(text, R"(scheduler_plugin_evaluation_total{extension_point="Score",plugin="ImageLocality",profile="p"} 3)"))
+      << text;
+  // The plugin layout: 10us, then 15us (12us falls there).
+  EXPECT_TRUE(Has(text, R"(scheduler_queueing_hint_execution_duration_seconds_bucket{event="NodeAdd",hint="QueueSkip",plugin="NodeAffinity",le="1.5e-05"} 1)"));
+  // The extension point layout: 0.1ms, 0.2ms...
+  EXPECT_TRUE(Has(text, R"(scheduler_event_handling_duration_seconds_bucket{event="NodeAdd",le="0.0002"} 1)"));
+  EXPECT_TRUE(Has(text, R"(scheduler_goroutines{operation="binding"} 2)"));
+  // Read again when the metrics are.
+  binding->fetch_sub(2);
+  EXPECT_TRUE(Has(m.Text(), R"(scheduler_goroutines{operation="binding"} 0)"));
+}
+
 TEST(Metrics, EveryTenthCycleIsSampled) {
   Metrics m;
   int sampled = 0;

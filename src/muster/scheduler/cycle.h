@@ -88,6 +88,15 @@ struct Scheduler::BindingContext {
   size_t pre_bind_next = 0;
   // Nominated to its node as its binding began (SchedulerOptions::nominate_expected_node).
   bool nominated = false;
+  // scheduler_goroutines{operation="binding"}: counts this binding while it is under way.
+  framework::BusyCount* binding = nullptr;
+
+  BindingContext() = default;
+  BindingContext(const BindingContext&) = delete;
+  BindingContext& operator=(const BindingContext&) = delete;
+  ~BindingContext() {
+    if (binding != nullptr) binding->fetch_sub(1, std::memory_order_relaxed);
+  }
 };
 
 }  // namespace muster::scheduler

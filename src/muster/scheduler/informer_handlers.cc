@@ -33,6 +33,26 @@ const ClusterEvent& KindEvent(framework::ActionType action) {
   return events[action == framework::kAdd ? 0 : action == framework::kDelete ? 2 : 1];
 }
 
+// Times one handler into scheduler_event_handling_duration_seconds under `label`, set by the
+// handler once it knows which event it handles (none: not observed).
+class HandlingTimer {
+ public:
+  explicit HandlingTimer(framework::Metrics& metrics, std::string_view label = {})
+      : metrics_(metrics), label(label) {}
+  ~HandlingTimer() {
+    if (!label.empty()) metrics_.EventHandled(label, watch_.Seconds());
+  }
+  HandlingTimer(const HandlingTimer&) = delete;
+  HandlingTimer& operator=(const HandlingTimer&) = delete;
+
+ private:
+  framework::Metrics& metrics_;
+  const framework::Stopwatch watch_;
+
+ public:
+  std::string_view label;
+};
+
 }  // namespace
 
 // ---- any kind but pods and nodes ----
@@ -50,6 +70,7 @@ void Scheduler::Raise(framework::ActionType action, const api::Shared<T>& old_ob
 
 template <typename T>
 void Scheduler::OnAdd(const api::Shared<T>& object) {
+  const HandlingTimer timer(metrics_, KindEvent<T>(framework::kAdd).label);
   queue_.ClusterChanged();
   store_.mutable_objects().Of<T>().Set(object);
   Raise<T>(framework::kAdd, nullptr, object);
@@ -58,6 +79,7 @@ void Scheduler::OnAdd(const api::Shared<T>& object) {
 
 template <typename T>
 void Scheduler::OnUpdate(const api::Shared<T>& old_object, const api::Shared<T>& new_object) {
+  const HandlingTimer timer(metrics_, KindEvent<T>(framework::kUpdateOther).label);
   queue_.ClusterChanged();
   store_.mutable_objects().Of<T>().Set(new_object);
   Raise<T>(framework::kUpdateOther, old_object, new_object);
@@ -66,6 +88,7 @@ void Scheduler::OnUpdate(const api::Shared<T>& old_object, const api::Shared<T>&
 
 template <typename T>
 void Scheduler::OnDelete(const api::Shared<T>& object) {
+  const HandlingTimer timer(metrics_, KindEvent<T>(framework::kDelete).label);
   queue_.ClusterChanged();
   store_.mutable_objects().Of<T>().Erase(object->metadata);
   Raise<T>(framework::kDelete, object, nullptr);
@@ -76,6 +99,7 @@ void Scheduler::OnDelete(const api::Shared<T>& object) {
 
 template <>
 void Scheduler::OnAdd<api::Pod>(const api::PodPtr& added) {
+  HandlingTimer timer(metrics_);
   queue_.ClusterChanged();
   const framework::PodInfoPtr& info = store_.StorePod(added);
   const api::Pod& pod = *added;
@@ -83,12 +107,14 @@ void Scheduler::OnAdd<api::Pod>(const api::PodPtr& added) {
   objects.new_pod = &pod;
   if (Assigned(pod)) {
     if (pod.IsTerminal()) return;
+    timer.label = kAssignedPodAdd.label;
     cache_.AddPod(info);
     queue_.DeleteNominatedPodIfExists(pod);
     MoveAll(kAssignedPodAdd, objects);
     return;
   }
   if (!Responsible(pod) || pod.IsTerminal()) return;
+  timer.label = kUnscheduledPodAdd.label;
   // A pod nominated before this scheduler started (a restart, a new leader) keeps its room.
   if (!pod.status.nominated_node_name.empty()) {
     queue_.AddNominatedPod(info, pod.status.nominated_node_name);
@@ -99,6 +125,7 @@ void Scheduler::OnAdd<api::Pod>(const api::PodPtr& added) {
 
 template <>
 void Scheduler::OnUpdate<api::Pod>(const api::PodPtr& old_ptr, const api::PodPtr& new_ptr) {
+  HandlingTimer timer(metrics_);
   const framework::PodInfoPtr& info = store_.StorePod(new_ptr);
   const api::Pod& old_pod = *old_ptr;
   const api::Pod& new_pod = *new_ptr;
@@ -134,6 +161,8 @@ void Scheduler::OnUpdate<api::Pod>(const api::PodPtr& old_ptr, const api::PodPtr
                                 assumed->pod.spec.node_name == new_pod.spec.node_name;
   if (!status_only && !confirms_assumed) queue_.ClusterChanged();
   if (Assigned(new_pod)) {
+    timer.label = Assigned(old_pod) ? std::string_view("AssignedPodUpdate")
+                                    : std::string_view(kAssignedPodAdd.label);
     if (!Assigned(old_pod)) {
       // Bound: it leaves the queue and joins the cache (confirming an assumed pod).
       queue_.Delete(old_pod);
@@ -162,6 +191,7 @@ void Scheduler::OnUpdate<api::Pod>(const api::PodPtr& old_ptr, const api::PodPtr
     return;
   }
   if (!Responsible(new_pod)) return;
+  timer.label = "UnscheduledPodUpdate";
   if (new_pod.IsTerminal()) {
     queue_.Delete(new_pod);
     return;
@@ -179,8 +209,10 @@ void Scheduler::OnUpdate<api::Pod>(const api::PodPtr& old_ptr, const api::PodPtr
 
 template <>
 void Scheduler::OnDelete<api::Pod>(const api::PodPtr& deleted) {
-  queue_.ClusterChanged();
   const api::Pod& pod = *deleted;
+  const HandlingTimer timer(metrics_,
+                            Assigned(pod) ? kAssignedPodDelete.label : kUnscheduledPodDelete.label);
+  queue_.ClusterChanged();
   store_.ForgetPod(pod);
   EventObjects objects;
   objects.old_pod = &pod;
@@ -200,6 +232,7 @@ void Scheduler::OnDelete<api::Pod>(const api::PodPtr& deleted) {
 
 template <>
 void Scheduler::OnAdd<api::Node>(const api::Shared<api::Node>& added) {
+  const HandlingTimer timer(metrics_, kNodeAdd.label);
   queue_.ClusterChanged();
   const api::Node& node = *added;
   cache_.AddNode(node);
@@ -211,12 +244,14 @@ void Scheduler::OnAdd<api::Node>(const api::Shared<api::Node>& added) {
 template <>
 void Scheduler::OnUpdate<api::Node>(const api::Shared<api::Node>& old_ptr,
                                     const api::Shared<api::Node>& new_ptr) {
+  HandlingTimer timer(metrics_);
   queue_.ClusterChanged();
   const api::Node& old_node = *old_ptr;
   const api::Node& new_node = *new_ptr;
   cache_.UpdateNode(new_node);
   const uint32_t actions = NodeUpdateActions(old_node, new_node);
   if (actions == 0) return;
+  timer.label = "NodeUpdate";
   EventObjects objects;
   objects.old_node = &old_node;
   objects.new_node = &new_node;
@@ -225,6 +260,7 @@ void Scheduler::OnUpdate<api::Node>(const api::Shared<api::Node>& old_ptr,
 
 template <>
 void Scheduler::OnDelete<api::Node>(const api::Shared<api::Node>& deleted) {
+  const HandlingTimer timer(metrics_, kNodeDelete.label);
   queue_.ClusterChanged();
   const api::Node& node = *deleted;
   cache_.RemoveNode(node);
@@ -257,6 +293,7 @@ bool OnlyConditionsChanged(const api::PodGroup& a, const api::PodGroup& b) {
 template <>
 void Scheduler::OnUpdate<api::PodGroup>(const api::Shared<api::PodGroup>& old_group,
                                         const api::Shared<api::PodGroup>& new_group) {
+  const HandlingTimer timer(metrics_, KindEvent<api::PodGroup>(framework::kUpdateOther).label);
   store_.mutable_objects().Of<api::PodGroup>().Set(new_group);
   // The group cycle's own writes of the Scheduled condition are no reason to retry anything.
   if (OnlyConditionsChanged(*old_group, *new_group)) return;

@@ -516,11 +516,20 @@ SchedulingQueue::Strategy SchedulingQueue::WorthRequeuing(const Entry& e,
     }
     profiles_.ForEachHint(info.pod(), plugin, event, [&](const framework::QueueingHintFn& hint) {
       if (strategy == Strategy::kImmediately) return;
+      // No hint is upstream's default one, which answers Queue (and is timed too).
       framework::QueueingHint h = framework::QueueingHint::kQueue;
+      const std::optional<framework::Stopwatch> watch =
+          metrics_ != nullptr ? std::optional<framework::Stopwatch>(std::in_place) : std::nullopt;
+      framework::Status error;
       if (hint) {
-        framework::Status error;
         h = hint(info.pod(), objects, &error);
         if (!error.IsSuccess()) h = framework::QueueingHint::kQueue;
+      }
+      if (metrics_ != nullptr) {
+        const std::string_view label = !error.IsSuccess()                        ? "Error"
+                                       : h == framework::QueueingHint::kSkip ? "QueueSkip"
+                                                                             : "Queue";
+        metrics_->QueueingHint(plugin, event.label, label, watch->Seconds());
       }
       if (h == framework::QueueingHint::kSkip) return;
       strategy = pending ? Strategy::kImmediately : std::max(strategy, Strategy::kAfterBackoff);

@@ -292,6 +292,7 @@ std::vector<framework::NodeInfo*> Scheduler::FilterNodes(
         examined, end,
         [&](size_t begin, size_t stop) {
           std::array<const framework::NodeInfo*, kFilterBlock> nodes_in_block;
+          framework::FilterEvaluations evaluated{};
           for (size_t b = begin; b < stop; b += kFilterBlock) {
             const size_t len = std::min(kFilterBlock, stop - b);
             const std::span<Status> out = statuses.subspan(b, len);
@@ -301,7 +302,8 @@ std::vector<framework::NodeInfo*> Scheduler::FilterNodes(
               // RunFilterPlugins writes only the failures.
               std::fill(out.begin(), out.end(), Status());
               for (size_t j = 0; j < len; ++j) nodes_in_block[j] = node_at(b + j);
-              fwk.RunFilterPlugins(state, pod, std::span(nodes_in_block.data(), len), out);
+              fwk.RunFilterPlugins(state, pod, std::span(nodes_in_block.data(), len), out,
+                                   evaluated);
             }
             uint64_t passed = 0;
             bool error = false;
@@ -311,8 +313,9 @@ std::vector<framework::NodeInfo*> Scheduler::FilterNodes(
             }
             blocks[first_block + (b - examined) / kFilterBlock] = Block{b, passed, error};
           }
+          fwk.CountFilterEvaluations(evaluated);
         },
-        kFilterBlock);
+        kFilterBlock, fwk.filter_busy());
     for (size_t k = first_block; k < blocks.size(); ++k) {
       found += static_cast<size_t>(std::popcount(blocks[k].passed));
       failed |= blocks[k].error;
@@ -442,9 +445,12 @@ void Scheduler::AddExtenderScores(const framework::PodInfo& pod,
     int64_t weight = 0;
   };
   std::vector<Answer> answers(asked.size());
+  framework::BusyCount* busy = metrics_.Goroutines("prioritizing_extender");
   auto ask = [&](size_t i) {
+    busy->fetch_add(1, std::memory_order_relaxed);
     answers[i].status =
         asked[i]->Prioritize(pod.pod, nodes, &answers[i].scores, &answers[i].weight);
+    busy->fetch_sub(1, std::memory_order_relaxed);
   };
   // All at once, as upstream's goroutines: the pod waits for the slowest, not for their sum.
   std::vector<std::future<void>> others;
@@ -774,6 +780,11 @@ void Scheduler::HandleSchedulingFailure(const framework::Framework& fwk,
 // ---- binding cycle ----
 
 void Scheduler::StartBindingCycle(std::shared_ptr<BindingContext> ctx) {
+  if (binding_busy_ == nullptr) binding_busy_ = metrics_.Goroutines("binding");
+  if (ctx->binding == nullptr) {
+    ctx->binding = binding_busy_;
+    ctx->binding->fetch_add(1, std::memory_order_relaxed);
+  }
   // Binding runs as its own event, after the scheduling cycle, as upstream runs it concurrently.
   clock_.AddTimer(clock_.Now(), [this, ctx] { RunBindingCycle(ctx); });
 }

@@ -51,6 +51,39 @@ TEST(ScheduleOne, APodThatFitsNowhereSaysWhyEachNodeRefused) {
   EXPECT_FALSE(h.scheduler().HasActivePods());
 }
 
+bool HasLine(const std::string& text, const std::string& line) {
+  return text.find(line + "\n") != std::string::npos;
+}
+
+// kube-scheduler's scheduler_plugin_evaluation_total, scheduler_event_handling_duration_seconds,
+// scheduler_queueing_hint_execution_duration_seconds and scheduler_goroutines, from a pod that
+// fits, one that fits nowhere, and the node that comes for it.
+TEST(ScheduleOne, MetricsCountEvaluationsEventsHintsAndBindings) {
+  SchedulerHarness h;
+  h.AddNode(MakeNode().Name("n1").Capacity({{"pods", "0"}}).Obj());
+  h.AddNode(MakeNode().Name("n2").Capacity({{"pods", "10"}}).Unschedulable(true).Obj());
+  h.AddNode(MakeNode().Name("n3").Capacity({{"pods", "1"}}).Obj());
+  h.AddPod(MakePod().Name("web").Obj());
+  h.RunCycles();
+  ASSERT_EQ(h.Bindings(), std::vector<std::string>{"default/web -> n3"});
+  h.AddPod(MakePod().Name("late").Obj());  // n3 is full now
+  h.RunCycles();
+  h.AddNode(MakeNode().Name("n4").Capacity({{"pods", "10"}}).Obj());
+  const std::string text = h.scheduler().metrics()->Text();
+  // Cordoned, first, ran on every node twice; PodSlots on the two it passed each time.
+  EXPECT_TRUE(HasLine(text, R"(scheduler_plugin_evaluation_total{extension_point="Filter",plugin="Cordoned",profile="default-scheduler"} 6)"))
+      << text;
+  EXPECT_TRUE(HasLine(text, R"(scheduler_plugin_evaluation_total{extension_point="Filter",plugin="PodSlots",profile="default-scheduler"} 4)"));
+  EXPECT_TRUE(HasLine(text, R"(scheduler_event_handling_duration_seconds_count{event="NodeAdd"} 4)"));
+  EXPECT_TRUE(HasLine(text, R"(scheduler_event_handling_duration_seconds_count{event="UnscheduledPodAdd"} 2)"));
+  // The new node asked both plugins that turned "late" away; neither has a hint of its own, so
+  // upstream's default answers Queue.
+  EXPECT_TRUE(HasLine(text, R"(scheduler_queueing_hint_execution_duration_seconds_count{event="NodeAdd",hint="Queue",plugin="Cordoned"} 1)"));
+  EXPECT_TRUE(HasLine(text, R"(scheduler_queueing_hint_execution_duration_seconds_count{event="NodeAdd",hint="Queue",plugin="PodSlots"} 1)"));
+  // web's binding is over.
+  EXPECT_TRUE(HasLine(text, R"(scheduler_goroutines{operation="binding"} 0)"));
+}
+
 // Upstream's skipPodSchedule: a pending pod being deleted (a finalizer holds it) is not placed;
 // a Warning says so, and nothing else is written.
 TEST(ScheduleOne, APodBeingDeletedIsSkipped) {

@@ -310,6 +310,7 @@ class Scheduler final : public framework::SchedulerServices {
   framework::ClusterClient& client_;
   // Before the profiles, which hold its series.
   framework::Metrics metrics_;
+  framework::BusyCount* binding_busy_ = nullptr;  // scheduler_goroutines{operation="binding"}
   Profiles profiles_;
   ObjectStore store_;
   Cache cache_;

@@ -368,7 +368,9 @@ DefaultPreemption::DefaultPreemption(const DefaultPreemptionArgs& args, framewor
         return MoreImportantPod(a, b, handle_.clock().Now());
       }),
       no_victims_(Status::Unresolvable(std::string(kNoVictims))),
-      not_helpful_(Status::Unresolvable(std::string(kNotHelpful))) {}
+      not_helpful_(Status::Unresolvable(std::string(kNotHelpful))) {
+  if (framework::Metrics* m = handle.metrics()) busy_ = m->Goroutines(Name());
+}
 
 Status DefaultPreemption::PostFilter(framework::CycleState& state, const PodInfo& pod,
                                      const framework::NodeToStatus& statuses,
@@ -919,7 +921,7 @@ std::vector<Candidate> DefaultPreemption::DryRunPreemption(
           [&](size_t begin, size_t end) {
             for (size_t j = begin; j != end; ++j) evaluate(start + j, batch[j]);
           },
-          /*chunk=*/4);
+          /*chunk=*/4, busy_);
       for (size_t j = 0; j < size && !done; ++j) done = take(start + j, batch[j]);
     }
     start += size;

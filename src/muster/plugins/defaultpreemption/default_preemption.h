@@ -25,6 +25,7 @@
 #include "muster/framework/group_preemption.h"
 #include "muster/framework/handle.h"
 #include "muster/framework/interface.h"
+#include "muster/framework/parallel.h"
 #include "muster/framework/registry.h"
 #include "muster/plugins/defaultpreemption/args.h"
 
@@ -248,6 +249,7 @@ class DefaultPreemption final : public framework::PostFilterPlugin,
   // Constant after construction (the policies change only through the setters above).
   DefaultPreemptionArgs args_;
   framework::Handle& handle_;
+  framework::BusyCount* busy_ = nullptr;  // scheduler_goroutines of its per-node loops
   IsEligiblePodFn is_eligible_pod_;
   MoreImportantPodFn more_important_pod_;
   // kNoVictims and kNotHelpful, the verdicts on the nodes where preemption cannot help: built

@@ -145,7 +145,7 @@ Status InterPodAffinity::PreFilter(framework::CycleState& state, const framework
           }
         }
       },
-      merge);
+      merge, busy_);
 
   // The incoming pod's own terms, against every existing pod.
   const std::span<const api::PodAffinityTerm> affinity = in->required_affinity;
@@ -185,7 +185,7 @@ Status InterPodAffinity::PreFilter(framework::CycleState& state, const framework
             if (n > 0) AppendIfLabelled(out, Counts::kAntiAffinity, *labels, t.topology_key, n);
           }
         },
-        merge);
+        merge, busy_);
   }
 
   if (s->existing_anti_affinity_counts.empty() && !has_required) return Status(Code::kSkip);

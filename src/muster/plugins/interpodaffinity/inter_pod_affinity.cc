@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "muster/framework/metrics.h"
 #include "muster/plugins/interpodaffinity/terms.h"
 
 namespace muster::plugins::interpodaffinity {
@@ -45,7 +46,9 @@ bool MatchesAll(std::span<const api::PodAffinityTerm> terms, const api::Pod& own
 }  // namespace
 
 InterPodAffinity::InterPodAffinity(const InterPodAffinityArgs& args, framework::Handle& handle)
-    : args_(args), handle_(handle) {}
+    : args_(args), handle_(handle) {
+  if (framework::Metrics* m = handle.metrics()) busy_ = m->Goroutines(Name());
+}
 
 std::unique_ptr<framework::Plugin> InterPodAffinity::New(const framework::PluginArgs& args,
                                                          framework::Handle& handle,

@@ -29,6 +29,7 @@
 
 #include "muster/framework/handle.h"
 #include "muster/framework/interface.h"
+#include "muster/framework/parallel.h"
 #include "muster/framework/registry.h"
 #include "muster/plugins/interpodaffinity/args.h"
 
@@ -114,6 +115,7 @@ class InterPodAffinity final : public framework::PreFilterPlugin,
   // Constant after construction.
   InterPodAffinityArgs args_;
   framework::Handle& handle_;
+  framework::BusyCount* busy_ = nullptr;  // scheduler_goroutines of its per-node loops
 };
 
 }  // namespace muster::plugins::interpodaffinity

@@ -152,7 +152,8 @@ Status InterPodAffinity::PreScore(framework::CycleState& state, const framework:
       [&](const Weight& w) {
         any = true;
         s->topology_score.Add(w.key, w.value, w.weight, /*erase_zero=*/false);
-      });
+      },
+      busy_);
   // No term matched anywhere: every node would score the same.
   if (!any) return Status(Code::kSkip);
   state.Write(kPreScoreStateKey, std::move(s));

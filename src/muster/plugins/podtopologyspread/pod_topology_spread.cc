@@ -4,6 +4,8 @@
 
 #include <utility>
 
+#include "muster/framework/metrics.h"
+
 namespace muster::plugins::podtopologyspread {
 namespace {
 
@@ -107,6 +109,7 @@ std::unique_ptr<framework::Plugin> PodTopologySpread::New(const framework::Plugi
 
 PodTopologySpread::PodTopologySpread(const PodTopologySpreadArgs& args, framework::Handle& handle)
     : handle_(handle) {
+  if (framework::Metrics* m = handle.metrics()) busy_ = m->Goroutines(Name());
   if (args.defaulting_type == kSystemDefaulting) {
     default_constraints_ = {MakeSystemDefault(HostnameKey(), 3), MakeSystemDefault(ZoneKey(), 5)};
     system_defaulted_ = true;

@@ -19,6 +19,7 @@
 #include "muster/api/intern.h"
 #include "muster/framework/handle.h"
 #include "muster/framework/interface.h"
+#include "muster/framework/parallel.h"
 #include "muster/framework/registry.h"
 #include "muster/plugins/podtopologyspread/args.h"
 #include "muster/plugins/podtopologyspread/common.h"
@@ -169,6 +170,7 @@ class PodTopologySpread final : public framework::PreFilterPlugin,
 
   // Constant after construction.
   framework::Handle& handle_;
+  framework::BusyCount* busy_ = nullptr;  // scheduler_goroutines of its per-node loops
   std::vector<api::TopologySpreadConstraint> default_constraints_;
   // The system defaults are in use: nodes missing the zone label still get hostname spreading.
   bool system_defaulted_ = false;
