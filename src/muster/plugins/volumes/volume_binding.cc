@@ -8,6 +8,9 @@
 #include <algorithm>
 #include <cmath>
 #include <mutex>
+#include <optional>
+#include <span>
+#include <vector>
 
 #include "muster/plugins/volumes/claims.h"
 
@@ -162,9 +165,60 @@ void VolumeBinding::ForgetStale() {
   });
 }
 
+namespace {
+
+// Upstream's GetLocalPersistentVolumeNodeNames: the values of the kubernetes.io/hostname In
+// requirements of a volume's node affinity, intersected within a term and joined over terms (a
+// term without one adds none), read as node names.
+std::vector<api::Symbol> HostnamesOf(const api::PersistentVolume& pv) {
+  static const api::Symbol kHostname("kubernetes.io/hostname");
+  std::vector<api::Symbol> out;
+  if (!pv.spec.node_affinity) return out;
+  for (const api::NodeSelectorTerm& term : pv.spec.node_affinity->terms) {
+    std::optional<std::vector<api::Symbol>> nodes;
+    for (const api::SelectorRequirement& r : term.match_expressions) {
+      if (r.key != kHostname || r.op != api::SelectorOperator::kIn) continue;
+      if (!nodes) {
+        nodes = r.values;
+      } else {
+        std::erase_if(*nodes, [&](api::Symbol n) {
+          return std::find(r.values.begin(), r.values.end(), n) == r.values.end();
+        });
+      }
+    }
+    if (!nodes) continue;
+    for (api::Symbol n : *nodes) {
+      if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+    }
+  }
+  return out;
+}
+
+// Upstream's GetEligibleNodes (kubernetes#109877, 1.27): the nodes every bound volume with
+// hostname affinity names (none such: all nodes); a volume that cannot be found leaves all.
+std::optional<std::vector<api::Symbol>> EligibleNodes(
+    std::span<const api::PersistentVolume* const> bound) {
+  std::optional<std::vector<api::Symbol>> eligible;
+  for (const api::PersistentVolume* pv : bound) {
+    if (pv == nullptr) return std::nullopt;
+    std::vector<api::Symbol> names = HostnamesOf(*pv);
+    if (names.empty()) continue;
+    if (!eligible) {
+      eligible = std::move(names);
+    } else {
+      std::erase_if(*eligible, [&](api::Symbol n) {
+        return std::find(names.begin(), names.end(), n) == names.end();
+      });
+    }
+  }
+  return eligible;
+}
+
+}  // namespace
+
 Status VolumeBinding::PreFilter(framework::CycleState& state, const framework::PodInfo& info,
                                 std::span<framework::NodeInfo* const>,
-                                framework::PreFilterResult*) {
+                                framework::PreFilterResult* result) {
   const api::Pod& pod = info.pod;
   if (!HasClaims(pod)) return Status(framework::Code::kSkip);
   const framework::ObjectLister& lister = handle_.lister();
@@ -217,6 +271,11 @@ Status VolumeBinding::PreFilter(framework::CycleState& state, const framework::P
     }
   }
   if (unbound_immediate) return Status::Unresolvable(std::string(kErrUnboundImmediate));
+  // Bound local volumes name their nodes: the others are turned away here, in VolumeBinding's
+  // name, rather than one by one at Filter.
+  if (std::optional<std::vector<api::Symbol>> eligible = EligibleNodes(s->bound)) {
+    result->node_names = std::move(eligible);
+  }
   if (!s->volumes_by_class.empty()) {
     // Every volume of those classes, in name order (the table's): a deterministic order where
     // upstream's is its cache's.

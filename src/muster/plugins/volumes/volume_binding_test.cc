@@ -42,8 +42,8 @@ class BindingWorld {
   Status PreFilter(const api::Pod& pod) {
     info_ = framework::PodInfo::Make(pod);
     state_ = std::make_unique<framework::CycleState>();
-    framework::PreFilterResult result;
-    return plugin_.PreFilter(*state_, *info_, services_.snapshot().List(), &result);
+    result_ = framework::PreFilterResult();
+    return plugin_.PreFilter(*state_, *info_, services_.snapshot().List(), &result_);
   }
   Status Filter(std::string_view node) {
     return plugin_.Filter(*state_, *info_, *services_.snapshot().Get(api::Symbol(node)));
@@ -53,6 +53,7 @@ class BindingWorld {
   VolumeBinding plugin_{VolumeBindingArgs{}, services_.handle()};
   framework::PodInfoPtr info_;
   std::unique_ptr<framework::CycleState> state_;
+  framework::PreFilterResult result_;  // the last PreFilter's
 };
 
 api::Pod PodWith(std::initializer_list<std::string_view> claims) {
@@ -65,6 +66,68 @@ api::Pod PodWith(std::initializer_list<std::string_view> claims) {
 TEST(VolumeBindingTest, APodWithoutClaimsIsSkipped) {
   BindingWorld w;
   EXPECT_EQ(w.PreFilter(MakePod().Name("p").Obj()).code(), Code::kSkip);
+}
+
+// Upstream's TestGetEligibleNodes (kubernetes#109877): the bound volumes' kubernetes.io/hostname
+// affinity narrows the nodes at PreFilter, intersected over the volumes that have it.
+TEST(VolumeBindingTest, BoundLocalVolumesNarrowTheNodesAtPreFilter) {
+  using Hosts = std::vector<std::string_view>;
+  // A volume with one term per entry of `terms`, each requiring the hostname In those values;
+  // an empty entry is a term on the zone instead.
+  auto volume = [](std::string_view name, std::vector<Hosts> terms) {
+    api::PersistentVolume pv = MakeVolume(name, "wait-sc").ClaimRef(std::string(name) + "-c").Obj();
+    if (terms.empty()) return pv;
+    pv.spec.node_affinity.emplace();
+    for (const Hosts& hosts : terms) {
+      api::SelectorRequirement r;
+      r.key = api::Symbol(hosts.empty() ? "topology.kubernetes.io/zone" : kHost);
+      for (std::string_view h : hosts.empty() ? Hosts{"z1"} : hosts) r.values.emplace_back(h);
+      pv.spec.node_affinity->terms.push_back(api::NodeSelectorTerm{{r}, {}});
+    }
+    api::PrepareNodeSelector(*pv.spec.node_affinity);
+    return pv;
+  };
+  struct Case {
+    const char* name;
+    std::vector<api::PersistentVolume> volumes;
+    std::optional<std::vector<std::string>> want;  // nullopt: every node
+  };
+  const Case cases[] = {
+      {"one local volume", {volume("pv-1", {{"node-a"}})}, std::vector<std::string>{"node-a"}},
+      {"two, overlapping",
+       {volume("pv-1", {{"node-a", "node-b"}}), volume("pv-2", {{"node-b", "node-c"}})},
+       std::vector<std::string>{"node-b"}},
+      {"two, on different nodes: none",
+       {volume("pv-1", {{"node-a"}}), volume("pv-2", {{"node-b"}})},
+       std::vector<std::string>{}},
+      {"a local volume and one that is not", {volume("pv-1", {{"node-a"}}), volume("pv-2", {})},
+       std::vector<std::string>{"node-a"}},
+      {"zone affinity only", {volume("pv-1", {{}})}, std::nullopt},
+      {"terms joined", {volume("pv-1", {{"node-a"}, {"node-c"}})},
+       std::vector<std::string>{"node-a", "node-c"}},
+      {"a term without a hostname adds nothing", {volume("pv-1", {{"node-a"}, {}})},
+       std::vector<std::string>{"node-a"}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    BindingWorld w;
+    testing::PodBuilder pod = MakePod().Name("pod-a");
+    for (const api::PersistentVolume& pv : c.volumes) {
+      w.services_.AddObject(pv);
+      const std::string claim = pv.metadata.name + "-c";
+      w.services_.AddObject(MakeClaim(claim, "wait-sc").BoundTo(pv.metadata.name).Obj());
+      pod.Claim(pv.metadata.name, claim);
+    }
+    ASSERT_TRUE(w.PreFilter(pod.Obj()).IsSuccess());
+    if (!c.want) {
+      EXPECT_TRUE(w.result_.AllNodes());
+      continue;
+    }
+    ASSERT_FALSE(w.result_.AllNodes());
+    std::vector<std::string> got;
+    for (api::Symbol n : *w.result_.node_names) got.emplace_back(n.str());
+    EXPECT_EQ(got, *c.want);
+  }
 }
 
 TEST(VolumeBindingTest, PreFilterRefusesClaimsThatCannotBeUsed) {
