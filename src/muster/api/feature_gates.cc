@@ -17,6 +17,9 @@ constexpr std::array<FeatureSpec, static_cast<size_t>(Feature::kCount)> kModelle
     {"DRASchedulerFilterTimeout", true, FeatureStage::kBeta, false},
     {"TaintTolerationComparisonOperators", false, FeatureStage::kAlpha, false},
     {"NodeDeclaredFeatures", true, FeatureStage::kGA, true},
+    {"VolumeLimitScaling", true, FeatureStage::kBeta, false},
+    {"ContainerRestartRules", true, FeatureStage::kBeta, false},
+    {"RestartAllContainersOnContainerExits", true, FeatureStage::kBeta, false},
 }};
 
 // The other gates of kube-scheduler 1.37 that bear on scheduling, and what muster does with
@@ -42,7 +45,6 @@ constexpr OtherGate kOthers[] = {
     {{"SchedulerPreEnqueuePodStatus", true, FeatureStage::kBeta, false}, true, false},
     {{"DRADeviceBindingConditions", true, FeatureStage::kBeta, false}, false, false},
     {{"DRAExtendedResource", false, FeatureStage::kAlpha, false}, false, false},
-    {{"VolumeLimitScaling", true, FeatureStage::kBeta, false}, false, false},
     {{"TopologyAwareWorkloadScheduling", false, FeatureStage::kAlpha, false}, false, false},
     {{"CompositePodGroup", false, FeatureStage::kAlpha, false}, false, false},
     {{"InPlacePodVerticalScalingSchedulerPreemption", false, FeatureStage::kAlpha, false},

@@ -23,6 +23,9 @@ enum class Feature : uint8_t {
   kDRASchedulerFilterTimeout,                // DynamicResourcesArgs.filterTimeout: beta, on since 1.34
   kTaintTolerationComparisonOperators,       // KEP-5471, tolerations' Lt and Gt: alpha, off
   kNodeDeclaredFeatures,                     // KEP-5328: GA in 1.37, locked on
+  kVolumeLimitScaling,                       // KEP-5030, CSI drivers missing: beta, on in 1.37
+  kContainerRestartRules,                    // KEP-5307, containers' restart rules: beta, on
+  kRestartAllContainersOnContainerExits,     // KEP-5532, RestartAllContainers: beta, on in 1.36
   kCount,
 };
 

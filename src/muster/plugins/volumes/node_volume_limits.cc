@@ -9,6 +9,7 @@
 #include <tuple>
 #include <vector>
 
+#include "muster/api/feature_gates.h"
 #include "muster/plugins/volumes/claims.h"
 #include "muster/plugins/volumes/volumes.h"
 
@@ -122,6 +123,28 @@ bool CountsOn(const Attachment& a, const api::CSINode* csi_node) {
   return a.migrated_from.empty() || MigratedOn(csi_node, a.migrated_from);
 }
 
+// Upstream's checkCSIDriverOnNode (KEP-5030) over the drivers the pod needs on this node: the
+// first, in the pod's volume order, whose CSIDriver sets preventPodSchedulingIfMissing while the
+// node's CSINode does not list it (or there is no CSINode). A driver without a CSIDriver object
+// is not checked. Upstream walks the drivers in map order; the order here is the pod's own.
+Status MissingDriver(const framework::ObjectLister& lister, const Attachments& wanted,
+                     const api::CSINode* csi_node) {
+  for (const Attachment& a : wanted.list) {
+    if (!CountsOn(a, csi_node)) continue;
+    const api::CSIDriver* driver = lister.Get<api::CSIDriver>(api::Symbol(a.driver));
+    if (driver == nullptr || !driver->prevent_pod_scheduling_if_missing.value_or(false)) continue;
+    const bool installed =
+        csi_node != nullptr &&
+        std::any_of(csi_node->drivers.begin(), csi_node->drivers.end(),
+                    [&](const api::CSINode::Driver& d) { return d.name == a.driver; });
+    if (!installed) {
+      return Status::Unschedulable(
+          fmt::format("{} CSI driver is not installed on the node", a.driver));
+    }
+  }
+  return Status::OK();
+}
+
 // The pod's attachments, worked out once per cycle (they do not depend on the node but for
 // migration), or the error each node reports.
 struct LimitsState final : framework::StateData {
@@ -136,6 +159,10 @@ struct LimitsState final : framework::StateData {
 constexpr std::string_view kStateKey = "PreFilterNodeVolumeLimits";
 
 }  // namespace
+
+NodeVolumeLimits::NodeVolumeLimits(framework::Handle& handle)
+    : handle_(handle),
+      volume_limit_scaling_(api::Features().Enabled(api::Feature::kVolumeLimitScaling)) {}
 
 std::unique_ptr<framework::Plugin> NodeVolumeLimits::New(const framework::PluginArgs&,
                                                          framework::Handle& handle, std::string*) {
@@ -184,6 +211,11 @@ Status NodeVolumeLimits::Filter(const framework::CycleState& state, const framew
   const framework::ObjectLister& lister = handle_.lister();
   const api::Node& n = *node.node();
   const api::CSINode* csi_node = lister.Get<api::CSINode>(node.name());
+  if (volume_limit_scaling_) {
+    if (Status missing = MissingDriver(lister, s->wanted, csi_node); !missing.IsSuccess()) {
+      return missing;
+    }
+  }
   // Each driver the pod needs that has a limit here: the CSINode's allocatable.count, else the
   // node's legacy attachable-volumes-csi-<driver> allocatable.
   struct Need {

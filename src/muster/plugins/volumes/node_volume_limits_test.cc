@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "muster/api/feature_gates.h"
 #include "muster/api/testing/builders.h"
 #include "muster/framework/testing/fake_services.h"
 #include "muster/plugins/volumes/volumes.h"
@@ -134,6 +135,61 @@ TEST(NodeVolumeLimitsTest, CountsPerDriverAgainstTheCSINodesLimit) {
     const Status s = world.Filter(one, c.existing);
     EXPECT_EQ(s.code(), c.want) << s.Message();
     if (c.want == Code::kUnschedulable) EXPECT_EQ(s.Message(), kErrMaxVolumeCount);
+  }
+}
+
+// Upstream's TestVolumeLimitScalingGate, and the rules of checkCSIDriverOnNode around it.
+TEST(NodeVolumeLimitsTest, ADriverMissingOnTheNodeKeepsThePodAwayWhenItsCSIDriverAsks) {
+  const api::Pod one = Using("one", {EBS(0)});
+  const std::string kMissing = fmt::format("{} CSI driver is not installed on the node", kEBS);
+  struct Case {
+    const char* name;
+    bool gate = true;
+    bool csi_node = true;                                  // the node has a CSINode...
+    std::vector<std::string_view> drivers;                 // ...listing these drivers
+    std::optional<int32_t> limit;                          // with this allocatable count
+    bool csi_driver = true;                                // a CSIDriver object for EBS...
+    std::optional<bool> prevent;                           // ...with this field
+    api::Pod pod;
+    std::vector<api::Pod> existing;
+    Code want;
+  };
+  const Case cases[] = {
+      {"prevent not set: the missing driver is not checked", true, true, {}, 0, true,
+       std::nullopt, one, {}, Code::kSuccess},
+      {"prevent set and the driver missing", true, true, {}, 0, true, true, one, {},
+       Code::kUnschedulable},
+      {"the gate off: no check", false, true, {}, 0, true, true, one, {}, Code::kSuccess},
+      {"the driver installed, within its limit", true, true, {kEBS}, 2, true, true, one, {},
+       Code::kSuccess},
+      {"no CSIDriver object: no check", true, true, {}, 0, false, std::nullopt, one, {},
+       Code::kSuccess},
+      {"prevent false", true, true, {}, 0, true, false, one, {}, Code::kSuccess},
+      {"no CSINode at all", true, false, {}, 0, true, true, one, {}, Code::kUnschedulable},
+      {"installed without an allocatable count", true, true, {kEBS}, std::nullopt, true, true,
+       one, {}, Code::kSuccess},
+      {"checked before counting: a volume another pod there has attached too", true, true, {}, 0,
+       true, true, one, {Using("running", {EBS(0)})}, Code::kUnschedulable},
+      {"an unbound claim, by its class's provisioner", true, true, {kGCE}, 4, true, true,
+       Using("pending", {"csi-4"}), {}, Code::kUnschedulable},
+      {"only the drivers the pod needs", true, true, {kGCE}, 4, true, true,
+       Using("gce", {GCE(0)}), {}, Code::kSuccess},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    api::FeatureGates gates;
+    gates.Set(api::Feature::kVolumeLimitScaling, c.gate);
+    const api::ScopedFeatures scoped(gates);
+    LimitsWorld world(c.limit, c.csi_node, c.drivers);
+    if (c.csi_driver) {
+      api::CSIDriver driver;
+      driver.metadata.name = std::string(kEBS);
+      driver.prevent_pod_scheduling_if_missing = c.prevent;
+      world.services_.AddObject(driver);
+    }
+    const Status s = world.Filter(c.pod, c.existing);
+    EXPECT_EQ(s.code(), c.want) << s.Message();
+    if (c.want == Code::kUnschedulable) EXPECT_EQ(s.Message(), kMissing);
   }
 }
 

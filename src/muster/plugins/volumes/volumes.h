@@ -86,7 +86,8 @@ class NodeVolumeLimits final : public framework::PreFilterPlugin,
  public:
   static std::unique_ptr<framework::Plugin> New(const framework::PluginArgs& args,
                                                 framework::Handle& handle, std::string* error);
-  explicit NodeVolumeLimits(framework::Handle& handle) : handle_(handle) {}
+  // Reads the VolumeLimitScaling gate once, as upstream's plugin does when it is made.
+  explicit NodeVolumeLimits(framework::Handle& handle);
 
   // A node's VolumeAttachments of persistent volumes: the driver and the volume's name.
   struct NodeAttachment {
@@ -103,6 +104,9 @@ class NodeVolumeLimits final : public framework::PreFilterPlugin,
                               framework::PreFilterResult* result) override;
   framework::Status Filter(const framework::CycleState& state, const framework::PodInfo& pod,
                            const framework::NodeInfo& node) const override;
+  // With VolumeLimitScaling (KEP-5030; beta, on in 1.37), a node whose CSINode does not list a
+  // driver the pod needs is turned away when that driver's CSIDriver asks for it
+  // (spec.preventPodSchedulingIfMissing), before any counting.
   // CSINodes added or updated, assigned pods deleted (hint: they had volumes), claims added,
   // VolumeAttachments deleted (hint: the pod has a claim).
   std::vector<framework::ClusterEventWithHint> EventsToRegister() const override;
@@ -112,6 +116,7 @@ class NodeVolumeLimits final : public framework::PreFilterPlugin,
   std::shared_ptr<const AttachmentsByNode> CurrentAttachments();
 
   framework::Handle& handle_;
+  const bool volume_limit_scaling_;
   uint64_t attachments_version_ = ~uint64_t{0};
   std::shared_ptr<const AttachmentsByNode> attachments_;
 };
