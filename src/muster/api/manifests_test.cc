@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "muster/api/feature_gates.h"
 #include "muster/api/pod_resources.h"
 
 namespace muster::api {
@@ -605,6 +606,127 @@ spec:
   EXPECT_THAT(all, HasSubstr("whenUnsatisfiable: Unsupported value: \"Maybe\""));
   EXPECT_THAT(all, HasSubstr("requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: "
                              "Required value"));
+}
+
+// Containers' restartPolicy and restartPolicyRules as the API server validates them
+// (validateContainerRestartPolicy, validateInitContainerRestartPolicy), with ContainerRestartRules
+// and RestartAllContainersOnContainerExits on (1.37's defaults) or off.
+TEST(DecodeTest, ContainerRestartPoliciesAndRulesAsTheApiServerValidatesThem) {
+  struct Case {
+    const char* name;
+    std::string containers;  // spec's container lists, in flow style
+    std::string want;        // the one error, or "" for none
+    bool restart_rules = true;
+    bool restart_all = true;
+  };
+  const std::string rule = "restartPolicyRules: [{action: Restart, exitCodes: {operator: In, values: [42]}}]";
+  const std::string too_many_rules = [&] {
+    std::string rules = "restartPolicyRules: [";
+    for (int i = 0; i < 21; ++i) {
+      rules += std::string(i ? ", " : "") + "{action: Restart, exitCodes: {operator: In, values: [1]}}";
+    }
+    return rules + "]";
+  }();
+  const std::string too_many_codes = [&] {
+    std::string values;
+    for (int i = 0; i < 256; ++i) values += fmt::format("{}{}", i ? ", " : "", i);
+    return "restartPolicyRules: [{action: Restart, exitCodes: {operator: NotIn, values: [" + values + "]}}]";
+  }();
+  const Case cases[] = {
+      {"a regular container's Never, with a rule",
+       "containers: [{name: c, image: i, restartPolicy: Never, " + rule + "}]", ""},
+      {"OnFailure", "containers: [{name: c, image: i, restartPolicy: OnFailure}]", ""},
+      {"an unknown policy", "containers: [{name: c, image: i, restartPolicy: Sometimes}]",
+       R"(spec.containers[0].restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "Never", "OnFailure")"},
+      {"rules without a policy", "containers: [{name: c, image: i, " + rule + "}]",
+       "spec.containers[0].restartPolicy: Required value: must specify restartPolicy when restart "
+       "rules are used"},
+      {"an unknown action",
+       "containers: [{name: c, image: i, restartPolicy: Never, restartPolicyRules: [{action: Stop, "
+       "exitCodes: {operator: In, values: [1]}}]}]",
+       R"(spec.containers[0].restartPolicyRules[0].action: Unsupported value: "Stop": supported values: "Restart", "RestartAllContainers")"},
+      {"RestartAllContainers without its gate",
+       "containers: [{name: c, image: i, restartPolicy: Never, restartPolicyRules: [{action: "
+       "RestartAllContainers, exitCodes: {operator: In, values: [1]}}]}]",
+       R"(spec.containers[0].restartPolicyRules[0].action: Unsupported value: "RestartAllContainers": supported values: "Restart")",
+       true, false},
+      {"no exit codes",
+       "containers: [{name: c, image: i, restartPolicy: Never, restartPolicyRules: [{action: "
+       "Restart}]}]",
+       "spec.containers[0].restartPolicyRules[0].exitCodes: Required value: must be specified"},
+      {"an unknown operator",
+       "containers: [{name: c, image: i, restartPolicy: Never, restartPolicyRules: [{action: "
+       "Restart, exitCodes: {operator: Above, values: [1]}}]}]",
+       R"(spec.containers[0].restartPolicyRules[0].exitCodes.operator: Unsupported value: "Above": supported values: "In", "NotIn")"},
+      {"21 rules", "containers: [{name: c, image: i, restartPolicy: Never, " + too_many_rules + "}]",
+       "spec.containers[0].restartPolicyRules: Too many: 21: must have at most 20 items"},
+      {"256 exit codes",
+       "containers: [{name: c, image: i, restartPolicy: Never, " + too_many_codes + "}]",
+       "spec.containers[0].restartPolicyRules[0].exitCodes.values: Too many: 256: must have at "
+       "most 255 items"},
+      {"an init container that is not a sidecar, with a rule",
+       "initContainers: [{name: i, image: i, restartPolicy: OnFailure, " + rule +
+           "}], containers: [{name: c, image: i}]",
+       ""},
+      {"a sidecar's rule", "initContainers: [{name: i, image: i, restartPolicy: Always, " + rule +
+           "}], containers: [{name: c, image: i}]",
+       ""},
+      {"a sidecar's rule without RestartAllContainersOnContainerExits",
+       "initContainers: [{name: i, image: i, restartPolicy: Always, " + rule +
+           "}], containers: [{name: c, image: i}]",
+       "spec.initContainers[0].restartPolicyRules: Forbidden: restartPolicyRules are not allowed "
+       "for init containers with restart policy Always",
+       true, false},
+      {"the gate off: a regular container's policy",
+       "containers: [{name: c, image: i, restartPolicy: Always}]",
+       "spec.containers[0].restartPolicy: Forbidden: may not be set for non-init containers",
+       false},
+      {"the gate off: an init container's Never",
+       "initContainers: [{name: i, image: i, restartPolicy: Never}], containers: [{name: c, image: "
+       "i}]",
+       R"(spec.initContainers[0].restartPolicy: Unsupported value: "Never": supported values: "Always")",
+       false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    FeatureGates gates;
+    gates.Set(Feature::kContainerRestartRules, c.restart_rules);
+    gates.Set(Feature::kRestartAllContainersOnContainerExits, c.restart_all);
+    const ScopedFeatures scoped(gates);
+    const LoadResult r = Decode("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {" +
+                                c.containers + "}\n");
+    if (c.want.empty()) {
+      EXPECT_THAT(r.errors, IsEmpty());
+    } else {
+      ASSERT_EQ(r.errors.size(), 1u) << ::testing::PrintToString(r.errors);
+      EXPECT_THAT(r.errors[0], HasSubstr(c.want));
+    }
+  }
+  // Only an init container's Always is a sidecar, whose requests the pod counts as one.
+  const LoadResult r = Decode(R"(
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  initContainers:
+  - {name: sidecar, image: i, restartPolicy: Always, resources: {requests: {cpu: "1"}}}
+  - {name: setup, image: i, restartPolicy: OnFailure, resources: {requests: {cpu: "1"}}}
+  containers: [{name: c, image: i, restartPolicy: Always, resources: {requests: {cpu: "1"}}}]
+)");
+  ASSERT_THAT(r.errors, IsEmpty());
+  const Pod& pod = r.manifests.pods[0];
+  EXPECT_TRUE(pod.spec.init_containers[0].restart_policy_always);
+  EXPECT_FALSE(pod.spec.init_containers[1].restart_policy_always);
+  EXPECT_FALSE(pod.spec.containers[0].restart_policy_always);
+  // The gate off: the rules are dropped with a warning, as the API server drops them.
+  FeatureGates off;
+  off.Set(Feature::kContainerRestartRules, false);
+  const ScopedFeatures scoped(off);
+  const LoadResult dropped = Decode("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: "
+                                    "{containers: [{name: c, image: i, " + rule + "}]}\n");
+  EXPECT_THAT(dropped.errors, IsEmpty());
+  ASSERT_EQ(dropped.warnings.size(), 1u);
+  EXPECT_THAT(dropped.warnings[0], HasSubstr("ContainerRestartRules"));
 }
 
 TEST(DecodeTest, SimulationAnnotationsMustBeDurations) {

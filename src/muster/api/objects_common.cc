@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -193,6 +194,96 @@ ResourceList ReadResourceList(Decoder& d, const YAML::Node& n, const std::string
   return list;
 }
 
+// A container's restartPolicy and restartPolicyRules, validated as the API server validates them
+// (validateContainerRestartPolicy and validateInitContainerRestartPolicy). Without
+// ContainerRestartRules (KEP-5307; beta, on since 1.35) only an init container may set the
+// policy, to Always (a sidecar), and the API server drops the rules unread; with it, any
+// container may set Always, Never or OnFailure, with rules that restart it by its exit code.
+// Only an init container's Always changes what the scheduler counts (a sidecar's requests).
+void ReadRestartPolicy(Decoder& d, Map& m, bool init, Container* c) {
+  const std::optional<std::string> policy =
+      ReadString(d, m.Get("restartPolicy"), m.Path("restartPolicy"));
+  const YAML::Node rules = m.Get("restartPolicyRules");
+  // What an API server serves it has validated already, by its own release's rules.
+  if (d.Served()) {
+    c->restart_policy_always = init && policy == "Always";
+    return;
+  }
+  const bool restart_rules = Features().Enabled(Feature::kContainerRestartRules);
+  static constexpr std::string_view kPolicies[] = {"Always", "Never", "OnFailure"};
+  if (!restart_rules) {
+    if (Present(rules)) {
+      d.Warn(m.Path("restartPolicyRules"),
+             "dropped, as the API server drops it while the ContainerRestartRules feature gate "
+             "is off");
+    }
+    if (!policy) return;
+    if (!init) {
+      d.Error(m.Path("restartPolicy"), "Forbidden: may not be set for non-init containers");
+    } else if (*policy != "Always") {
+      Unsupported(d, m.Path("restartPolicy"), *policy, std::span(kPolicies, 1));
+    } else {
+      c->restart_policy_always = true;
+    }
+    return;
+  }
+  if (!policy) {
+    if (Present(rules)) {
+      d.Error(m.Path("restartPolicy"),
+              "Required value: must specify restartPolicy when restart rules are used");
+    }
+    return;
+  }
+  if (std::find(std::begin(kPolicies), std::end(kPolicies), *policy) == std::end(kPolicies)) {
+    Unsupported(d, m.Path("restartPolicy"), *policy, kPolicies);
+    return;
+  }
+  c->restart_policy_always = init && *policy == "Always";
+  if (!Present(rules)) return;
+  // RestartAllContainersOnContainerExits (KEP-5532; beta, on since 1.36) lets a sidecar take
+  // rules too, and adds the RestartAllContainers action.
+  const bool restart_all = Features().Enabled(Feature::kRestartAllContainersOnContainerExits);
+  if (c->restart_policy_always && !restart_all) {
+    d.Error(m.Path("restartPolicyRules"),
+            "Forbidden: restartPolicyRules are not allowed for init containers with restart "
+            "policy Always");
+    return;
+  }
+  static constexpr std::string_view kActions[] = {"Restart", "RestartAllContainers"};
+  static constexpr std::string_view kOperators[] = {"In", "NotIn"};
+  const std::string rules_path = m.Path("restartPolicyRules");
+  if (rules.IsSequence() && rules.size() > 20) {
+    d.Error(rules_path, fmt::format("Too many: {}: must have at most 20 items", rules.size()));
+  }
+  ReadList(d, rules, rules_path, [&](const YAML::Node& item, const std::string& p) {
+    Map rule(d, item, p);
+    const std::string action =
+        ReadString(d, rule.Get("action"), rule.Path("action")).value_or("");
+    if (std::find(std::begin(kActions), std::end(kActions) - (restart_all ? 0 : 1), action) ==
+        std::end(kActions) - (restart_all ? 0 : 1)) {
+      Unsupported(d, rule.Path("action"), action, std::span(kActions, restart_all ? 2 : 1));
+    }
+    if (!Present(rule.Get("exitCodes"))) {
+      d.Error(rule.Path("exitCodes"), "Required value: must be specified");
+      return;
+    }
+    Map codes(d, rule.Get("exitCodes"), rule.Path("exitCodes"));
+    const std::string op =
+        ReadString(d, codes.Get("operator"), codes.Path("operator")).value_or("");
+    if (std::find(std::begin(kOperators), std::end(kOperators), op) == std::end(kOperators)) {
+      Unsupported(d, codes.Path("operator"), op, kOperators);
+    }
+    const YAML::Node values = codes.Get("values");
+    if (values.IsSequence() && values.size() > 255) {
+      d.Error(codes.Path("values"),
+              fmt::format("Too many: {}: must have at most 255 items", values.size()));
+    }
+    ReadList(d, values, codes.Path("values"), [&](const YAML::Node& v, const std::string& vp) {
+      ReadInt(d, v, vp, std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max());
+    });
+  });
+}
+
 Container ReadContainer(Decoder& d, const YAML::Node& n, const std::string& path, bool init) {
   Container c;
   Map m(d, n, path);
@@ -203,7 +294,6 @@ Container ReadContainer(Decoder& d, const YAML::Node& n, const std::string& path
            "envFrom",
            "env",
            "resizePolicy",
-           "restartPolicyRules",
            "volumeMounts",
            "volumeDevices",
            "livenessProbe",
@@ -283,16 +373,7 @@ Container ReadContainer(Decoder& d, const YAML::Node& n, const std::string& path
     port.host_ip = Symbol(ReadString(d, pm.Get("hostIP"), pm.Path("hostIP")).value_or(""));
     c.ports.push_back(port);
   });
-  if (auto policy = ReadString(d, m.Get("restartPolicy"), m.Path("restartPolicy"))) {
-    if (!init) {
-      d.Error(m.Path("restartPolicy"), "Forbidden: may not be set for non-init containers");
-    } else if (*policy != "Always") {
-      d.Error(m.Path("restartPolicy"),
-              fmt::format("Unsupported value: \"{}\": supported values: \"Always\"", *policy));
-    } else {
-      c.restart_policy_always = true;
-    }
-  }
+  ReadRestartPolicy(d, m, init, &c);
   return c;
 }
 

@@ -63,14 +63,17 @@ TEST(NodeDeclaredFeatures, InfersWhatThePodNeeds) {
   const std::vector<Case> cases = {
       {"nothing", "{containers: [{name: c}]}", 0},
       {"a rule restarting every container",
-       "{containers: [{name: c, restartPolicyRules: [{action: RestartAllContainers, exitCodes: "
-       "{operator: In, values: [1]}}]}]}",
+       "{containers: [{name: c, restartPolicy: Never, restartPolicyRules: [{action: "
+       "RestartAllContainers, exitCodes: {operator: In, values: [1]}}]}]}",
        kRestartAll},
       {"an init container's rule",
-       "{initContainers: [{name: i, restartPolicyRules: [{action: RestartAllContainers}]}], "
-       "containers: [{name: c}]}",
+       "{initContainers: [{name: i, restartPolicy: Never, restartPolicyRules: [{action: "
+       "RestartAllContainers, exitCodes: {operator: In, values: [1]}}]}], containers: [{name: c}]}",
        kRestartAll},
-      {"another action", "{containers: [{name: c, restartPolicyRules: [{action: Restart}]}]}", 0},
+      {"another action",
+       "{containers: [{name: c, restartPolicy: Never, restartPolicyRules: [{action: Restart, "
+       "exitCodes: {operator: NotIn, values: [0]}}]}]}",
+       0},
       {"the host network with user namespaces",
        "{hostNetwork: true, hostUsers: false, containers: [{name: c}]}", kHostNetworkUserNs},
       {"the host network with host users",
