@@ -91,8 +91,9 @@ void Framework::SetPlugins(ProfilePlugins plugins, std::vector<std::unique_ptr<P
     for (const auto& [pl, weight] : plugins_.score) {
       score_evaluations_.push_back(series(pl->Name(), ExtensionPoint::kScore));
     }
-    filter_busy_ = metrics_->Goroutines(ExtensionPointName(ExtensionPoint::kFilter));
-    score_busy_ = metrics_->Goroutines(ExtensionPointName(ExtensionPoint::kScore));
+    // Plugins and their loops live no longer than the metrics: plain pointers serve.
+    filter_busy_ = metrics_->Goroutines(ExtensionPointName(ExtensionPoint::kFilter)).get();
+    score_busy_ = metrics_->Goroutines(ExtensionPointName(ExtensionPoint::kScore)).get();
   }
 }
 

@@ -331,15 +331,15 @@ void Metrics::EventHandled(std::string_view event, double seconds) {
   h->Observe(seconds);
 }
 
-std::atomic<int64_t>* Metrics::Goroutines(std::string_view operation) {
+std::shared_ptr<std::atomic<int64_t>> Metrics::Goroutines(std::string_view operation) {
   std::lock_guard lock(mu_);
   auto it = goroutines_.find(operation);
   if (it == goroutines_.end()) {
-    auto busy = std::make_unique<Busy>();
+    auto busy = std::make_shared<Busy>();
     busy->gauge = &goroutines_family_->Add({{"operation", std::string(operation)}});
     it = goroutines_.emplace(std::string(operation), std::move(busy)).first;
   }
-  return &it->second->count;
+  return std::shared_ptr<std::atomic<int64_t>>(it->second, &it->second->count);
 }
 
 void Metrics::SetCacheSize(size_t nodes, size_t pods, size_t assumed_pods) {

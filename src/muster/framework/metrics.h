@@ -166,8 +166,9 @@ class Metrics {
   void EventHandled(std::string_view event, double seconds);
   // scheduler_goroutines{operation}: the threads at work on `operation` ("binding", "Filter",
   // "Score", "prioritizing_extender" or a plugin's name), counted by whoever does it through the
-  // counter returned (created on the first call; the pointer stays valid).
-  std::atomic<int64_t>* Goroutines(std::string_view operation);
+  // counter returned (created on the first call). The counter may outlive the metrics: a binding
+  // still held by a timer when the scheduler stops counts itself out after it.
+  std::shared_ptr<std::atomic<int64_t>> Goroutines(std::string_view operation);
   // scheduler_unschedulable_pods{plugin, profile}: the pods in the queue whose last attempt
   // `plugin` turned away (or gated at PreEnqueue), moved by `delta`.
   void UnschedulableReason(std::string_view plugin, std::string_view profile, double delta);
@@ -243,7 +244,7 @@ class Metrics {
     std::atomic<int64_t> count{0};
     prometheus::Gauge* gauge;
   };
-  std::map<std::string, std::unique_ptr<Busy>, std::less<>> goroutines_;
+  std::map<std::string, std::shared_ptr<Busy>, std::less<>> goroutines_;
   std::array<prometheus::Histogram*, 16> sli_{};  // by attempts label: 1..14, "15+"
 };
 

@@ -77,7 +77,7 @@ TEST(Metrics, EvaluationsHintsEventsAndGoroutinesUnderKubeSchedulersNames) {
   score->Increment(3);
   m.QueueingHint("NodeAffinity", "NodeAdd", "QueueSkip", 12e-6);
   m.EventHandled("NodeAdd", 0.00015);
-  std::atomic<int64_t>* binding = m.Goroutines("binding");
+  const std::shared_ptr<std::atomic<int64_t>> binding = m.Goroutines("binding");
   EXPECT_EQ(binding, m.Goroutines("binding"));
   binding->fetch_add(2);
   std::string text = m.Text();

@@ -88,8 +88,9 @@ struct Scheduler::BindingContext {
   size_t pre_bind_next = 0;
   // Nominated to its node as its binding began (SchedulerOptions::nominate_expected_node).
   bool nominated = false;
-  // scheduler_goroutines{operation="binding"}: counts this binding while it is under way.
-  framework::BusyCount* binding = nullptr;
+  // scheduler_goroutines{operation="binding"}: counts this binding while it is under way (it
+  // may outlive the scheduler, held by a timer).
+  std::shared_ptr<framework::BusyCount> binding;
 
   BindingContext() = default;
   BindingContext(const BindingContext&) = delete;

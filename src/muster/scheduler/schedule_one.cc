@@ -445,7 +445,7 @@ void Scheduler::AddExtenderScores(const framework::PodInfo& pod,
     int64_t weight = 0;
   };
   std::vector<Answer> answers(asked.size());
-  framework::BusyCount* busy = metrics_.Goroutines("prioritizing_extender");
+  framework::BusyCount* busy = metrics_.Goroutines("prioritizing_extender").get();
   auto ask = [&](size_t i) {
     busy->fetch_add(1, std::memory_order_relaxed);
     answers[i].status =

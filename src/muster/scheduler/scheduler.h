@@ -310,7 +310,8 @@ class Scheduler final : public framework::SchedulerServices {
   framework::ClusterClient& client_;
   // Before the profiles, which hold its series.
   framework::Metrics metrics_;
-  framework::BusyCount* binding_busy_ = nullptr;  // scheduler_goroutines{operation="binding"}
+  // scheduler_goroutines{operation="binding"}, shared with the bindings under way.
+  std::shared_ptr<framework::BusyCount> binding_busy_;
   Profiles profiles_;
   ObjectStore store_;
   Cache cache_;

@@ -369,7 +369,7 @@ DefaultPreemption::DefaultPreemption(const DefaultPreemptionArgs& args, framewor
       }),
       no_victims_(Status::Unresolvable(std::string(kNoVictims))),
       not_helpful_(Status::Unresolvable(std::string(kNotHelpful))) {
-  if (framework::Metrics* m = handle.metrics()) busy_ = m->Goroutines(Name());
+  if (framework::Metrics* m = handle.metrics()) busy_ = m->Goroutines(Name()).get();
 }
 
 Status DefaultPreemption::PostFilter(framework::CycleState& state, const PodInfo& pod,

@@ -47,7 +47,7 @@ bool MatchesAll(std::span<const api::PodAffinityTerm> terms, const api::Pod& own
 
 InterPodAffinity::InterPodAffinity(const InterPodAffinityArgs& args, framework::Handle& handle)
     : args_(args), handle_(handle) {
-  if (framework::Metrics* m = handle.metrics()) busy_ = m->Goroutines(Name());
+  if (framework::Metrics* m = handle.metrics()) busy_ = m->Goroutines(Name()).get();
 }
 
 std::unique_ptr<framework::Plugin> InterPodAffinity::New(const framework::PluginArgs& args,

@@ -109,7 +109,7 @@ std::unique_ptr<framework::Plugin> PodTopologySpread::New(const framework::Plugi
 
 PodTopologySpread::PodTopologySpread(const PodTopologySpreadArgs& args, framework::Handle& handle)
     : handle_(handle) {
-  if (framework::Metrics* m = handle.metrics()) busy_ = m->Goroutines(Name());
+  if (framework::Metrics* m = handle.metrics()) busy_ = m->Goroutines(Name()).get();
   if (args.defaulting_type == kSystemDefaulting) {
     default_constraints_ = {MakeSystemDefault(HostnameKey(), 3), MakeSystemDefault(ZoneKey(), 5)};
     system_defaulted_ = true;
