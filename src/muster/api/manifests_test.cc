@@ -619,18 +619,21 @@ TEST(DecodeTest, ContainerRestartPoliciesAndRulesAsTheApiServerValidatesThem) {
     bool restart_rules = true;
     bool restart_all = true;
   };
-  const std::string rule = "restartPolicyRules: [{action: Restart, exitCodes: {operator: In, values: [42]}}]";
+  const std::string rule =
+      "restartPolicyRules: [{action: Restart, exitCodes: {operator: In, values: [42]}}]";
   const std::string too_many_rules = [&] {
     std::string rules = "restartPolicyRules: [";
     for (int i = 0; i < 21; ++i) {
-      rules += std::string(i ? ", " : "") + "{action: Restart, exitCodes: {operator: In, values: [1]}}";
+      rules +=
+          std::string(i ? ", " : "") + "{action: Restart, exitCodes: {operator: In, values: [1]}}";
     }
     return rules + "]";
   }();
   const std::string too_many_codes = [&] {
     std::string values;
     for (int i = 0; i < 256; ++i) values += fmt::format("{}{}", i ? ", " : "", i);
-    return "restartPolicyRules: [{action: Restart, exitCodes: {operator: NotIn, values: [" + values + "]}}]";
+    return "restartPolicyRules: [{action: Restart, exitCodes: {operator: NotIn, values: [" +
+           values + "]}}]";
   }();
   const Case cases[] = {
       {"a regular container's Never, with a rule",
@@ -658,7 +661,8 @@ TEST(DecodeTest, ContainerRestartPoliciesAndRulesAsTheApiServerValidatesThem) {
        "containers: [{name: c, image: i, restartPolicy: Never, restartPolicyRules: [{action: "
        "Restart, exitCodes: {operator: Above, values: [1]}}]}]",
        R"(spec.containers[0].restartPolicyRules[0].exitCodes.operator: Unsupported value: "Above": supported values: "In", "NotIn")"},
-      {"21 rules", "containers: [{name: c, image: i, restartPolicy: Never, " + too_many_rules + "}]",
+      {"21 rules",
+       "containers: [{name: c, image: i, restartPolicy: Never, " + too_many_rules + "}]",
        "spec.containers[0].restartPolicyRules: Too many: 21: must have at most 20 items"},
       {"256 exit codes",
        "containers: [{name: c, image: i, restartPolicy: Never, " + too_many_codes + "}]",
@@ -668,7 +672,8 @@ TEST(DecodeTest, ContainerRestartPoliciesAndRulesAsTheApiServerValidatesThem) {
        "initContainers: [{name: i, image: i, restartPolicy: OnFailure, " + rule +
            "}], containers: [{name: c, image: i}]",
        ""},
-      {"a sidecar's rule", "initContainers: [{name: i, image: i, restartPolicy: Always, " + rule +
+      {"a sidecar's rule",
+       "initContainers: [{name: i, image: i, restartPolicy: Always, " + rule +
            "}], containers: [{name: c, image: i}]",
        ""},
       {"a sidecar's rule without RestartAllContainersOnContainerExits",
@@ -693,8 +698,8 @@ TEST(DecodeTest, ContainerRestartPoliciesAndRulesAsTheApiServerValidatesThem) {
     gates.Set(Feature::kContainerRestartRules, c.restart_rules);
     gates.Set(Feature::kRestartAllContainersOnContainerExits, c.restart_all);
     const ScopedFeatures scoped(gates);
-    const LoadResult r = Decode("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {" +
-                                c.containers + "}\n");
+    const LoadResult r =
+        Decode("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {" + c.containers + "}\n");
     if (c.want.empty()) {
       EXPECT_THAT(r.errors, IsEmpty());
     } else {
@@ -722,8 +727,10 @@ spec:
   FeatureGates off;
   off.Set(Feature::kContainerRestartRules, false);
   const ScopedFeatures scoped(off);
-  const LoadResult dropped = Decode("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: "
-                                    "{containers: [{name: c, image: i, " + rule + "}]}\n");
+  const LoadResult dropped = Decode(
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: "
+      "{containers: [{name: c, image: i, " +
+      rule + "}]}\n");
   EXPECT_THAT(dropped.errors, IsEmpty());
   ASSERT_EQ(dropped.warnings.size(), 1u);
   EXPECT_THAT(dropped.warnings[0], HasSubstr("ContainerRestartRules"));

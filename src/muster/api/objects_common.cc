@@ -257,8 +257,7 @@ void ReadRestartPolicy(Decoder& d, Map& m, bool init, Container* c) {
   }
   ReadList(d, rules, rules_path, [&](const YAML::Node& item, const std::string& p) {
     Map rule(d, item, p);
-    const std::string action =
-        ReadString(d, rule.Get("action"), rule.Path("action")).value_or("");
+    const std::string action = ReadString(d, rule.Get("action"), rule.Path("action")).value_or("");
     if (std::find(std::begin(kActions), std::end(kActions) - (restart_all ? 0 : 1), action) ==
         std::end(kActions) - (restart_all ? 0 : 1)) {
       Unsupported(d, rule.Path("action"), action, std::span(kActions, restart_all ? 2 : 1));

@@ -280,8 +280,7 @@ Status Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
 }
 
 void Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
-                                 std::span<const NodeInfo* const> nodes,
-                                 std::span<Status> statuses,
+                                 std::span<const NodeInfo* const> nodes, std::span<Status> statuses,
                                  FilterEvaluations& evaluated) const {
   // A block at a time, small enough for its nodes to stay in cache from one plugin to the next.
   constexpr size_t kBlock = 64;
@@ -510,7 +509,7 @@ Status Framework::ScorePoint(const CycleState& state, const PodInfo& pod,
   std::vector<Status> errors(active.size());
   std::vector<std::atomic<bool>> out_of_range(active.size());
   // Each block of nodes goes through every plugin in turn while its nodes are still in cache.
-  ParallelRanges(0, n, [&](size_t begin, size_t end) {
+  auto score_range = [&](size_t begin, size_t end) {
     constexpr size_t kBlock = 64;
     std::array<NodeScore, kBlock> block;
     for (size_t b = begin; b < end; b += kBlock) {
@@ -546,7 +545,8 @@ Status Framework::ScorePoint(const CycleState& state, const PodInfo& pod,
         }
       }
     }
-  }, kParallelChunk, score_busy_);
+  };
+  ParallelRanges(0, n, score_range, kParallelChunk, score_busy_);
   if (!score_evaluations_.empty()) {
     for (size_t p = 0; p < active.size(); ++p) {
       score_evaluations_[position[p]]->Increment(static_cast<double>(n));

@@ -93,15 +93,17 @@ Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()) {
                                     "profile.")
                               .Register(r);
   evaluation_family_ = &prometheus::BuildCounter()
-                           .Name("scheduler_plugin_evaluation_total")
-                           .Help("Evaluations by each plugin at PreFilter and PreScore (the calls "
-                                 "that did not Skip) and at Filter and Score (the nodes it ran "
-                                 "on), by profile.")
-                           .Register(r);
+                            .Name("scheduler_plugin_evaluation_total")
+                            .Help(
+                                "Evaluations by each plugin at PreFilter and PreScore (the calls "
+                                "that did not Skip) and at Filter and Score (the nodes it ran "
+                                "on), by profile.")
+                            .Register(r);
   hint_family_ = &prometheus::BuildHistogram()
                       .Name("scheduler_queueing_hint_execution_duration_seconds")
-                      .Help("Time of one call of a plugin's queueing hint, by the cluster event "
-                            "and the hint returned, in seconds.")
+                      .Help(
+                          "Time of one call of a plugin's queueing hint, by the cluster event "
+                          "and the hint returned, in seconds.")
                       .Register(r);
   event_family_ = &prometheus::BuildHistogram()
                        .Name("scheduler_event_handling_duration_seconds")
@@ -109,9 +111,10 @@ Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()) {
                        .Register(r);
   goroutines_family_ = &prometheus::BuildGauge()
                             .Name("scheduler_goroutines")
-                            .Help("Threads at work, by what they do: 'binding' the binding "
-                                  "cycles under way, 'Filter' and 'Score' the per-node loops, a "
-                                  "plugin's name its own per-node loops.")
+                            .Help(
+                                "Threads at work, by what they do: 'binding' the binding "
+                                "cycles under way, 'Filter' and 'Score' the per-node loops, a "
+                                "plugin's name its own per-node loops.")
                             .Register(r);
   pod_attempts_ = &prometheus::BuildHistogram()
                        .Name("scheduler_pod_scheduling_attempts")
@@ -281,7 +284,7 @@ void Metrics::UnschedulableReason(std::string_view plugin, std::string_view prof
 }
 
 prometheus::Counter* Metrics::PluginEvaluations(std::string_view plugin, ExtensionPoint point,
-                                               std::string_view profile) {
+                                                std::string_view profile) {
   std::lock_guard lock(mu_);
   auto it = evaluations_.find(std::make_tuple(plugin, point, profile));
   if (it == evaluations_.end()) {
@@ -303,9 +306,10 @@ void Metrics::QueueingHint(std::string_view plugin, std::string_view event, std:
     std::lock_guard lock(mu_);
     auto it = hints_.find(std::make_tuple(plugin, event, hint));
     if (it == hints_.end()) {
-      prometheus::Histogram* created = &hint_family_->Add(
-          {{"plugin", std::string(plugin)}, {"event", std::string(event)}, {"hint", std::string(hint)}},
-          PluginBuckets());
+      prometheus::Histogram* created = &hint_family_->Add({{"plugin", std::string(plugin)},
+                                                           {"event", std::string(event)},
+                                                           {"hint", std::string(hint)}},
+                                                          PluginBuckets());
       it = hints_
                .emplace(std::make_tuple(std::string(plugin), std::string(event), std::string(hint)),
                         created)

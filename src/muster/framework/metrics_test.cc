@@ -81,12 +81,17 @@ TEST(Metrics, EvaluationsHintsEventsAndGoroutinesUnderKubeSchedulersNames) {
   EXPECT_EQ(binding, m.Goroutines("binding"));
   binding->fetch_add(2);
   std::string text = m.Text();
-  EXPECT_TRUE(Has(text, R"(scheduler_plugin_evaluation_total{extension_point="Score",plugin="ImageLocality",profile="p"} 3)"))
+  EXPECT_TRUE(Has(
+      text,
+      R"(scheduler_plugin_evaluation_total{extension_point="Score",plugin="ImageLocality",profile="p"} 3)"))
       << text;
   // The plugin layout: 10us, then 15us (12us falls there).
-  EXPECT_TRUE(Has(text, R"(scheduler_queueing_hint_execution_duration_seconds_bucket{event="NodeAdd",hint="QueueSkip",plugin="NodeAffinity",le="1.5e-05"} 1)"));
+  EXPECT_TRUE(Has(
+      text,
+      R"(scheduler_queueing_hint_execution_duration_seconds_bucket{event="NodeAdd",hint="QueueSkip",plugin="NodeAffinity",le="1.5e-05"} 1)"));
   // The extension point layout: 0.1ms, 0.2ms...
-  EXPECT_TRUE(Has(text, R"(scheduler_event_handling_duration_seconds_bucket{event="NodeAdd",le="0.0002"} 1)"));
+  EXPECT_TRUE(Has(
+      text, R"(scheduler_event_handling_duration_seconds_bucket{event="NodeAdd",le="0.0002"} 1)"));
   EXPECT_TRUE(Has(text, R"(scheduler_goroutines{operation="binding"} 2)"));
   // Read again when the metrics are.
   binding->fetch_sub(2);

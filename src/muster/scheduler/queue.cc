@@ -526,7 +526,7 @@ SchedulingQueue::Strategy SchedulingQueue::WorthRequeuing(const Entry& e,
         if (!error.IsSuccess()) h = framework::QueueingHint::kQueue;
       }
       if (metrics_ != nullptr) {
-        const std::string_view label = !error.IsSuccess()                        ? "Error"
+        const std::string_view label = !error.IsSuccess()                    ? "Error"
                                        : h == framework::QueueingHint::kSkip ? "QueueSkip"
                                                                              : "Queue";
         metrics_->QueueingHint(plugin, event.label, label, watch->Seconds());

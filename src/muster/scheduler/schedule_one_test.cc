@@ -71,15 +71,25 @@ TEST(ScheduleOne, MetricsCountEvaluationsEventsHintsAndBindings) {
   h.AddNode(MakeNode().Name("n4").Capacity({{"pods", "10"}}).Obj());
   const std::string text = h.scheduler().metrics()->Text();
   // Cordoned, first, ran on every node twice; PodSlots on the two it passed each time.
-  EXPECT_TRUE(HasLine(text, R"(scheduler_plugin_evaluation_total{extension_point="Filter",plugin="Cordoned",profile="default-scheduler"} 6)"))
+  EXPECT_TRUE(HasLine(
+      text,
+      R"(scheduler_plugin_evaluation_total{extension_point="Filter",plugin="Cordoned",profile="default-scheduler"} 6)"))
       << text;
-  EXPECT_TRUE(HasLine(text, R"(scheduler_plugin_evaluation_total{extension_point="Filter",plugin="PodSlots",profile="default-scheduler"} 4)"));
-  EXPECT_TRUE(HasLine(text, R"(scheduler_event_handling_duration_seconds_count{event="NodeAdd"} 4)"));
-  EXPECT_TRUE(HasLine(text, R"(scheduler_event_handling_duration_seconds_count{event="UnscheduledPodAdd"} 2)"));
+  EXPECT_TRUE(HasLine(
+      text,
+      R"(scheduler_plugin_evaluation_total{extension_point="Filter",plugin="PodSlots",profile="default-scheduler"} 4)"));
+  EXPECT_TRUE(
+      HasLine(text, R"(scheduler_event_handling_duration_seconds_count{event="NodeAdd"} 4)"));
+  EXPECT_TRUE(HasLine(
+      text, R"(scheduler_event_handling_duration_seconds_count{event="UnscheduledPodAdd"} 2)"));
   // The new node asked both plugins that turned "late" away; neither has a hint of its own, so
   // upstream's default answers Queue.
-  EXPECT_TRUE(HasLine(text, R"(scheduler_queueing_hint_execution_duration_seconds_count{event="NodeAdd",hint="Queue",plugin="Cordoned"} 1)"));
-  EXPECT_TRUE(HasLine(text, R"(scheduler_queueing_hint_execution_duration_seconds_count{event="NodeAdd",hint="Queue",plugin="PodSlots"} 1)"));
+  EXPECT_TRUE(HasLine(
+      text,
+      R"(scheduler_queueing_hint_execution_duration_seconds_count{event="NodeAdd",hint="Queue",plugin="Cordoned"} 1)"));
+  EXPECT_TRUE(HasLine(
+      text,
+      R"(scheduler_queueing_hint_execution_duration_seconds_count{event="NodeAdd",hint="Queue",plugin="PodSlots"} 1)"));
   // web's binding is over.
   EXPECT_TRUE(HasLine(text, R"(scheduler_goroutines{operation="binding"} 0)"));
 }

@@ -76,9 +76,12 @@ Status PodTopologySpread::PreFilter(framework::CycleState& state, const framewor
     // Each node's domain and matching pods per constraint, found in parallel (upstream too
     // counts over nodes in parallel).
     std::vector<NodeCount> per_node(nodes.size() * n);
-    framework::ForEachNode(nodes.size(), [&](size_t k) {
-      CountNode(*nodes[k], cs, pod.pod, /*require_all_keys=*/true, &per_node[k * n]);
-    }, busy_);
+    framework::ForEachNode(
+        nodes.size(),
+        [&](size_t k) {
+          CountNode(*nodes[k], cs, pod.pod, /*require_all_keys=*/true, &per_node[k * n]);
+        },
+        busy_);
     for (size_t k = 0; k < per_node.size(); ++k) {
       // Every counted node creates its domain's entry, empty or not.
       const NodeCount& nc = per_node[k];

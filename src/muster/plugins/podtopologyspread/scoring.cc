@@ -95,9 +95,12 @@ Status PodTopologySpread::PreScore(framework::CycleState& state, const framework
     }
   } else {
     std::vector<NodeCount> per_node(all_nodes.size() * n);
-    framework::ForEachNode(all_nodes.size(), [&](size_t k) {
-      CountNode(*all_nodes[k], constraints, pod.pod, require_all_keys, &per_node[k * n]);
-    }, busy_);
+    framework::ForEachNode(
+        all_nodes.size(),
+        [&](size_t k) {
+          CountNode(*all_nodes[k], constraints, pod.pod, require_all_keys, &per_node[k * n]);
+        },
+        busy_);
     for (size_t k = 0; k < per_node.size(); ++k) {
       const NodeCount& nc = per_node[k];
       if (!nc.counted) continue;

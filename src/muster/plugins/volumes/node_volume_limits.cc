@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -123,16 +125,29 @@ bool CountsOn(const Attachment& a, const api::CSINode* csi_node) {
   return a.migrated_from.empty() || MigratedOn(csi_node, a.migrated_from);
 }
 
-// Upstream's checkCSIDriverOnNode (KEP-5030) over the drivers the pod needs on this node: the
-// first, in the pod's volume order, whose CSIDriver sets preventPodSchedulingIfMissing while the
-// node's CSINode does not list it (or there is no CSINode). A driver without a CSIDriver object
-// is not checked. Upstream walks the drivers in map order; the order here is the pod's own.
-Status MissingDriver(const framework::ObjectLister& lister, const Attachments& wanted,
+// The pod's attachments whose driver's CSIDriver sets preventPodSchedulingIfMissing (KEP-5030),
+// by their index in `wanted`: looked up once a cycle, and none for most pods. A driver without a
+// CSIDriver object is not checked.
+std::vector<uint32_t> DriversRequired(const framework::ObjectLister& lister,
+                                      const Attachments& wanted) {
+  std::vector<uint32_t> out;
+  for (size_t i = 0; i < wanted.list.size(); ++i) {
+    const api::CSIDriver* driver = lister.Get<api::CSIDriver>(api::Symbol(wanted.list[i].driver));
+    if (driver != nullptr && driver->prevent_pod_scheduling_if_missing.value_or(false)) {
+      out.push_back(static_cast<uint32_t>(i));
+    }
+  }
+  return out;
+}
+
+// Upstream's checkCSIDriverOnNode over the drivers the pod needs on this node that require it:
+// the first, in the pod's volume order, that the node's CSINode does not list (or there is no
+// CSINode). Upstream walks the drivers in map order; the order here is the pod's own.
+Status MissingDriver(const Attachments& wanted, std::span<const uint32_t> required,
                      const api::CSINode* csi_node) {
-  for (const Attachment& a : wanted.list) {
+  for (const uint32_t i : required) {
+    const Attachment& a = wanted.list[i];
     if (!CountsOn(a, csi_node)) continue;
-    const api::CSIDriver* driver = lister.Get<api::CSIDriver>(api::Symbol(a.driver));
-    if (driver == nullptr || !driver->prevent_pod_scheduling_if_missing.value_or(false)) continue;
     const bool installed =
         csi_node != nullptr &&
         std::any_of(csi_node->drivers.begin(), csi_node->drivers.end(),
@@ -150,6 +165,7 @@ Status MissingDriver(const framework::ObjectLister& lister, const Attachments& w
 struct LimitsState final : framework::StateData {
   Status error;
   Attachments wanted;
+  std::vector<uint32_t> drivers_required;  // see DriversRequired (VolumeLimitScaling on)
   std::shared_ptr<const NodeVolumeLimits::AttachmentsByNode> node_attachments;
   std::unique_ptr<framework::StateData> Clone() const override {
     return std::make_unique<LimitsState>(*this);
@@ -178,6 +194,7 @@ Status NodeVolumeLimits::PreFilter(framework::CycleState& state, const framework
   }
   auto s = std::make_unique<LimitsState>();
   s->error = PodAttachments(handle_.lister(), info.pod, /*incoming=*/true, s->wanted);
+  if (volume_limit_scaling_) s->drivers_required = DriversRequired(handle_.lister(), s->wanted);
   s->node_attachments = CurrentAttachments();
   state.Write(kStateKey, std::move(s));
   return Status::OK();
@@ -211,8 +228,9 @@ Status NodeVolumeLimits::Filter(const framework::CycleState& state, const framew
   const framework::ObjectLister& lister = handle_.lister();
   const api::Node& n = *node.node();
   const api::CSINode* csi_node = lister.Get<api::CSINode>(node.name());
-  if (volume_limit_scaling_) {
-    if (Status missing = MissingDriver(lister, s->wanted, csi_node); !missing.IsSuccess()) {
+  if (!s->drivers_required.empty()) {
+    if (Status missing = MissingDriver(s->wanted, s->drivers_required, csi_node);
+        !missing.IsSuccess()) {
       return missing;
     }
   }

@@ -100,12 +100,15 @@ TEST(VolumeBindingTest, BoundLocalVolumesNarrowTheNodesAtPreFilter) {
       {"two, on different nodes: none",
        {volume("pv-1", {{"node-a"}}), volume("pv-2", {{"node-b"}})},
        std::vector<std::string>{}},
-      {"a local volume and one that is not", {volume("pv-1", {{"node-a"}}), volume("pv-2", {})},
+      {"a local volume and one that is not",
+       {volume("pv-1", {{"node-a"}}), volume("pv-2", {})},
        std::vector<std::string>{"node-a"}},
       {"zone affinity only", {volume("pv-1", {{}})}, std::nullopt},
-      {"terms joined", {volume("pv-1", {{"node-a"}, {"node-c"}})},
+      {"terms joined",
+       {volume("pv-1", {{"node-a"}, {"node-c"}})},
        std::vector<std::string>{"node-a", "node-c"}},
-      {"a term without a hostname adds nothing", {volume("pv-1", {{"node-a"}, {}})},
+      {"a term without a hostname adds nothing",
+       {volume("pv-1", {{"node-a"}, {}})},
        std::vector<std::string>{"node-a"}},
   };
   for (const Case& c : cases) {
