@@ -28,8 +28,8 @@
 namespace muster::api::decoding {
 // The simulation annotations of DESIGN.md: each holds a duration.
 constexpr std::string_view kSimulationAnnotations[] = {
-    "muster.dev/create-after", "muster.dev/delete-after", "muster.dev/run-for",
-    "muster.dev/ungate-after"};
+    "muster.dev/create-after", "muster.dev/delete-after",  "muster.dev/run-for",
+    "muster.dev/ungate-after", "muster.dev/binding-after", "muster.dev/binding-fails-after"};
 
 inline std::string Join(const std::string& path, std::string_view key) {
   if (path.empty()) return std::string(key);

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "muster/api/device_values.h"
@@ -114,6 +115,13 @@ struct Device {
   // Set when the slice has perDeviceNodeSelection: true; otherwise the slice's nodes.
   std::optional<DeviceNodes> nodes;
   std::vector<DeviceTaint> taints;
+  // Binding conditions (KEP-5007, DRADeviceBindingConditions): the condition types that must
+  // all be True in the claim's status.devices entry for the device before a pod using it is
+  // bound, and those of which any True means the binding failed. Both empty or both given.
+  std::vector<std::string> binding_conditions;
+  std::vector<std::string> binding_failure_conditions;
+  // Allocating the device limits the claim to the node it was allocated for.
+  bool binds_to_node = false;
 };
 
 struct ResourceSlice {
@@ -210,6 +218,9 @@ struct DeviceRequestAllocationResult {
   Symbol device;
   bool admin_access = false;
   std::vector<DeviceToleration> tolerations;
+  // The device's, copied at allocation (DRADeviceBindingConditions).
+  std::vector<std::string> binding_conditions;
+  std::vector<std::string> binding_failure_conditions;
 };
 
 struct DeviceAllocationConfiguration {
@@ -237,12 +248,35 @@ struct ResourceClaimConsumerReference {
                          const ResourceClaimConsumerReference&) = default;
 };
 
+// A condition of an allocated device, as its driver reports it (metav1.Condition).
+struct DeviceCondition {
+  std::string type;
+  std::string status;  // "True", "False" or "Unknown"
+  std::string reason;
+  std::string message;
+  std::optional<Time> last_transition_time;
+};
+
+// An allocated device's status, written by its driver (status.devices[]): what muster reads of
+// it is the conditions that binding conditions name.
+struct AllocatedDeviceStatus {
+  Symbol driver;
+  Symbol pool;
+  Symbol device;
+  std::optional<std::string> share_id;
+  std::vector<DeviceCondition> conditions;
+
+  // The condition of that type, or nullptr.
+  const DeviceCondition* Condition(std::string_view type) const;
+};
+
 struct ResourceClaim {
   ObjectMeta metadata;
   ResourceClaimSpec spec;
   struct Status {
     std::optional<AllocationResult> allocation;
     std::vector<ResourceClaimConsumerReference> reserved_for;
+    std::vector<AllocatedDeviceStatus> devices;
   } status;
 
   bool Allocated() const { return status.allocation.has_value(); }

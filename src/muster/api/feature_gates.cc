@@ -20,6 +20,8 @@ constexpr std::array<FeatureSpec, static_cast<size_t>(Feature::kCount)> kModelle
     {"VolumeLimitScaling", true, FeatureStage::kBeta, false},
     {"ContainerRestartRules", true, FeatureStage::kBeta, false},
     {"RestartAllContainersOnContainerExits", true, FeatureStage::kBeta, false},
+    {"DRADeviceBindingConditions", true, FeatureStage::kBeta, false},
+    {"DRAResourceClaimDeviceStatus", true, FeatureStage::kGA, true},
 }};
 
 // The other gates of kube-scheduler 1.37 that bear on scheduling, and what muster does with
@@ -43,7 +45,6 @@ constexpr OtherGate kOthers[] = {
     {{"GenericWorkload", false, FeatureStage::kBeta, false}, true, false},
     {{"GangScheduling", false, FeatureStage::kAlpha, false}, true, false},
     {{"SchedulerPreEnqueuePodStatus", true, FeatureStage::kBeta, false}, true, false},
-    {{"DRADeviceBindingConditions", true, FeatureStage::kBeta, false}, false, false},
     {{"DRAExtendedResource", false, FeatureStage::kAlpha, false}, false, false},
     {{"TopologyAwareWorkloadScheduling", false, FeatureStage::kAlpha, false}, false, false},
     {{"CompositePodGroup", false, FeatureStage::kAlpha, false}, false, false},

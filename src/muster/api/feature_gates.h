@@ -20,12 +20,14 @@ enum class Feature : uint8_t {
   kInPlacePodLevelResourcesVerticalScaling,  // the pod's own resize figures: beta, on in 1.36
   kSchedulerPopFromBackoffQ,                 // KEP-5142: beta, on since 1.33
   kNominatedNodeNameForExpectation,          // KEP-5278: beta, on since 1.35
-  kDRASchedulerFilterTimeout,                // DynamicResourcesArgs.filterTimeout: beta, on since 1.34
-  kTaintTolerationComparisonOperators,       // KEP-5471, tolerations' Lt and Gt: alpha, off
-  kNodeDeclaredFeatures,                     // KEP-5328: GA in 1.37, locked on
-  kVolumeLimitScaling,                       // KEP-5030, CSI drivers missing: beta, on in 1.37
-  kContainerRestartRules,                    // KEP-5307, containers' restart rules: beta, on
-  kRestartAllContainersOnContainerExits,     // KEP-5532, RestartAllContainers: beta, on in 1.36
+  kDRASchedulerFilterTimeout,             // DynamicResourcesArgs.filterTimeout: beta, on since 1.34
+  kTaintTolerationComparisonOperators,    // KEP-5471, tolerations' Lt and Gt: alpha, off
+  kNodeDeclaredFeatures,                  // KEP-5328: GA in 1.37, locked on
+  kVolumeLimitScaling,                    // KEP-5030, CSI drivers missing: beta, on in 1.37
+  kContainerRestartRules,                 // KEP-5307, containers' restart rules: beta, on
+  kRestartAllContainersOnContainerExits,  // KEP-5532, RestartAllContainers: beta, on in 1.36
+  kDRADeviceBindingConditions,            // KEP-5007, devices' binding conditions: beta, on
+  kDRAResourceClaimDeviceStatus,          // KEP-4817, claims' status.devices: GA in 1.37, locked
   kCount,
 };
 

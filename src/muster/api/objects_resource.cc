@@ -18,7 +18,9 @@
 #include "muster/api/cel.h"
 #include "muster/api/decoder.h"
 #include "muster/api/dra.h"
+#include "muster/api/feature_gates.h"
 #include "muster/api/kinds.h"
+#include "muster/api/labels.h"
 #include "muster/api/object_decoding.h"
 
 namespace muster::api::decoding {
@@ -46,6 +48,7 @@ constexpr size_t kMaxIdLength = 32;
 constexpr size_t kMaxAttributeValueLength = 64;
 constexpr size_t kMaxCelLength = 10 * 1024;
 constexpr size_t kMaxOpaqueParametersLength = 10 * 1024;
+constexpr size_t kMaxBindingConditions = 4;  // and as many failure conditions
 
 void TooMany(Decoder& d, const std::string& path, size_t n, size_t max) {
   d.Error(path, fmt::format("Too many: {}: must have at most {} items", n, max));
@@ -342,14 +345,66 @@ DeviceNodes ReadDeviceNodes(Decoder& d, Map& m, const std::string& path, bool* p
   return nodes;
 }
 
+// A device's binding conditions (KEP-5007), validated as the API server does
+// (validateDeviceBindingParameters). With DRADeviceBindingConditions off the API server drops
+// them, so a file's are dropped with a warning; a cluster's are kept, and the allocator passes
+// over such devices, as upstream's does with the gate off.
+void ReadDeviceBinding(Decoder& d, Map& m, Device* device) {
+  static constexpr std::string_view kFields[] = {"bindsToNode", "bindingConditions",
+                                                 "bindingFailureConditions"};
+  if (!Features().Enabled(Feature::kDRADeviceBindingConditions) && !d.Served()) {
+    for (std::string_view field : kFields) {
+      if (!Present(m.Get(field))) continue;
+      d.Warn(m.Path(field),
+             "dropped, as the API server drops it while the DRADeviceBindingConditions feature "
+             "gate is off");
+    }
+    return;
+  }
+  device->binds_to_node = ReadBool(d, m.Get("bindsToNode"), m.Path("bindsToNode")).value_or(false);
+  std::vector<std::string>& conditions = device->binding_conditions;
+  std::vector<std::string>& failures = device->binding_failure_conditions;
+  conditions = ReadStringList(d, m.Get("bindingConditions"), m.Path("bindingConditions"));
+  failures =
+      ReadStringList(d, m.Get("bindingFailureConditions"), m.Path("bindingFailureConditions"));
+  if (d.Served()) return;
+  auto check = [&](const std::vector<std::string>& list, std::string_view field) {
+    const std::string path = m.Path(field);
+    if (list.size() > kMaxBindingConditions) TooMany(d, path, list.size(), kMaxBindingConditions);
+    for (size_t i = 0; i < list.size(); ++i) {
+      const std::string item = fmt::format("{}[{}]", path, i);
+      ReportInvalid(d, item, list[i], LabelKeyErrors(list[i]));
+      if (std::find(list.begin(), list.begin() + static_cast<ptrdiff_t>(i), list[i]) !=
+          list.begin() + static_cast<ptrdiff_t>(i)) {
+        d.Error(item, fmt::format("Duplicate value: \"{}\"", list[i]));
+      }
+    }
+  };
+  check(conditions, "bindingConditions");
+  check(failures, "bindingFailureConditions");
+  for (size_t i = 0; i < failures.size(); ++i) {
+    if (std::find(conditions.begin(), conditions.end(), failures[i]) == conditions.end()) continue;
+    d.Error(fmt::format("{}[{}]", m.Path("bindingFailureConditions"), i),
+            fmt::format("Invalid value: \"{}\": bindingFailureConditions must not overlap with "
+                        "bindingConditions",
+                        failures[i]));
+  }
+  if (conditions.empty() && !failures.empty()) {
+    d.Error(m.Path("bindingConditions"),
+            "Invalid value: null: bindingConditions are required to use bindingFailureConditions");
+  }
+  if (failures.empty() && !conditions.empty()) {
+    d.Error(m.Path("bindingFailureConditions"),
+            "Invalid value: null: bindingFailureConditions are required to use bindingConditions");
+  }
+}
+
 Device ReadDevice(Decoder& d, const YAML::Node& n, const std::string& path, Symbol driver,
                   bool per_device) {
   Map m(d, n, path);
   RefuseAlpha(d, m, "allowMultipleAllocations", "DRAConsumableCapacity");
-  RefuseAlpha(d, m, "bindsToNode", "DRADeviceBindingConditions");
-  RefuseAlpha(d, m, "bindingConditions", "DRADeviceBindingConditions");
-  RefuseAlpha(d, m, "bindingFailureConditions", "DRADeviceBindingConditions");
   Device device;
+  ReadDeviceBinding(d, m, &device);
   const std::string name = Required(d, m, "name");
   if (!name.empty()) ReportInvalid(d, m.Path("name"), name, Dns1123LabelErrors(name));
   device.name = Symbol(name);
@@ -691,6 +746,10 @@ AllocationResult ReadAllocation(Decoder& d, const YAML::Node& n, const std::stri
                         [&](const YAML::Node& t, const std::string& tp) {
                           r.tolerations.push_back(ReadDeviceToleration(d, t, tp));
                         });
+               r.binding_conditions =
+                   ReadStringList(d, rm.Get("bindingConditions"), rm.Path("bindingConditions"));
+               r.binding_failure_conditions = ReadStringList(d, rm.Get("bindingFailureConditions"),
+                                                             rm.Path("bindingFailureConditions"));
                a.devices.push_back(std::move(r));
              });
     ReadList(d, dm.Get("config"), dm.Path("config"),
@@ -825,6 +884,30 @@ ResourceClaim DecodeResourceClaim(Decoder& d, Map& m, const std::string&) {
              r.uid = ReadString(d, rm.Get("uid"), rm.Path("uid")).value_or("");
              claim.status.reserved_for.push_back(std::move(r));
            });
+  // What drivers report of the devices (written by them, not validated here).
+  ReadList(
+      d, st.Get("devices"), st.Path("devices"), [&](const YAML::Node& item, const std::string& p) {
+        Map dm(d, item, p, Fields::kUnchecked);
+        AllocatedDeviceStatus status;
+        status.driver = Symbol(ReadString(d, dm.Get("driver"), dm.Path("driver")).value_or(""));
+        status.pool = Symbol(ReadString(d, dm.Get("pool"), dm.Path("pool")).value_or(""));
+        status.device = Symbol(ReadString(d, dm.Get("device"), dm.Path("device")).value_or(""));
+        status.share_id = ReadString(d, dm.Get("shareID"), dm.Path("shareID"));
+        ReadList(
+            d, dm.Get("conditions"), dm.Path("conditions"),
+            [&](const YAML::Node& c, const std::string& cp) {
+              Map cm(d, c, cp, Fields::kUnchecked);
+              DeviceCondition condition;
+              condition.type = ReadString(d, cm.Get("type"), cm.Path("type")).value_or("");
+              condition.status = ReadString(d, cm.Get("status"), cm.Path("status")).value_or("");
+              condition.reason = ReadString(d, cm.Get("reason"), cm.Path("reason")).value_or("");
+              condition.message = ReadString(d, cm.Get("message"), cm.Path("message")).value_or("");
+              condition.last_transition_time =
+                  ReadTime(d, cm.Get("lastTransitionTime"), cm.Path("lastTransitionTime"));
+              status.conditions.push_back(std::move(condition));
+            });
+        claim.status.devices.push_back(std::move(status));
+      });
   if (claim.status.reserved_for.size() > kReservedForMaxSize) {
     TooMany(d, st.Path("reservedFor"), claim.status.reserved_for.size(), kReservedForMaxSize);
   }

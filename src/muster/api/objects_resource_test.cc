@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "muster/api/cel.h"
+#include "muster/api/feature_gates.h"
 #include "muster/api/manifests.h"
 
 // The resource.k8s.io/v1 kinds' decoders and a pod's claims: defaults, and the API server's
@@ -199,6 +200,132 @@ spec:
           "value: \"bad-name\": a valid C identifier must start with alphabetic character or '_', "
           "followed by a string of alphanumeric characters or '_' (e.g. 'my_name',  or "
           "'MY_NAME',  or 'MyName', regex used for validation is '[A-Za-z_][A-Za-z0-9_]*')"));
+}
+
+// Binding conditions (KEP-5007, DRADeviceBindingConditions, on in 1.37): read, and validated as
+// the API server's validateDeviceBindingParameters does.
+TEST(ResourceDecodeTest, DevicesBindingConditions) {
+  const LoadResult ok = Decode(R"(
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: s}
+spec:
+  driver: fabric.example.com
+  pool: {name: p, resourceSliceCount: 1}
+  allNodes: true
+  devices:
+  - name: gpu-0
+    bindsToNode: true
+    bindingConditions: [fabric.example.com/attached, Ready]
+    bindingFailureConditions: [fabric.example.com/failed]
+)");
+  ASSERT_THAT(ok.errors, IsEmpty());
+  const Device& device = ok.manifests.resource_slices.at(0).spec.devices.at(0);
+  EXPECT_TRUE(device.binds_to_node);
+  EXPECT_THAT(device.binding_conditions, ElementsAre("fabric.example.com/attached", "Ready"));
+  EXPECT_THAT(device.binding_failure_conditions, ElementsAre("fabric.example.com/failed"));
+
+  const LoadResult bad = Decode(R"(
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: s}
+spec:
+  driver: fabric.example.com
+  pool: {name: p, resourceSliceCount: 1}
+  allNodes: true
+  devices:
+  - name: too-many
+    bindingConditions: [a, b, c, d, e]
+    bindingFailureConditions: [f]
+  - name: overlap
+    bindingConditions: [a, a]
+    bindingFailureConditions: [a, "bad name"]
+  - name: alone
+    bindingFailureConditions: [f]
+  - name: without-failures
+    bindingConditions: [a]
+)");
+  const std::string at = "r.yaml: document 1 (ResourceSlice s): spec.devices";
+  EXPECT_THAT(
+      bad.errors,
+      ElementsAre(
+          at + "[0].bindingConditions: Too many: 5: must have at most 4 items",
+          at + "[1].bindingConditions[1]: Duplicate value: \"a\"",
+          at + "[1].bindingFailureConditions[1]: Invalid value: \"bad name\": name part must "
+               "consist of alphanumeric characters, '-', '_' or '.', and must start and end with "
+               "an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex "
+               "used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+          at + "[1].bindingFailureConditions[0]: Invalid value: \"a\": bindingFailureConditions "
+               "must not overlap with bindingConditions",
+          at + "[2].bindingConditions: Invalid value: null: bindingConditions are required to use "
+               "bindingFailureConditions",
+          at + "[3].bindingFailureConditions: Invalid value: null: bindingFailureConditions are "
+               "required to use bindingConditions"));
+}
+
+// With the gate off the API server drops the fields: muster says so and drops them too.
+TEST(ResourceDecodeTest, BindingConditionsAreDroppedWithTheirGateOff) {
+  FeatureGates gates;
+  gates.Set(Feature::kDRADeviceBindingConditions, false);
+  ScopedFeatures scoped(gates);
+  const LoadResult r = Decode(R"(
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: s}
+spec:
+  driver: fabric.example.com
+  pool: {name: p, resourceSliceCount: 1}
+  allNodes: true
+  devices:
+  - name: gpu-0
+    bindingConditions: [attached]
+    bindingFailureConditions: [failed]
+)");
+  EXPECT_THAT(r.errors, IsEmpty());
+  EXPECT_THAT(r.warnings,
+              ElementsAre(HasSubstr("spec.devices[0].bindingConditions: dropped, as the API server "
+                                    "drops it while the DRADeviceBindingConditions feature gate "
+                                    "is off"),
+                          HasSubstr("spec.devices[0].bindingFailureConditions: dropped")));
+  EXPECT_THAT(r.manifests.resource_slices.at(0).spec.devices.at(0).binding_conditions, IsEmpty());
+}
+
+// What drivers report of allocated devices, and the conditions copied into the allocation.
+TEST(ResourceDecodeTest, AClaimsDeviceStatus) {
+  const LoadResult r = Decode(R"(
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: c}
+spec:
+  devices:
+    requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]
+status:
+  allocation:
+    allocationTimestamp: "2026-11-29T10:00:00Z"
+    devices:
+      results:
+      - {request: gpu, driver: fabric.example.com, pool: p, device: gpu-0,
+         bindingConditions: [attached], bindingFailureConditions: [failed]}
+  devices:
+  - driver: fabric.example.com
+    pool: p
+    device: gpu-0
+    conditions:
+    - {type: attached, status: "True", reason: Attached, message: done,
+       lastTransitionTime: "2026-11-29T10:00:05Z"}
+)");
+  ASSERT_THAT(r.errors, IsEmpty());
+  const ResourceClaim& claim = r.manifests.resource_claims.at(0);
+  const DeviceRequestAllocationResult& result = claim.status.allocation->devices.at(0);
+  EXPECT_THAT(result.binding_conditions, ElementsAre("attached"));
+  EXPECT_THAT(result.binding_failure_conditions, ElementsAre("failed"));
+  EXPECT_EQ(claim.status.allocation->allocation_timestamp, ParseTime("2026-11-29T10:00:00Z"));
+  ASSERT_EQ(claim.status.devices.size(), 1u);
+  const DeviceCondition* attached = claim.status.devices[0].Condition("attached");
+  ASSERT_NE(attached, nullptr);
+  EXPECT_EQ(attached->status, "True");
+  EXPECT_EQ(attached->reason, "Attached");
+  EXPECT_EQ(claim.status.devices[0].Condition("failed"), nullptr);
 }
 
 TEST(ResourceDecodeTest, APodsClaims) {

@@ -140,6 +140,7 @@ void ClaimController::Release(const api::Pod& pod, bool deleted) {
     if (updated.status.reserved_for.empty() && api::HasClaimFinalizer(updated)) {
       // The scheduler allocated it and nobody uses it now: deallocated, the finalizer gone.
       updated.status.allocation.reset();
+      updated.status.devices.clear();
       std::erase(updated.metadata.finalizers, std::string(api::kClaimFinalizer));
     }
     const api::OwnerReference* owner = claim->metadata.ControllerRef();

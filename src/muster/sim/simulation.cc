@@ -109,6 +109,10 @@ std::unique_ptr<Simulation> Simulation::Create(api::Manifests manifests,
   sim->cluster_.AddObserver(sim->volumes_.get());
   sim->claims_ = std::make_unique<ClaimController>(sim->cluster_, sim->clock_, options.seed);
   sim->cluster_.AddObserver(sim->claims_.get());
+  sim->drivers_ = std::make_unique<DeviceDriver>(
+      sim->cluster_, sim->clock_,
+      [raw](api::Duration after, std::function<void()> fn) { raw->At(after, std::move(fn)); });
+  sim->cluster_.AddObserver(sim->drivers_.get());
   sim->history_ = std::make_unique<History>(sim->clock_, kSimulationEpoch);
   sim->cluster_.AddObserver(sim->history_.get());
   if (options.check) {

@@ -22,11 +22,12 @@
 #include "muster/framework/virtual_clock.h"
 #include "muster/host/host.h"
 #include "muster/host/podgroup_controller.h"
-#include "muster/sim/claim_controller.h"
-#include "muster/sim/volume_controller.h"
 #include "muster/scheduler/scheduler.h"
 #include "muster/sim/checker.h"
+#include "muster/sim/claim_controller.h"
+#include "muster/sim/device_driver.h"
 #include "muster/sim/history.h"
+#include "muster/sim/volume_controller.h"
 
 namespace muster::sim {
 
@@ -165,6 +166,7 @@ class Simulation final : public cluster::TypedObserver<Simulation> {
   std::unique_ptr<host::PodGroupController> pod_groups_;
   std::unique_ptr<VolumeController> volumes_;
   std::unique_ptr<ClaimController> claims_;
+  std::unique_ptr<DeviceDriver> drivers_;
   std::unique_ptr<Checker> checker_;
   std::unique_ptr<History> history_;
   std::unique_ptr<api::PriorityResolver> priorities_;

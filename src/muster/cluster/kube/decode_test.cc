@@ -5,6 +5,7 @@
 
 #include "muster/api/pod_resources.h"
 #include "muster/api/types.h"
+#include "muster/cluster/kube/encode.h"
 #include "muster/framework/node_info.h"
 
 namespace muster::cluster::kube {
@@ -142,6 +143,54 @@ TEST(DecodeWatchEventTest, InfeasibleResizeCountsWhatTheKubeletApplies) {
       R"("restartCount":0,"image":"i","imageID":"","allocatedResources":{"cpu":"2"},)"
       R"("resources":{"requests":{"cpu":"2"}}}]}})");
   EXPECT_EQ(requested.milli_cpu, 2000) << "the spec says 64";
+}
+
+// Binding conditions as resource.k8s.io/v1 serves them (upstream's testdata shapes): a device
+// that waits for them, and a claim allocated on it whose driver reported the device attached.
+// The status written back carries the copied conditions, and a deallocation clears what the
+// driver reported.
+TEST(DecodeWatchEventTest, DevicesBindingConditionsAndTheirStatus) {
+  WatchEvent<api::ResourceSlice> slice = DecodeWatchEvent<api::ResourceSlice>(
+      R"({"type":"ADDED","object":{"metadata":{"name":"fabric","resourceVersion":"5"},)"
+      R"("spec":{"driver":"gpu.example.com","allNodes":true,)"
+      R"("pool":{"name":"fabric","generation":1,"resourceSliceCount":1},)"
+      R"("devices":[{"name":"gpu-0","bindsToNode":true,"bindingConditions":["attached"],)"
+      R"("bindingFailureConditions":["failed"]}]}}})",
+      "resource.k8s.io/v1", "watch resourceslices");
+  ASSERT_TRUE(slice.object.has_value()) << slice.error;
+  const api::Device& device = slice.object->spec.devices.at(0);
+  EXPECT_TRUE(device.binds_to_node);
+  EXPECT_EQ(device.binding_conditions, std::vector<std::string>{"attached"});
+  EXPECT_EQ(device.binding_failure_conditions, std::vector<std::string>{"failed"});
+
+  WatchEvent<api::ResourceClaim> claim = DecodeWatchEvent<api::ResourceClaim>(
+      R"({"type":"MODIFIED","object":{"metadata":{"name":"c","namespace":"ml","resourceVersion":"9"},)"
+      R"("spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu"}}]}},)"
+      R"("status":{"allocation":{"allocationTimestamp":"2026-11-29T10:00:00Z",)"
+      R"("devices":{"results":[{"request":"gpu","driver":"gpu.example.com","pool":"fabric",)"
+      R"("device":"gpu-0","bindingConditions":["attached"],"bindingFailureConditions":["failed"]}]}},)"
+      R"("devices":[{"driver":"gpu.example.com","pool":"fabric","device":"gpu-0",)"
+      R"("conditions":[{"type":"attached","status":"True","reason":"Attached","message":"",)"
+      R"("lastTransitionTime":"2026-11-29T10:00:07Z","observedGeneration":1}],)"
+      R"("data":{"pciBusID":"0000:3b:00.0"},"networkData":{"interfaceName":"eth1"}}]}}})",
+      "resource.k8s.io/v1", "watch resourceclaims");
+  ASSERT_TRUE(claim.object.has_value()) << claim.error;
+  ASSERT_EQ(claim.object->status.devices.size(), 1u);
+  const api::DeviceCondition* attached = claim.object->status.devices[0].Condition("attached");
+  ASSERT_NE(attached, nullptr);
+  EXPECT_EQ(attached->status, "True");
+
+  const nlohmann::json written = EncodeClaimStatus(*claim.object);
+  EXPECT_EQ(written["allocation"]["devices"]["results"][0]["bindingConditions"],
+            nlohmann::json::array({"attached"}));
+  EXPECT_EQ(written["allocation"]["devices"]["results"][0]["bindingFailureConditions"],
+            nlohmann::json::array({"failed"}));
+  EXPECT_FALSE(written.contains("devices")) << "the drivers' entries stay while allocated";
+  api::ResourceClaim deallocated = *claim.object;
+  deallocated.status.allocation.reset();
+  deallocated.status.devices.clear();
+  EXPECT_TRUE(EncodeClaimStatus(deallocated)["devices"].is_null());
+  EXPECT_TRUE(EncodeClaimStatus(deallocated).contains("devices"));
 }
 
 }  // namespace

@@ -358,6 +358,10 @@ json EncodeClaimStatus(const api::ResourceClaim& claim) {
         if (t.toleration_seconds) tol["tolerationSeconds"] = *t.toleration_seconds;
         item["tolerations"].push_back(std::move(tol));
       }
+      if (!r.binding_conditions.empty()) item["bindingConditions"] = r.binding_conditions;
+      if (!r.binding_failure_conditions.empty()) {
+        item["bindingFailureConditions"] = r.binding_failure_conditions;
+      }
       results.push_back(std::move(item));
     }
     json allocation = {{"devices", {{"results", std::move(results)}}}};
@@ -379,7 +383,10 @@ json EncodeClaimStatus(const api::ResourceClaim& claim) {
     }
     status["allocation"] = std::move(allocation);
   } else {
+    // Deallocated: what drivers reported of the devices goes with the allocation (the status
+    // is merged, so the drivers' entries stay while the claim is allocated).
     status["allocation"] = nullptr;
+    status["devices"] = nullptr;
   }
   json reserved = json::array();
   for (const api::ResourceClaimConsumerReference& r : claim.status.reserved_for) {

@@ -4,8 +4,9 @@
 
 namespace muster::testing {
 
-FakeServices::FakeServices()
-    : clock_(TestEpoch()),
+FakeServices::FakeServices(framework::Metrics* metrics)
+    : metrics_(metrics),
+      clock_(TestEpoch()),
       framework_(std::make_unique<framework::Framework>("default-scheduler", std::nullopt, *this)) {
 }
 

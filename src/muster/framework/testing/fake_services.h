@@ -28,7 +28,8 @@ class FakeServices final : public framework::SchedulerServices,
                            public framework::ObjectLister,
                            public framework::WaitingPods {
  public:
-  FakeServices();
+  // `metrics`, when given, is where plugins register their series (Handle::metrics).
+  explicit FakeServices(framework::Metrics* metrics = nullptr);
 
   framework::Framework& handle() { return *framework_; }
   framework::VirtualClock& virtual_clock() { return clock_; }
@@ -95,6 +96,7 @@ class FakeServices final : public framework::SchedulerServices,
   }
   std::vector<framework::PodInfoPtr> NominatedPodsForNode(api::Symbol node) const override;
   int parallelism() const override { return 4; }
+  framework::Metrics* metrics() override { return metrics_; }
 
   // ---- ClusterClient ----
   framework::Status Bind(const api::Pod& pod, api::Symbol node) override;
@@ -144,6 +146,7 @@ class FakeServices final : public framework::SchedulerServices,
 
  private:
   uint64_t version_ = 0;
+  framework::Metrics* metrics_;
   framework::VirtualClock clock_;
   framework::NodeStore nodes_;
   std::map<std::string, framework::PodInfoPtr> bound_;  // by namespace/name

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "muster/api/cel.h"
+#include "muster/api/feature_gates.h"
 
 namespace muster::plugins::dynamicresources {
 
@@ -78,6 +79,7 @@ Inventory::Inventory(std::vector<const api::ResourceSlice*> slices) : slices_(st
     for (const api::Device& d : s->spec.devices) {
       devices_.emplace(DeviceId{s->spec.driver, s->spec.pool.name, d.name}, &d);
       consumes_counters_ |= !d.consumes_counters.empty();
+      binding_conditions_ |= !d.binding_conditions.empty();
     }
   }
   // Every slice on a named node: what a node sees depends on nothing else.
@@ -183,6 +185,16 @@ std::vector<Inventory::PoolView> Inventory::Gather(const api::LabelSet& labels, 
     }
     out.push_back(std::move(view));
   }
+  // Pools whose devices wait for binding conditions come after the others (upstream's
+  // GatherPools since 1.36): a device that is ready at once is preferred.
+  if (binding_conditions_) {
+    std::stable_partition(out.begin(), out.end(), [](const PoolView& view) {
+      return std::none_of(view.slices.begin(), view.slices.end(), [](const api::ResourceSlice* s) {
+        return std::any_of(s->spec.devices.begin(), s->spec.devices.end(),
+                           [](const api::Device& d) { return !d.binding_conditions.empty(); });
+      });
+    });
+  }
   return out;
 }
 
@@ -194,7 +206,9 @@ Allocator::Allocator(const Inventory& inventory, const DeviceSet& allocated,
     : inventory_(inventory),
       allocated_(allocated),
       pending_(pending),
-      classes_(std::move(classes)) {
+      classes_(std::move(classes)),
+      binding_conditions_(api::Features().Enabled(api::Feature::kDRADeviceBindingConditions) &&
+                          api::Features().Enabled(api::Feature::kDRAResourceClaimDeviceStatus)) {
   if (!inventory_.consumes_counters()) return;
   for (const DeviceSet* set : {&allocated_, &pending_}) {
     for (const DeviceId& id : *set) {
@@ -361,6 +375,10 @@ int Search::Selectable(size_t c, Request& req, size_t i) {
   verdict = Selects(req.cls->spec.selectors, cand, req.cls, c);
   if (verdict == 1) verdict = Selects(req.spec->selectors, cand, nullptr, c);
   if (verdict == 1 && cand.device->nodes && !cand.device->nodes->Reaches(labels_, node_)) {
+    verdict = 0;
+  }
+  // Devices that wait for binding conditions are passed over with the feature off.
+  if (verdict == 1 && !a_.binding_conditions_ && !cand.device->binding_conditions.empty()) {
     verdict = 0;
   }
   if (verdict < 0) return -1;
@@ -666,11 +684,18 @@ api::AllocationResult Search::Result(size_t c) const {
     r.device = cand.id.device;
     r.admin_access = ch.request->spec->admin_access;
     r.tolerations = ch.request->spec->tolerations;
+    if (a_.binding_conditions_) {
+      r.binding_conditions = cand.device->binding_conditions;
+      r.binding_failure_conditions = cand.device->binding_failure_conditions;
+    }
     result.devices.push_back(std::move(r));
-    // Where the device is reachable: one node ends the question; a selector narrows it.
+    // Where the device is reachable: one node ends the question (a device that binds to the
+    // node it is allocated for, too); a selector narrows it.
     const api::DeviceNodes& nodes =
         cand.device->nodes ? *cand.device->nodes : cand.slice->spec.nodes;
     if (!local && !nodes.node_name.empty()) local = LocalSelector(nodes.node_name);
+    if (!local && cand.device->binds_to_node && a_.binding_conditions_)
+      local = LocalSelector(node_);
     if (nodes.node_selector && !nodes.node_selector->terms.empty()) {
       const api::NodeSelectorTerm& t = nodes.node_selector->terms.front();
       for (const auto& [from, to] : {std::pair{&t.match_expressions, &combined.match_expressions},

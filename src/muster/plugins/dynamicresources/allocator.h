@@ -9,7 +9,8 @@
 // upstream's incubating allocator orders them), depth first with backtracking, the first
 // complete solution winning. Features: admin access, firstAvailable (prioritized lists), All,
 // matchAttribute constraints, device taints and tolerations, partitionable devices (shared
-// counters). Consumable capacity and binding conditions are not modelled (refused on input).
+// counters), binding conditions (pools without them first; their conditions copied into the
+// results) and bindsToNode. Consumable capacity is not modelled (refused on input).
 
 #include <cstdint>
 #include <functional>
@@ -89,6 +90,7 @@ class Inventory {
 
   std::vector<const api::ResourceSlice*> slices_;
   bool consumes_counters_ = false;
+  bool binding_conditions_ = false;  // whether any device has binding conditions
   std::unordered_map<api::Symbol, std::vector<const api::ResourceSlice*>> by_node_;
   std::vector<const api::ResourceSlice*> elsewhere_;  // node selectors, all nodes, per device
   std::unordered_map<uint64_t, Pool> pools_;          // by PairId(driver, pool)
@@ -153,6 +155,10 @@ class Allocator {
   const DeviceSet& allocated_;
   const DeviceSet& pending_;
   std::function<const api::DeviceClass*(api::Symbol)> classes_;
+  // DRADeviceBindingConditions (with DRAResourceClaimDeviceStatus): devices with binding
+  // conditions may be allocated, their conditions copied into the results, and bindsToNode
+  // heeded.
+  bool binding_conditions_;
   std::unordered_map<CounterKey, api::Quantity, CounterKeyHash> consumed_;
 };
 

@@ -30,6 +30,11 @@ std::optional<api::Duration> ReadDuration(const ArgsObject& object, std::string_
 
 }  // namespace
 
+bool BindingConditionsEnabled() {
+  return api::Features().Enabled(api::Feature::kDRADeviceBindingConditions) &&
+         api::Features().Enabled(api::Feature::kDRAResourceClaimDeviceStatus);
+}
+
 bool DecodeDynamicResourcesArgs(const YAML::Node& args, DynamicResourcesArgs* out,
                                 ArgsErrors& errors) {
   const size_t before = errors.list().size();
@@ -44,7 +49,9 @@ void SetDefaults(DynamicResourcesArgs& args) {
   if (!args.filter_timeout && api::Features().Enabled(api::Feature::kDRASchedulerFilterTimeout)) {
     args.filter_timeout = kDefaultFilterTimeout;
   }
-  if (!args.binding_timeout) args.binding_timeout = kDefaultBindingTimeout;
+  if (!args.binding_timeout && BindingConditionsEnabled()) {
+    args.binding_timeout = kDefaultBindingTimeout;
+  }
 }
 
 std::vector<api::FieldError> Validate(const DynamicResourcesArgs& args) {
@@ -59,7 +66,12 @@ std::vector<api::FieldError> Validate(const DynamicResourcesArgs& args) {
           "filterTimeout", api::FormatDuration(*args.filter_timeout), "must be zero or positive"));
     }
   }
-  if (args.binding_timeout && *args.binding_timeout < std::chrono::seconds(1)) {
+  if (!args.binding_timeout) {
+  } else if (!BindingConditionsEnabled()) {
+    errors.push_back(api::FieldError::Forbidden(
+        "bindingTimeout",
+        "DRADeviceBindingConditions or DRAResourceClaimDeviceStatus feature gate is disabled"));
+  } else if (*args.binding_timeout < std::chrono::seconds(1)) {
     errors.push_back(api::FieldError::InvalidRendered("bindingTimeout",
                                                       api::FormatDuration(*args.binding_timeout),
                                                       "must be at least 1 second"));

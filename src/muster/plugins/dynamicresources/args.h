@@ -9,10 +9,10 @@
 //    gate off, giving it is an error, as upstream's validation makes it. The limit bounds work,
 //    so it is measured on the process's monotonic clock, in `simulate` as in `run`: a simulation
 //    differs from one run to the next only when a node's search takes that long.
-//  - bindingTimeout: how long PreBind waits for devices' binding conditions (default 600s, at
-//    least 1s). Validated and defaulted as upstream does with DRADeviceBindingConditions and
-//    DRAResourceClaimDeviceStatus on (1.37's defaults); muster refuses devices with binding
-//    conditions (objects_resource.cc), so no pod ever waits on it.
+//  - bindingTimeout: how long PreBind waits for devices' binding conditions, and how long after
+//    its allocation a claim may go on waiting for them (default 600s, at least 1s). It belongs
+//    to DRADeviceBindingConditions and DRAResourceClaimDeviceStatus (both on in 1.37): with
+//    either off, giving it is an error and nothing is defaulted.
 
 #include <optional>
 #include <string>
@@ -41,9 +41,12 @@ struct DynamicResourcesArgs {
 bool DecodeDynamicResourcesArgs(const YAML::Node& args, DynamicResourcesArgs* out,
                                 ArgsErrors& errors);
 
-// The v1 defaults, each when absent: filterTimeout 10s with DRASchedulerFilterTimeout on,
-// bindingTimeout 600s.
+// The v1 defaults, each when absent and with its gates on: filterTimeout 10s, bindingTimeout
+// 600s.
 void SetDefaults(DynamicResourcesArgs& args);
+
+// Whether devices' binding conditions are in force: both of their gates on.
+bool BindingConditionsEnabled();
 
 // Upstream's validation against the process's feature gates, paths relative to the args.
 std::vector<api::FieldError> Validate(const DynamicResourcesArgs& args);

@@ -85,5 +85,18 @@ TEST(DynamicResourcesArgs, FilterTimeoutBelongsToItsGate) {
                 ".filterTimeout: Forbidden: DRASchedulingFilterTimeout feature gate is disabled");
 }
 
+TEST(DynamicResourcesArgs, BindingTimeoutBelongsToItsGate) {
+  api::FeatureGates gates;
+  gates.Set(api::Feature::kDRADeviceBindingConditions, false);
+  api::ScopedFeatures scoped(gates);
+  DynamicResourcesArgs args;
+  ASSERT_EQ(Load("{}", &args), "");
+  EXPECT_EQ(args.binding_timeout, std::nullopt) << "nothing defaulted with the gate off";
+  EXPECT_EQ(Load("{bindingTimeout: 5m}", &args),
+            std::string(kPrefix) +
+                ".bindingTimeout: Forbidden: DRADeviceBindingConditions or "
+                "DRAResourceClaimDeviceStatus feature gate is disabled");
+}
+
 }  // namespace
 }  // namespace muster::plugins::dynamicresources

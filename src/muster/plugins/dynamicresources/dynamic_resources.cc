@@ -10,6 +10,8 @@
 #include <set>
 
 #include "muster/api/pod_claims.h"
+#include "muster/framework/framework.h"
+#include "muster/framework/metrics.h"
 #include "muster/framework/trace.h"
 #include "muster/plugins/helper/normalize_score.h"
 
@@ -43,8 +45,12 @@ struct DraState final : framework::StateData {
   mutable std::mutex mu;
   mutable std::map<api::Symbol, std::vector<api::AllocationResult>> by_node;
   mutable std::set<size_t> unavailable;
+  // Allocated claims whose devices' binding failed or timed out: no node may use them.
+  std::vector<size_t> unbindable;
   // Reserve's allocation (one per claim to allocate), for PreBind.
   std::vector<api::AllocationResult> reserved;
+  // PreBind waits for binding conditions.
+  bool awaiting_binding = false;
 
   DraState() = default;
   DraState(const DraState& o)
@@ -56,7 +62,9 @@ struct DraState final : framework::StateData {
         allocated(o.allocated),
         pending(o.pending),
         allocator(o.allocator),
-        reserved(o.reserved) {
+        unbindable(o.unbindable),
+        reserved(o.reserved),
+        awaiting_binding(o.awaiting_binding) {
     std::lock_guard lock(o.mu);
     by_node = o.by_node;
     unavailable = o.unavailable;
@@ -78,6 +86,50 @@ api::ResourceClaimConsumerReference ConsumerOf(const api::Pod& pod) {
   return api::ResourceClaimConsumerReference{"", "pods", pod.metadata.name, pod.metadata.uid};
 }
 
+bool WaitsForBinding(const api::DeviceRequestAllocationResult& r) {
+  return !r.binding_conditions.empty();
+}
+
+// Upstream's isClaimReadyForBinding: ready when each allocated device with binding conditions
+// has them all True in the claim's status.devices; an Error (the binding failed) when one of
+// its failure conditions is True, which is looked at first.
+Status BindingReadiness(const api::ResourceClaim& claim, bool* ready) {
+  *ready = false;
+  if (!claim.status.allocation) return Status::OK();
+  for (const api::DeviceRequestAllocationResult& r : claim.status.allocation->devices) {
+    if (!WaitsForBinding(r)) continue;
+    auto status =
+        std::find_if(claim.status.devices.begin(), claim.status.devices.end(),
+                     [&](const api::AllocatedDeviceStatus& d) {
+                       return d.driver == r.driver && d.pool == r.pool && d.device == r.device;
+                     });
+    if (status == claim.status.devices.end()) return Status::OK();
+    for (const std::string& type : r.binding_failure_conditions) {
+      const api::DeviceCondition* c = status->Condition(type);
+      if (c != nullptr && c->status == "True") {
+        return Status::Error(
+            fmt::format("device binding failed: claim={}, reason={}, message=\"{}\"",
+                        claim.metadata.name, c->reason, c->message));
+      }
+    }
+    for (const std::string& type : r.binding_conditions) {
+      const api::DeviceCondition* c = status->Condition(type);
+      if (c == nullptr || c->status != "True") return Status::OK();
+    }
+  }
+  *ready = true;
+  return Status::OK();
+}
+
+// Upstream's isClaimTimeout: the claim was allocated with devices that wait for binding
+// conditions longer than `timeout` ago.
+bool BindingTimedOut(const api::ResourceClaim& claim, api::Time now, api::Duration timeout) {
+  const std::optional<api::AllocationResult>& a = claim.status.allocation;
+  if (!a || !a->allocation_timestamp) return false;
+  return std::any_of(a->devices.begin(), a->devices.end(), WaitsForBinding) &&
+         *a->allocation_timestamp + timeout < now;
+}
+
 }  // namespace
 
 std::unique_ptr<framework::Plugin> DynamicResources::New(const framework::PluginArgs& args,
@@ -95,7 +147,28 @@ DynamicResourcesArgs DynamicResources::DefaultArgs() {
 }
 
 DynamicResources::DynamicResources(framework::Handle& handle, const DynamicResourcesArgs& args)
-    : handle_(handle), filter_timeout_(args.filter_timeout) {}
+    : handle_(handle),
+      filter_timeout_(args.filter_timeout),
+      binding_timeout_(BindingConditionsEnabled()
+                           ? std::optional(args.binding_timeout.value_or(kDefaultBindingTimeout))
+                           : std::nullopt) {
+  framework::Metrics* metrics = handle.metrics();
+  if (metrics == nullptr || !binding_timeout_) return;
+  prometheus::Registry& r = metrics->registry();
+  binding_allocations_ =
+      &prometheus::BuildCounter()
+           .Name("scheduler_dra_bindingconditions_allocations_total")
+           .Help(
+               "Number of allocations using devices with BindingConditions, counted per driver "
+               "per scheduling attempt")
+           .Register(r);
+  binding_wait_ = &prometheus::BuildHistogram()
+                       .Name("scheduler_dra_bindingconditions_wait_duration_seconds")
+                       .Help(
+                           "Time in seconds spent waiting for BindingConditions to be satisfied "
+                           "during PreBind.")
+                       .Register(r);
+}
 
 std::shared_ptr<const api::ResourceClaim> DynamicResources::FindClaim(api::Symbol ns,
                                                                       api::Symbol name) const {
@@ -211,6 +284,16 @@ Status DynamicResources::PreFilter(framework::CycleState& state, const framework
     }
     if (claim.Allocated()) {
       st.available_on[i] = claim.status.allocation->node_selector;
+      // Devices whose binding failed, or that waited too long: upstream's Filter finds this of
+      // every node alike, so it is found once here.
+      if (binding_timeout_) {
+        bool ready = false;
+        const Status failed = BindingReadiness(claim, &ready);
+        if (!failed.IsSuccess() ||
+            (!ready && BindingTimedOut(claim, handle_.clock().Now(), *binding_timeout_))) {
+          st.unbindable.push_back(i);
+        }
+      }
       continue;
     }
     {
@@ -276,6 +359,7 @@ Status DynamicResources::Filter(const framework::CycleState& state, const framew
     const std::optional<api::NodeSelector>& on = s->available_on[i];
     if (on && !on->Matches(labels, node.name())) unavailable.push_back(i);
   }
+  unavailable.insert(unavailable.end(), s->unbindable.begin(), s->unbindable.end());
   std::vector<api::AllocationResult> results;
   if (s->allocator != nullptr) {
     std::function<bool()> timed_out;
@@ -353,6 +437,7 @@ Status DynamicResources::PostFilter(framework::CycleState& state, const framewor
     api::ResourceClaim updated = claim;
     updated.status.reserved_for.clear();
     updated.status.allocation.reset();
+    updated.status.devices.clear();
     if (Status w = handle_.client().UpdateClaimStatus(updated); !w.IsSuccess()) {
       return Status::Error(w.Message());
     }
@@ -439,28 +524,25 @@ void DynamicResources::Unreserve(framework::CycleState& state, const framework::
                                  api::Symbol) {
   auto* s = state.Read<DraState>(kStateKey);
   if (s == nullptr) return;
-  std::vector<ClaimPtr> written;
+  // The claims as they are now (what PreBind wrote, and what drivers wrote since), before the
+  // assumptions go.
+  std::vector<ClaimPtr> current;
+  for (const ClaimPtr& claim : s->claims) {
+    current.push_back(FindClaim(claim->metadata.namespace_, api::Symbol(claim->metadata.name)));
+  }
   {
     std::lock_guard lock(mu_);
     for (const ClaimPtr& claim : s->claims) {
       auto it = assumed_.find(claim->metadata.Key());
-      if (it == assumed_.end() || it->second.pod_uid != info.pod.metadata.uid) continue;
-      if (it->second.written) written.push_back(it->second.claim);
-      assumed_.erase(it);
+      if (it != assumed_.end() && it->second.pod_uid == info.pod.metadata.uid) assumed_.erase(it);
     }
   }
   // PreBind reserved the claims for the pod: the binding failed after, so the reservation goes
   // (the allocation stays, for the pod's next attempt).
-  for (const ClaimPtr& claim : s->claims) {
-    const bool listed = std::any_of(written.begin(), written.end(), [&](const ClaimPtr& w) {
-      return w->metadata.Key() == claim->metadata.Key();
-    });
-    if (!listed && claim->ReservedFor(info.pod.metadata.uid)) written.push_back(claim);
-  }
-  for (const ClaimPtr& claim : written) {
+  for (const ClaimPtr& claim : current) {
+    if (claim == nullptr || !claim->ReservedFor(info.pod.metadata.uid)) continue;
     api::ResourceClaim updated = *claim;
     std::erase(updated.status.reserved_for, ConsumerOf(info.pod));
-    if (updated.status.reserved_for.size() == claim->status.reserved_for.size()) continue;
     static_cast<void>(handle_.client().UpdateClaimStatus(updated));
   }
   s->reserved.clear();
@@ -473,13 +555,23 @@ Status DynamicResources::PreBindPreFlight(const framework::CycleState& state,
 }
 
 Status DynamicResources::PreBind(framework::CycleState& state, const framework::PodInfo& info,
-                                 api::Symbol) {
+                                 api::Symbol node) {
   auto* s = state.Read<DraState>(kStateKey);
   if (s == nullptr || s->claims.empty()) return Status(Code::kSkip);
   const api::Pod& pod = info.pod;
+  // Whether a device of the pod's claims waits for binding conditions (found here, from the
+  // claims as written: PreBind runs off the scheduler's thread, away from the listers).
+  bool waits = false;
+  auto note_waits = [&](const api::ResourceClaim& claim) {
+    const std::optional<api::AllocationResult>& a = claim.status.allocation;
+    waits |= a && std::any_of(a->devices.begin(), a->devices.end(), WaitsForBinding);
+  };
   for (size_t i = 0; i < s->claims.size(); ++i) {
     const api::ResourceClaim& claim = *s->claims[i];
-    if (claim.ReservedFor(pod.metadata.uid)) continue;
+    if (claim.ReservedFor(pod.metadata.uid)) {
+      note_waits(claim);
+      continue;
+    }
     if (claim.metadata.deletion_timestamp) {
       return Status::Error(
           fmt::format("claim {} got deleted in the meantime", claim.metadata.Key()));
@@ -491,6 +583,9 @@ Status DynamicResources::PreBind(framework::CycleState& state, const framework::
       if (!api::HasClaimFinalizer(*updated))
         updated->metadata.finalizers.emplace_back(api::kClaimFinalizer);
       updated->status.allocation = s->reserved[static_cast<size_t>(k - s->to_allocate.begin())];
+      // When the allocation was made: binding conditions' time runs from it.
+      if (binding_timeout_)
+        updated->status.allocation->allocation_timestamp = handle_.clock().Now();
     }
     updated->status.reserved_for.push_back(ConsumerOf(pod));
     if (Status w = handle_.client().UpdateClaimStatus(*updated); !w.IsSuccess()) {
@@ -498,11 +593,70 @@ Status DynamicResources::PreBind(framework::CycleState& state, const framework::
           "{} to claim {}: {}", allocating ? "add allocation and reservation" : "add reservation",
           claim.metadata.Key(), w.Message()));
     }
+    note_waits(*updated);
     std::lock_guard lock(mu_);
     assumed_[claim.metadata.Key()] =
         Assumed{claim.metadata.resource_version, std::move(updated), pod.metadata.uid, true};
   }
-  return Status::OK();
+  // Devices that wait for binding conditions: the binding waits for their drivers.
+  if (!binding_timeout_ || !waits) return Status::OK();
+  handle_.client().RecordEvent(framework::EventRecord{
+      framework::ReferenceTo(pod), "Normal", "BindingConditionsPending", "Scheduling",
+      fmt::format("waiting for binding conditions for device on node {}", node.str()), std::nullopt,
+      handle_.framework().scheduler_name()});
+  s->awaiting_binding = true;
+  return Status(Code::kWait);
+}
+
+// Upstream's isPodReadyForBinding, asked as the binding waits: each claim as the cluster has
+// it now. Its outcome is counted in the binding conditions' metrics.
+Status DynamicResources::PreBindWait(framework::CycleState& state, const framework::PodInfo&,
+                                     api::Symbol, api::Duration waited) {
+  auto* s = state.Read<DraState>(kStateKey);
+  if (s == nullptr || !s->awaiting_binding) return Status::OK();
+  const api::Time now = handle_.clock().Now();
+  std::vector<ClaimPtr> claims;
+  Status outcome;
+  std::string_view label = "success";
+  for (const ClaimPtr& c : s->claims) {
+    ClaimPtr claim = FindClaim(c->metadata.namespace_, api::Symbol(c->metadata.name));
+    if (claim == nullptr) {
+      outcome = Status::Error(fmt::format("resourceclaim \"{}\" not found", c->metadata.Key()));
+      label = "error";
+      break;
+    }
+    claims.push_back(std::move(claim));
+  }
+  for (size_t i = 0; i < claims.size() && outcome.IsSuccess(); ++i) {
+    const api::ResourceClaim& claim = *claims[i];
+    bool ready = false;
+    if (Status failed = BindingReadiness(claim, &ready); !failed.IsSuccess()) {
+      outcome = failed;
+      label = "failure";
+    } else if (!ready && BindingTimedOut(claim, now, *binding_timeout_)) {
+      outcome = Status::Error(fmt::format("device binding timeout: claim={}", claim.metadata.name));
+      label = "timeout";
+    } else if (!ready && waited < *binding_timeout_) {
+      return Status(Code::kWait);
+    } else if (!ready) {
+      outcome = Status::Error("device binding timeout: context deadline exceeded");
+      label = "timeout";
+    }
+  }
+  if (binding_allocations_ != nullptr) {
+    const std::string profile = handle_.framework().scheduler_name();
+    const double seconds = std::chrono::duration<double>(waited).count();
+    for (const ClaimPtr& claim : claims) {
+      if (!claim->status.allocation) continue;
+      for (const api::DeviceRequestAllocationResult& r : claim->status.allocation->devices) {
+        const std::map<std::string, std::string> labels = {
+            {"profile", profile}, {"driver", r.driver.string()}, {"status", std::string(label)}};
+        if (WaitsForBinding(r)) binding_allocations_->Add(labels).Increment();
+        binding_wait_->Add(labels, framework::ExponentialBuckets(0.1, 2, 14)).Observe(seconds);
+      }
+    }
+  }
+  return outcome;
 }
 
 std::vector<framework::ClusterEventWithHint> DynamicResources::EventsToRegister() const {

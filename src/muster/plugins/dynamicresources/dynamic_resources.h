@@ -14,7 +14,12 @@
 //    that no other pod uses is deallocated, so that the next attempt may allocate it anew.
 //  - Score: with firstAvailable requests, nodes where earlier subrequests fit score higher.
 //  - Reserve holds the devices in memory (other pods' cycles see them in use); Unreserve lets
-//    them go; PreBind writes the allocation, the finalizer and the pod's reservation.
+//    them go; PreBind writes the allocation (with its allocationTimestamp), the finalizer and
+//    the pod's reservation.
+//  - Binding conditions (DRADeviceBindingConditions, beta and on in 1.37): a pod whose devices
+//    wait for them is bound once their drivers set them True in the claim's status.devices;
+//    a failure condition, or bindingTimeout from the allocation, fails the binding, and the
+//    claim, unavailable to every node from then on, is deallocated at PostFilter.
 // Every status but PostFilter's is UnschedulableAndUnresolvable or Error, as upstream's.
 
 #include <chrono>
@@ -33,6 +38,13 @@
 #include "muster/framework/registry.h"
 #include "muster/plugins/dynamicresources/allocator.h"
 #include "muster/plugins/dynamicresources/args.h"
+
+namespace prometheus {
+class Counter;
+class Histogram;
+template <typename T>
+class Family;
+}  // namespace prometheus
 
 namespace muster::plugins::dynamicresources {
 
@@ -88,8 +100,14 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
                             api::Symbol node) override;
   void Unreserve(framework::CycleState& state, const framework::PodInfo& pod,
                  api::Symbol node) override;
+  // Writes the allocations and reservations; with devices that wait for binding conditions,
+  // Wait (a BindingConditionsPending event), and PreBindWait lets the binding go on once their
+  // drivers have set them, or fails it when one says the binding failed or bindingTimeout ran
+  // out.
   framework::Status PreBind(framework::CycleState& state, const framework::PodInfo& pod,
                             api::Symbol node) override;
+  framework::Status PreBindWait(framework::CycleState& state, const framework::PodInfo& pod,
+                                api::Symbol node, api::Duration waited) override;
   // Success when the pod has claims, which PreBind writes (upstream's PreBindPreFlight looks no
   // further), Skip when it has none.
   framework::Status PreBindPreFlight(const framework::CycleState& state,
@@ -124,6 +142,10 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
   framework::Handle& handle_;
   // How long Filter may search one node; zero or nullopt: as long as it takes.
   std::optional<api::Duration> filter_timeout_;
+  // How long devices may wait for their binding conditions; nullopt with the feature off.
+  std::optional<api::Duration> binding_timeout_;
+  prometheus::Family<prometheus::Counter>* binding_allocations_ = nullptr;
+  prometheus::Family<prometheus::Histogram>* binding_wait_ = nullptr;
   MonotonicClock monotonic_ = [] { return std::chrono::steady_clock::now(); };
   uint64_t slices_version_ = ~uint64_t{0};
   std::shared_ptr<const Inventory> inventory_;

@@ -8,8 +8,10 @@
 #include <vector>
 
 #include "muster/api/dra.h"
+#include "muster/api/feature_gates.h"
 #include "muster/api/manifests.h"
 #include "muster/api/testing/builders.h"
+#include "muster/framework/metrics.h"
 #include "muster/framework/testing/fake_services.h"
 
 // After upstream's dynamicresources_test.go: pod default/my-pod (uid 1234) with the pod claim
@@ -333,6 +335,199 @@ TEST_F(DynamicResourcesTest, FilterTimeoutIsAnErrorNamingTheNode) {
       unlimited.PreFilter(*state_, *info_, services_.snapshot().List(), &result).IsSuccess());
   EXPECT_TRUE(unlimited.Filter(*state_, *info_, *services_.snapshot().Get(api::Symbol("worker")))
                   .IsSuccess());
+}
+
+}  // namespace
+}  // namespace muster::plugins::dynamicresources
+
+namespace muster::plugins::dynamicresources {
+namespace {
+
+// Binding conditions (KEP-5007, DRADeviceBindingConditions: beta and on in 1.37), after
+// upstream's dynamicresources.go: a device reachable from every node that binds to the node it
+// is allocated for and waits for its driver's "attached" condition.
+constexpr std::string_view kFabricSlice =
+    "metadata: {name: fabric}\n"
+    "spec:\n"
+    "  driver: some-driver\n"
+    "  allNodes: true\n"
+    "  pool: {name: fabric, generation: 1, resourceSliceCount: 1}\n"
+    "  devices: [{name: instance-1, bindsToNode: true, bindingConditions: [attached],\n"
+    "             bindingFailureConditions: [failed]}]";
+
+class BindingConditionsTest : public DynamicResourcesTest {
+ protected:
+  BindingConditionsTest() {
+    AddClass();
+    services_.AddObject(Decode<api::ResourceSlice>(std::string(kFabricSlice)));
+  }
+
+  // Allocates the pod's claim on node `other` up to PreBind, which returns its status.
+  Status UpToPreBind() {
+    AddClaim(PendingClaim());
+    EXPECT_TRUE(PreFilter(PodWithTemplateClaim()).IsSuccess());
+    EXPECT_TRUE(Filter("other").IsSuccess());
+    EXPECT_TRUE(plugin_.Reserve(*state_, *info_, api::Symbol("other")).IsSuccess());
+    return plugin_.PreBind(*state_, *info_, api::Symbol("other"));
+  }
+  Status Wait(api::Duration waited) {
+    return plugin_.PreBindWait(*state_, *info_, api::Symbol("other"), waited);
+  }
+  // What the device's driver reports: the claim as written, with the condition `type` set.
+  void DriverSets(const std::string& type, std::string reason = "", std::string message = "") {
+    api::ResourceClaim claim = services_.claim_updates.back();
+    claim.metadata.resource_version = std::to_string(services_.claim_updates.size() + 1);
+    claim.status.devices = {{api::Symbol("some-driver"),
+                             api::Symbol("fabric"),
+                             api::Symbol("instance-1"),
+                             std::nullopt,
+                             {{type, "True", std::move(reason), std::move(message), {}}}}};
+    services_.AddObject(claim);
+  }
+};
+
+TEST_F(BindingConditionsTest, TheBindingWaitsForTheDriversConditions) {
+  ASSERT_EQ(UpToPreBind().code(), Code::kWait);
+  ASSERT_EQ(services_.claim_updates.size(), 1u);
+  const api::AllocationResult& allocation = *services_.claim_updates[0].status.allocation;
+  // The conditions are copied into the result; bindsToNode limits the claim to the node; the
+  // time of the allocation is written with it.
+  EXPECT_EQ(allocation.devices.at(0).binding_conditions, std::vector<std::string>{"attached"});
+  EXPECT_EQ(allocation.devices.at(0).binding_failure_conditions,
+            std::vector<std::string>{"failed"});
+  ASSERT_TRUE(allocation.node_selector);
+  EXPECT_TRUE(allocation.node_selector->Matches({}, api::Symbol("other")));
+  EXPECT_FALSE(allocation.node_selector->Matches({}, api::Symbol("worker")));
+  EXPECT_EQ(allocation.allocation_timestamp, services_.clock().Now());
+  ASSERT_EQ(services_.events.size(), 1u);
+  EXPECT_EQ(services_.events[0].type, "Normal");
+  EXPECT_EQ(services_.events[0].reason, "BindingConditionsPending");
+  EXPECT_EQ(services_.events[0].message, "waiting for binding conditions for device on node other");
+
+  EXPECT_EQ(Wait(std::chrono::seconds(0)).code(), Code::kWait);
+  DriverSets("unrelated");
+  EXPECT_EQ(Wait(std::chrono::seconds(5)).code(), Code::kWait);
+  DriverSets("attached");
+  EXPECT_TRUE(Wait(std::chrono::seconds(10)).IsSuccess());
+}
+
+// A failure condition fails the binding; the claim, unavailable to every node from then on, is
+// deallocated by the next attempt's PostFilter, with what the driver reported.
+TEST_F(BindingConditionsTest, AFailureConditionFailsTheBindingAndTheClaimIsGivenUp) {
+  ASSERT_EQ(UpToPreBind().code(), Code::kWait);
+  DriverSets("failed", "AttachFailed", "no free fabric port");
+  const Status failed = Wait(std::chrono::seconds(5));
+  EXPECT_EQ(failed.code(), Code::kError);
+  EXPECT_EQ(failed.Message(),
+            "device binding failed: claim=my-pod-my-resource, reason=AttachFailed, "
+            "message=\"no free fabric port\"");
+  plugin_.Unreserve(*state_, *info_, api::Symbol("other"));
+
+  ASSERT_TRUE(PreFilter(PodWithTemplateClaim()).IsSuccess());
+  for (std::string_view node : {"worker", "other"}) {
+    const Status s = Filter(node);
+    EXPECT_EQ(s.code(), Code::kUnschedulableAndUnresolvable);
+    EXPECT_EQ(s.Message(), "resourceclaim not available on the node");
+  }
+  EXPECT_EQ(PostFilter().Message(), "deallocation of ResourceClaim completed");
+  const api::ResourceClaim& given_up = services_.claim_updates.back();
+  EXPECT_FALSE(given_up.status.allocation);
+  EXPECT_TRUE(given_up.status.devices.empty());
+}
+
+// bindingTimeout (600s by default) bounds the wait, and a claim allocated longer ago than that
+// whose conditions are not met is given up as one whose binding failed.
+TEST_F(BindingConditionsTest, BindingTimeoutEndsTheWait) {
+  ASSERT_EQ(UpToPreBind().code(), Code::kWait);
+  EXPECT_EQ(Wait(std::chrono::seconds(599)).code(), Code::kWait);
+  const Status timed_out = Wait(std::chrono::seconds(600));
+  EXPECT_EQ(timed_out.code(), Code::kError);
+  EXPECT_EQ(timed_out.Message(), "device binding timeout: context deadline exceeded");
+  plugin_.Unreserve(*state_, *info_, api::Symbol("other"));
+
+  // Within the timeout the allocated claim may still be used on its node...
+  ASSERT_TRUE(PreFilter(PodWithTemplateClaim()).IsSuccess());
+  EXPECT_TRUE(Filter("other").IsSuccess());
+  // ...and past it no longer, anywhere.
+  services_.virtual_clock().AdvanceTo(services_.clock().Now() + std::chrono::seconds(601));
+  ASSERT_TRUE(PreFilter(PodWithTemplateClaim()).IsSuccess());
+  EXPECT_EQ(Filter("other").Message(), "resourceclaim not available on the node");
+  // A pod that waits on such a claim is told which claim timed out.
+  ASSERT_TRUE(plugin_.Reserve(*state_, *info_, api::Symbol("other")).IsSuccess());
+  ASSERT_EQ(plugin_.PreBind(*state_, *info_, api::Symbol("other")).code(), Code::kWait);
+  EXPECT_EQ(Wait(std::chrono::seconds(0)).Message(),
+            "device binding timeout: claim=my-pod-my-resource");
+}
+
+// A device that is ready at once is preferred to one that waits, whatever the pools' names;
+// with the feature off, devices with binding conditions are not allocated at all.
+TEST_F(BindingConditionsTest, DevicesThatNeedNoConditionsComeFirst) {
+  services_.AddObject(
+      Decode<api::ResourceSlice>("metadata: {name: plain}\n"
+                                 "spec:\n"
+                                 "  driver: some-driver\n"
+                                 "  allNodes: true\n"
+                                 "  pool: {name: plain, generation: 1, resourceSliceCount: 1}\n"
+                                 "  devices: [{name: instance-2}]"));
+  ASSERT_TRUE(UpToPreBind().IsSuccess());
+  EXPECT_EQ(DynamicResources::Describe(*services_.claim_updates[0].status.allocation),
+            "req-1: some-driver/plain/instance-2");
+  EXPECT_TRUE(services_.events.empty());
+}
+
+// scheduler_dra_bindingconditions_allocations_total counts each device that waited, and
+// ..._wait_duration_seconds each device of the pod's claims, labelled with how the wait ended.
+TEST(BindingConditionsMetrics, CountedWhenTheWaitEnds) {
+  framework::Metrics metrics;
+  FakeServices services(&metrics);
+  services.AddNode(MakeNode().Name("other").Obj());
+  services.AddObject(Decode<api::DeviceClass>(std::string(kClass)));
+  services.AddObject(Decode<api::ResourceSlice>(std::string(kFabricSlice)));
+  services.AddObject(Decode<api::ResourceClaim>(PendingClaim()));
+  DynamicResources plugin(services.handle());
+  const framework::PodInfoPtr info = framework::PodInfo::Make(PodWithTemplateClaim());
+  framework::CycleState state;
+  framework::PreFilterResult result;
+  const api::Symbol other("other");
+  ASSERT_TRUE(plugin.PreFilter(state, *info, services.snapshot().List(), &result).IsSuccess());
+  ASSERT_TRUE(plugin.Filter(state, *info, *services.snapshot().Get(other)).IsSuccess());
+  ASSERT_TRUE(plugin.Reserve(state, *info, other).IsSuccess());
+  ASSERT_EQ(plugin.PreBind(state, *info, other).code(), Code::kWait);
+  api::ResourceClaim attached = services.claim_updates.back();
+  attached.metadata.resource_version = "2";
+  attached.status.devices = {{api::Symbol("some-driver"),
+                              api::Symbol("fabric"),
+                              api::Symbol("instance-1"),
+                              std::nullopt,
+                              {{"attached", "True", "", "", {}}}}};
+  services.AddObject(attached);
+  ASSERT_TRUE(plugin.PreBindWait(state, *info, other, std::chrono::seconds(7)).IsSuccess());
+
+  const std::string text = metrics.Text();
+  const std::string labels = R"(driver="some-driver",profile="default-scheduler",status="success")";
+  EXPECT_NE(text.find("scheduler_dra_bindingconditions_allocations_total{" + labels + "} 1"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("scheduler_dra_bindingconditions_wait_duration_seconds_bucket{" + labels +
+                      R"(,le="6.4"} 0)"),
+            std::string::npos);
+  EXPECT_NE(text.find("scheduler_dra_bindingconditions_wait_duration_seconds_bucket{" + labels +
+                      R"(,le="12.8"} 1)"),
+            std::string::npos);
+}
+
+TEST_F(BindingConditionsTest, WithTheFeatureOffSuchDevicesAreNotAllocated) {
+  api::FeatureGates gates;
+  gates.Set(api::Feature::kDRADeviceBindingConditions, false);
+  api::ScopedFeatures scoped(gates);
+  DynamicResources off(services_.handle(), DynamicResources::DefaultArgs());
+  AddClaim(PendingClaim());
+  info_ = framework::PodInfo::Make(PodWithTemplateClaim());
+  state_ = std::make_unique<framework::CycleState>();
+  framework::PreFilterResult result;
+  ASSERT_TRUE(off.PreFilter(*state_, *info_, services_.snapshot().List(), &result).IsSuccess());
+  EXPECT_EQ(off.Filter(*state_, *info_, *services_.snapshot().Get(api::Symbol("other"))).Message(),
+            "cannot allocate all claims");
 }
 
 }  // namespace
