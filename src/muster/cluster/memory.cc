@@ -12,8 +12,9 @@ using framework::Status;
 
 namespace {
 
+// The API server's words name the object, not its namespace: `pods "web-0" not found`.
 Status NotFound(std::string_view kind, std::string_view key) {
-  return Status::Error(fmt::format("{} \"{}\" not found", kind, key));
+  return Status::Error(fmt::format("{} \"{}\" not found", kind, key.substr(key.rfind('/') + 1)));
 }
 
 Status AlreadyExists(std::string_view kind, std::string_view key) {
@@ -123,7 +124,7 @@ Status MemoryCluster::Bind(const api::Pod& pod, api::Symbol node) {
   auto it = FindPod(key);
   if (it == MutableObjects<api::Pod>().end()) return NotFound("pods", key);
   if (!it->second->spec.node_name.empty()) {
-    return Status::Error(fmt::format("pod {} is already assigned to node \"{}\"", key,
+    return Status::Error(fmt::format("pod {} is already assigned to node \"{}\"", pod.metadata.name,
                                      it->second->spec.node_name.str()));
   }
   if (!node_names_.contains(node)) return NotFound("nodes", node.str());

@@ -63,10 +63,10 @@ TEST_F(MemoryClusterTest, BindRefusesAnAssignedPodAnUnknownPodAndAnUnknownNode) 
   ASSERT_TRUE(cluster_.Bind(Web(), api::Symbol("node-a")).IsSuccess());
   const api::Pod bound = Web();
   EXPECT_EQ(cluster_.Bind(bound, api::Symbol("node-b")).Message(),
-            "pod prod/web is already assigned to node \"node-a\"");
+            "pod web is already assigned to node \"node-a\"");
   EXPECT_EQ(cluster_.Bind(MakePod().Name("ghost").Namespace("prod").Obj(), api::Symbol("node-a"))
                 .Message(),
-            "pods \"prod/ghost\" not found");
+            "pods \"ghost\" not found");
   ASSERT_TRUE(cluster_.Create(MakePod().Name("api").Namespace("prod").Obj()).IsSuccess());
   EXPECT_EQ(cluster_.Bind(*cluster_.Get<api::Pod>("prod/api"), api::Symbol("node-z")).Message(),
             "nodes \"node-z\" not found");

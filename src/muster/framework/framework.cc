@@ -20,6 +20,13 @@ Status AsError(std::string_view point, std::string_view plugin, const Status& s)
       .WithPlugin(plugin);
 }
 
+// Upstream's words for a Score or NormalizeScore plugin's error: `<what>: plugin "X" failed
+// with: <its message>`.
+Status ScoreError(std::string_view what, std::string_view plugin, const Status& s) {
+  return Status::Error(fmt::format("{}: plugin \"{}\" failed with: {}", what, plugin, s.Message()))
+      .WithPlugin(plugin);
+}
+
 // The attempt's trace while it records its own verdicts (not those of preemption's what-ifs).
 AttemptTrace* Recording(const CycleState& state) {
   AttemptTrace* trace = state.trace.get();
@@ -171,10 +178,9 @@ Status Framework::PreFilterPoint(CycleState& state, const PodInfo& pod, PreFilte
       }
       if (s.code() == Code::kUnschedulable) {
         // Preemption may still help, so every PreFilter must run (upstream issue 119770).
-        if (unschedulable.IsSuccess()) {
-          unschedulable = s;
-          *rejector = std::string(pl->Name());
-        }
+        // The last one speaks, as upstream overwrites its status with each.
+        unschedulable = s;
+        *rejector = std::string(pl->Name());
         continue;
       }
       *rejector = std::string(pl->Name());
@@ -426,7 +432,8 @@ Status Framework::PostFilterPoint(CycleState& state, const PodInfo& pod,
       *result = r;
       return s.WithPlugin(pl->Name());
     }
-    if (!s.IsRejected()) return AsError("PostFilter", pl->Name(), s);
+    // An error keeps the plugin's own words (upstream's AsStatus(s.AsError())).
+    if (!s.IsRejected()) return Status::Error(s.Message()).WithPlugin(pl->Name());
     if (r.mode != NominatingMode::kNoop) *result = r;
     reasons.insert(reasons.end(), s.reasons().begin(), s.reasons().end());
     if (rejector.empty()) rejector = std::string(pl->Name());
@@ -554,7 +561,9 @@ Status Framework::ScorePoint(const CycleState& state, const PodInfo& pod,
   }
   if (failed) {
     for (size_t p = 0; p < active.size(); ++p) {
-      if (!errors[p].IsSuccess()) return AsError("Score", active[p]->first->Name(), errors[p]);
+      if (!errors[p].IsSuccess()) {
+        return ScoreError("running Score plugins", active[p]->first->Name(), errors[p]);
+      }
     }
   }
   // In plugin order, as if each plugin were normalized and weighed in turn: the first invalid
@@ -568,14 +577,15 @@ Status Framework::ScorePoint(const CycleState& state, const PodInfo& pod,
       scores = std::span(flat).subspan(flat_at[p], n);
       Status s = Timed(state, ExtensionPoint::kScoreExtensionNormalize, plugin->Name(),
                        [&] { return plugin->NormalizeScore(state, pod, scores); });
-      if (!s.IsSuccess()) return AsError("NormalizeScore", plugin->Name(), s);
+      if (!s.IsSuccess())
+        return ScoreError("running Normalize on Score plugins", plugin->Name(), s);
     } else if (out_of_range[p]) {
       // Scored again, in node order, to name the first invalid score (scores are the same each
       // time: the cycle's state does not change while it scores).
       rescored.resize(n);
       scores = rescored;
       Status s = plugin->ScoreNodes(state, pod, nodes, scores);
-      if (!s.IsSuccess()) return AsError("Score", plugin->Name(), s);
+      if (!s.IsSuccess()) return ScoreError("running Score plugins", plugin->Name(), s);
     } else {
       if (trace != nullptr) trace->scores[column[p]].normalized = trace->scores[column[p]].raw;
       continue;  // weighed in the loop
@@ -586,10 +596,11 @@ Status Framework::ScorePoint(const CycleState& state, const PodInfo& pod,
     for (size_t i = 0; i < n; ++i) {
       const int64_t score = scores[i].score;
       if (score < kMinNodeScore || score > kMaxNodeScore) {
-        return Status::Error(fmt::format(
-                                 "plugin \"{}\" returns an invalid score {}, it should in the range "
-                                 "of [{}, {}] after normalizing",
-                                 plugin->Name(), score, kMinNodeScore, kMaxNodeScore))
+        return Status::Error(
+                   fmt::format("applying score defaultWeights on Score plugins: plugin \"{}\" "
+                               "returns an invalid score {}, it should in the range of [{}, {}] "
+                               "after normalizing",
+                               plugin->Name(), score, kMinNodeScore, kMaxNodeScore))
             .WithPlugin(plugin->Name());
       }
       (*totals)[i] += score * weight;
@@ -665,7 +676,11 @@ Status Framework::RunPreBindPreFlights(const CycleState& state, const PodInfo& p
   for (const PreBindPlugin* pl : plugins_.pre_bind) {
     Status s = pl->PreBindPreFlight(state, pod, node);
     if (s.IsSkip()) continue;
-    if (!s.IsSuccess()) return AsError("PreBindPreFlight", pl->Name(), s);
+    if (!s.IsSuccess()) {
+      return Status::Error(
+                 fmt::format("running PreBindPreFlight \"{}\": {}", pl->Name(), s.Message()))
+          .WithPlugin(pl->Name());
+    }
     acts = true;
   }
   return acts ? Status::OK() : Status(Code::kSkip);

@@ -258,8 +258,8 @@ TEST(RunScorePlugins, TheFirstInvalidScoreIsReportedInPluginThenNodeOrder) {
   plain.emplace_back(std::make_unique<RuleScore>("High", too_high_from(250)), 1);
   plain.emplace_back(std::make_unique<RuleScore>("Higher", too_high_from(10)), 1);
   EXPECT_EQ(error_of(std::move(plain)),
-            "Error: plugin \"High\" returns an invalid score 350, it should in the range of "
-            "[0, 100] after normalizing (High)");
+            "Error: applying score defaultWeights on Score plugins: plugin \"High\" returns an "
+            "invalid score 350, it should in the range of [0, 100] after normalizing (High)");
 
   // A normalizing plugin before them that leaves a score out of range is reported first.
   Scorers normalized_first;
@@ -269,8 +269,9 @@ TEST(RunScorePlugins, TheFirstInvalidScoreIsReportedInPluginThenNodeOrder) {
       1);
   normalized_first.emplace_back(std::make_unique<RuleScore>("High", too_high_from(5)), 1);
   EXPECT_EQ(error_of(std::move(normalized_first)),
-            "Error: plugin \"Normalized\" returns an invalid score -1, it should in the range "
-            "of [0, 100] after normalizing (Normalized)");
+            "Error: applying score defaultWeights on Score plugins: plugin \"Normalized\" returns "
+            "an invalid score -1, it should in the range of [0, 100] after normalizing "
+            "(Normalized)");
 }
 
 }  // namespace

@@ -569,7 +569,7 @@ Status DefaultPreemption::PostFilterGroup(const framework::Gang& gang,
   if (potential.empty()) {
     note(fmt::format("no pod (nor gang) of priority below {} may be preempted", priority));
     return wrap(Code::kUnschedulableAndUnresolvable,
-                "No preemption victims found for incoming pod group");
+                "No preemption victims found for incoming preemptor");
   }
   // As upstream: the trial places the gang across the cluster, not domain by domain.
   if (!gang.topology_key.empty()) {

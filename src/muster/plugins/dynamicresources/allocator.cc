@@ -684,7 +684,8 @@ api::AllocationResult Search::Result(size_t c) const {
     r.device = cand.id.device;
     r.admin_access = ch.request->spec->admin_access;
     r.tolerations = ch.request->spec->tolerations;
-    if (a_.binding_conditions_) {
+    const bool binds = a_.binding_conditions_;
+    if (binds && !cand.device->binding_conditions.empty()) {
       r.binding_conditions = cand.device->binding_conditions;
       r.binding_failure_conditions = cand.device->binding_failure_conditions;
     }
@@ -693,9 +694,10 @@ api::AllocationResult Search::Result(size_t c) const {
     // node it is allocated for, too); a selector narrows it.
     const api::DeviceNodes& nodes =
         cand.device->nodes ? *cand.device->nodes : cand.slice->spec.nodes;
-    if (!local && !nodes.node_name.empty()) local = LocalSelector(nodes.node_name);
-    if (!local && cand.device->binds_to_node && a_.binding_conditions_)
-      local = LocalSelector(node_);
+    const Symbol only = !nodes.node_name.empty()              ? nodes.node_name
+                        : binds && cand.device->binds_to_node ? node_
+                                                              : Symbol();
+    if (!local && !only.empty()) local = LocalSelector(only);
     if (nodes.node_selector && !nodes.node_selector->terms.empty()) {
       const api::NodeSelectorTerm& t = nodes.node_selector->terms.front();
       for (const auto& [from, to] : {std::pair{&t.match_expressions, &combined.match_expressions},
