@@ -243,6 +243,37 @@ TEST(RunScorePlugins, TotalsAreTheWeightedSumsAfterNormalizing) {
   }
 }
 
+// A plugin's error, in upstream's words for each step (runtime/framework.go).
+class BrokenScore final : public ScorePlugin {
+ public:
+  explicit BrokenScore(bool in_normalize) : in_normalize_(in_normalize) {}
+  std::string_view Name() const override { return "Broken"; }
+  Status Score(const CycleState&, const PodInfo&, const NodeInfo&, int64_t* score) const override {
+    *score = 1;
+    return in_normalize_ ? Status::OK() : Status::Error("no score today");
+  }
+  bool HasNormalizeScore() const override { return in_normalize_; }
+  Status NormalizeScore(const CycleState&, const PodInfo&, std::span<NodeScore>) const override {
+    return Status::Error("no normalizing today");
+  }
+
+ private:
+  bool in_normalize_;
+};
+
+TEST(RunScorePlugins, AnErrorIsWordedAsUpstreamWordsIt) {
+  for (const bool in_normalize : {false, true}) {
+    Scorers scorers;
+    scorers.emplace_back(std::make_unique<BrokenScore>(in_normalize), 1);
+    std::vector<int64_t> totals;
+    EXPECT_EQ(ToString(ScoreWith(std::move(scorers), &totals)),
+              in_normalize ? "Error: running Normalize on Score plugins: plugin \"Broken\" failed "
+                             "with: no normalizing today (Broken)"
+                           : "Error: running Score plugins: plugin \"Broken\" failed with: no "
+                             "score today (Broken)");
+  }
+}
+
 // Upstream checks each plugin's scores in turn: the first plugin with a score outside [0, 100]
 // is reported, with that plugin's first such score in node order.
 TEST(RunScorePlugins, TheFirstInvalidScoreIsReportedInPluginThenNodeOrder) {
