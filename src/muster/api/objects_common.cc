@@ -249,7 +249,8 @@ void ReadRestartPolicy(Decoder& d, Map& m, bool init, Container* c) {
             "policy Always");
     return;
   }
-  static constexpr std::string_view kActions[] = {"Restart", "RestartAllContainers"};
+  static constexpr std::string_view kAllActions[] = {"Restart", "RestartAllContainers"};
+  const std::span<const std::string_view> actions(kAllActions, restart_all ? 2 : 1);
   static constexpr std::string_view kOperators[] = {"In", "NotIn"};
   const std::string rules_path = m.Path("restartPolicyRules");
   if (rules.IsSequence() && rules.size() > 20) {
@@ -258,9 +259,8 @@ void ReadRestartPolicy(Decoder& d, Map& m, bool init, Container* c) {
   ReadList(d, rules, rules_path, [&](const YAML::Node& item, const std::string& p) {
     Map rule(d, item, p);
     const std::string action = ReadString(d, rule.Get("action"), rule.Path("action")).value_or("");
-    if (std::find(std::begin(kActions), std::end(kActions) - (restart_all ? 0 : 1), action) ==
-        std::end(kActions) - (restart_all ? 0 : 1)) {
-      Unsupported(d, rule.Path("action"), action, std::span(kActions, restart_all ? 2 : 1));
+    if (std::find(actions.begin(), actions.end(), action) == actions.end()) {
+      Unsupported(d, rule.Path("action"), action, actions);
     }
     if (!Present(rule.Get("exitCodes"))) {
       d.Error(rule.Path("exitCodes"), "Required value: must be specified");
