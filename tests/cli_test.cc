@@ -260,6 +260,31 @@ TEST(SimulateCommandTest, BadManifestExitsTwo) {
   EXPECT_THAT(run.output, HasSubstr("invalid quantity \"4 cores\""));
 }
 
+// A number in a manifest does not decide how much memory muster takes: input that asks for more
+// pods than --max-pods (by default what half the machine's memory holds) is refused up front,
+// naming the object and field that ask for the most, and the limit can be raised.
+TEST(SimulateCommandTest, InputAskingForMorePodsThanMaxPodsIsRefused) {
+  const std::string bounded = kRoot + "/tests/data/bounded/";
+  CommandResult replicas = Muster("simulate -f " + bounded + "replicas.yaml");
+  EXPECT_EQ(replicas.status, 2);
+  EXPECT_THAT(replicas.output,
+              HasSubstr("replicas.yaml: document 2 (ReplicaSet default/web): spec.replicas: asks "
+                        "for 2000000000 pods, more than --max-pods ("));
+  EXPECT_THAT(replicas.output, HasSubstr("nothing was simulated"));
+  CommandResult job = Muster("explain -f " + bounded + "job.yaml sweep-0");
+  EXPECT_EQ(job.status, 2);
+  EXPECT_THAT(job.output,
+              HasSubstr("job.yaml: document 1 (Job default/sweep): spec.completions: asks for "
+                        "2000000000 pods"));
+
+  const std::string demo = kRoot + "/examples/coscheduling";
+  CommandResult few = Muster("simulate -f " + demo + " --max-pods 2");
+  EXPECT_EQ(few.status, 2);
+  EXPECT_THAT(few.output, HasSubstr("more than --max-pods (2) allows"));
+  EXPECT_EQ(Muster("simulate -f " + demo + " --max-pods 1000").status, 0);
+  EXPECT_EQ(Muster("simulate -f " + demo + " --max-pods 0").status, 2);
+}
+
 // A PodGroup with no gang plugin in any profile would be scheduled pod by pod without a word:
 // one warning per run names it.
 TEST(SimulateCommandTest, PodGroupWithoutAGangPluginIsWarnedOnce) {

@@ -1,8 +1,10 @@
 #include "muster/cli/load_simulation.h"
 
-#include <ostream>
-
 #include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <ostream>
 
 #include "muster/api/manifests.h"
 #include "muster/cli/config_file.h"
@@ -12,6 +14,52 @@
 
 namespace muster::cli {
 namespace {
+
+// The pods the manifests ask for, at the least: each Pod, the replicas of each ReplicaSet,
+// Deployment and StatefulSet, each Job's completions (its parallelism without them). A number
+// in a manifest must not decide how much memory muster takes: past `max`, the object that asks
+// for the most is named, with its field, as a bad input.
+std::optional<std::string> TooManyPods(const api::Manifests& m, uint64_t max) {
+  uint64_t total = 0;
+  uint64_t largest = 0;
+  std::string largest_at;
+  for (const api::ObjectEntry& e : m.order) {
+    uint64_t n = 0;
+    std::string what;
+    auto count = [&](const auto& object, std::string_view field, int64_t pods) {
+      n = static_cast<uint64_t>(std::max<int64_t>(pods, 0));
+      what =
+          fmt::format("{} ({} {}): {}", e.source.ToString(), e.kind, object.metadata.Key(), field);
+    };
+    if (e.kind == "Pod") {
+      n = 1;
+    } else if (e.kind == "ReplicaSet") {
+      count(m.replica_sets[e.index], "spec.replicas", m.replica_sets[e.index].replicas);
+    } else if (e.kind == "Deployment") {
+      count(m.deployments[e.index], "spec.replicas", m.deployments[e.index].replicas);
+    } else if (e.kind == "StatefulSet") {
+      count(m.stateful_sets[e.index], "spec.replicas", m.stateful_sets[e.index].replicas);
+    } else if (e.kind == "Job") {
+      const api::Job& job = m.jobs[e.index];
+      count(job, job.completions ? "spec.completions" : "spec.parallelism",
+            job.completions.value_or(job.parallelism));
+    }
+    total += n;
+    if (n > largest && !what.empty()) {
+      largest = n;
+      largest_at = std::move(what);
+    }
+  }
+  if (total <= max) return std::nullopt;
+  const std::string raise = fmt::format(
+      "more than --max-pods ({}) allows: a simulated pod takes up to {} KiB; give a larger "
+      "--max-pods to simulate it",
+      max, kBytesPerSimulatedPod / 1024);
+  if (largest_at.empty()) return fmt::format("the input asks for {} pods, {}", total, raise);
+  const std::string rest =
+      total > largest ? fmt::format(" and the rest of the input {} more", total - largest) : "";
+  return fmt::format("{}: asks for {} pods{}, {}", largest_at, largest, rest, raise);
+}
 
 LoadedSimulation BadInput(const std::vector<std::string>& errors, std::ostream& err) {
   for (const std::string& e : errors) err << "error: " << e << "\n";
@@ -62,12 +110,24 @@ LoadedSimulation LoadSimulation(const SimulationInput& input, sim::SimulationOpt
     }
     return BadInput(errors, err);
   }
+  if (std::optional<std::string> too_many =
+          TooManyPods(loaded.manifests, input.max_pods.value_or(DefaultMaxPods()))) {
+    return BadInput({*too_many}, err);
+  }
   out.simulation = sim::Simulation::Create(std::move(loaded.manifests),
                                            out.config ? &*out.config : nullptr, options,
                                            plugins::InTreeRegistry(), plugins::DefaultPlugins(),
                                            &errors);
   if (out.simulation == nullptr) return BadInput(errors, err);
   return out;
+}
+
+uint64_t DefaultMaxPods() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page_size <= 0) return 1'000'000;
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size) / 2 /
+         kBytesPerSimulatedPod;
 }
 
 std::function<void(const sim::Simulation&)> SimulationProgress(ProgressLine& line) {

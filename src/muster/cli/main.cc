@@ -116,6 +116,11 @@ int main(int argc, char** argv) {
                        "utilisation, PodGroup timelines, why pods are pending, the configuration. "
                        "One self-contained file with inline SVG charts: it loads nothing")
       ->type_name("FILE");
+  simulate
+      ->add_option("--max-pods", simulate_flags.max_pods,
+                   "Refuse input that asks for more pods in all (Pods, replicas, a Job's "
+                   "completions); default: what half this machine's memory holds")
+      ->check(CLI::PositiveNumber);
 
   add_validate_flag(simulate);
 
@@ -136,6 +141,10 @@ int main(int argc, char** argv) {
   explain->add_option("--seed", explain_flags.input.seed,
                       "Seed for tie-breaking and generated names (as simulate's)")
       ->check(CLI::NonNegativeNumber);
+  explain
+      ->add_option("--max-pods", explain_flags.input.max_pods,
+                   "Refuse input that asks for more pods in all (as simulate's)")
+      ->check(CLI::PositiveNumber);
   explain->add_option("-o,--output", explain_flags.output, "table or json");
   explain->add_option("--top", explain_flags.top,
                       "Nodes shown in the tables (the best scored; rejected nodes beyond it are "

@@ -43,8 +43,8 @@ int RunSimulate(const SimulateFlags& flags, std::istream& in, std::ostream& out,
   }
   std::istream& input = stdin_text.empty() ? in : stdin_copy;
 
-  const SimulationInput input_flags{flags.paths, flags.config, flags.until, flags.seed,
-                                    flags.field_validation};
+  const SimulationInput input_flags{flags.paths, flags.config,           flags.until,
+                                    flags.seed,  flags.field_validation, flags.max_pods};
   LoadedSimulation loaded = LoadSimulation(input_flags, std::move(options), input, err);
   if (loaded.simulation == nullptr) return kExitBadInput;
   sim::Simulation* simulation = loaded.simulation.get();

@@ -16,6 +16,7 @@ struct SimulateFlags {
   std::string output = "table";    // -o table|wide|json|yaml
   uint64_t seed = 0;
   api::FieldValidation field_validation = api::FieldValidation::kStrict;  // --validate
+  std::optional<uint64_t> max_pods;                                       // --max-pods
   bool check = false;              // --check: the invariant checker
   std::string report;              // --report FILE: the HTML report
   bool progress = false;           // a progress line on `err` (stderr is a terminal)
