@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "muster/api/cel.h"
-#include "muster/api/feature_gates.h"
+#include "muster/plugins/dynamicresources/args.h"
 
 namespace muster::plugins::dynamicresources {
 
@@ -207,8 +207,7 @@ Allocator::Allocator(const Inventory& inventory, const DeviceSet& allocated,
       allocated_(allocated),
       pending_(pending),
       classes_(std::move(classes)),
-      binding_conditions_(api::Features().Enabled(api::Feature::kDRADeviceBindingConditions) &&
-                          api::Features().Enabled(api::Feature::kDRAResourceClaimDeviceStatus)) {
+      binding_conditions_(BindingConditionsEnabled()) {
   if (!inventory_.consumes_counters()) return;
   for (const DeviceSet* set : {&allocated_, &pending_}) {
     for (const DeviceId& id : *set) {
