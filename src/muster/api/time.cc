@@ -65,7 +65,10 @@ std::optional<Duration> ParseDuration(std::string_view text) {
     total += value * unit->micros;
     text.remove_prefix(unit_len);
   }
-  if (total > static_cast<long double>(std::numeric_limits<int64_t>::max())) return std::nullopt;
+  // Go's time.Duration counts nanoseconds in 64 bits: 2562047h47m16.854775807s at most.
+  if (total * 1000 > static_cast<long double>(std::numeric_limits<int64_t>::max())) {
+    return std::nullopt;
+  }
   const auto micros = static_cast<int64_t>(total + 1e-6L);  // guard against 0.3 * 1e6 = 299999.99
   return Duration(negative ? -micros : micros);
 }

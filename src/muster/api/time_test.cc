@@ -30,6 +30,14 @@ TEST(DurationTest, RejectsMalformed) {
   }
 }
 
+// Go's time.Duration counts nanoseconds in 64 bits: what is past that is no Go duration.
+TEST(DurationTest, RejectsWhatGoCannotHold) {
+  EXPECT_TRUE(ParseDuration("2562047h").has_value());
+  EXPECT_TRUE(ParseDuration("2562047h47m16s").has_value());
+  EXPECT_FALSE(ParseDuration("2562047h47m17s").has_value());
+  EXPECT_FALSE(ParseDuration("100000000h").has_value());
+}
+
 TEST(DurationTest, FormatsLikeGo) {
   EXPECT_EQ(FormatDuration(microseconds(0)), "0s");
   EXPECT_EQ(FormatDuration(std::chrono::seconds(37)), "37s");

@@ -54,4 +54,13 @@ std::optional<api::Time> VirtualClock::NextTimer() const {
   return timers_.begin()->first.first;
 }
 
+std::optional<api::Time> VirtualClock::NextKeepAliveTimer() const {
+  if (keep_alive_ == 0) return std::nullopt;
+  // Housekeeping timers are few (a queue's flush, a tidy-up): the walk is short.
+  for (const auto& [when, timer] : timers_) {
+    if (timer.keeps_alive) return when.first;
+  }
+  return std::nullopt;
+}
+
 }  // namespace muster::framework

@@ -33,6 +33,8 @@ class VirtualClock final : public LoopClock {
   size_t PendingKeepAlive() const { return keep_alive_; }
   size_t Pending() const { return timers_.size(); }
   std::optional<api::Time> NextTimer() const override;
+  // The first timer that keeps a simulation going, passing over housekeeping ones.
+  std::optional<api::Time> NextKeepAliveTimer() const;
 
  private:
   struct Timer {
