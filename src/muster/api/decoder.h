@@ -69,11 +69,20 @@ class Decoder {
   }
 
   void Error(const std::string& path, const std::string& message) {
+    // A field that could not be read has said so; what is checked of it after is noise.
+    if (!unreadable_.empty() && unreadable_.contains(path)) return;
     if (path.empty()) {
       result_.errors.push_back(fmt::format("{}: {}", Context(), message));
     } else {
       result_.errors.push_back(fmt::format("{}: {}: {}", Context(), path, message));
     }
+  }
+
+  // A field of the wrong type (a number where a string belongs): an error, and later errors on
+  // the same field are not added.
+  void Unreadable(const std::string& path, const std::string& message) {
+    Error(path, message);
+    unreadable_.insert(path);
   }
 
   // What the API server accepts and muster reads without acting on it yet: said, not dropped.
@@ -94,6 +103,7 @@ class Decoder {
   Source source_;
   std::string kind_;
   std::string object_;
+  std::set<std::string> unreadable_;
 };
 
 inline std::string Describe(const YAML::Node& n) {
@@ -188,12 +198,26 @@ class Map {
 
 inline bool Present(const YAML::Node& n) { return n && !n.IsNull(); }
 
+// What a plain (unquoted) scalar is when kubectl's YAML reader (go-yaml v2, YAML 1.1) reads it
+// into JSON, when it is not a string: "number" or "boolean"; null for a string.
+const char* PlainScalarType(std::string_view text);
+
 inline std::optional<std::string> ReadString(
     Decoder& d, const YAML::Node& n, const std::string& path) {
   if (!Present(n)) return std::nullopt;
   if (!n.IsScalar()) {
     d.Error(path, fmt::format("expected a string, got {}", Describe(n)));
     return std::nullopt;
+  }
+  // An unquoted 1, 1.5 or yes is a number or a boolean in the JSON kubectl sends, which the API
+  // server refuses for a string field ("cannot unmarshal number into Go struct field ... of
+  // type string").
+  if (n.Tag() == "?") {
+    if (const char* type = PlainScalarType(n.Scalar())) {
+      d.Unreadable(path, fmt::format("expected a string, got {} {} (quote it: \"{}\")", type,
+                                     n.Scalar(), n.Scalar()));
+      return std::nullopt;
+    }
   }
   return n.Scalar();
 }

@@ -1,22 +1,27 @@
+#include "muster/api/manifests.h"
+
+#include <fmt/format.h>
+#include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <type_traits>
 
-#include <fmt/format.h>
-#include <yaml-cpp/eventhandler.h>
-#include <yaml-cpp/yaml.h>
-
 #include "muster/api/decoder.h"
+#include "muster/api/generated_name.h"
 #include "muster/api/kinds.h"
-#include "muster/api/storage.h"
-#include "muster/api/manifests.h"
 #include "muster/api/nearest.h"
 #include "muster/api/priority.h"
+#include "muster/api/storage.h"
 
 namespace muster::api {
 
@@ -153,9 +158,15 @@ class StreamCheck final : public YAML::EventHandler {
     expanded_ = 0;
   }
   void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark&, YAML::anchor_t anchor) override { Node(anchor, 1); }
-  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t anchor,
-                const std::string&) override {
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    Position(mark, false);
+    Node(anchor, 1);
+  }
+  void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                const std::string& value) override {
+    last_scalar_ = mark;
+    if (tag == "?" && value == "<<") merge_keys_ = true;
+    Position(mark, false);
     Node(anchor, 1);
   }
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
@@ -164,6 +175,7 @@ class StreamCheck final : public YAML::EventHandler {
     if (size == 0) {
       throw YAML::ParserException(mark, "an alias cannot refer to a node that contains it");
     }
+    Position(mark, size > 1);
     Count(size);
     if (expanded_ > kMaxExpandedNodes && expanded_ > kMaxExpansion * nodes_) {
       throw YAML::ParserException(
@@ -172,22 +184,42 @@ class StreamCheck final : public YAML::EventHandler {
                             kMaxExpandedNodes, kMaxExpansion, nodes_));
     }
   }
-  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t anchor,
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
                        YAML::EmitterStyle::value) override {
-    Open(anchor);
+    Position(mark, true);
+    Open(anchor, false);
   }
   void OnSequenceEnd() override { Close(); }
-  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t anchor,
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
                   YAML::EmitterStyle::value) override {
-    Open(anchor);
+    Position(mark, true);
+    Open(anchor, true);
   }
   void OnMapEnd() override { Close(); }
+
+  // Where the stream's last scalar starts.
+  const std::optional<YAML::Mark>& last_scalar() const { return last_scalar_; }
+  // Whether a plain "<<" (a merge key, or so it seems) is among the scalars.
+  bool merge_keys() const { return merge_keys_; }
 
  private:
   struct Collection {
     YAML::anchor_t anchor;
     uint64_t size;  // nodes so far, aliases expanded, itself included
+    bool map;
+    uint64_t children = 0;  // in a map, keys and values alternately
   };
+
+  // A node starts at `mark`: in a map's key place, it must not be a list or a map (a "? [a, b]"
+  // key), which yaml-cpp takes and kubectl refuses, having no JSON for it.
+  void Position(const YAML::Mark& mark, bool collection) {
+    if (open_.empty()) return;
+    Collection& parent = open_.back();
+    if (parent.map && parent.children % 2 == 0 && collection) {
+      throw YAML::ParserException(mark, "invalid map key: a key is a string, not a list or a map");
+    }
+    ++parent.children;
+  }
 
   // `size` more nodes in the open collection (or at the top of the document).
   void Count(uint64_t size) {
@@ -200,11 +232,11 @@ class StreamCheck final : public YAML::EventHandler {
     if (anchor != YAML::NullAnchor) SetSize(anchor, size);
     Count(size);
   }
-  void Open(YAML::anchor_t anchor) {
+  void Open(YAML::anchor_t anchor, bool map) {
     ++nodes_;
     ++expanded_;
     if (anchor != YAML::NullAnchor) SetSize(anchor, 0);
-    open_.push_back(Collection{anchor, 1});
+    open_.push_back(Collection{anchor, 1, map});
   }
   void Close() {
     const Collection done = open_.back();
@@ -222,7 +254,117 @@ class StreamCheck final : public YAML::EventHandler {
   std::vector<Collection> open_;
   uint64_t nodes_ = 0;     // in the document's text
   uint64_t expanded_ = 0;  // once its aliases are expanded
+  std::optional<YAML::Mark> last_scalar_;
+  bool merge_keys_ = false;
 };
+
+// YAML merge keys ("<<: *base"), which kubectl's YAML reader takes and yaml-cpp 0.7 does not: a
+// map's "<<" entry, a map or a sequence of maps, gives it the keys it does not set itself (an
+// earlier map of the sequence before a later one). Children are expanded first, so a merged map
+// brings its own merges along.
+void ExpandMergeKeys(YAML::Node node) {
+  if (node.IsSequence()) {
+    for (YAML::Node child : node) ExpandMergeKeys(child);
+    return;
+  }
+  if (!node.IsMap()) return;
+  YAML::Node merge;  // a default node is a null one, and defined: `found` says whether it is set
+  bool found = false;
+  for (auto entry : node) {
+    if (entry.first.IsScalar() && entry.first.Tag() == "?" && entry.first.Scalar() == "<<") {
+      merge = entry.second;
+      found = true;
+    } else {
+      ExpandMergeKeys(entry.second);
+    }
+  }
+  if (!found) return;
+  std::vector<YAML::Node> sources;
+  if (merge.IsMap()) {
+    sources.push_back(merge);
+  } else if (merge.IsSequence()) {
+    for (YAML::Node source : merge) sources.push_back(source);
+  } else {
+    sources.push_back(merge);  // refused below
+  }
+  node.remove("<<");
+  for (YAML::Node source : sources) {
+    if (!source.IsMap()) {
+      throw YAML::ParserException(merge.Mark(), "a merge (<<) takes a map or a sequence of maps");
+    }
+    ExpandMergeKeys(source);
+    const YAML::Node& self = node;
+    for (auto entry : source) {
+      if (!entry.first.IsScalar()) continue;
+      const std::string& key = entry.first.Scalar();
+      if (!self[key]) node[key] = entry.second;
+    }
+  }
+}
+
+// Whether the quoted scalar at `at` (if it is one) is left open: yaml-cpp 0.7 takes a quote still
+// open at the end of the stream as running to it, newline and all, where libyaml (and so kubectl)
+// refuses it. Only the stream's last scalar can be such a one.
+bool QuoteLeftOpen(std::string_view text, size_t at) {
+  if (at >= text.size() || (text[at] != '"' && text[at] != '\'')) return false;
+  const char quote = text[at];
+  for (size_t i = at + 1; i < text.size(); ++i) {
+    if (quote == '"' && text[i] == '\\') {
+      ++i;  // an escape: the next character is not the closing quote
+    } else if (text[i] == quote) {
+      if (quote == '\'' && i + 1 < text.size() && text[i + 1] == '\'') {
+        ++i;  // '' in a single-quoted scalar is one quote
+      } else {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+// The first character of `text` that YAML does not allow in a stream, with why, as libyaml's
+// reader (and so kubectl's) finds it: invalid UTF-8, or a control character other than tab,
+// line feed and carriage return (a NUL among them), which yaml-cpp would misread.
+struct BadCharacter {
+  size_t offset;
+  std::string_view why;
+};
+std::optional<BadCharacter> FirstBadCharacter(std::string_view text) {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
+  for (size_t i = 0; i < text.size();) {
+    const unsigned char c = bytes[i];
+    if (c < 0x80) {
+      if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+        return BadCharacter{i, "control characters are not allowed"};
+      }
+      if (c == 0x7f) return BadCharacter{i, "control characters are not allowed"};
+      ++i;
+      continue;
+    }
+    const size_t length = (c & 0xe0) == 0xc0   ? 2
+                          : (c & 0xf0) == 0xe0 ? 3
+                          : (c & 0xf8) == 0xf0 ? 4
+                                               : 0;
+    if (length == 0) return BadCharacter{i, "invalid leading UTF-8 octet"};
+    if (i + length > text.size()) return BadCharacter{i, "incomplete UTF-8 octet sequence"};
+    uint32_t value = c & (length == 2 ? 0x1f : length == 3 ? 0x0f : 0x07);
+    for (size_t k = 1; k < length; ++k) {
+      if ((bytes[i + k] & 0xc0) != 0x80) return BadCharacter{i, "invalid trailing UTF-8 octet"};
+      value = (value << 6) | (bytes[i + k] & 0x3f);
+    }
+    const bool shortest = (length == 2 && value >= 0x80) || (length == 3 && value >= 0x800) ||
+                          (length == 4 && value >= 0x10000);
+    if (!shortest) return BadCharacter{i, "invalid length of a UTF-8 sequence"};
+    if ((value >= 0xd800 && value <= 0xdfff) || value > 0x10ffff) {
+      return BadCharacter{i, "invalid Unicode character"};
+    }
+    const bool printable = value == 0x85 || (value >= 0xa0 && value <= 0xd7ff) ||
+                           (value >= 0xe000 && value <= 0xfffd) || value >= 0x10000;
+    if (!printable) return BadCharacter{i, "control characters are not allowed"};
+    i += length;
+  }
+  return std::nullopt;
+}
 
 // YAML::LoadAll, once StreamCheck has passed the stream.
 std::vector<YAML::Node> LoadAll(const std::string& text) {
@@ -231,7 +373,15 @@ std::vector<YAML::Node> LoadAll(const std::string& text) {
   StreamCheck check;
   while (parser.HandleNextDocument(check)) {
   }
-  return YAML::LoadAll(text);
+  if (const std::optional<YAML::Mark>& last = check.last_scalar();
+      last && last->pos >= 0 && QuoteLeftOpen(text, static_cast<size_t>(last->pos))) {
+    throw YAML::ParserException(*last, "the quoted value is never closed: the stream ends first");
+  }
+  std::vector<YAML::Node> docs = YAML::LoadAll(text);
+  if (check.merge_keys()) {
+    for (YAML::Node& doc : docs) ExpandMergeKeys(doc);
+  }
+  return docs;
 }
 
 std::string ReadFile(const std::filesystem::path& path, std::string* error) {
@@ -256,9 +406,43 @@ std::string Source::ToString() const {
 }
 
 void DecodeText(std::string_view text, const std::string& name, LoadResult& result) {
+  // JSON is read as YAML, which takes what JSON refuses (a trailing comma, a single quote): a
+  // text that starts as JSON is checked as JSON first, as kubectl decodes it. A stream of JSON
+  // values one after another is left to the YAML reader.
+  if (const size_t first = text.find_first_not_of(" \t\r\n");
+      first != std::string_view::npos && (text[first] == '{' || text[first] == '[')) {
+    try {
+      static_cast<void>(nlohmann::json::parse(text));
+    } catch (const nlohmann::json::parse_error& e) {
+      const std::string what = e.what();
+      if (what.find("expected end of input") == std::string::npos) {
+        // "[json.exception.parse_error.101] parse error at line 1, column 65: syntax error..."
+        const size_t at = what.find("parse error");
+        result.errors.push_back(fmt::format("{}: invalid JSON: {}", name,
+                                            at == std::string::npos ? what : what.substr(at)));
+        return;
+      }
+    }
+  }
   std::vector<YAML::Node> docs;
   try {
+    if (const std::optional<BadCharacter> bad = FirstBadCharacter(text)) {
+      const std::string_view before = text.substr(0, bad->offset);
+      const size_t line_start = before.rfind('\n');
+      YAML::Mark mark;
+      mark.pos = static_cast<int>(bad->offset);
+      mark.line = static_cast<int>(std::count(before.begin(), before.end(), '\n'));
+      mark.column = static_cast<int>(
+          line_start == std::string_view::npos ? bad->offset : bad->offset - line_start - 1);
+      throw YAML::ParserException(mark, std::string(bad->why));
+    }
     docs = LoadAll(std::string(text));
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp says "bad file" when it stops at its depth limit.
+    result.errors.push_back(
+        fmt::format("{}: line {}, column {}: invalid YAML: nested too deep (at most {} levels)",
+                    name, e.mark.line + 1, e.mark.column + 1, e.depth() - 1));
+    return;
   } catch (const YAML::Exception& e) {
     result.errors.push_back(fmt::format("{}: line {}, column {}: invalid YAML: {}", name,
                                         e.mark.line + 1, e.mark.column + 1, e.msg));
@@ -312,8 +496,53 @@ constexpr auto DecodeAsFor(KindList<T...>) {
 extern const auto kDecodeAs =
     std::tuple{DecodeAsFor(ClusterKinds{}), DecodeAsFor(KindList<PriorityClass, Lease>{})};
 
+namespace {
+
+// The metadata of the object `e` names, or null for a kind without metadata.
+ObjectMeta* MetadataOf(Manifests& m, const ObjectEntry& e) {
+  ObjectMeta* meta = nullptr;
+  ForKindAt(e.row, [&](const auto& kind) {
+    if (kind.metadata != nullptr) meta = &((m.*kind.objects)[e.index].*kind.metadata);
+  });
+  return meta;
+}
+
+// Objects named only by generateName get a name as the API server gives one. The generator's
+// seed is fixed and names are drawn in input order, so validate, simulate and explain (whatever
+// their --seed) name them alike. A name already taken is drawn again, as the API server retries
+// a generated name that exists (RetryGenerateName, on since 1.31, GA in 1.32).
+void GenerateNames(Manifests& m) {
+  constexpr uint64_t kSeed = 0x6d757374;
+  auto key_of = [](const ObjectEntry& e, const ObjectMeta& meta) {
+    return fmt::format("{} {}", e.row, meta.Key());
+  };
+  std::set<std::string> taken;
+  bool generated = false;
+  for (const ObjectEntry& e : m.order) {
+    const ObjectMeta* meta = MetadataOf(m, e);
+    if (meta == nullptr) continue;
+    if (!meta->name.empty()) {
+      taken.insert(key_of(e, *meta));
+    } else if (!meta->generate_name.empty()) {
+      generated = true;
+    }
+  }
+  if (!generated) return;
+  std::mt19937_64 rng(kSeed);
+  for (const ObjectEntry& e : m.order) {
+    ObjectMeta* meta = MetadataOf(m, e);
+    if (meta == nullptr || !meta->name.empty() || meta->generate_name.empty()) continue;
+    do {
+      meta->name = GenerateName(meta->generate_name, rng);
+    } while (!taken.insert(key_of(e, *meta)).second);
+  }
+}
+
+}  // namespace
+
 void FinishLoad(LoadResult& result) {
   Manifests& m = result.manifests;
+  GenerateNames(m);
   // Duplicates: the API server would refuse the second create with AlreadyExists.
   std::map<std::string, const Source*> seen;
   auto key_of = [&](const ObjectEntry& e) {
@@ -335,16 +564,21 @@ void FinishLoad(LoadResult& result) {
     }
   }
   // Only one PriorityClass may be the global default.
-  const PriorityClass* global_default = nullptr;
-  for (const PriorityClass& pc : m.priority_classes) {
-    if (!pc.global_default) continue;
+  const ObjectEntry* global_default = nullptr;
+  for (const ObjectEntry& e : m.order) {
+    if (e.row != kRowOf<PriorityClass> || !m.priority_classes[e.index].global_default) {
+      continue;
+    }
     if (global_default != nullptr) {
       result.errors.push_back(fmt::format(
-          "PriorityClass {}: globalDefault: Forbidden: PriorityClass {} is already marked as "
-          "default. Only one default can exist",
-          pc.metadata.name, global_default->metadata.name));
+          "{} (PriorityClass {}): globalDefault: Forbidden: PriorityClass {} is already marked as "
+          "default. Only one default can exist (at {})",
+          e.source.ToString(), m.priority_classes[e.index].metadata.name,
+          m.priority_classes[global_default->index].metadata.name,
+          global_default->source.ToString()));
+    } else {
+      global_default = &e;
     }
-    global_default = &pc;
   }
   // Priority admission, as when each pod is created.
   const PriorityResolver resolver(m.priority_classes);
@@ -444,6 +678,13 @@ LoadResult LoadManifests(const std::vector<std::string>& paths, std::istream& st
     DecodeText(text, path, result);
   }
   FinishLoad(result);
+  // Nothing at all to act on, as kubectl refuses it ("no objects passed to apply"): an empty
+  // file, an empty directory, or stdin closed. Kinds skipped with a warning were objects.
+  if (result.errors.empty() && result.warnings.empty() && result.manifests.order.empty()) {
+    std::vector<std::string> names;
+    for (const std::string& path : paths) names.push_back(path == "-" ? "<stdin>" : path);
+    result.errors.push_back(fmt::format("{}: no objects passed", fmt::join(names, ", ")));
+  }
   return result;
 }
 

@@ -168,6 +168,263 @@ TEST(DecodeTest, DuplicateObjectIsRejected) {
   EXPECT_THAT(r.errors[0], HasSubstr("already defined at a.yaml: document 1"));
 }
 
+// Objects named only by generateName get a name each, as the API server gives one: the prefix
+// and 5 characters of its alphabet, drawn alike on every load, never a name already taken.
+TEST(DecodeTest, GenerateNameGivesEachObjectItsOwnName) {
+  constexpr std::string_view kPods = R"(
+apiVersion: v1
+kind: Pod
+metadata: {generateName: job-}
+spec: {containers: [{name: c, image: i}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {generateName: job-}
+spec: {containers: [{name: c, image: i}]}
+)";
+  LoadResult r = Decode(kPods);
+  ASSERT_THAT(r.errors, IsEmpty());
+  ASSERT_EQ(r.manifests.pods.size(), 2u);
+  const std::string first = r.manifests.pods[0].metadata.name;
+  const std::string second = r.manifests.pods[1].metadata.name;
+  EXPECT_THAT(first, ::testing::MatchesRegex("job-[bcdfghjklmnpqrstvwxz2456789]{5}"));
+  EXPECT_THAT(second, ::testing::MatchesRegex("job-[bcdfghjklmnpqrstvwxz2456789]{5}"));
+  EXPECT_NE(first, second);
+  EXPECT_EQ(r.manifests.pods[0].metadata.generate_name, "job-");
+
+  LoadResult again = Decode(kPods);
+  ASSERT_EQ(again.manifests.pods.size(), 2u);
+  EXPECT_EQ(again.manifests.pods[0].metadata.name, first);
+  EXPECT_EQ(again.manifests.pods[1].metadata.name, second);
+
+  // A pod already named what the first draw gives: the generated one draws again.
+  LoadResult taken = Decode(fmt::format(R"(
+apiVersion: v1
+kind: Pod
+metadata: {{generateName: job-}}
+spec: {{containers: [{{name: c, image: i}}]}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {{name: {}}}
+spec: {{containers: [{{name: c, image: i}}]}}
+)",
+                                        first));
+  ASSERT_THAT(taken.errors, IsEmpty());
+  ASSERT_EQ(taken.manifests.pods.size(), 2u);
+  EXPECT_EQ(taken.manifests.pods[0].metadata.name, second);
+  EXPECT_EQ(taken.manifests.pods[1].metadata.name, first);
+}
+
+TEST(DecodeTest, GenerateNameIsCutTo58CharactersAndChecked) {
+  const std::string long_prefix(70, 'a');
+  LoadResult r = Decode(
+      fmt::format("apiVersion: v1\nkind: Node\nmetadata: {{generateName: {}}}\n", long_prefix));
+  ASSERT_THAT(r.errors, IsEmpty());
+  ASSERT_EQ(r.manifests.nodes.size(), 1u);
+  EXPECT_EQ(r.manifests.nodes[0].metadata.name.size(), 63u);
+  EXPECT_TRUE(r.manifests.nodes[0].metadata.name.starts_with(std::string(58, 'a')));
+
+  LoadResult bad = Decode(R"(
+apiVersion: v1
+kind: Pod
+metadata: {generateName: WEB_}
+spec: {containers: [{name: c, image: i}]}
+)");
+  ASSERT_EQ(bad.errors.size(), 1u);
+  EXPECT_THAT(bad.errors[0],
+              HasSubstr("metadata.generateName: Invalid value: \"WEB_\": a lowercase RFC 1123 "
+                        "subdomain must consist of"));
+  // A lone dash is no prefix; a trailing dash after a letter is.
+  EXPECT_THAT(Decode("apiVersion: v1\nkind: Node\nmetadata: {generateName: \"-\"}\n").errors,
+              ElementsAre(HasSubstr("metadata.generateName: Invalid value: \"-\"")));
+  EXPECT_THAT(Decode("apiVersion: v1\nkind: Node\nmetadata: {generateName: a-}\n").errors,
+              IsEmpty());
+}
+
+// What the API server's validation refuses in metadata and containers, refused with its words.
+TEST(DecodeTest, WhatTheApiServerRefusesIsRefused) {
+  struct Case {
+    std::string name;
+    std::string metadata;    // the pod's metadata, in flow style
+    std::string containers;  // its containers, in flow style
+    std::string error;       // empty: accepted
+  };
+  const std::string c = "[{name: c, image: i}]";
+  const std::vector<Case> cases = {
+      {"annotation key", "{name: p, annotations: {\"bad key!\": x}}", c,
+       "metadata.annotations: Invalid value: \"bad key!\": name part must consist of"},
+      {"annotation key in capitals", "{name: p, annotations: {Example.COM/Key: x}}", c, ""},
+      {"annotations over 256 KiB",
+       fmt::format("{{name: p, annotations: {{a: {}, b: {}}}}}", std::string(131072, 'x'),
+                   std::string(131072, 'y')),
+       c, "metadata.annotations: Too long: may not be more than 262144 bytes"},
+      {"annotations of 256 KiB",
+       fmt::format("{{name: p, annotations: {{a: {}, b: {}}}}}", std::string(131071, 'x'),
+                   std::string(131071, 'y')),
+       c, ""},
+      {"owner without uid", "{name: p, ownerReferences: [{apiVersion: v1, kind: Node, name: n1}]}",
+       c, "metadata.ownerReferences.uid: Invalid value: \"\": uid must not be empty"},
+      {"owner without version",
+       "{name: p, ownerReferences: [{apiVersion: apps/, kind: ReplicaSet, name: r, uid: u}]}", c,
+       "metadata.ownerReferences.apiVersion: Invalid value: \"apps/\": version must not be empty"},
+      {"two controllers",
+       "{name: p, ownerReferences: [{apiVersion: v1, kind: A, name: a, uid: '1', controller: "
+       "true}, {apiVersion: v1, kind: B, name: b, uid: '2', controller: true}]}",
+       c,
+       "metadata.ownerReferences: Invalid value: "
+       "[{\"apiVersion\":\"v1\",\"kind\":\"A\",\"name\":\"a\",\"uid\":\"1\",\"controller\":true},"
+       "{\"apiVersion\":\"v1\",\"kind\":\"B\",\"name\":\"b\",\"uid\":\"2\",\"controller\":true}]: "
+       "Only one reference can have Controller set to true. Found \"true\" in references for A/a "
+       "and B/b"},
+      {"two containers named alike", "{name: p}", "[{name: c, image: i}, {name: c, image: i}]",
+       "spec.containers[1].name: Duplicate value: \"c\""},
+      {"half a GPU", "{name: p}",
+       "[{name: c, image: i, resources: {limits: {nvidia.com/gpu: \"0.5\"}}}]",
+       "Invalid value: \"500m\": must be an integer"},
+      {"a whole GPU", "{name: p}",
+       "[{name: c, image: i, resources: {limits: {nvidia.com/gpu: \"1\"}}}]", ""},
+      {"half a CPU", "{name: p}", "[{name: c, image: i, resources: {limits: {cpu: \"0.5\"}}}]", ""},
+      // A number or a boolean where a string belongs, as JSON has it.
+      {"a label given a number", "{name: p, labels: {a: 1}}", c,
+       "metadata.labels.a: expected a string, got number 1 (quote it: \"1\")"},
+      {"a name given a number", "{name: 123}", c,
+       "metadata.name: expected a string, got number 123"},
+      {"an annotation given yes", "{name: p, annotations: {a: yes}}", c,
+       "metadata.annotations.a: expected a string, got boolean yes"},
+      {"a label given a version", "{name: p, labels: {v: 1.25}}", c,
+       "metadata.labels.v: expected a string, got number 1.25"},
+      {"an image given hex", "{name: p}", "[{name: c, image: 0x1F}]",
+       "spec.containers[0].image: expected a string, got number 0x1F"},
+      {"strings that look like numbers",
+       "{name: p, labels: {a: \"1\", b: 1a, c: v1.25, d: 1.2.3, e: 0x}}", c, ""},
+  };
+  for (const Case& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    const LoadResult r =
+        Decode(fmt::format("apiVersion: v1\nkind: Pod\nmetadata: {}\nspec: {{containers: {}}}\n",
+                           tc.metadata, tc.containers));
+    if (tc.error.empty()) {
+      EXPECT_THAT(r.errors, IsEmpty());
+    } else {
+      EXPECT_THAT(r.errors, ElementsAre(HasSubstr(tc.error)));
+    }
+  }
+  // An init container shares the pod's container names.
+  EXPECT_THAT(Decode("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {initContainers: "
+                     "[{name: c, image: i}], containers: [{name: c, image: i}]}\n")
+                  .errors,
+              ElementsAre(HasSubstr("spec.containers[0].name: Duplicate value: \"c\"")));
+}
+
+// JSON is read as YAML, which takes what JSON refuses; and yaml-cpp takes a quote left open at
+// the end of the stream as running to it. Both are refused, as kubectl refuses them.
+TEST(DecodeTest, TrailingCommasInJsonAndQuotesLeftOpenAreRefused) {
+  const LoadResult comma =
+      Decode(R"({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1",}})", "n.json");
+  ASSERT_EQ(comma.errors.size(), 1u);
+  EXPECT_THAT(comma.errors[0], HasSubstr("n.json: invalid JSON: parse error at line 1, column"));
+  EXPECT_THAT(
+      Decode(R"({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}})", "n.json")
+          .errors,
+      IsEmpty());
+  // Values one after another, as kubectl takes them.
+  EXPECT_THAT(Decode(R"({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}}
+{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n2"}})",
+                     "n.json")
+                  .manifests.nodes.size(),
+              2u);
+
+  const LoadResult open = Decode(
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, image: "
+      "i}]\n  schedulerName: \"default-scheduler\n");
+  ASSERT_EQ(open.errors.size(), 1u);
+  EXPECT_THAT(open.errors[0], HasSubstr("test.yaml: line 6, column 18: invalid YAML: the quoted "
+                                        "value is never closed"));
+  EXPECT_THAT(Decode("apiVersion: v1\nkind: Node\nmetadata: {name: 'n1'}\n").errors, IsEmpty());
+  EXPECT_THAT(
+      Decode("apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  labels: {a: 'it''s'}\n").errors,
+      ElementsAre(HasSubstr("labels")));  // a quote is no label value, but it is closed
+  EXPECT_THAT(
+      Decode("apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  labels: {a: \"x\\\"\"}\n")
+          .errors,
+      ElementsAre(HasSubstr("labels")));
+}
+
+// What YAML does not allow in a stream is refused where it is, in libyaml's words (kubectl's):
+// a NUL or another control character, invalid UTF-8; and nesting past the reader's depth says so.
+TEST(DecodeTest, CharactersYamlRefusesAndDeepNestingAreSaidWhereTheyAre) {
+  using namespace std::string_literals;
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"apiVersion: v1\nkind: Node\nmetadata: {name: n\0"
+       "1}\n"s,
+       "test.yaml: line 3, column 19: invalid YAML: control characters are not allowed"},
+      {"apiVersion: v1\nkind: Node\nmetadata: {name: n1, labels: {a: \"\x7f\"}}\n",
+       "test.yaml: line 3, column 35: invalid YAML: control characters are not allowed"},
+      {"apiVersion: v1\nkind: Node\nmetadata: {name: n1, annotations: {a: \"\xff\"}}\n",
+       "test.yaml: line 3, column 40: invalid YAML: invalid leading UTF-8 octet"},
+      {"apiVersion: v1\nkind: Node\nmetadata: {name: n1, annotations: {a: \"\xc3\"}}\n",
+       "test.yaml: line 3, column 40: invalid YAML: invalid trailing UTF-8 octet"},
+      {"apiVersion: v1\nkind: Node\nmetadata: {name: n1, annotations: {a: \"\xc0\xaf\"}}\n",
+       "test.yaml: line 3, column 40: invalid YAML: invalid length of a UTF-8 sequence"},
+      {"apiVersion: v1\nkind: Node\nmetadata: {name: n1, annotations: {a: \"\xed\xa0\x80\"}}\n",
+       "test.yaml: line 3, column 40: invalid YAML: invalid Unicode character"},
+      {"apiVersion: v1\nkind: Node\nmetadata: {name: n1, labels: " + std::string(600, '[') +
+           std::string(600, ']') + "}\n",
+       "invalid YAML: nested too deep (at most 499 levels)"},
+  };
+  for (const auto& [text, error] : cases) {
+    SCOPED_TRACE(error);
+    EXPECT_THAT(Decode(text).errors, ElementsAre(HasSubstr(error)));
+  }
+  // A key that is a list or a map has no JSON: kubectl refuses it.
+  EXPECT_THAT(Decode("apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  labels:\n    ? [a, "
+                     "b]\n    : c\n")
+                  .errors,
+              ElementsAre(HasSubstr("test.yaml: line 6, column 7: invalid YAML: invalid map key: "
+                                    "a key is a string, not a list or a map")));
+  // Tabs, carriage returns, the BOM and text beyond ASCII are all fine.
+  EXPECT_THAT(Decode("\xef\xbb\xbf"
+                     "apiVersion: v1\r\nkind: Node\r\nmetadata: {name: n1, "
+                     "annotations: {a: \"\t\xc3\xa9t\xc3\xa9 \xe2\x82\xac \xf0\x9f\x9a\x80\"}}\n")
+                  .errors,
+              IsEmpty());
+}
+
+// YAML merge keys, which kubectl takes: the map's own keys win, then the merged maps in order.
+TEST(DecodeTest, MergeKeysAreTakenAsKubectlTakesThem) {
+  const LoadResult r = Decode(R"(
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {name: a}
+  status:
+    allocatable: &base {cpu: "2", memory: 4Gi, pods: "10"}
+- apiVersion: v1
+  kind: Node
+  metadata: {name: b}
+  status:
+    allocatable:
+      <<: [*base, {cpu: "8", example.com/gpu: "1"}]
+      memory: 16Gi
+)");
+  ASSERT_THAT(r.errors, IsEmpty());
+  ASSERT_EQ(r.manifests.nodes.size(), 2u);
+  const ResourceList& b = r.manifests.nodes[1].status.allocatable;
+  ASSERT_NE(b.Get("cpu"), nullptr);
+  EXPECT_EQ(b.Get("cpu")->String(), "2");
+  EXPECT_EQ(b.Get("memory")->String(), "16Gi");
+  EXPECT_EQ(b.Get("pods")->String(), "10");
+  EXPECT_EQ(b.Get("example.com/gpu")->String(), "1");
+  EXPECT_EQ(r.manifests.nodes[0].status.allocatable.Get("memory")->String(), "4Gi");
+
+  EXPECT_THAT(
+      Decode("apiVersion: v1\nkind: Node\nmetadata: {name: n1, <<: x}\n").errors,
+      ElementsAre(HasSubstr("invalid YAML: a merge (<<) takes a map or a sequence of maps")));
+}
+
 TEST(DecodeTest, SameNameInDifferentNamespacesIsFine) {
   LoadResult r = Decode(R"(
 apiVersion: v1
@@ -287,7 +544,7 @@ TEST(DecodeTest, ImpossibleQuantityIsRejected) {
   LoadResult r = Decode(R"(
 apiVersion: v1
 kind: Node
-metadata: {name: n}
+metadata: {name: n1}
 status: {capacity: {memory: 1e40}}
 )");
   ASSERT_EQ(r.errors.size(), 1u);
@@ -520,7 +777,9 @@ value: 2
 globalDefault: true
 )");
   ASSERT_EQ(r.errors.size(), 1u);
-  EXPECT_THAT(r.errors[0], HasSubstr("Only one default can exist"));
+  EXPECT_EQ(r.errors[0],
+            "test.yaml: document 2 (PriorityClass b): globalDefault: Forbidden: PriorityClass a is "
+            "already marked as default. Only one default can exist (at test.yaml: document 1)");
 }
 
 TEST(DecodeTest, PodSchedulingFields) {
@@ -776,7 +1035,7 @@ TEST(DecodeTest, TaintWithoutEffectIsRejected) {
   LoadResult r = Decode(R"(
 apiVersion: v1
 kind: Node
-metadata: {name: n}
+metadata: {name: n1}
 spec: {taints: [{key: k}]}
 )");
   ASSERT_EQ(r.errors.size(), 1u);
@@ -843,20 +1102,27 @@ metadata: {name: p}
 spec:
   nodeSelectr: {zone: a}
   containers: [{name: c, image: nginx}]
-)", "in.yaml: document 1 (Pod default/p): unknown field \"spec.nodeSelectr\"; did you mean \"spec.nodeSelector\"?"},
-        StrictCase{"container", R"(apiVersion: v1
+)",
+                   "in.yaml: document 1 (Pod default/p): unknown field \"spec.nodeSelectr\"; did "
+                   "you mean \"spec.nodeSelector\"?"},
+        StrictCase{
+            "container", R"(apiVersion: v1
 kind: Pod
 metadata: {name: p}
 spec:
   containers: [{name: c, image: nginx, resource: {requests: {cpu: 1}}}]
-)", "in.yaml: document 1 (Pod default/p): unknown field \"spec.containers[0].resource\"; did you mean \"spec.containers[0].resources\"?"},
+)",
+            "in.yaml: document 1 (Pod default/p): unknown field \"spec.containers[0].resource\"; "
+            "did you mean \"spec.containers[0].resources\"?"},
         StrictCase{"container resources", R"(apiVersion: v1
 kind: Pod
 metadata: {name: p}
 spec:
   containers: [{name: c, resources: {request: {cpu: 1}}}]
-)", "in.yaml: document 1 (Pod default/p): unknown field "
-    "\"spec.containers[0].resources.request\"; did you mean \"spec.containers[0].resources.requests\"?"},
+)",
+                   "in.yaml: document 1 (Pod default/p): unknown field "
+                   "\"spec.containers[0].resources.request\"; did you mean "
+                   "\"spec.containers[0].resources.requests\"?"},
         StrictCase{"affinity", R"(apiVersion: v1
 kind: Pod
 metadata: {name: p}
@@ -865,20 +1131,26 @@ spec:
   affinity:
     nodeAffinity:
       requiredDuringScheduling: {nodeSelectorTerms: []}
-)", "in.yaml: document 1 (Pod default/p): unknown field "
-    "\"spec.affinity.nodeAffinity.requiredDuringScheduling\""},
-        StrictCase{"toleration", R"(apiVersion: v1
+)",
+                   "in.yaml: document 1 (Pod default/p): unknown field "
+                   "\"spec.affinity.nodeAffinity.requiredDuringScheduling\""},
+        StrictCase{
+            "toleration", R"(apiVersion: v1
 kind: Pod
 metadata: {name: p}
 spec:
   containers: [{name: c}]
   tolerations: [{key: k, operater: Exists}]
-)", "in.yaml: document 1 (Pod default/p): unknown field \"spec.tolerations[0].operater\"; did you mean \"spec.tolerations[0].operator\"?"},
+)",
+            "in.yaml: document 1 (Pod default/p): unknown field \"spec.tolerations[0].operater\"; "
+            "did you mean \"spec.tolerations[0].operator\"?"},
         StrictCase{"metadata", R"(apiVersion: v1
 kind: Pod
 metadata: {name: p, label: {a: b}}
 spec: {containers: [{name: c}]}
-)", "in.yaml: document 1 (Pod default/p): unknown field \"metadata.label\"; did you mean \"metadata.labels\"?"},
+)",
+                   "in.yaml: document 1 (Pod default/p): unknown field \"metadata.label\"; did you "
+                   "mean \"metadata.labels\"?"},
         StrictCase{"duplicate field", R"(apiVersion: v1
 kind: Pod
 metadata: {name: p}
@@ -886,13 +1158,16 @@ spec:
   schedulerName: a
   schedulerName: b
   containers: [{name: c}]
-)", "in.yaml: document 1 (Pod default/p): duplicate field \"spec.schedulerName\""},
+)",
+                   "in.yaml: document 1 (Pod default/p): duplicate field \"spec.schedulerName\""},
         StrictCase{"top level", R"(apiVersion: v1
 kind: Pod
 metadata: {name: p}
 spec: {containers: [{name: c}]}
 stauts: {phase: Running}
-)", "in.yaml: document 1 (Pod default/p): unknown field \"stauts\"; did you mean \"status\"?"},
+)",
+                   "in.yaml: document 1 (Pod default/p): unknown field \"stauts\"; did you mean "
+                   "\"status\"?"},
         StrictCase{"what the kubelet reads is known", R"(apiVersion: v1
 kind: Pod
 metadata: {name: p, finalizers: [x], generation: 2}
@@ -909,39 +1184,52 @@ spec:
     volumeMounts: [{name: v, mountPath: /v}]
     imagePullPolicy: Always
 status: {phase: Pending, qosClass: BestEffort, hostIP: 10.0.0.1}
-)", ""},
+)",
+                   ""},
         StrictCase{"node", R"(apiVersion: v1
 kind: Node
-metadata: {name: n}
+metadata: {name: n1}
 spec: {podCIDR: 10.0.0.0/24, taint: []}
 status: {allocatable: {cpu: 1}, nodeInfo: {kubeletVersion: v1.35.0}}
-)", "in.yaml: document 1 (Node n): unknown field \"spec.taint\"; did you mean \"spec.taints\"?"},
+)",
+                   "in.yaml: document 1 (Node n1): unknown field \"spec.taint\"; did you mean "
+                   "\"spec.taints\"?"},
         StrictCase{"node status", R"(apiVersion: v1
 kind: Node
-metadata: {name: n}
+metadata: {name: n1}
 status: {alocatable: {cpu: 1}}
-)", "in.yaml: document 1 (Node n): unknown field \"status.alocatable\"; did you mean \"status.allocatable\"?"},
+)",
+                   "in.yaml: document 1 (Node n1): unknown field \"status.alocatable\"; did you "
+                   "mean \"status.allocatable\"?"},
         StrictCase{"namespace", R"(apiVersion: v1
 kind: Namespace
 metadata: {name: team, lables: {a: b}}
 spec: {finalizers: [kubernetes]}
-)", "in.yaml: document 1 (Namespace team): unknown field \"metadata.lables\"; did you mean \"metadata.labels\"?"},
+)",
+                   "in.yaml: document 1 (Namespace team): unknown field \"metadata.lables\"; did "
+                   "you mean \"metadata.labels\"?"},
         StrictCase{"podgroup", R"(apiVersion: scheduling.x-k8s.io/v1alpha1
 kind: PodGroup
 metadata: {name: g}
 spec: {minMember: 2, minMembers: 3}
-)", "in.yaml: document 1 (PodGroup default/g): unknown field \"spec.minMembers\"; did you mean \"spec.minMember\"?"},
-        StrictCase{"podgroup (sigs)", R"(apiVersion: scheduling.sigs.k8s.io/v1alpha1
+)",
+                   "in.yaml: document 1 (PodGroup default/g): unknown field \"spec.minMembers\"; "
+                   "did you mean \"spec.minMember\"?"},
+        StrictCase{
+            "podgroup (sigs)", R"(apiVersion: scheduling.sigs.k8s.io/v1alpha1
 kind: PodGroup
 metadata: {name: g}
 spec: {minMember: 2, scheduleTimeout: 3}
-)", "in.yaml: document 1 (PodGroup default/g): unknown field \"spec.scheduleTimeout\""},
+)",
+            "in.yaml: document 1 (PodGroup default/g): unknown field \"spec.scheduleTimeout\""},
         StrictCase{"priorityclass", R"(apiVersion: scheduling.k8s.io/v1
 kind: PriorityClass
 metadata: {name: high}
 value: 1000
 globaldefault: true
-)", "in.yaml: document 1 (PriorityClass high): unknown field \"globaldefault\"; did you mean \"globalDefault\"?"},
+)",
+                   "in.yaml: document 1 (PriorityClass high): unknown field \"globaldefault\"; did "
+                   "you mean \"globalDefault\"?"},
         StrictCase{"replicaset", R"(apiVersion: apps/v1
 kind: ReplicaSet
 metadata: {name: rs}
@@ -949,7 +1237,9 @@ spec:
   replica: 2
   selector: {matchLabels: {app: a}}
   template: {metadata: {labels: {app: a}}, spec: {containers: [{name: c}]}}
-)", "in.yaml: document 1 (ReplicaSet default/rs): unknown field \"spec.replica\"; did you mean \"spec.replicas\"?"},
+)",
+                   "in.yaml: document 1 (ReplicaSet default/rs): unknown field \"spec.replica\"; "
+                   "did you mean \"spec.replicas\"?"},
         StrictCase{"deployment template", R"(apiVersion: apps/v1
 kind: Deployment
 metadata: {name: d}
@@ -957,8 +1247,10 @@ spec:
   strategy: {type: Recreate}
   selector: {matchLabels: {app: a}}
   template: {metadata: {labels: {app: a}}, spec: {containers: [{name: c}], nodeSelecter: {}}}
-)", "in.yaml: document 1 (Deployment default/d): unknown field "
-    "\"spec.template.spec.nodeSelecter\"; did you mean \"spec.template.spec.nodeSelector\"?"},
+)",
+                   "in.yaml: document 1 (Deployment default/d): unknown field "
+                   "\"spec.template.spec.nodeSelecter\"; did you mean "
+                   "\"spec.template.spec.nodeSelector\"?"},
         StrictCase{"statefulset", R"(apiVersion: apps/v1
 kind: StatefulSet
 metadata: {name: s}
@@ -967,8 +1259,10 @@ spec:
   updateStrategy: {type: OnDelete}
   selector: {matchLabels: {app: a}}
   template: {metadata: {labels: {app: a}, annotation: {}}, spec: {containers: [{name: c}]}}
-)", "in.yaml: document 1 (StatefulSet default/s): unknown field "
-    "\"spec.template.metadata.annotation\"; did you mean \"spec.template.metadata.annotations\"?"},
+)",
+                   "in.yaml: document 1 (StatefulSet default/s): unknown field "
+                   "\"spec.template.metadata.annotation\"; did you mean "
+                   "\"spec.template.metadata.annotations\"?"},
         StrictCase{"job", R"(apiVersion: batch/v1
 kind: Job
 metadata: {name: j}
@@ -976,29 +1270,38 @@ spec:
   completion: 3
   ttlSecondsAfterFinished: 60
   template: {spec: {restartPolicy: Never, containers: [{name: c}]}}
-)", "in.yaml: document 1 (Job default/j): unknown field \"spec.completion\"; did you mean \"spec.completions\"?"},
+)",
+                   "in.yaml: document 1 (Job default/j): unknown field \"spec.completion\"; did "
+                   "you mean \"spec.completions\"?"},
         StrictCase{"poddisruptionbudget", R"(apiVersion: policy/v1
 kind: PodDisruptionBudget
 metadata: {name: pdb}
 spec: {minAvailable: 1, selecter: {matchLabels: {app: a}}}
-)", "in.yaml: document 1 (PodDisruptionBudget default/pdb): unknown field \"spec.selecter\"; did you mean \"spec.selector\"?"},
+)",
+                   "in.yaml: document 1 (PodDisruptionBudget default/pdb): unknown field "
+                   "\"spec.selecter\"; did you mean \"spec.selector\"?"},
         StrictCase{"binding", R"(apiVersion: v1
 kind: Binding
 metadata: {name: p}
-target: {kind: Node, name: n, nmae: m}
-)", "in.yaml: document 1 (Binding default/p): unknown field \"target.nmae\"; did you mean \"target.name\"?"},
+target: {kind: Node, name: n1, nmae: m}
+)",
+                   "in.yaml: document 1 (Binding default/p): unknown field \"target.nmae\"; did "
+                   "you mean \"target.name\"?"},
         StrictCase{"event", R"(apiVersion: events.k8s.io/v1
 kind: Event
 metadata: {name: e}
 regarding: {kind: Pod, name: p}
 reason: Scheduled
 notes: hi
-)", "in.yaml: document 1 (Event default/e): unknown field \"notes\"; did you mean \"note\"?"},
+)",
+                   "in.yaml: document 1 (Event default/e): unknown field \"notes\"; did you mean "
+                   "\"note\"?"},
         StrictCase{"lease", R"(apiVersion: coordination.k8s.io/v1
 kind: Lease
 metadata: {name: l}
 spec: {holderIdentity: a, leaseDuration: 15}
-)", "in.yaml: document 1 (Lease default/l): unknown field \"spec.leaseDuration\""}));
+)",
+                   "in.yaml: document 1 (Lease default/l): unknown field \"spec.leaseDuration\""}));
 
 // --validate=warn: the same findings are warnings, and the objects are decoded; ignore: nothing.
 TEST(DecodeTest, FieldValidationWarnAndIgnore) {
@@ -1356,8 +1659,9 @@ apiVersion: v1
 kind: List
 items:
 - &pod {apiVersion: v1, kind: Pod, metadata: {name: a, labels: &labels {app: web}},
-        spec: {containers: [&c {name: c, image: i, resources: {requests: {cpu: "1"}}}]}}
-- {apiVersion: v1, kind: Pod, metadata: {name: b, labels: *labels}, spec: {containers: [*c, *c]}}
+        spec: {containers: [&c {name: c, image: i, resources: &r {requests: {cpu: "1"}}}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: b, labels: *labels},
+   spec: {containers: [*c, {name: d, image: i, resources: *r}]}}
 )");
   ASSERT_THAT(r.errors, IsEmpty());
   ASSERT_EQ(r.manifests.pods.size(), 2u);

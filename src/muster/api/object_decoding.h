@@ -4,6 +4,7 @@
 // that decode each group of kinds. Each kind's own decoder is declared beside its row in
 // kinds.h.
 
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -47,6 +48,8 @@ ObjectMeta ReadObjectMeta(Decoder& d, Map& m) {
   return ReadMeta(d, m.Get("metadata"), "metadata", KindOf<T>().namespaced, true);
 }
 LabelSet ReadLabels(Decoder& d, const YAML::Node& n, const std::string& path);
+std::map<std::string, std::string> ReadAnnotations(Decoder& d, const YAML::Node& n,
+                                                   const std::string& path);
 LabelSelector ReadLabelSelector(Decoder& d, const YAML::Node& n, const std::string& path);
 std::optional<LabelSelector> ReadOptionalLabelSelector(Decoder& d, const YAML::Node& n,
                                                        const std::string& path);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,69 @@
 #include "muster/api/pod_resources.h"
 
 namespace muster::api::decoding {
+
+const char* PlainScalarType(std::string_view text) {
+  // go-yaml v2's resolve table, then its number rules.
+  static constexpr std::string_view kBooleans[] = {
+      "y", "Y", "yes", "Yes", "YES", "true",  "True",  "TRUE",  "on",  "On",  "ON",
+      "n", "N", "no",  "No",  "NO",  "false", "False", "FALSE", "off", "Off", "OFF"};
+  static constexpr std::string_view kFloats[] = {".nan",  ".NaN",  ".NAN",  ".inf",
+                                                 ".Inf",  ".INF",  "+.inf", "+.Inf",
+                                                 "+.INF", "-.inf", "-.Inf", "-.INF"};
+  for (std::string_view b : kBooleans) {
+    if (text == b) return "boolean";
+  }
+  for (std::string_view f : kFloats) {
+    if (text == f) return "number";
+  }
+  if (text.empty() || std::string_view("+-.0123456789").find(text[0]) == std::string_view::npos) {
+    return nullptr;
+  }
+  std::string plain;
+  for (char c : text) {
+    if (c != '_') plain += c;
+  }
+  std::string_view digits = plain;
+  if (!digits.empty() && (digits[0] == '+' || digits[0] == '-')) digits.remove_prefix(1);
+  auto all_of = [](std::string_view v, std::string_view set) {
+    return !v.empty() && v.find_first_not_of(set) == std::string_view::npos;
+  };
+  // Integers as Go's ParseInt with base 0 reads them: 0x, 0o, 0b and leading-0 octal.
+  if (digits.starts_with("0x") || digits.starts_with("0X")) {
+    if (all_of(digits.substr(2), "0123456789abcdefABCDEF")) return "number";
+  } else if (digits.starts_with("0o") || digits.starts_with("0O")) {
+    if (all_of(digits.substr(2), "01234567")) return "number";
+  } else if (digits.starts_with("0b") || digits.starts_with("0B")) {
+    if (all_of(digits.substr(2), "01")) return "number";
+  }
+  // Floats (and so decimal integers) as its yamlStyleFloat:
+  // ^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$
+  size_t i = 0;
+  const std::string_view d = digits;
+  auto run = [&](size_t from) {
+    size_t j = from;
+    while (j < d.size() && d[j] >= '0' && d[j] <= '9') ++j;
+    return j;
+  };
+  if (i < d.size() && d[i] == '.') {
+    const size_t end = run(i + 1);
+    if (end == i + 1) return nullptr;
+    i = end;
+  } else {
+    const size_t end = run(i);
+    if (end == i) return nullptr;
+    i = end;
+    if (i < d.size() && d[i] == '.') i = run(i + 1);
+  }
+  if (i < d.size() && (d[i] == 'e' || d[i] == 'E')) {
+    size_t j = i + 1;
+    if (j < d.size() && (d[j] == '+' || d[j] == '-')) ++j;
+    const size_t end = run(j);
+    if (end == j) return nullptr;
+    i = end;
+  }
+  return i == d.size() ? "number" : nullptr;
+}
 
 void Unsupported(Decoder& d, const std::string& path, std::string_view value,
                  std::span<const std::string_view> supported) {
@@ -46,12 +110,53 @@ LabelSet ReadLabels(Decoder& d, const YAML::Node& n, const std::string& path) {
   return labels;
 }
 
+// The most bytes an object's annotations may take, keys and values together (256 KiB).
+constexpr size_t kTotalAnnotationSizeLimit = 256 * 1024;
+
+// Annotations, as the API server's ValidateAnnotations checks them: each key a qualified name (in
+// any case), keys and values together at most 256 KiB. muster's own simulation annotations
+// must be durations.
+std::map<std::string, std::string> ReadAnnotations(Decoder& d, const YAML::Node& n,
+                                                   const std::string& path) {
+  std::map<std::string, std::string> annotations;
+  size_t bytes = 0;
+  ReadMapEntries(d, n, path,
+                 [&](const std::string& key, const YAML::Node& v, const std::string& p) {
+                   std::string value = ReadString(d, v, p).value_or("");
+                   if (!d.Served()) {
+                     std::string lower = key;
+                     std::transform(lower.begin(), lower.end(), lower.begin(),
+                                    [](unsigned char c) { return std::tolower(c); });
+                     ReportInvalid(d, path, key, LabelKeyErrors(lower));
+                     bytes += key.size() + value.size();
+                   }
+                   annotations[key] = std::move(value);
+                 });
+  if (bytes > kTotalAnnotationSizeLimit) {
+    d.Error(path,
+            fmt::format("Too long: may not be more than {} bytes", kTotalAnnotationSizeLimit));
+  }
+  for (std::string_view key : kSimulationAnnotations) {
+    auto it = annotations.find(std::string(key));
+    if (it == annotations.end()) continue;
+    auto dur = ParseDuration(it->second);
+    if (!dur || dur->count() < 0) {
+      d.Error(path + "." + std::string(key),
+              fmt::format("invalid duration \"{}\" (want a non-negative Go duration like 30s, "
+                          "at most 2562047h47m16s)",
+                          it->second));
+    }
+  }
+  return annotations;
+}
+
 ObjectMeta ReadMeta(Decoder& d, const YAML::Node& n, const std::string& path, bool namespaced,
                     bool require_name) {
   ObjectMeta meta;
   Map m(d, n, path);
   m.Known(kUnreadMetadata);
-  meta.name = ReadString(d, m.Get("name"), m.Path("name")).value_or("");
+  const YAML::Node name = m.Get("name");
+  meta.name = ReadString(d, name, m.Path("name")).value_or("");
   meta.generate_name = ReadString(d, m.Get("generateName"), m.Path("generateName")).value_or("");
   const std::string ns = ReadString(d, m.Get("namespace"), m.Path("namespace")).value_or("");
   if (namespaced) {
@@ -61,29 +166,25 @@ ObjectMeta ReadMeta(Decoder& d, const YAML::Node& n, const std::string& path, bo
     }
   }
   d.SetObjectName(meta.name.empty() ? "" : meta.Key());
-  if (require_name && meta.name.empty() && meta.generate_name.empty()) {
+  // A name given but unreadable (a number) has had its error.
+  const bool unreadable = meta.name.empty() && Present(name) && name.Tag() == "?";
+  if (require_name && meta.name.empty() && meta.generate_name.empty() && !unreadable) {
     d.Error(m.Path("name"), "Required value: name or generateName is required");
   } else if (!meta.name.empty()) {
     ReportInvalid(d, m.Path("name"), meta.name, Dns1123SubdomainErrors(meta.name));
+  }
+  if (!meta.generate_name.empty()) {
+    // A prefix may end in a dash: the API server checks it with its last two characters
+    // replaced by one letter (apimachinery's maskTrailingDash).
+    std::string prefix = meta.generate_name;
+    if (prefix.size() > 1 && prefix.back() == '-') prefix.replace(prefix.size() - 2, 2, "a");
+    ReportInvalid(d, m.Path("generateName"), meta.generate_name, Dns1123SubdomainErrors(prefix));
   }
   meta.uid = ReadString(d, m.Get("uid"), m.Path("uid")).value_or("");
   meta.resource_version =
       ReadString(d, m.Get("resourceVersion"), m.Path("resourceVersion")).value_or("");
   meta.labels = ReadLabels(d, m.Get("labels"), m.Path("labels"));
-  ReadMapEntries(d, m.Get("annotations"), m.Path("annotations"),
-                 [&](const std::string& key, const YAML::Node& v, const std::string& p) {
-                   meta.annotations[key] = ReadString(d, v, p).value_or("");
-                 });
-  for (std::string_view key : kSimulationAnnotations) {
-    auto it = meta.annotations.find(std::string(key));
-    if (it == meta.annotations.end()) continue;
-    auto dur = ParseDuration(it->second);
-    if (!dur || dur->count() < 0) {
-      d.Error(m.Path("annotations") + "." + std::string(key),
-              fmt::format("invalid duration \"{}\" (want a non-negative Go duration like 30s)",
-                          it->second));
-    }
-  }
+  meta.annotations = ReadAnnotations(d, m.Get("annotations"), m.Path("annotations"));
   ReadList(
       d, m.Get("ownerReferences"), m.Path("ownerReferences"),
       [&](const YAML::Node& item, const std::string& p) {
@@ -98,6 +199,41 @@ ObjectMeta ReadMeta(Decoder& d, const YAML::Node& n, const std::string& path, bo
             ReadBool(d, r.Get("blockOwnerDeletion"), r.Path("blockOwnerDeletion")).value_or(false);
         meta.owner_references.push_back(std::move(ref));
       });
+  // As the API server's validateOwnerReference, whose path names no index.
+  if (!d.Served()) {
+    const std::string refs = m.Path("ownerReferences");
+    const OwnerReference* controller = nullptr;
+    std::vector<std::string> listed;  // the list as the message shows it, in JSON
+    for (const OwnerReference& ref : meta.owner_references) {
+      listed.push_back(fmt::format(
+          R"({{"apiVersion":"{}","kind":"{}","name":"{}","uid":"{}"{}{}}})", ref.api_version,
+          ref.kind, ref.name, ref.uid, ref.controller ? R"(,"controller":true)" : "",
+          ref.block_owner_deletion ? R"(,"blockOwnerDeletion":true)" : ""));
+    }
+    for (const OwnerReference& ref : meta.owner_references) {
+      // The version is what follows the group's slash ("v1" has no group).
+      if (std::string_view(ref.api_version).substr(ref.api_version.find('/') + 1).empty()) {
+        d.Error(refs + ".apiVersion",
+                fmt::format("Invalid value: \"{}\": version must not be empty", ref.api_version));
+      }
+      for (const auto& [field, value] :
+           {std::pair{"kind", &ref.kind}, {"name", &ref.name}, {"uid", &ref.uid}}) {
+        if (value->empty()) {
+          d.Error(fmt::format("{}.{}", refs, field),
+                  fmt::format("Invalid value: \"\": {} must not be empty", field));
+        }
+      }
+      if (!ref.controller) continue;
+      if (controller != nullptr) {
+        d.Error(refs, fmt::format("Invalid value: [{}]: Only one reference can have Controller "
+                                  "set to true. Found \"true\" in references for {}/{} and {}/{}",
+                                  fmt::join(listed, ","), controller->kind, controller->name,
+                                  ref.kind, ref.name));
+      } else {
+        controller = &ref;
+      }
+    }
+  }
   meta.finalizers = ReadStringList(d, m.Get("finalizers"), m.Path("finalizers"));
   meta.creation_timestamp = ReadTime(d, m.Get("creationTimestamp"), m.Path("creationTimestamp"));
   meta.deletion_timestamp = ReadTime(d, m.Get("deletionTimestamp"), m.Path("deletionTimestamp"));
@@ -187,6 +323,12 @@ ResourceList ReadResourceList(Decoder& d, const YAML::Node& n, const std::string
         if (q->Sign() < 0) {
           d.Error(p, fmt::format("Invalid value: \"{}\": must be greater than or equal to 0",
                                  q->String()));
+          return;
+        }
+        // Pods and extended resources come whole (upstream's IsIntegerResourceName).
+        if (!d.Served() && (name == "pods" || IsExtendedResourceName(name)) &&
+            q->MilliValue() % 1000 != 0) {
+          d.Error(p, fmt::format("Invalid value: \"{}\": must be an integer", q->String()));
           return;
         }
         list.Set(name, *q);
@@ -859,6 +1001,20 @@ PodSpec ReadPodSpec(Decoder& d, const YAML::Node& n, const std::string& path) {
              spec.containers.push_back(ReadContainer(d, item, p, false));
            });
   if (spec.containers.empty()) d.Error(m.Path("containers"), "Required value");
+  // One name space for every container of the pod, init containers too.
+  if (!d.Served()) {
+    std::set<std::string_view> names;
+    for (const auto& [list, field] :
+         {std::pair{&spec.init_containers, "initContainers"}, {&spec.containers, "containers"}}) {
+      for (size_t i = 0; i < list->size(); ++i) {
+        const std::string& name = (*list)[i].name;
+        if (!name.empty() && !names.insert(name).second) {
+          d.Error(fmt::format("{}[{}].name", m.Path(field), i),
+                  fmt::format("Duplicate value: \"{}\"", name));
+        }
+      }
+    }
+  }
   CheckContainerClaims(d, spec.init_containers, m.Path("initContainers"), spec.resource_claims);
   CheckContainerClaims(d, spec.containers, m.Path("containers"), spec.resource_claims);
   ReadPodLevelResources(d, m, spec);

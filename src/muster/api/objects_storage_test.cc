@@ -173,22 +173,22 @@ kind: Pod
 metadata: {name: p}
 spec:
   containers: [{name: c, image: i}]
-  volumes: [{name: v, configMap: {name: x}}, {name: v, secret: {secretName: y}}]
+  volumes: [{name: v, configMap: {name: x}}, {name: v, secret: {secretName: s}}]
 )",
        "s.yaml: document 1 (Pod default/p): spec.volumes[1].name: Duplicate value: \"v\""},
       {R"(
 apiVersion: storage.k8s.io/v1
 kind: CSINode
-metadata: {name: n}
+metadata: {name: n1}
 spec: {drivers: [{name: d, nodeID: x, allocatable: {count: -1}}]}
 )",
-       "s.yaml: document 1 (CSINode n): spec.drivers[0].allocatable.count: Invalid value: -1: "
+       "s.yaml: document 1 (CSINode n1): spec.drivers[0].allocatable.count: Invalid value: -1: "
        "must be greater than or equal to 0"},
       {R"(
 apiVersion: storage.k8s.io/v1
 kind: VolumeAttachment
 metadata: {name: va}
-spec: {attacher: d, nodeName: n, source: {}}
+spec: {attacher: d, nodeName: n1, source: {}}
 )",
        "s.yaml: document 1 (VolumeAttachment va): spec.source: Required value: must specify "
        "exactly one of inlineVolumeSpec and persistentVolumeName"},
@@ -196,7 +196,7 @@ spec: {attacher: d, nodeName: n, source: {}}
 apiVersion: storage.k8s.io/v1
 kind: VolumeAttachment
 metadata: {name: va}
-spec: {attacher: d, nodeName: n, source: {persistentVolumeName: pv, inlineVolumeSpec: {}}}
+spec: {attacher: d, nodeName: n1, source: {persistentVolumeName: pv, inlineVolumeSpec: {}}}
 )",
        "s.yaml: document 1 (VolumeAttachment va): spec.source: Forbidden: must specify exactly "
        "one of inlineVolumeSpec and persistentVolumeName"},
@@ -204,7 +204,7 @@ spec: {attacher: d, nodeName: n, source: {persistentVolumeName: pv, inlineVolume
 apiVersion: storage.k8s.io/v1
 kind: VolumeAttachment
 metadata: {name: va}
-spec: {nodeName: n, source: {persistentVolumeName: pv}}
+spec: {nodeName: n1, source: {persistentVolumeName: pv}}
 )",
        "s.yaml: document 1 (VolumeAttachment va): spec.attacher: Required value"},
   };

@@ -28,20 +28,8 @@ PodTemplateSpec ReadTemplate(Decoder& d, const YAML::Node& n, const std::string&
     meta.Known({"name", "generateName", "namespace", "uid", "resourceVersion", "ownerReferences",
                 "creationTimestamp", "deletionTimestamp"});  // an object's own, not a template's
     t.metadata.labels = ReadLabels(dec, meta.Get("labels"), meta.Path("labels"));
-    ReadMapEntries(dec, meta.Get("annotations"), meta.Path("annotations"),
-                   [&](const std::string& key, const YAML::Node& v, const std::string& p) {
-                     t.metadata.annotations[key] = ReadString(dec, v, p).value_or("");
-                   });
-    for (std::string_view key : kSimulationAnnotations) {
-      auto it = t.metadata.annotations.find(std::string(key));
-      if (it == t.metadata.annotations.end()) continue;
-      auto dur = ParseDuration(it->second);
-      if (!dur || dur->count() < 0) {
-        dec.Error(meta.Path("annotations") + "." + std::string(key),
-                  fmt::format("invalid duration \"{}\" (want a non-negative Go duration like 30s)",
-                              it->second));
-      }
-    }
+    t.metadata.annotations =
+        ReadAnnotations(dec, meta.Get("annotations"), meta.Path("annotations"));
   }
   t.spec = ReadPodSpec(d, m.Get("spec"), m.Path("spec"));
   return t;

@@ -1,5 +1,6 @@
 #include "muster/bench/run_workload.h"
 
+#include <fmt/format.h>
 #include <malloc.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -12,10 +13,9 @@
 #include <random>
 #include <unordered_map>
 
-#include <fmt/format.h>
-
 #include "muster/api/cel.h"
 #include "muster/api/gang.h"
+#include "muster/api/generated_name.h"
 #include "muster/api/storage.h"
 #include "muster/cluster/memory.h"
 #include "muster/framework/virtual_clock.h"
@@ -29,8 +29,6 @@ using Steady = std::chrono::steady_clock;
 using api::Symbol;
 
 const api::Time kEpoch = std::chrono::sys_days(std::chrono::year(2025) / 1 / 1);
-// Upstream's alphabet for generateName suffixes (k8s.io/apimachinery/pkg/util/rand).
-constexpr std::string_view kSuffixAlphabet = "bcdfghjklmnpqrstvwxz2456789";
 // A wait has stalled when none of its pods is bound while this much virtual time is skipped
 // (the scheduler idle), or while the scheduler works this long (pods retried in a cycle that
 // never places them).
@@ -190,7 +188,6 @@ class Run {
   void Every(api::Duration interval, std::function<bool()> tick);
   std::string PodName(std::string_view generate_name, std::string_view ns);
   std::string NodeName(std::string_view generate_name);
-  std::string Suffix();
   std::string CreateTemplatePod(PodTemplate t, std::string_view ns);
   std::string CreateTemplateNode(NodeTemplate t);
 
@@ -410,23 +407,16 @@ void Run::Every(api::Duration interval, std::function<bool()> tick) {
   });
 }
 
-std::string Run::Suffix() {
-  std::uniform_int_distribution<size_t> pick(0, kSuffixAlphabet.size() - 1);
-  std::string s(5, ' ');
-  for (char& c : s) c = kSuffixAlphabet[pick(rng_)];
-  return s;
-}
-
 std::string Run::PodName(std::string_view generate_name, std::string_view ns) {
   while (true) {
-    std::string name = fmt::format("{}{}", generate_name, Suffix());
+    std::string name = api::GenerateName(generate_name, rng_);
     if (cluster_.Get<api::Pod>(fmt::format("{}/{}", ns, name)) == nullptr) return name;
   }
 }
 
 std::string Run::NodeName(std::string_view generate_name) {
   while (true) {
-    std::string name = fmt::format("{}{}", generate_name, Suffix());
+    std::string name = api::GenerateName(generate_name, rng_);
     if (cluster_.Get<api::Node>(name) == nullptr) return name;
   }
 }

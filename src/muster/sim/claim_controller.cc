@@ -4,12 +4,12 @@
 
 #include <algorithm>
 
+#include "muster/api/generated_name.h"
 #include "muster/api/pod_claims.h"
 
 namespace muster::sim {
 namespace {
 
-constexpr std::string_view kSuffixAlphabet = "bcdfghjklmnpqrstvwxz2456789";
 // The longest generateName the controller asks for: 63 less the API server's 5 characters and
 // a margin, as upstream's.
 constexpr size_t kMaxGenerateName = 57;
@@ -28,13 +28,6 @@ std::string GenerateName(std::string_view pod, std::string_view claim) {
 }
 
 }  // namespace
-
-std::string GeneratedNameSuffix(std::mt19937_64& rng, size_t length) {
-  std::string s;
-  std::uniform_int_distribution<size_t> pick(0, kSuffixAlphabet.size() - 1);
-  for (size_t i = 0; i < length; ++i) s += kSuffixAlphabet[pick(rng)];
-  return s;
-}
 
 void ClaimController::Touch(const api::Pod& pod) {
   if (pod.spec.resource_claims.empty()) return;
@@ -113,7 +106,7 @@ void ClaimController::MakeClaims(const api::Pod& pod) {
     claim.spec = t->spec.spec;
     const std::string prefix = GenerateName(pod.metadata.name, pc.name.str());
     do {
-      claim.metadata.name = prefix + GeneratedNameSuffix(rng_, 5);
+      claim.metadata.name = prefix + api::GeneratedNameSuffix(rng_);
     } while (cluster_.Get<api::ResourceClaim>(fmt::format("{}/{}", ns, claim.metadata.name)));
     statuses.push_back(api::PodResourceClaimStatus{pc.name, api::Symbol(claim.metadata.name)});
     cluster_.Create(std::move(claim));

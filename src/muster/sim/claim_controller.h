@@ -22,9 +22,6 @@
 
 namespace muster::sim {
 
-// `length` characters of the alphabet the API server's generateName suffixes use.
-std::string GeneratedNameSuffix(std::mt19937_64& rng, size_t length);
-
 class ClaimController final : public cluster::TypedObserver<ClaimController> {
  public:
   ClaimController(cluster::MemoryCluster& cluster, framework::Clock& clock, uint64_t seed)

@@ -1,9 +1,10 @@
 #include "muster/sim/simulation.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "muster/api/generated_name.h"
 #include "muster/api/kinds.h"
 #include "muster/sim/job.h"
 
@@ -131,10 +132,6 @@ void Simulation::At(api::Duration offset, std::function<void()> fn) {
   });
 }
 
-std::string Simulation::RandomSuffix(std::mt19937_64& rng, size_t length) const {
-  return GeneratedNameSuffix(rng, length);
-}
-
 void Simulation::ScheduleCreations() {
   auto schedule = [this](const api::ObjectMeta& meta, std::function<void()> create) {
     At(AnnotationDuration(meta, kCreateAfter), std::move(create));
@@ -173,7 +170,7 @@ void Simulation::ScheduleCreations() {
         auto w = Workload::Of<api::ReplicaSet>(Workload::Controller::kReplicaSet);
         w->meta = d.metadata;
         std::mt19937_64 hash_rng(Fnv1a(d.metadata.Key()) ^ options_.seed);
-        w->meta.name = d.metadata.name + "-" + RandomSuffix(hash_rng, 10);
+        w->meta.name = d.metadata.name + "-" + api::GeneratedNameSuffix(hash_rng, 10);
         w->pod_template = d.template_;
         w->pod_template.metadata.labels.Set(
             api::Symbol("pod-template-hash"),
@@ -262,7 +259,7 @@ api::Pod Simulation::PodFor(Workload& w, int ordinal) {
       pod.metadata.annotations[std::string(api::kJobCompletionIndex)] = index;
     }
     do {
-      pod.metadata.name = prefix + RandomSuffix(w.rng, 5);
+      pod.metadata.name = prefix + api::GeneratedNameSuffix(w.rng);
     } while (cluster_.Get<api::Pod>(pod.metadata.Key()) != nullptr);
   }
   api::OwnerReference owner;

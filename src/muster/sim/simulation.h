@@ -157,7 +157,6 @@ class Simulation final : public cluster::TypedObserver<Simulation> {
   void PodFailed(Workload& w, const api::Pod& pod);
   void JobPodFailed(Workload& w, const api::Pod& pod);
   void FinishJob(Workload& w, api::PodCondition condition);
-  std::string RandomSuffix(std::mt19937_64& rng, size_t length) const;
   SimulationOptions options_;
   api::Manifests manifests_;
   framework::VirtualClock clock_;

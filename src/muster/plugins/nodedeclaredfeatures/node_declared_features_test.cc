@@ -102,7 +102,7 @@ TEST(NodeDeclaredFeatures, InfersWhatThePodNeeds) {
 
 TEST(NodeDeclaredFeatures, ReadsWhatTheNodeDeclares) {
   const api::Node node = Decode<api::Node>(
-      "metadata: {name: n}\n"
+      "metadata: {name: n1}\n"
       "status: {declaredFeatures: [UserNamespacesHostNetworkSupport, SomethingNewer, "
       "VolumeBindMountOptions]}");
   EXPECT_EQ(node.status.declared_features, kHostNetworkUserNs | kBindMountOptions)
