@@ -1,7 +1,10 @@
 // Whole-program tests: run the muster binary as a user would and check exit status and output.
 
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <fstream>
@@ -9,9 +12,6 @@
 #include <set>
 #include <sstream>
 #include <string>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 
 namespace {
 
@@ -283,6 +283,89 @@ TEST(SimulateCommandTest, InputAskingForMorePodsThanMaxPodsIsRefused) {
   EXPECT_THAT(few.output, HasSubstr("more than --max-pods (2) allows"));
   EXPECT_EQ(Muster("simulate -f " + demo + " --max-pods 1000").status, 0);
   EXPECT_EQ(Muster("simulate -f " + demo + " --max-pods 0").status, 2);
+}
+
+// Pods named only by generateName are two pods, each with its own name, which validate,
+// simulate and explain agree on.
+TEST(SimulateCommandTest, PodsNamedByGenerateNameAreEachTheirOwn) {
+  const std::string file = kRoot + "/tests/data/generate-name.yaml";
+  auto names = [](const std::string& text) {
+    std::set<std::string> found;
+    const std::regex name("job-[bcdfghjklmnpqrstvwxz2456789]{5}");
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), name);
+         it != std::sregex_iterator(); ++it) {
+      found.insert(it->str());
+    }
+    return found;
+  };
+  CommandResult simulated = Muster("simulate -f " + file);
+  ASSERT_EQ(simulated.status, 0) << simulated.output;
+  const std::set<std::string> pods = names(simulated.output);
+  ASSERT_EQ(pods.size(), 2u) << simulated.output;
+  EXPECT_EQ(std::count(simulated.output.begin(), simulated.output.end(), '\n'), 3)
+      << "a header and two pods\n"
+      << simulated.output;
+
+  CommandResult validated = Muster("validate -f " + file);
+  ASSERT_EQ(validated.status, 0) << validated.output;
+  EXPECT_EQ(names(validated.output), pods) << validated.output;
+
+  CommandResult explained = Muster("explain -f " + file + " " + *pods.begin());
+  EXPECT_EQ(explained.status, 0) << explained.output;
+  EXPECT_THAT(explained.output, HasSubstr("default/" + *pods.begin()));
+}
+
+// Flags a careful user gets wrong are refused, saying what is wrong, rather than taken in some
+// other sense: a seed past 64 bits or below 0, an empty report file name, two pods to explain,
+// an input with nothing in it; and bench says when --pods is more than the nodes hold.
+TEST(FlagsTest, WhatCannotBeMeantIsRefusedAndSaid) {
+  const std::string demo = " -f " + kRoot + "/examples/coscheduling";
+  const CommandResult huge = Muster("simulate --seed 99999999999999999999999" + demo);
+  EXPECT_EQ(huge.status, 2);
+  EXPECT_THAT(huge.output, HasSubstr("--seed: 99999999999999999999999 is too large: the most is "
+                                     "18446744073709551615"));
+  const CommandResult negative = Muster("explain nginx --seed -1" + demo);
+  EXPECT_EQ(negative.status, 2);
+  EXPECT_THAT(negative.output, HasSubstr("--seed: -1 is not a whole number"));
+  EXPECT_LT(negative.output.size(), 400u) << negative.output;
+  const CommandResult top = Muster("explain nginx --top 1.5" + demo);
+  EXPECT_EQ(top.status, 2);
+  EXPECT_THAT(top.output, HasSubstr("--top: 1.5 is not a whole number"));
+  EXPECT_EQ(Muster("simulate --seed 18446744073709551615" + demo).status, 0);
+
+  const CommandResult report = Muster("simulate --report ''" + demo);
+  EXPECT_EQ(report.status, 2);
+  EXPECT_THAT(report.output, HasSubstr("--report: a file name is required"));
+
+  const CommandResult two = Muster("explain" + demo + " nginx-a nginx-b");
+  EXPECT_EQ(two.status, 2);
+  EXPECT_THAT(two.output, HasSubstr("\"nginx-a\" is no file, and explain takes one POD (here "
+                                    "\"nginx-b\")"));
+
+  for (const std::string& command : {"simulate -f -", "validate -f -", "explain p -f -"}) {
+    SCOPED_TRACE(command);
+    const CommandResult empty = Muster(command + " </dev/null");
+    EXPECT_EQ(empty.status, 2) << empty.output;
+    EXPECT_THAT(empty.output, HasSubstr("<stdin>: no objects passed"));
+  }
+
+  const CommandResult bench = Muster("bench SchedulingBasic --nodes 2 --pods 500");
+  EXPECT_EQ(bench.status, 0) << bench.output;
+  EXPECT_THAT(bench.output, ::testing::ContainsRegex(
+                                "warning: SchedulingBasic: measured [0-9]+ pods, not the 500 of "
+                                "--pods: on 2 node\\(s\\) the workload holds no more"));
+}
+
+// A plugin's args with two problems are two errors, each on a line of its own, counted as two.
+TEST(ValidateCommandTest, EachProblemOfAPluginsArgsIsAnErrorOfItsOwn) {
+  const CommandResult run =
+      Muster("validate -f " + kRoot + "/tests/data/coscheduling-two-bad-args.yaml");
+  EXPECT_EQ(run.status, 2);
+  EXPECT_THAT(run.output, ::testing::ContainsRegex(
+                              "error: [^\n]*args.permitWaitingTimeSeconds: Invalid value: -1"));
+  EXPECT_THAT(run.output, ::testing::ContainsRegex(
+                              "error: [^\n]*args.podGroupBackoffSeconds: Invalid value: -5"));
+  EXPECT_THAT(run.output, HasSubstr("2 error(s)"));
 }
 
 // A PodGroup with no gang plugin in any profile would be scheduled pod by pod without a word:

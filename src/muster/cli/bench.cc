@@ -90,6 +90,13 @@ int RunBench(const BenchFlags& flags, std::ostream& out, std::ostream& err) {
     progress.Restart();
     results.push_back(bench::RunWorkload(*w, options));
     progress.Clear();
+    // A workload keeps its pods to what its nodes hold: --pods beyond that is said, not dropped.
+    if (const bench::Result& r = results.back(); flags.pods && r.created_pods < *flags.pods) {
+      err << fmt::format(
+          "warning: {}: measured {} pods, not the {} of --pods: on {} node(s) the workload "
+          "holds no more (give more --nodes)\n",
+          w->name, r.created_pods, *flags.pods, r.nodes);
+    }
     for (const std::string& e : results.back().errors) {
       err << fmt::format("error: {}: {}\n", w->name, e);
       failed = true;

@@ -1,18 +1,23 @@
 // The muster command: parses flags and hands each subcommand to its runner.
 
-#include <algorithm>
-#include <filesystem>
-#include <optional>
-#include <iostream>
-#include <string>
-#include <vector>
+#include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <filesystem>
+#include <iostream>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "muster/api/feature_gates.h"
 #include "muster/cli/bench.h"
 #include "muster/cli/completion.h"
 #include "muster/cli/explain.h"
+#include "muster/cli/out_of_memory.h"
 #include "muster/cli/progress.h"
 #include "muster/cli/run.h"
 #include "muster/cli/simulate.h"
@@ -46,9 +51,35 @@ std::vector<std::string> Arguments(int argc, char** argv) {
   return args;
 }
 
-}  // namespace
+// A whole number from `min` to 2^64-1, checked on the flag's text before CLI11 converts it
+// (which would clamp a number too large, and describe a negative one with a 309-digit bound).
+CLI::Validator WholeNumber(uint64_t min) {
+  return CLI::Validator(
+      [min](std::string& text) -> std::string {
+        uint64_t value = 0;
+        const char* end = text.data() + text.size();
+        const auto [stop, ec] = std::from_chars(text.data(), end, value);
+        if (ec == std::errc::result_out_of_range) {
+          return fmt::format("{} is too large: the most is {}", text,
+                             std::numeric_limits<uint64_t>::max());
+        }
+        if (ec != std::errc() || stop != end) {
+          return fmt::format("{} is not a whole number{}", text, min > 0 ? " above 0" : "");
+        }
+        if (value < min) return fmt::format("must be at least {}, got {}", min, text);
+        return "";
+      },
+      min > 0 ? "POSITIVE" : "NONNEGATIVE");
+}
 
-int main(int argc, char** argv) {
+// A flag that names a file to write may not be empty.
+const CLI::Validator kFileName(
+    [](std::string& text) -> std::string {
+      return text.empty() ? "a file name is required, not an empty string" : "";
+    },
+    "");
+
+int Main(int argc, char** argv) {
   CLI::App app{"muster: a Kubernetes scheduler with gang scheduling", "muster"};
   app.require_subcommand(1);
   // A flag given twice takes its last value, as kubectl's and kube-scheduler's (pflag) do.
@@ -106,21 +137,23 @@ int main(int argc, char** argv) {
   simulate->add_option("-o,--output", simulate_flags.output, "table, wide, json or yaml");
   // Unsigned values: a negative one would wrap round rather than be refused.
   simulate->add_option("--seed", simulate_flags.seed, "Seed for tie-breaking and generated names")
-      ->check(CLI::NonNegativeNumber);
+      ->check(WholeNumber(0));
   simulate->add_flag("--check", simulate_flags.check,
                      "Check the scheduler's invariants after every event (no overcommitted node, "
                      "no pod bound against its filters or lost, no gang bound below minMember); "
                      "stop at the first broken one and exit 1");
-  simulate->add_option("--report", simulate_flags.report,
-                       "Also write an HTML report of the run to FILE: pods over time, node "
-                       "utilisation, PodGroup timelines, why pods are pending, the configuration. "
-                       "One self-contained file with inline SVG charts: it loads nothing")
-      ->type_name("FILE");
+  simulate
+      ->add_option("--report", simulate_flags.report,
+                   "Also write an HTML report of the run to FILE: pods over time, node "
+                   "utilisation, PodGroup timelines, why pods are pending, the configuration. "
+                   "One self-contained file with inline SVG charts: it loads nothing")
+      ->type_name("FILE")
+      ->check(kFileName);
   simulate
       ->add_option("--max-pods", simulate_flags.max_pods,
                    "Refuse input that asks for more pods in all (Pods, replicas, a Job's "
                    "completions); default: what half this machine's memory holds")
-      ->check(CLI::PositiveNumber);
+      ->check(WholeNumber(1));
 
   add_validate_flag(simulate);
 
@@ -138,18 +171,20 @@ int main(int argc, char** argv) {
   explain->add_option("--config", explain_flags.input.config, "A KubeSchedulerConfiguration file");
   explain->add_option("--until", explain_flags.input.until,
                       "Stop at this virtual time (e.g. 90s): the last attempt before it");
-  explain->add_option("--seed", explain_flags.input.seed,
-                      "Seed for tie-breaking and generated names (as simulate's)")
-      ->check(CLI::NonNegativeNumber);
+  explain
+      ->add_option("--seed", explain_flags.input.seed,
+                   "Seed for tie-breaking and generated names (as simulate's)")
+      ->check(WholeNumber(0));
   explain
       ->add_option("--max-pods", explain_flags.input.max_pods,
                    "Refuse input that asks for more pods in all (as simulate's)")
-      ->check(CLI::PositiveNumber);
+      ->check(WholeNumber(1));
   explain->add_option("-o,--output", explain_flags.output, "table or json");
-  explain->add_option("--top", explain_flags.top,
-                      "Nodes shown in the tables (the best scored; rejected nodes beyond it are "
-                      "summarised by reason); -o json has every node")
-      ->check(CLI::NonNegativeNumber);
+  explain
+      ->add_option("--top", explain_flags.top,
+                   "Nodes shown in the tables (the best scored; rejected nodes beyond it are "
+                   "summarised by reason); -o json has every node")
+      ->check(WholeNumber(0));
 
   add_validate_flag(explain);
 
@@ -317,6 +352,14 @@ int main(int argc, char** argv) {
     if (explain_flags.pod.empty() && paths.size() > 1 && !std::filesystem::exists(paths.back())) {
       explain_flags.pod = paths.back();
       paths.pop_back();
+      // Two names that are not files: two pods, or a file that does not exist.
+      if (paths.size() > 1 && paths.back() != "-" && !std::filesystem::exists(paths.back())) {
+        std::cerr << fmt::format(
+            "error: explain: \"{}\" is no file, and explain takes one POD (here \"{}\"): "
+            "explain one pod at a time\n",
+            paths.back(), explain_flags.pod);
+        return muster::cli::kExitBadInput;
+      }
     }
     if (explain_flags.pod.empty()) {
       std::cerr << "error: explain: POD is required (NAME or NAMESPACE/NAME)\n";
@@ -334,4 +377,17 @@ int main(int argc, char** argv) {
                                     std::cout, std::cerr);
   }
   return muster::cli::kExitBadInput;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  muster::cli::InstallOutOfMemoryHandler();
+  // A failure no command expected is a message and exit status 1, not an abort.
+  try {
+    return Main(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return muster::cli::kExitRuntimeError;
+  }
 }

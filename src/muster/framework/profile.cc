@@ -612,7 +612,15 @@ std::vector<std::unique_ptr<Framework>> CreateProfiles(const api::SchedulerConfi
     CheckCommonQueueSort(inputs, frameworks, found);
   }
   if (!found.empty()) {
-    if (errors != nullptr) errors->insert(errors->end(), found.begin(), found.end());
+    // A plugin's args may have several problems, one per line: each is an error of its own.
+    for (const std::string& error : found) {
+      if (errors == nullptr) break;
+      for (size_t start = 0; start <= error.size();) {
+        const size_t end = std::min(error.find('\n', start), error.size());
+        if (end > start) errors->push_back(error.substr(start, end - start));
+        start = end + 1;
+      }
+    }
     return {};
   }
   return frameworks;
