@@ -503,6 +503,42 @@ TEST(ExplainTest, AGangMembersPictureOfItsGroup) {
   EXPECT_EQ(pending, 3);
 }
 
+// A v1alpha1 Workload's pod group has no object of its own: explain finds it in the Workload
+// and says how many members exist against its minCount, and what the scheduler said of it.
+TEST(ExplainTest, AWorkloadsPodGroupShortOfMembersSaysWhy) {
+  std::string manifests = R"yaml(
+apiVersion: v1
+kind: Node
+metadata: {name: n0}
+status: {capacity: {cpu: "8", memory: 8Gi, pods: "110"}}
+---
+apiVersion: scheduling.k8s.io/v1alpha1
+kind: Workload
+metadata: {name: llm}
+spec:
+  controllerRef: {apiGroup: batch, kind: Job, name: llm}
+  podGroups:
+  - name: workers
+    policy: {gang: {minCount: 3}}
+)yaml";
+  for (int i = 0; i < 2; ++i) {
+    manifests +=
+        "---\napiVersion: v1\nkind: Pod\nmetadata: {name: w-" + std::to_string(i) +
+        "}\nspec:\n  workloadRef: {name: llm, podGroup: workers, podGroupReplicaKey: "
+        "\"0\"}\n  containers: [{name: c, image: i, resources: {requests: {cpu: \"1\"}}}]\n";
+  }
+  std::ostringstream out, err;
+  std::istringstream in(manifests);
+  cli::ExplainFlags flags;
+  flags.input.paths = {"-"};
+  flags.pod = "w-0";
+  ASSERT_EQ(cli::RunExplain(flags, in, out, err), 0) << err.str();
+  EXPECT_THAT(out.str(), ::testing::HasSubstr(
+                             "Workload default/llm/workers/0 (minCount 3, 2 member(s)): Pending, "
+                             "0 scheduled; waiting for pods: 2/3 exist (minCount 3)"))
+      << out.str();
+}
+
 TEST(ExplainTest, TableForPeople) {
   std::ostringstream out, err;
   std::istringstream in(std::string{kNoRoom});

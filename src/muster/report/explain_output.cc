@@ -150,7 +150,32 @@ json GroupJson(const sim::Simulation& sim, const api::Pod& pod, const AttemptTra
   const api::SchedulingPodGroup* native = gang.Of<api::SchedulingPodGroup>()
                                               ? sim.cluster().Get<api::SchedulingPodGroup>(key)
                                               : nullptr;
-  g["exists"] = group != nullptr || native != nullptr;
+  // A v1alpha1 Workload's pod group has no object of its own: the Workload defines it.
+  const api::Workload* workload =
+      gang.Of<api::Workload>()
+          ? sim.cluster().Get<api::Workload>(pod.metadata.namespace_.string() + "/" +
+                                             pod.spec.workload_ref.name.string())
+          : nullptr;
+  const api::PodGroupTemplate* workload_group = nullptr;
+  if (workload != nullptr) {
+    for (const api::PodGroupTemplate& t : workload->pod_groups) {
+      if (t.name == pod.spec.workload_ref.pod_group.str()) workload_group = &t;
+    }
+  }
+  g["kind"] =
+      gang.Of<api::PodGroup>() || gang.Of<api::SchedulingPodGroup>() ? "PodGroup" : "Workload";
+  g["quorumName"] = gang.Of<api::PodGroup>() ? "minMember" : "minCount";
+  g["exists"] = group != nullptr || native != nullptr || workload_group != nullptr;
+  int32_t scheduled = 0;
+  int32_t member_count = 0;
+  for (const auto& [k, stored] : sim.cluster().pods()) {
+    if (stored->metadata.namespace_ != pod.metadata.namespace_ || api::GangOf(*stored) != gang) {
+      continue;
+    }
+    ++member_count;
+    if (!stored->spec.node_name.empty()) ++scheduled;
+  }
+  g["memberCount"] = member_count;
   if (group != nullptr) {
     g["minMember"] = group->spec.min_member;
     g["phase"] = std::string(api::PodGroupPhaseName(group->status.phase));
@@ -162,15 +187,22 @@ json GroupJson(const sim::Simulation& sim, const api::Pod& pod, const AttemptTra
     const api::PodCondition* cond =
         api::FindCondition(native->status.conditions, native->ScheduledCondition());
     g["phase"] = cond != nullptr && cond->status == "True" ? "Scheduled" : "Pending";
-    int32_t scheduled = 0;
-    for (const auto& [k, stored] : sim.cluster().pods()) {
-      if (stored->metadata.namespace_ == pod.metadata.namespace_ && api::GangOf(*stored) == gang &&
-          !stored->spec.node_name.empty()) {
-        ++scheduled;
-      }
-    }
     g["scheduled"] = scheduled;
     g["message"] = cond != nullptr ? cond->message : "";
+  } else if (workload_group != nullptr) {
+    // Without a status, the Workload's latest event from the scheduler says what happened.
+    const int32_t min_count = workload_group->policy.min_count.value_or(1);
+    g["minMember"] = min_count;
+    g["phase"] = scheduled >= min_count ? "Scheduled" : "Pending";
+    g["scheduled"] = scheduled;
+    std::string message;
+    for (const cluster::StoredEvent& e : sim.cluster().events()) {
+      if (e.record.regarding.kind == "Workload" &&
+          e.record.regarding.Key() == workload->metadata.Key()) {
+        message = e.record.message;
+      }
+    }
+    g["message"] = message;
   }
   json members = json::array();
   for (const auto& [k, stored] : sim.cluster().pods()) {
@@ -471,12 +503,14 @@ void PrintScore(const json& score, const std::string& selected, size_t top, std:
 
 void PrintGroup(const json& g, std::ostream& out) {
   if (g.is_null()) return;
-  out << "\nPodGroup " << Str(g["name"]);
+  const std::string kind = Str(g["kind"]);
+  out << "\n" << kind << " " << Str(g["name"]);
   if (!g["exists"].get<bool>()) {
-    out << ": no such PodGroup at the end of the run\n";
+    out << ": no such " << kind << " at the end of the run\n";
   } else {
-    out << fmt::format(" (minMember {}): {}, {} scheduled", g["minMember"].get<int>(),
-                       Str(g["phase"]), g["scheduled"].get<int>());
+    out << fmt::format(" ({} {}, {} member(s)): {}, {} scheduled", Str(g["quorumName"]),
+                       g["minMember"].get<int>(), g["memberCount"].get<int>(), Str(g["phase"]),
+                       g["scheduled"].get<int>());
     if (!Str(g["message"]).empty()) out << "; " << Str(g["message"]);
     out << "\n";
   }

@@ -292,7 +292,8 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
   }
 
   // One explanation for the group. The members that did not fit are summarised by reason, in
-  // the order first seen: "3 do not: 6 node(s) Insufficient cpu".
+  // the order first seen, each reason as the pod's own message words it: "3 members do not:
+  // 0/6 nodes are available: 6 Insufficient cpu" (members counted apart from nodes).
   std::string message;
   bool error = false;
   if (!group_status.IsSuccess()) {
@@ -302,7 +303,10 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
     std::vector<std::pair<std::string, std::vector<const GroupMember*>>> reasons;
     for (const GroupMember& m : failed) {
       error |= !m.diagnosis.fit_error && !m.status.IsRejected();
-      std::string why = m.diagnosis.fit_error ? m.diagnosis.Reasons() : m.status.Message();
+      std::string why = m.diagnosis.fit_error
+                            ? fmt::format("0/{} nodes are available: {}", m.diagnosis.num_all_nodes,
+                                          m.diagnosis.Reasons())
+                            : m.status.Message();
       auto it = std::find_if(reasons.begin(), reasons.end(),
                              [&](const auto& r) { return r.first == why; });
       if (it == reasons.end()) {
@@ -323,7 +327,8 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
     }
     message = fmt::format("{}{}/{} members fit ({} {}); {} {}: {}", domain_note, fit,
                           assigned + attempted, gang.quorum_name, min_member, failed.size(),
-                          failed.size() == 1 ? "does not" : "do not", fmt::join(parts, "; "));
+                          failed.size() == 1 ? "member does not" : "members do not",
+                          fmt::join(parts, "; "));
   }
 
   // Preemption for the gang as a whole, when its members were turned away by the nodes (not by

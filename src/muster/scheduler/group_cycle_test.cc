@@ -64,7 +64,8 @@ TEST_F(GroupCycleTest, AGroupShortOfMinMemberHoldsNothing) {
   EXPECT_TRUE(BoundPods().empty());
   EXPECT_EQ(h_.scheduler().cache().AssumedPodCount(), 0u) << "every placement undone";
   EXPECT_EQ(h_.scheduler().queue().NumUnschedulable(), 3u) << "every member requeued";
-  const std::string message = "2/3 members fit (minMember 3); 1 does not: 1 Too many pods";
+  const std::string message =
+      "2/3 members fit (minMember 3); 1 member does not: 0/1 nodes are available: 1 Too many pods";
   EXPECT_EQ(GroupCondition(), "False: " + message);
   // One FailedScheduling event on the group, and one on each member.
   int on_group = 0, on_pods = 0;
