@@ -224,6 +224,45 @@ TEST(SimulateCommandTest, TheReadmeShowsWhatTheDemoPrints) {
   EXPECT_GE(lines, 6);
 }
 
+// Every muster command of the README's Examples table runs from the checkout as written, ends
+// well and warns of nothing (an example run without the configuration it needs would).
+TEST(SimulateCommandTest, EveryExampleInTheReadmeRunsAsWritten) {
+  std::ifstream readme(kRoot + "/README.md");
+  std::stringstream text;
+  text << readme.rdbuf();
+  const std::string s = text.str();
+  const size_t begin = s.find("\n## Examples\n");
+  ASSERT_NE(begin, std::string::npos);
+  const size_t end = s.find("\n## ", begin + 1);
+  std::istringstream section(s.substr(begin, end - begin));
+  const std::string program = "./build/release/muster ";
+  int commands = 0;
+  for (std::string line; std::getline(section, line);) {
+    if (!line.starts_with("| `examples/")) continue;
+    // The command column: the row's second cell.
+    const size_t first = line.find(" | ");
+    const size_t second = line.find(" | ", first + 3);
+    const std::string cell = line.substr(first + 3, second - first - 3);
+    for (size_t at = cell.find("`" + program); at != std::string::npos;
+         at = cell.find("`" + program, at + 1)) {
+      const size_t close = cell.find('`', at + 1);
+      std::string args = cell.substr(at + 1 + program.size(), close - at - 1 - program.size());
+      if (cell.find("python3") != std::string::npos) continue;  // needs its extender running
+      SCOPED_TRACE(args);
+      // As from the checkout, wherever the test runs.
+      for (size_t p = args.find(" examples/"); p != std::string::npos;
+           p = args.find(" examples/", p + kRoot.size() + 2)) {
+        args.insert(p + 1, kRoot + "/");
+      }
+      const CommandResult run = Muster(args);
+      EXPECT_EQ(run.status, 0) << run.output;
+      EXPECT_EQ(run.output.find("warning:"), std::string::npos) << run.output;
+      ++commands;
+    }
+  }
+  EXPECT_GE(commands, 6);
+}
+
 // `bench --list`: every workload's shape, nothing run.
 TEST(BenchCommandTest, ListsTheWorkloads) {
   const CommandResult run = Muster("bench --list");
