@@ -49,7 +49,7 @@ MemoryCluster::ObjectMap<api::Pod>::iterator MemoryCluster::FindPod(std::string_
 }
 
 template <typename T>
-MemoryCluster::ObjectMap<T>::iterator MemoryCluster::Find(const std::string& key) {
+typename MemoryCluster::ObjectMap<T>::iterator MemoryCluster::Find(const std::string& key) {
   if constexpr (std::is_same_v<T, api::Pod>) {
     return FindPod(key);
   } else {

@@ -99,7 +99,7 @@ class MemoryCluster final : public Cluster {
   void Stamp(api::ObjectMeta& meta);
   void Notify(std::function<void(ClusterObserver&)> fn);
   template <typename T>
-  ObjectMap<T>::iterator Find(const std::string& key);
+  typename ObjectMap<T>::iterator Find(const std::string& key);
   // The pod by key, through pod_index_: every bind looks its pod up.
   ObjectMap<api::Pod>::iterator FindPod(std::string_view key);
   // Stores `pod` in place of *it with the next resource version, and tells the observers.

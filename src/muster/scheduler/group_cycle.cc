@@ -528,8 +528,10 @@ Status Scheduler::ChooseDomain(const framework::Framework& fwk, const framework:
   for (const auto& [value, nodes] : domains) {
     restrict(value, nodes);
     double free_share = 0;
-    const std::vector<framework::TrialPlacement> placed =
-        TrialPlace(fwk, members, {}, [&] { free_share = FreeShare(snapshot_, nodes, scalars); });
+    // Captured by name: clang 14 (the fuzz build's) does not capture structured bindings.
+    const std::vector<api::Symbol>& domain_nodes = nodes;
+    const std::vector<framework::TrialPlacement> placed = TrialPlace(
+        fwk, members, {}, [&] { free_share = FreeShare(snapshot_, domain_nodes, scalars); });
     trials.push_back({&value, &nodes, static_cast<int32_t>(placed.size()), free_share});
   }
   cache_.UpdateSnapshot(snapshot_);

@@ -48,7 +48,11 @@ void DeviceDriver::Look(const api::ResourceClaim& claim) {
 
 void DeviceDriver::Report(const std::string& claim_key, const Key& key, bool failed) {
   const auto& [uid, allocated, which] = key;
-  const auto& [driver, pool, device] = which;
+  // Named references, not bindings: the lambdas below use them, and clang 14 (the fuzz build's)
+  // does not capture structured bindings.
+  const auto& driver = std::get<0>(which);
+  const auto& pool = std::get<1>(which);
+  const auto& device = std::get<2>(which);
   const api::ResourceClaim* claim = cluster_.Get<api::ResourceClaim>(claim_key);
   if (claim == nullptr || claim->metadata.uid != uid || !claim->status.allocation ||
       claim->status.allocation->allocation_timestamp.value_or(api::Time{}) != allocated) {
