@@ -272,6 +272,25 @@ TEST(HtmlReportTest, HasEverySectionAndChart) {
   EXPECT_EQ(Count(page, "<span class=\"badge s-Running\">"), 3u);
 }
 
+// The summary counts the gangs of Kubernetes' own API as the PodGroups section lists them (it
+// counted Coscheduling's PodGroups only, and said 0 beside a section listing the gang; the basic
+// group beside it is no gang).
+TEST(HtmlReportTest, CountsTheGangsOfEveryApi) {
+  std::string manifests;
+  for (const char* file : {"cluster.yaml", "v1beta1.yaml"}) {
+    std::ifstream in(std::string(MUSTER_SOURCE_DIR) + "/examples/gangs/" + file);
+    std::stringstream text;
+    text << in.rdbuf();
+    manifests += text.str() + "\n---\n";
+  }
+  auto s = Simulate(
+      manifests, "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n");
+  ASSERT_NE(s, nullptr);
+  const std::string page = Report(*s);
+  EXPECT_THAT(page, HasSubstr("<div class=\"n\">1</div><div class=\"l\">PodGroups</div>"));
+  EXPECT_THAT(page, HasSubstr("of 1 PodGroup."));
+}
+
 TEST(HtmlReportTest, LoadsNothing) {
   auto s = Demo();
   ASSERT_NE(s, nullptr);

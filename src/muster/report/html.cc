@@ -291,8 +291,10 @@ void Summary(std::string& out, const sim::Simulation& sim, const Facts& f) {
   card("succeeded", "Succeeded", Thousands(f.succeeded));
   card("gated", "Gated", Thousands(f.gated));
   if (f.failed > 0) card("failed", "Failed", Thousands(f.failed));
-  card("", "PodGroups",
-       Thousands(static_cast<int64_t>(sim.cluster().Objects<api::PodGroup>().size())));
+  // Every gang, of whichever API: the PodGroups section lists the same.
+  int64_t groups = 0;
+  for (const auto& [key, g] : sim.history().groups()) groups += g.created.has_value();
+  card("", "PodGroups", Thousands(groups));
   card("", "Nodes", Thousands(static_cast<int64_t>(sim.cluster().Objects<api::Node>().size())));
   card("", "Virtual time", TimeLabel(sim.End()));
   // Pending pods retried after the cluster's last change, without effect.
