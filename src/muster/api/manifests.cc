@@ -407,10 +407,13 @@ std::string Source::ToString() const {
 
 void DecodeText(std::string_view text, const std::string& name, LoadResult& result) {
   // JSON is read as YAML, which takes what JSON refuses (a trailing comma, a single quote): a
-  // text that starts as JSON is checked as JSON first, as kubectl decodes it. A stream of JSON
-  // values one after another is left to the YAML reader.
-  if (const size_t first = text.find_first_not_of(" \t\r\n");
-      first != std::string_view::npos && (text[first] == '{' || text[first] == '[')) {
+  // text that starts as a JSON object (`{"`) is checked as JSON first, as kubectl decodes it. A
+  // stream of JSON values one after another is left to the YAML reader, and so is YAML's own
+  // flow style (`{apiVersion: v1, ...}`).
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  const size_t second =
+      first == std::string_view::npos ? first : text.find_first_not_of(" \t\r\n", first + 1);
+  if (second != std::string_view::npos && text[first] == '{' && text[second] == '"') {
     try {
       static_cast<void>(nlohmann::json::parse(text));
     } catch (const nlohmann::json::parse_error& e) {
@@ -516,18 +519,17 @@ void GenerateNames(Manifests& m) {
   auto key_of = [](const ObjectEntry& e, const ObjectMeta& meta) {
     return fmt::format("{} {}", e.row, meta.Key());
   };
+  // Input without generateName pays one look at each object's name.
+  const bool any = std::any_of(m.order.begin(), m.order.end(), [&](const ObjectEntry& e) {
+    const ObjectMeta* meta = MetadataOf(m, e);
+    return meta != nullptr && meta->name.empty() && !meta->generate_name.empty();
+  });
+  if (!any) return;
   std::set<std::string> taken;
-  bool generated = false;
   for (const ObjectEntry& e : m.order) {
     const ObjectMeta* meta = MetadataOf(m, e);
-    if (meta == nullptr) continue;
-    if (!meta->name.empty()) {
-      taken.insert(key_of(e, *meta));
-    } else if (!meta->generate_name.empty()) {
-      generated = true;
-    }
+    if (meta != nullptr && !meta->name.empty()) taken.insert(key_of(e, *meta));
   }
-  if (!generated) return;
   std::mt19937_64 rng(kSeed);
   for (const ObjectEntry& e : m.order) {
     ObjectMeta* meta = MetadataOf(m, e);

@@ -328,6 +328,9 @@ TEST(DecodeTest, TrailingCommasInJsonAndQuotesLeftOpenAreRefused) {
       Decode(R"({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}})", "n.json")
           .errors,
       IsEmpty());
+  // YAML's flow style is YAML, not JSON.
+  EXPECT_THAT(Decode("{apiVersion: v1, kind: Node, metadata: {name: n1, labels: {a: b,}}}").errors,
+              IsEmpty());
   // Values one after another, as kubectl takes them.
   EXPECT_THAT(Decode(R"({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}}
 {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n2"}})",

@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <limits>
 #include <set>
 #include <string>
@@ -124,10 +125,16 @@ std::map<std::string, std::string> ReadAnnotations(Decoder& d, const YAML::Node&
                  [&](const std::string& key, const YAML::Node& v, const std::string& p) {
                    std::string value = ReadString(d, v, p).value_or("");
                    if (!d.Served()) {
-                     std::string lower = key;
-                     std::transform(lower.begin(), lower.end(), lower.begin(),
-                                    [](unsigned char c) { return std::tolower(c); });
-                     ReportInvalid(d, path, key, LabelKeyErrors(lower));
+                     // Checked in lower case, as upstream's; most keys are already.
+                     if (std::any_of(key.begin(), key.end(),
+                                     [](unsigned char c) { return std::isupper(c); })) {
+                       std::string lower = key;
+                       std::transform(lower.begin(), lower.end(), lower.begin(),
+                                      [](unsigned char c) { return std::tolower(c); });
+                       ReportInvalid(d, path, key, LabelKeyErrors(lower));
+                     } else {
+                       ReportInvalid(d, path, key, LabelKeyErrors(key));
+                     }
                      bytes += key.size() + value.size();
                    }
                    annotations[key] = std::move(value);

@@ -632,8 +632,10 @@ class Simulation::Policy final : public host::RunPolicy {
     // cluster does (the queue's periodic flush of pods unschedulable for five minutes): time
     // jumps over those retries to the next timer that can change something, and a housekeeping
     // timer due meanwhile fires once on arrival. Idle time costs nothing, however long.
-    if (sim_.host_->scheduler().Settled()) {
-      if (const std::optional<api::Time> alive = sim_.clock_.NextKeepAliveTimer()) next = alive;
+    // Settled looks at every pending pod: asked only when a housekeeping timer comes first.
+    if (const std::optional<api::Time> alive = sim_.clock_.NextKeepAliveTimer();
+        alive && *alive != *next && sim_.host_->scheduler().Settled()) {
+      next = alive;
     }
     if (limit_ && *next > *limit_) {
       sim_.clock_.AdvanceTo(*limit_);
