@@ -39,6 +39,24 @@ CommandResult Muster(const std::string& args) {
 
 const std::string kRoot = MUSTER_SOURCE_DIR;
 
+std::string Readme() {
+  std::ifstream readme(kRoot + "/README.md");
+  std::stringstream text;
+  text << readme.rdbuf();
+  return text.str();
+}
+
+// Every match of `pattern` in `text`.
+std::set<std::string> AllMatches(const std::string& text, const std::string& pattern) {
+  std::set<std::string> found;
+  const std::regex re(pattern);
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator();
+       ++it) {
+    found.insert(it->str());
+  }
+  return found;
+}
+
 // --feature-gates on every command, as kube-scheduler takes it: a refusal exits 2 before anything
 // runs; a gate muster switches changes what it decides.
 TEST(FeatureGatesFlagTest, EveryCommandTakesItAndRefusesAsKubeSchedulerDoes) {
@@ -198,10 +216,7 @@ TEST(SimulateCommandTest, RunsTheBuiltInDemoAndSaysSo) {
 // The README's demo output is what `make demo` prints (line for line, in order; "..." stands for
 // lines left out), so that the two cannot drift apart again.
 TEST(SimulateCommandTest, TheReadmeShowsWhatTheDemoPrints) {
-  std::ifstream readme(kRoot + "/README.md");
-  std::stringstream text;
-  text << readme.rdbuf();
-  const std::string s = text.str();
+  const std::string s = Readme();
   const size_t intro = s.find("Three pods run and three stay Pending:");
   ASSERT_NE(intro, std::string::npos);
   const size_t open = s.find("```\n", intro);
@@ -227,10 +242,7 @@ TEST(SimulateCommandTest, TheReadmeShowsWhatTheDemoPrints) {
 // Every muster command of the README's Examples table runs from the checkout as written, ends
 // well and warns of nothing (an example run without the configuration it needs would).
 TEST(SimulateCommandTest, EveryExampleInTheReadmeRunsAsWritten) {
-  std::ifstream readme(kRoot + "/README.md");
-  std::stringstream text;
-  text << readme.rdbuf();
-  const std::string s = text.str();
+  const std::string s = Readme();
   const size_t begin = s.find("\n## Examples\n");
   ASSERT_NE(begin, std::string::npos);
   const size_t end = s.find("\n## ", begin + 1);
@@ -329,13 +341,7 @@ TEST(SimulateCommandTest, InputAskingForMorePodsThanMaxPodsIsRefused) {
 TEST(SimulateCommandTest, PodsNamedByGenerateNameAreEachTheirOwn) {
   const std::string file = kRoot + "/tests/data/generate-name.yaml";
   auto names = [](const std::string& text) {
-    std::set<std::string> found;
-    const std::regex name("job-[bcdfghjklmnpqrstvwxz2456789]{5}");
-    for (auto it = std::sregex_iterator(text.begin(), text.end(), name);
-         it != std::sregex_iterator(); ++it) {
-      found.insert(it->str());
-    }
-    return found;
+    return AllMatches(text, "job-[bcdfghjklmnpqrstvwxz2456789]{5}");
   };
   CommandResult simulated = Muster("simulate -f " + file);
   ASSERT_EQ(simulated.status, 0) << simulated.output;
@@ -487,19 +493,8 @@ TEST(ValidateCommandTest, MisspeltKindIsAnError) {
 
 // The flags in the README's table of `muster run`'s flags are exactly those `run --help` lists.
 TEST(FlagsTest, TheReadmesRunFlagsAreRunsFlags) {
-  auto flags_in = [](const std::string& text) {
-    std::set<std::string> flags;
-    const std::regex flag("--[a-z][a-z-]*[a-z]");
-    for (auto it = std::sregex_iterator(text.begin(), text.end(), flag);
-         it != std::sregex_iterator(); ++it) {
-      flags.insert(it->str());
-    }
-    return flags;
-  };
-  std::ifstream readme(kRoot + "/README.md");
-  std::stringstream text;
-  text << readme.rdbuf();
-  const std::string s = text.str();
+  auto flags_in = [](const std::string& text) { return AllMatches(text, "--[a-z][a-z-]*[a-z]"); };
+  const std::string s = Readme();
   const size_t from = s.find("### Flags");
   const size_t table = s.find("\n| flag |", from);
   const size_t end = s.find("\n\n", table + 1);

@@ -3,17 +3,19 @@
 // upstream's formulas, and against what the scheduler did with them (the node it bound, the
 // message it wrote on the pod).
 
-#include <set>
-#include <sstream>
-#include <string>
+#include "muster/cli/explain.h"
 
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
 
 #include "muster/api/feature_gates.h"
-#include "muster/cli/explain.h"
 #include "muster/report/explain_output.h"
 #include "muster/sim/testing/random_workload.h"
 #include "simulate_text.h"
@@ -55,6 +57,21 @@ json Explain(std::string_view manifests, const std::string& pod,
   const auto it = traces.find("default/" + pod);
   return report::BuildExplanation(*simulation, *p,
                                   it == traces.end() ? nullptr : it->second.get());
+}
+
+// explain's table for `pod`, the manifests read from stdin as `explain -f - POD` reads them;
+// empty when explain fails (the failure is reported).
+std::string ExplainTable(const std::string& manifests, const std::string& pod,
+                         std::optional<size_t> top = std::nullopt) {
+  std::ostringstream out, err;
+  std::istringstream in(manifests);
+  cli::ExplainFlags flags;
+  flags.input.paths = {"-"};
+  flags.pod = pod;
+  if (top) flags.top = *top;
+  const int status = cli::RunExplain(flags, in, out, err);
+  EXPECT_EQ(status, 0) << err.str();
+  return status == 0 ? out.str() : "";
 }
 
 const json* FindBy(const json& list, std::string_view key, std::string_view value) {
@@ -527,26 +544,16 @@ spec:
         "}\nspec:\n  workloadRef: {name: llm, podGroup: workers, podGroupReplicaKey: "
         "\"0\"}\n  containers: [{name: c, image: i, resources: {requests: {cpu: \"1\"}}}]\n";
   }
-  std::ostringstream out, err;
-  std::istringstream in(manifests);
-  cli::ExplainFlags flags;
-  flags.input.paths = {"-"};
-  flags.pod = "w-0";
-  ASSERT_EQ(cli::RunExplain(flags, in, out, err), 0) << err.str();
-  EXPECT_THAT(out.str(), ::testing::HasSubstr(
-                             "Workload default/llm/workers/0 (minCount 3, 2 member(s)): Pending, "
-                             "0 scheduled; waiting for pods: 2/3 exist (minCount 3)"))
-      << out.str();
+  const std::string table = ExplainTable(manifests, "w-0");
+  EXPECT_THAT(table, ::testing::HasSubstr(
+                         "Workload default/llm/workers/0 (minCount 3, 2 member(s)): Pending, "
+                         "0 scheduled; waiting for pods: 2/3 exist (minCount 3)"))
+      << table;
 }
 
 TEST(ExplainTest, TableForPeople) {
-  std::ostringstream out, err;
-  std::istringstream in(std::string{kNoRoom});
-  cli::ExplainFlags flags;
-  flags.input.paths = {"-"};
-  flags.pod = "default/big";
-  ASSERT_EQ(cli::RunExplain(flags, in, out, err), 0) << err.str();
-  const std::string table = out.str();
+  const std::string table = ExplainTable(std::string{kNoRoom}, "default/big");
+  ASSERT_FALSE(table.empty());
   for (const char* expected :
        {"Pod default/big: Pending when the run ended", "Last attempt: #", "Result: Unschedulable: 0/3 nodes",
         "Filter (plugins in order: ", "cordoned   Rejected   NodeUnschedulable",
@@ -583,17 +590,12 @@ TEST(ExplainTest, ManyRejectedNodesAreSummarisedByReason) {
   manifests +=
       "apiVersion: v1\nkind: Pod\nmetadata: {name: big}\nspec:\n  containers: [{name: c, "
       "image: i, resources: {requests: {cpu: \"2\"}}}]\n";
-  std::ostringstream out, err;
-  std::istringstream in(manifests);
-  cli::ExplainFlags flags;
-  flags.input.paths = {"-"};
-  flags.pod = "big";
-  flags.top = 5;
-  ASSERT_EQ(cli::RunExplain(flags, in, out, err), 0) << err.str();
-  EXPECT_NE(out.str().find("30 rejected, by reason:"), std::string::npos) << out.str();
-  EXPECT_NE(out.str().find("30      NodeResourcesFit   Insufficient cpu   n0, n1, n10, ..."),
+  const std::string table = ExplainTable(manifests, "big", /*top=*/5);
+  ASSERT_FALSE(table.empty());
+  EXPECT_NE(table.find("30 rejected, by reason:"), std::string::npos) << table;
+  EXPECT_NE(table.find("30      NodeResourcesFit   Insufficient cpu   n0, n1, n10, ..."),
             std::string::npos)
-      << out.str();
+      << table;
 }
 
 TEST(ExplainTest, AGatedPodWasNeverAttempted) {

@@ -210,13 +210,6 @@ ObjectMeta ReadMeta(Decoder& d, const YAML::Node& n, const std::string& path, bo
   if (!d.Served()) {
     const std::string refs = m.Path("ownerReferences");
     const OwnerReference* controller = nullptr;
-    std::vector<std::string> listed;  // the list as the message shows it, in JSON
-    for (const OwnerReference& ref : meta.owner_references) {
-      listed.push_back(fmt::format(
-          R"({{"apiVersion":"{}","kind":"{}","name":"{}","uid":"{}"{}{}}})", ref.api_version,
-          ref.kind, ref.name, ref.uid, ref.controller ? R"(,"controller":true)" : "",
-          ref.block_owner_deletion ? R"(,"blockOwnerDeletion":true)" : ""));
-    }
     for (const OwnerReference& ref : meta.owner_references) {
       // The version is what follows the group's slash ("v1" has no group).
       if (std::string_view(ref.api_version).substr(ref.api_version.find('/') + 1).empty()) {
@@ -232,6 +225,14 @@ ObjectMeta ReadMeta(Decoder& d, const YAML::Node& n, const std::string& path, bo
       }
       if (!ref.controller) continue;
       if (controller != nullptr) {
+        // The list as the message shows it, in JSON.
+        std::vector<std::string> listed;
+        for (const OwnerReference& r : meta.owner_references) {
+          listed.push_back(fmt::format(
+              R"({{"apiVersion":"{}","kind":"{}","name":"{}","uid":"{}"{}{}}})", r.api_version,
+              r.kind, r.name, r.uid, r.controller ? R"(,"controller":true)" : "",
+              r.block_owner_deletion ? R"(,"blockOwnerDeletion":true)" : ""));
+        }
         d.Error(refs, fmt::format("Invalid value: [{}]: Only one reference can have Controller "
                                   "set to true. Found \"true\" in references for {}/{} and {}/{}",
                                   fmt::join(listed, ","), controller->kind, controller->name,
