@@ -9,6 +9,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -549,6 +550,96 @@ spec:
                          "Workload default/llm/workers/0 (minCount 3, 2 member(s)): Pending, "
                          "0 scheduled; waiting for pods: 2/3 exist (minCount 3)"))
       << table;
+}
+
+// The attempt's steps after the choice of node, as "STEP RESULT MESSAGE".
+std::vector<std::string> Steps(const json& explanation) {
+  std::vector<std::string> steps;
+  for (const json& s : explanation["attempt"]["steps"]) {
+    steps.push_back(fmt::format("{} {} {}", s["step"].get<std::string>(),
+                                s["result"].get<std::string>(), s["message"].get<std::string>()));
+  }
+  return steps;
+}
+
+std::string ReadSource(const std::string& path) {
+  std::ifstream in(std::string(MUSTER_SOURCE_DIR) + "/" + path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The steps after the choice include PreBind when a plugin acts there: DynamicResources writes
+// the claim's allocation and reservation before the pod is bound (the steps went from Permit
+// to Bind as if nothing happened between).
+TEST(ExplainTest, TheStepsSayWhatPreBindWrote) {
+  const json e =
+      Explain(ReadSource("tests/scenarios/dra-matching-product/a-gpus.yaml") + "\n---\n" +
+                  ReadSource("tests/scenarios/dra-matching-product/b-pods.yaml"),
+              "trainer");
+  ASSERT_FALSE(e.is_null());
+  EXPECT_THAT(Steps(e), ::testing::ElementsAre("Reserve Success ", "Permit Success ",
+                                               "PreBind Success DynamicResources",
+                                               "Bind Success bound to gpu-1"));
+}
+
+// VolumeBinding asks the cluster to bind the claim, and waits for it.
+TEST(ExplainTest, TheStepsSayWhatPreBindWaitedFor) {
+  constexpr std::string_view kManifests = R"yaml(
+apiVersion: v1
+kind: Node
+metadata: {name: n0, labels: {kubernetes.io/hostname: n0}}
+status: {capacity: {cpu: "2", memory: 2Gi, pods: "110"}}
+---
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: local}
+provisioner: kubernetes.io/no-provisioner
+volumeBindingMode: WaitForFirstConsumer
+---
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: pv}
+spec:
+  capacity: {storage: 1Gi}
+  accessModes: [ReadWriteOnce]
+  storageClassName: local
+  local: {path: /mnt/1}
+  nodeAffinity:
+    required:
+      nodeSelectorTerms:
+      - matchExpressions: [{key: kubernetes.io/hostname, operator: In, values: [n0]}]
+status: {phase: Available}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: data}
+spec:
+  accessModes: [ReadWriteOnce]
+  storageClassName: local
+  resources: {requests: {storage: 500Mi}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: db}
+spec:
+  containers: [{name: c, image: i}]
+  volumes: [{name: d, persistentVolumeClaim: {claimName: data}}]
+)yaml";
+  const json e = Explain(kManifests, "db");
+  ASSERT_FALSE(e.is_null());
+  EXPECT_THAT(Steps(e), ::testing::ElementsAre("Reserve Success ", "Permit Success ",
+                                               "PreBind Wait VolumeBinding waits for the cluster",
+                                               "PreBind Success VolumeBinding waited 0s",
+                                               "Bind Success bound to n0"));
+  // A pod without volumes or claims has no PreBind step: the plugins skipped it.
+  const json plain = Explain(std::string(kManifests.substr(0, kManifests.find("---"))) +
+                                 "---\napiVersion: v1\nkind: Pod\nmetadata: {name: web}\n"
+                                 "spec: {containers: [{name: c, image: i}]}\n",
+                             "web");
+  ASSERT_FALSE(plain.is_null());
+  EXPECT_THAT(Steps(plain), ::testing::ElementsAre("Reserve Success ", "Permit Success ",
+                                                   "Bind Success bound to n0"));
 }
 
 TEST(ExplainTest, TableForPeople) {

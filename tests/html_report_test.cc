@@ -288,7 +288,30 @@ TEST(HtmlReportTest, CountsTheGangsOfEveryApi) {
   ASSERT_NE(s, nullptr);
   const std::string page = Report(*s);
   EXPECT_THAT(page, HasSubstr("<div class=\"n\">1</div><div class=\"l\">PodGroups</div>"));
-  EXPECT_THAT(page, HasSubstr("of 1 PodGroup."));
+  // Its quorum is minCount's: the section does not speak of Coscheduling's minMember.
+  EXPECT_THAT(page, HasSubstr("0 of 1 PodGroup reached quorum (their minimum of members bound)"));
+  EXPECT_THAT(page, Not(HasSubstr("minMember")));
+}
+
+// A preemption leaves its trace: the victim (gone from the pod table), by whom, when, where.
+TEST(HtmlReportTest, SaysWhomPreemptionEvicted) {
+  std::ifstream in(std::string(MUSTER_SOURCE_DIR) + "/tests/scenarios/preemption/all.yaml");
+  std::stringstream text;
+  text << in.rdbuf();
+  auto s = Simulate(
+      text.str(), "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n");
+  ASSERT_NE(s, nullptr);
+  const std::string page = Report(*s);
+  EXPECT_THAT(page, HasSubstr("<section id=\"preemptions\">"));
+  EXPECT_THAT(page, HasSubstr("<div class=\"n\">1</div><div class=\"l\">Preempted</div>"));
+  EXPECT_THAT(page, HasSubstr("1 pod was evicted to make room for 1 pod"));
+  EXPECT_THAT(page, HasSubstr("<td class=\"num\">5s</td><td class=\"mono\">low</td>"
+                              "<td class=\"mono\">urgent</td>"
+                              "<td class=\"msg\">Preempted by default/urgent on node n1</td>"));
+  // Nothing of it where no pod was preempted.
+  auto demo = Demo();
+  ASSERT_NE(demo, nullptr);
+  EXPECT_THAT(Report(*demo), Not(HasSubstr("preemptions")));
 }
 
 TEST(HtmlReportTest, LoadsNothing) {

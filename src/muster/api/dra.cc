@@ -43,13 +43,6 @@ bool HasClaimFinalizer(const ResourceClaim& claim) {
   return std::find(f.begin(), f.end(), kClaimFinalizer) != f.end();
 }
 
-const DeviceCondition* AllocatedDeviceStatus::Condition(std::string_view type) const {
-  for (const DeviceCondition& c : conditions) {
-    if (c.type == type) return &c;
-  }
-  return nullptr;
-}
-
 bool ResourceClaim::ReservedFor(std::string_view pod_uid) const {
   return std::any_of(status.reserved_for.begin(), status.reserved_for.end(),
                      [&](const ResourceClaimConsumerReference& r) {

@@ -248,15 +248,6 @@ struct ResourceClaimConsumerReference {
                          const ResourceClaimConsumerReference&) = default;
 };
 
-// A condition of an allocated device, as its driver reports it (metav1.Condition).
-struct DeviceCondition {
-  std::string type;
-  std::string status;  // "True", "False" or "Unknown"
-  std::string reason;
-  std::string message;
-  std::optional<Time> last_transition_time;
-};
-
 // An allocated device's status, written by its driver (status.devices[]): what muster reads of
 // it is the conditions that binding conditions name.
 struct AllocatedDeviceStatus {
@@ -264,10 +255,7 @@ struct AllocatedDeviceStatus {
   Symbol pool;
   Symbol device;
   std::optional<std::string> share_id;
-  std::vector<DeviceCondition> conditions;
-
-  // The condition of that type, or nullptr.
-  const DeviceCondition* Condition(std::string_view type) const;
+  std::vector<Condition> conditions;  // as its driver reports them
 };
 
 struct ResourceClaim {

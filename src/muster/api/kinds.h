@@ -95,7 +95,7 @@ struct Kind {
   bool one_group = false;
   // For a gang API's kind: where an object's status conditions are (the scheduler's Scheduled
   // condition goes there, ClusterClient::UpdateGroupCondition); null for other kinds.
-  std::vector<PodCondition>* (*conditions)(T& object) = nullptr;
+  std::vector<Condition>* (*conditions)(T& object) = nullptr;
   // For a gang API's kind: the gangs an object defines (api/gang.h); null for other kinds.
   std::vector<GangDefinition> (*gangs)(const T& object) = nullptr;
 };

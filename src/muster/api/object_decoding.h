@@ -66,6 +66,6 @@ PersistentVolumeClaimSpec ReadClaimSpec(Decoder& d, const YAML::Node& n, const s
 ClaimTemplate ReadClaimTemplate(Decoder& d, const YAML::Node& n, const std::string& path,
                                 bool named);
 // A pod's or a PodGroup's condition.
-PodCondition ReadCondition(Decoder& d, const YAML::Node& item, const std::string& path);
+Condition ReadCondition(Decoder& d, const YAML::Node& item, const std::string& path);
 
 }  // namespace muster::api::decoding

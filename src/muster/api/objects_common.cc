@@ -1099,11 +1099,11 @@ PodSpec ReadPodSpec(Decoder& d, const YAML::Node& n, const std::string& path) {
   return spec;
 }
 
-// A pod's or a PodGroup's condition.
-PodCondition ReadCondition(Decoder& d, const YAML::Node& item, const std::string& path) {
+// A pod's, a PodGroup's or an allocated device's condition.
+Condition ReadCondition(Decoder& d, const YAML::Node& item, const std::string& path) {
   Map c(d, item, path);
   c.Known({"lastProbeTime", "observedGeneration"});
-  PodCondition cond;
+  Condition cond;
   cond.type = ReadString(d, c.Get("type"), c.Path("type")).value_or("");
   cond.status = ReadString(d, c.Get("status"), c.Path("status")).value_or("");
   cond.reason = ReadString(d, c.Get("reason"), c.Path("reason")).value_or("");

@@ -893,19 +893,10 @@ ResourceClaim DecodeResourceClaim(Decoder& d, Map& m, const std::string&) {
         status.pool = Symbol(ReadString(d, dm.Get("pool"), dm.Path("pool")).value_or(""));
         status.device = Symbol(ReadString(d, dm.Get("device"), dm.Path("device")).value_or(""));
         status.share_id = ReadString(d, dm.Get("shareID"), dm.Path("shareID"));
-        ReadList(
-            d, dm.Get("conditions"), dm.Path("conditions"),
-            [&](const YAML::Node& c, const std::string& cp) {
-              Map cm(d, c, cp, Fields::kUnchecked);
-              DeviceCondition condition;
-              condition.type = ReadString(d, cm.Get("type"), cm.Path("type")).value_or("");
-              condition.status = ReadString(d, cm.Get("status"), cm.Path("status")).value_or("");
-              condition.reason = ReadString(d, cm.Get("reason"), cm.Path("reason")).value_or("");
-              condition.message = ReadString(d, cm.Get("message"), cm.Path("message")).value_or("");
-              condition.last_transition_time =
-                  ReadTime(d, cm.Get("lastTransitionTime"), cm.Path("lastTransitionTime"));
-              status.conditions.push_back(std::move(condition));
-            });
+        ReadList(d, dm.Get("conditions"), dm.Path("conditions"),
+                 [&](const YAML::Node& c, const std::string& cp) {
+                   status.conditions.push_back(ReadCondition(d, c, cp));
+                 });
         claim.status.devices.push_back(std::move(status));
       });
   if (claim.status.reserved_for.size() > kReservedForMaxSize) {

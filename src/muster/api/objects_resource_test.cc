@@ -321,11 +321,11 @@ status:
   EXPECT_THAT(result.binding_failure_conditions, ElementsAre("failed"));
   EXPECT_EQ(claim.status.allocation->allocation_timestamp, ParseTime("2026-11-29T10:00:00Z"));
   ASSERT_EQ(claim.status.devices.size(), 1u);
-  const DeviceCondition* attached = claim.status.devices[0].Condition("attached");
+  const Condition* attached = FindCondition(claim.status.devices[0].conditions, "attached");
   ASSERT_NE(attached, nullptr);
   EXPECT_EQ(attached->status, "True");
   EXPECT_EQ(attached->reason, "Attached");
-  EXPECT_EQ(claim.status.devices[0].Condition("failed"), nullptr);
+  EXPECT_EQ(FindCondition(claim.status.devices[0].conditions, "failed"), nullptr);
 }
 
 TEST(ResourceDecodeTest, APodsClaims) {

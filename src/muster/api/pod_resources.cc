@@ -208,7 +208,7 @@ bool HasPodLevelRequests(const Pod& pod) {
 }
 
 bool IsPodResizeInfeasible(const Pod& pod) {
-  const PodCondition* c = FindCondition(pod.status.conditions, "PodResizePending");
+  const Condition* c = FindCondition(pod.status.conditions, "PodResizePending");
   return c != nullptr && c->reason == "Infeasible";
 }
 

@@ -42,22 +42,21 @@ std::optional<PodPhase> ParsePodPhase(std::string_view s) {
   return ParseName<PodPhase>(kPodPhaseNames, s);
 }
 
-const PodCondition* FindCondition(const std::vector<PodCondition>& conditions,
-                                  std::string_view type) {
-  for (const PodCondition& c : conditions) {
+const Condition* FindCondition(const std::vector<Condition>& conditions, std::string_view type) {
+  for (const Condition& c : conditions) {
     if (c.type == type) return &c;
   }
   return nullptr;
 }
 
-bool ConditionChanges(const std::vector<PodCondition>& conditions, const PodCondition& condition) {
-  const PodCondition* old = FindCondition(conditions, condition.type);
+bool ConditionChanges(const std::vector<Condition>& conditions, const Condition& condition) {
+  const Condition* old = FindCondition(conditions, condition.type);
   return old == nullptr || old->status != condition.status || old->reason != condition.reason ||
          old->message != condition.message;
 }
 
-void SetCondition(std::vector<PodCondition>& conditions, PodCondition condition) {
-  for (PodCondition& c : conditions) {
+void SetCondition(std::vector<Condition>& conditions, Condition condition) {
+  for (Condition& c : conditions) {
     if (c.type != condition.type) continue;
     if (c.status == condition.status && c.last_transition_time) {
       condition.last_transition_time = c.last_transition_time;

@@ -163,25 +163,26 @@ enum class PodPhase { kPending, kRunning, kSucceeded, kFailed, kUnknown };
 std::string_view PodPhaseName(PodPhase p);
 std::optional<PodPhase> ParsePodPhase(std::string_view s);
 
-struct PodCondition {
+// A status condition (metav1.Condition's fields; a pod's PodCondition has the same ones muster
+// reads): a pod's, a PodGroup's, an allocated device's.
+struct Condition {
   std::string type;
   std::string status;
   std::string reason;
   std::string message;
   std::optional<Time> last_transition_time;
 
-  friend bool operator==(const PodCondition&, const PodCondition&) = default;
+  friend bool operator==(const Condition&, const Condition&) = default;
 };
 
 // The condition of `type` in `conditions`, or nullptr.
-const PodCondition* FindCondition(const std::vector<PodCondition>& conditions,
-                                  std::string_view type);
+const Condition* FindCondition(const std::vector<Condition>& conditions, std::string_view type);
 // Whether setting `condition` would change `conditions`: none of its type yet, or one that
 // differs in status, reason or message (the transition time aside).
-bool ConditionChanges(const std::vector<PodCondition>& conditions, const PodCondition& condition);
+bool ConditionChanges(const std::vector<Condition>& conditions, const Condition& condition);
 // Replaces the condition of `condition.type` in `conditions` (or appends it). The transition
 // time stays the old one when the status does not change, as Kubernetes keeps it.
-void SetCondition(std::vector<PodCondition>& conditions, PodCondition condition);
+void SetCondition(std::vector<Condition>& conditions, Condition condition);
 
 // Pod-level resources (spec.resources, KEP-2837): what the pod as a whole requests and is
 // limited to, for cpu, memory and hugepages-*.
@@ -245,7 +246,7 @@ struct PodResourcesStatus {
 
 struct PodStatus {
   PodPhase phase = PodPhase::kPending;
-  std::vector<PodCondition> conditions;
+  std::vector<Condition> conditions;
   Symbol nominated_node_name;
   std::optional<Time> start_time;
   std::vector<PodResourceClaimStatus> resource_claim_statuses;
@@ -373,7 +374,7 @@ struct SchedulingPodGroup {
     PodGroupPolicy policy;
   } spec;
   struct Status {
-    std::vector<PodCondition> conditions;
+    std::vector<Condition> conditions;
     friend bool operator==(const Status&, const Status&) = default;
   } status;
 
@@ -416,7 +417,7 @@ struct PodGroup {
     std::optional<Time> schedule_start_time;
     // muster's addition: the Scheduled condition the group scheduling cycle keeps (True once the
     // group is placed, False with the reason it cannot be). Conditions share the pod's fields.
-    std::vector<PodCondition> conditions;
+    std::vector<Condition> conditions;
 
     friend bool operator==(const Status&, const Status&) = default;
   } status;

@@ -1,11 +1,12 @@
 #include "muster/cli/explain.h"
 
-#include <ostream>
-
 #include <fmt/format.h>
+
+#include <ostream>
 
 #include "muster/cli/validate.h"
 #include "muster/report/explain_output.h"
+#include "muster/report/simulation_output.h"
 
 namespace muster::cli {
 
@@ -40,6 +41,7 @@ int RunExplain(const ExplainFlags& flags, std::istream& in, std::ostream& out, s
   simulation.Run();
   progress.Clear();
   for (const std::string& w : simulation.warnings()) err << "warning: " << w << "\n";
+  for (const std::string& n : report::ExtenderNotes(simulation)) err << "note: " << n << "\n";
 
   // The pod, as the run left it.
   std::vector<const api::Pod*> found;

@@ -53,6 +53,7 @@ int RunSimulate(const SimulateFlags& flags, std::istream& in, std::ostream& out,
   simulation->Run();
   progress.Clear();
   for (const std::string& w : simulation->warnings()) err << "warning: " << w << "\n";
+  for (const std::string& n : report::ExtenderNotes(*simulation)) err << "note: " << n << "\n";
 
   if (flags.output == "json") {
     report::PrintJson(*simulation, out);

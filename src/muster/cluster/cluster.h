@@ -102,8 +102,8 @@ class TypedObserver : public ClusterObserver {
 
 // The condition preemption sets on a victim before deleting it, as upstream's preemption
 // executor sets it; `scheduler` names the scheduler that preempts.
-inline api::PodCondition PreemptionCondition(std::string_view scheduler, api::Time now) {
-  return api::PodCondition{
+inline api::Condition PreemptionCondition(std::string_view scheduler, api::Time now) {
+  return api::Condition{
       "DisruptionTarget", "True", "PreemptionByScheduler",
       std::string(scheduler) + ": preempting to accommodate a higher priority pod", now};
 }

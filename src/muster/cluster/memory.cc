@@ -132,19 +132,18 @@ Status MemoryCluster::Bind(const api::Pod& pod, api::Symbol node) {
   bound.spec.node_name = node;
   bound.status.nominated_node_name = api::Symbol();
   std::erase_if(bound.status.conditions,
-                [](const api::PodCondition& c) { return c.type == "PodScheduled"; });
-  bound.status.conditions.push_back(
-      api::PodCondition{"PodScheduled", "True", "", "", clock_.Now()});
+                [](const api::Condition& c) { return c.type == "PodScheduled"; });
+  bound.status.conditions.push_back(api::Condition{"PodScheduled", "True", "", "", clock_.Now()});
   return ReplacePod(it, std::move(bound));
 }
 
-Status MemoryCluster::UpdatePodCondition(const api::Pod& pod, const api::PodCondition& condition,
+Status MemoryCluster::UpdatePodCondition(const api::Pod& pod, const api::Condition& condition,
                                          const std::optional<std::string>& nominated_node) {
   auto it = FindPod(pod.metadata.Key());
   if (it == MutableObjects<api::Pod>().end()) return NotFound("pods", pod.metadata.Key());
   api::Pod updated = *it->second;
   bool replaced = false;
-  for (api::PodCondition& c : updated.status.conditions) {
+  for (api::Condition& c : updated.status.conditions) {
     if (c.type == condition.type) {
       c = condition;
       replaced = true;
@@ -188,8 +187,8 @@ Status MemoryCluster::UpdatePodGroupStatus(const api::PodGroup& group,
 }
 
 Status MemoryCluster::UpdateGroupCondition(const framework::ObjectReference& object,
-                                           const std::vector<api::PodCondition>& /*current*/,
-                                           const api::PodCondition& condition) {
+                                           const std::vector<api::Condition>& /*current*/,
+                                           const api::Condition& condition) {
   // The stored object's conditions, not the caller's copy: the rest of its status is the
   // controller's, and may be newer.
   Status status =

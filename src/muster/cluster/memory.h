@@ -77,7 +77,7 @@ class MemoryCluster final : public Cluster {
   framework::Status ExtenderBound(const api::Pod& pod, api::Symbol node) override {
     return Bind(pod, node);
   }
-  framework::Status UpdatePodCondition(const api::Pod& pod, const api::PodCondition& condition,
+  framework::Status UpdatePodCondition(const api::Pod& pod, const api::Condition& condition,
                                        const std::optional<std::string>& nominated_node) override;
   framework::Status NominatePod(const api::Pod& pod, api::Symbol node) override;
   framework::Status DeletePod(const api::Pod& pod) override;
@@ -87,8 +87,8 @@ class MemoryCluster final : public Cluster {
   framework::Status SelectNode(const api::PersistentVolumeClaim& pvc, api::Symbol node) override;
   framework::Status UpdateClaimStatus(const api::ResourceClaim& claim) override;
   framework::Status UpdateGroupCondition(const framework::ObjectReference& object,
-                                         const std::vector<api::PodCondition>& current,
-                                         const api::PodCondition& condition) override;
+                                         const std::vector<api::Condition>& current,
+                                         const api::Condition& condition) override;
   void RecordEvent(framework::EventRecord event) override;
 
  private:

@@ -82,9 +82,9 @@ TEST_F(MemoryClusterTest, BindRefusesANodeDeletedSince) {
 }
 
 TEST_F(MemoryClusterTest, UpdatePodConditionReplacesTheConditionOfItsType) {
-  const api::PodCondition unschedulable{"PodScheduled", "False", "Unschedulable", "no room", {}};
+  const api::Condition unschedulable{"PodScheduled", "False", "Unschedulable", "no room", {}};
   ASSERT_TRUE(cluster_.UpdatePodCondition(Web(), unschedulable, "node-a").IsSuccess());
-  const api::PodCondition again{"PodScheduled", "False", "Unschedulable", "still none", {}};
+  const api::Condition again{"PodScheduled", "False", "Unschedulable", "still none", {}};
   ASSERT_TRUE(cluster_.UpdatePodCondition(Web(), again, std::nullopt).IsSuccess());
   ASSERT_EQ(Web().status.conditions.size(), 1u);
   EXPECT_EQ(Web().status.conditions[0].message, "still none");
@@ -111,8 +111,7 @@ TEST_F(MemoryClusterTest, APreemptedPodEndsFailedWithDisruptionTargetBeforeItGoe
   ASSERT_EQ(watcher.seen.size(), 2u) << "an update, then the deletion";
   for (const api::PodPtr& pod : watcher.seen) {
     EXPECT_EQ(pod->status.phase, api::PodPhase::kFailed);
-    const api::PodCondition* target =
-        api::FindCondition(pod->status.conditions, "DisruptionTarget");
+    const api::Condition* target = api::FindCondition(pod->status.conditions, "DisruptionTarget");
     ASSERT_NE(target, nullptr);
     EXPECT_EQ(target->status, "True");
     EXPECT_EQ(target->reason, "PreemptionByScheduler");

@@ -82,7 +82,7 @@ class ClusterClient {
   }
   // Sets the PodScheduled condition (status "False", reason, message) and, when
   // `nominated_node` is set, status.nominatedNodeName ("" clears it).
-  virtual Status UpdatePodCondition(const api::Pod& pod, const api::PodCondition& condition,
+  virtual Status UpdatePodCondition(const api::Pod& pod, const api::Condition& condition,
                                     const std::optional<std::string>& nominated_node) = 0;
   // Sets status.nominatedNodeName alone: the node the scheduler expects to bind the pod to
   // while Permit holds it or a PreBind plugin acts (KEP-5278, 1.35), which the API server
@@ -97,8 +97,8 @@ class ClusterClient {
   // in `current` (the conditions as the scheduler last saw them) and leaving the rest of its
   // status, which the gang's controller writes, as it is.
   virtual Status UpdateGroupCondition(const ObjectReference& object,
-                                      const std::vector<api::PodCondition>& current,
-                                      const api::PodCondition& condition) = 0;
+                                      const std::vector<api::Condition>& current,
+                                      const api::Condition& condition) = 0;
   // The volume binding's writes (VolumeBinding's PreBind), each refused when the object
   // changed since the scheduler read it (its resourceVersion in `pv` or `pvc`): binds the volume
   // to a claim (writes `pv`'s spec.claimRef, and its bound-by-controller annotation when it has

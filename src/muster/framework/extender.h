@@ -59,6 +59,10 @@ struct ExtenderCallStats {
 };
 struct ExtenderStats {
   ExtenderCallStats filter, prioritize, bind, preempt;
+  // Filter answers that kept none of the nodes they were asked about, and whether the run's
+  // first answer was one: the mark of an extender that remembers an earlier run (ExtenderNotes).
+  uint64_t filter_kept_none = 0;
+  bool first_filter_kept_none = false;
 };
 
 class Extender {

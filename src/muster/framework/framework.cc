@@ -693,7 +693,11 @@ Status Framework::RunPreBindPlugins(CycleState& state, const PodInfo& pod, api::
       PreBindPlugin* pl = plugins_.pre_bind[i];
       Status s = Timed(state, ExtensionPoint::kPreBind, pl->Name(),
                        [&] { return pl->PreBind(state, pod, node); });
-      if (s.IsSuccess() || s.IsSkip()) continue;
+      if (s.IsSkip()) continue;
+      if (state.trace != nullptr) {
+        state.trace->pre_bind.push_back({std::string(pl->Name()), s.code(), s.Message(), {}});
+      }
+      if (s.IsSuccess()) continue;
       if (s.IsWait() && next != nullptr) {
         *next = i;
         return s.WithPlugin(pl->Name());

@@ -326,7 +326,7 @@ struct Gang {
   // The object the gang's status and events go to (its Scheduled condition, FailedScheduling),
   // and that object's conditions now, so that a condition is written only when it changes.
   ObjectReference object;
-  std::vector<api::PodCondition> conditions;
+  std::vector<api::Condition> conditions;
   // The type of the condition the cycle keeps on `object` ("Scheduled" for scheduler-plugins'
   // PodGroup, "PodGroupScheduled" or "PodGroupInitiallyScheduled" for Kubernetes' own); empty:
   // the object has no status (a v1alpha1 Workload).

@@ -147,7 +147,7 @@ class FakeServices final : public SchedulerServices,
 
   Status Bind(const api::Pod&, api::Symbol) override { return Status::OK(); }
   Status NominatePod(const api::Pod&, api::Symbol) override { return Status::OK(); }
-  Status UpdatePodCondition(const api::Pod&, const api::PodCondition&,
+  Status UpdatePodCondition(const api::Pod&, const api::Condition&,
                             const std::optional<std::string>&) override {
     return Status::OK();
   }
@@ -155,8 +155,8 @@ class FakeServices final : public SchedulerServices,
   Status UpdatePodGroupStatus(const api::PodGroup&, const api::PodGroup::Status&) override {
     return Status::OK();
   }
-  Status UpdateGroupCondition(const ObjectReference&, const std::vector<api::PodCondition>&,
-                              const api::PodCondition&) override {
+  Status UpdateGroupCondition(const ObjectReference&, const std::vector<api::Condition>&,
+                              const api::Condition&) override {
     return Status::OK();
   }
   Status BindVolume(const api::PersistentVolume&) override {

@@ -86,6 +86,9 @@ class AttemptTrace {
   // into the plugin's Outcome::notes when it returns.
   std::vector<std::string> post_filter_notes;
   std::optional<std::string> post_filter_nominated;  // the node a PostFilter nominated, if any
+  // The PreBind plugins that acted (did not skip) since the scheduler last took them into
+  // `steps`: the volumes bound, the claims written, before the pod is bound.
+  std::vector<Outcome> pre_bind;
   // Set while PostFilter runs: the Filter calls of preemption's dry run are what-ifs on other
   // states, not the attempt's verdicts.
   bool in_post_filter = false;

@@ -310,24 +310,42 @@ std::string HeatColor(double fraction) {
 
 std::string HeatMap(const std::vector<std::string>& groups, const std::vector<std::string>& columns,
                     const std::vector<HeatRow>& rows, int label_width) {
-  const double cell_w = 58, cell_h = 20, gap = 6, header = 36;
+  const double cell_w = 58, cell_h = 20, gap = 6, header = 36, char_w = 6.5;
   const size_t per_group = groups.empty() ? columns.size() : columns.size() / groups.size();
-  auto x_of = [&](size_t column) {
-    return label_width + column * cell_w + (per_group == 0 ? 0 : column / per_group) * gap;
-  };
+  // Each column's left edge and width: a group's columns widen together until its name (say
+  // "example.com/gpu-mem") fits over them, up to 48 characters; a longer one is cut, whole in
+  // its tooltip.
+  constexpr size_t kLongestGroupName = 48;
+  std::vector<double> left(columns.size()), width(columns.size(), cell_w);
+  for (size_t c = 0; c < columns.size(); ++c) {
+    const size_t g = per_group == 0 ? 0 : c / per_group;
+    if (g < groups.size()) {
+      const size_t chars = std::min(groups[g].size(), kLongestGroupName);
+      width[c] = std::max(cell_w, (static_cast<double>(chars) * char_w + 8) / per_group);
+    }
+  }
+  double x = label_width;
+  for (size_t c = 0; c < columns.size(); ++c) {
+    if (c > 0 && per_group != 0 && c % per_group == 0) x += gap;
+    left[c] = x;
+    x += width[c];
+  }
+  const double total_width = x + 4;
   double height = header;
   for (const HeatRow& row : rows) height += cell_h + (row.emphasis ? gap : 0);
-  const double width = x_of(columns.size()) + 4;
   std::string out;
-  OpenSvg(out, C(width), C(height));
+  OpenSvg(out, C(total_width), C(height));
   Put(out, "<g font-size=\"11\" fill=\"{}\" text-anchor=\"middle\">", kAxisColor);
-  for (size_t g = 0; g < groups.size(); ++g) {
-    const double x0 = x_of(g * per_group), x1 = x_of((g + 1) * per_group - 1) + cell_w;
-    Put(out, "<text x=\"{}\" y=\"13\" font-weight=\"600\" fill=\"{}\">{}</text>", C((x0 + x1) / 2),
-        kTextColor, Escape(Clip(groups[g], static_cast<size_t>((x1 - x0) / 6.5))));
+  for (size_t g = 0; per_group > 0 && g < groups.size(); ++g) {
+    const size_t last = (g + 1) * per_group - 1;
+    const double x0 = left[g * per_group], x1 = left[last] + width[last];
+    Put(out, "<text x=\"{}\" y=\"13\" font-weight=\"600\" fill=\"{}\">", C((x0 + x1) / 2),
+        kTextColor);
+    if (groups[g].size() > kLongestGroupName) Title(out, groups[g]);
+    Put(out, "{}</text>", Escape(Clip(groups[g], kLongestGroupName)));
   }
   for (size_t c = 0; c < columns.size(); ++c) {
-    Put(out, "<text x=\"{}\" y=\"30\">{}</text>", C(x_of(c) + cell_w / 2), Escape(columns[c]));
+    Put(out, "<text x=\"{}\" y=\"30\">{}</text>", C(left[c] + width[c] / 2), Escape(columns[c]));
   }
   out += "</g>";
   double y = header;
@@ -338,10 +356,10 @@ std::string HeatMap(const std::vector<std::string>& groups, const std::vector<st
     Put(out, "{}</text>", Escape(Clip(row.label, static_cast<size_t>(label_width / 7))));
     for (size_t c = 0; c < row.cells.size() && c < columns.size(); ++c) {
       const Cell& cell = row.cells[c];
-      const double x = x_of(c);
+      const double x = left[c], w = width[c];
       const std::string fill = cell.fraction ? HeatColor(*cell.fraction) : "#eef0f3";
       Put(out, "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\">", C(x + 1),
-          C(y + 1), C(cell_w - 2), C(cell_h - 2), fill);
+          C(y + 1), C(w - 2), C(cell_h - 2), fill);
       Title(out, cell.title);
       out += "</rect>";
       std::string text = "\u2013";
@@ -353,12 +371,12 @@ std::string HeatMap(const std::vector<std::string>& groups, const std::vector<st
       Put(out,
           "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"11\" fill=\"{}\" "
           "pointer-events=\"none\">{}</text>",
-          C(x + cell_w / 2), C(y + 14), dark ? "#ffffff" : kTextColor, Escape(text));
+          C(x + w / 2), C(y + 14), dark ? "#ffffff" : kTextColor, Escape(text));
     }
     out += "</g>";
     y += cell_h;
     if (row.emphasis) {
-      Put(out, "<line x1=\"0\" x2=\"{0}\" y1=\"{1}\" y2=\"{1}\" stroke=\"{2}\"/>", C(width),
+      Put(out, "<line x1=\"0\" x2=\"{0}\" y1=\"{1}\" y2=\"{1}\" stroke=\"{2}\"/>", C(total_width),
           C(y + gap / 2), kGridColor);
       y += gap;
     }

@@ -119,6 +119,25 @@ TEST(ChartsTest, HeatMapColoursAndPrintsFractions) {
   EXPECT_THAT(svg, Not(HasSubstr("node <1>")));
 }
 
+// A resource's name is not cut over its columns: they widen until it fits (it was cut to
+// "example.com/gpu-…" over two cells of the usual width).
+TEST(ChartsTest, HeatMapColumnsWidenForTheirGroupsName) {
+  const std::vector<HeatRow> rows = {
+      {"n", "", {{0.5, ""}, {0.5, ""}, {1.0, ""}, {1.0, ""}}, false}};
+  const std::string svg =
+      HeatMap({"cpu", "example.com/gpu-mem"}, {"end", "peak", "end", "peak"}, rows, 100);
+  EXPECT_THAT(svg, HasSubstr(">example.com/gpu-mem</text>"));
+  // cpu's cells keep their width; the GPU memory's take half the name's 19 characters each.
+  EXPECT_THAT(svg, HasSubstr("width=\"56\""));
+  // (19 x 6.5 px + 8) / 2 - 2 px of margin = 63.75.
+  EXPECT_THAT(svg, HasSubstr("width=\"63.8\""));
+  // A name past 48 characters is cut, and whole in its tooltip.
+  const std::string name = "example.com/" + std::string(60, 'x');
+  const std::string cut = HeatMap({name}, {"end"}, {{"n", "", {{0.5, ""}}, false}}, 100);
+  EXPECT_THAT(cut, HasSubstr("<title>" + name + "</title>"));
+  EXPECT_THAT(cut, Not(HasSubstr(">" + name + "</text>")));
+}
+
 TEST(ChartsTest, GanttSkipsEmptySpansAndPrintsNotes) {
   GanttRow row;
   row.label = "g";

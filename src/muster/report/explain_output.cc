@@ -180,11 +180,11 @@ json GroupJson(const sim::Simulation& sim, const api::Pod& pod, const AttemptTra
     g["minMember"] = group->spec.min_member;
     g["phase"] = std::string(api::PodGroupPhaseName(group->status.phase));
     g["scheduled"] = group->status.scheduled;
-    const api::PodCondition* cond = api::FindCondition(group->status.conditions, "Scheduled");
+    const api::Condition* cond = api::FindCondition(group->status.conditions, "Scheduled");
     g["message"] = cond != nullptr ? cond->message : "";
   } else if (native != nullptr) {
     g["minMember"] = native->spec.policy.min_count.value_or(1);
-    const api::PodCondition* cond =
+    const api::Condition* cond =
         api::FindCondition(native->status.conditions, native->ScheduledCondition());
     g["phase"] = cond != nullptr && cond->status == "True" ? "Scheduled" : "Pending";
     g["scheduled"] = scheduled;
@@ -306,7 +306,7 @@ nlohmann::ordered_json BuildExplanation(const sim::Simulation& sim, const api::P
   p["nodeName"] = pod.spec.node_name.string();
   p["podGroup"] = api::GangOf(pod).name.string();
   p["attempts"] = sim.scheduler().Attempts(pod.metadata.Key());
-  const api::PodCondition* cond = api::FindCondition(pod.status.conditions, "PodScheduled");
+  const api::Condition* cond = api::FindCondition(pod.status.conditions, "PodScheduled");
   p["message"] = cond != nullptr && cond->status == "False" ? cond->message : "";
   out["pod"] = std::move(p);
   out["resourceClaims"] = ResourceClaimsJson(sim, pod);

@@ -1,5 +1,7 @@
 #include "muster/report/html.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <iterator>
@@ -8,9 +10,8 @@
 #include <ostream>
 #include <set>
 
-#include <fmt/format.h>
-
 #include "muster/api/gang.h"
+#include "muster/cluster/memory.h"
 #include "muster/report/charts.h"
 #include "muster/report/simulation_output.h"
 
@@ -154,7 +155,7 @@ struct PodFacts {
   const std::string* key;
   std::string status;
   std::string group;
-  const api::PodCondition* unschedulable;  // PodScheduled=False, or nullptr
+  const api::Condition* unschedulable;  // PodScheduled=False, or nullptr
 };
 
 struct Facts {
@@ -171,7 +172,7 @@ Facts Gather(const sim::Simulation& sim) {
   for (const auto& [key, stored] : c.pods()) {
     const api::Pod& pod = *stored;
     PodFacts p{&pod, &key, PodStatusText(sim, pod), api::GangOf(pod).name.string(), nullptr};
-    const api::PodCondition* cond = api::FindCondition(pod.status.conditions, "PodScheduled");
+    const api::Condition* cond = api::FindCondition(pod.status.conditions, "PodScheduled");
     if (cond != nullptr && cond->status == "False") p.unschedulable = cond;
     if (p.status == "SchedulingGated") {
       ++f.gated;
@@ -279,7 +280,7 @@ std::string Verdict(const sim::Simulation& sim, const Facts& f, bool* warn) {
   return s;
 }
 
-void Summary(std::string& out, const sim::Simulation& sim, const Facts& f) {
+void Summary(std::string& out, const sim::Simulation& sim, const Facts& f, size_t preempted) {
   out += "<div class=\"cards\">";
   auto card = [&](std::string_view cls, std::string_view label, const std::string& value) {
     Put(out, "<div class=\"card {}\"><div class=\"n\">{}</div><div class=\"l\">{}</div></div>", cls,
@@ -291,6 +292,7 @@ void Summary(std::string& out, const sim::Simulation& sim, const Facts& f) {
   card("succeeded", "Succeeded", Thousands(f.succeeded));
   card("gated", "Gated", Thousands(f.gated));
   if (f.failed > 0) card("failed", "Failed", Thousands(f.failed));
+  if (preempted > 0) card("failed", "Preempted", Thousands(static_cast<int64_t>(preempted)));
   // Every gang, of whichever API: the PodGroups section lists the same.
   int64_t groups = 0;
   for (const auto& [key, g] : sim.history().groups()) groups += g.created.has_value();
@@ -572,7 +574,8 @@ void GroupTimelines(std::string& out, const sim::Simulation& sim, const Facts& f
   }
   std::sort(waits.begin(), waits.end());
   out += "<section id=\"podgroups\"><h2>PodGroups</h2><p class=\"note\">";
-  Put(out, "{} reached quorum (minMember bound) of {}", Thousands(reached),
+  // Coscheduling's PodGroups count minMember, Kubernetes' gang API minCount: "min" is either.
+  Put(out, "{} of {} reached quorum (their minimum of members bound)", Thousands(reached),
       Plural(static_cast<int64_t>(groups.size()), "PodGroup", "PodGroups"));
   if (!waits.empty()) {
     Put(out, "; wait from creation to quorum: median {}, longest {}",
@@ -601,7 +604,7 @@ void GroupTimelines(std::string& out, const sim::Simulation& sim, const Facts& f
       return t ? TimeLabel(*t) : std::string("\u2013");
     };
     row.title = fmt::format(
-        "{} (minMember {}): created {}, first member {}, quorum {}, running {}, finished {}, "
+        "{} (min {}): created {}, first member {}, quorum {}, running {}, finished {}, "
         "deleted {}; {} member(s), {} bound, {} running, {} succeeded at the end",
         name, g.min_count, when(g.created), when(g.first_member), when(g.quorum), when(g.running),
         when(g.finished), when(g.deleted), g.members, g.bound, g.running_now, g.succeeded_now);
@@ -636,6 +639,49 @@ void GroupTimelines(std::string& out, const sim::Simulation& sim, const Facts& f
   if (groups.size() > rows.size()) {
     Put(out, "<p class=\"note\">and {} more (the longest waits are shown).</p>",
         Thousands(static_cast<int64_t>(groups.size() - rows.size())));
+  }
+  out += "</section>";
+}
+
+// The pods preemption evicted: each victim's Preempted event (the victim is gone from the pod
+// table, and a controller's replacement carries another name), in time order.
+std::vector<const cluster::StoredEvent*> PreemptionEvents(const sim::Simulation& sim) {
+  std::vector<const cluster::StoredEvent*> events;
+  for (const cluster::StoredEvent& e : sim.cluster().events()) {
+    if (e.record.reason == "Preempted" && e.record.regarding.kind == "Pod") events.push_back(&e);
+  }
+  return events;
+}
+
+void Preemptions(std::string& out, const Facts& f,
+                 const std::vector<const cluster::StoredEvent*>& events,
+                 const HtmlReportOptions& options) {
+  if (events.empty()) return;
+  std::set<std::string> preemptors;
+  for (const cluster::StoredEvent* e : events) {
+    if (e->record.related) preemptors.insert(e->record.related->Key());
+  }
+  out += "<section id=\"preemptions\"><h2>Preemptions</h2><p class=\"note\">";
+  Put(out, "{} evicted to make room for {}, in time order.",
+      Plural(static_cast<int64_t>(events.size()), "pod was", "pods were"),
+      Plural(static_cast<int64_t>(preemptors.size()), "pod", "pods"));
+  out +=
+      "</p><div class=\"scroll\"><table><thead><tr><th class=\"num\">At</th><th>Pod</th>"
+      "<th>Preempted by</th><th>Event</th></tr></thead><tbody>";
+  for (size_t i = 0; i < events.size() && i < options.max_pod_rows; ++i) {
+    const framework::EventRecord& r = events[i]->record;
+    Put(out,
+        "<tr><td class=\"num\">{}</td><td class=\"mono\">{}</td><td class=\"mono\">{}</td>"
+        "<td class=\"msg\">{}</td></tr>",
+        Escape(TimeLabel(events[i]->time - sim::kSimulationEpoch)),
+        Escape(ObjectName(f, r.regarding.namespace_, r.regarding.name)),
+        r.related ? Escape(ObjectName(f, r.related->namespace_, r.related->name)) : "",
+        Escape(r.message));
+  }
+  out += "</tbody></table></div>";
+  if (events.size() > options.max_pod_rows) {
+    Put(out, "<p class=\"note\">and {} more (<code>-o json</code> lists every event).</p>",
+        Thousands(static_cast<int64_t>(events.size() - options.max_pod_rows)));
   }
   out += "</section>";
 }
@@ -770,6 +816,7 @@ void PodTable(std::string& out, const sim::Simulation& sim, const Facts& f,
 void WriteHtmlReport(const sim::Simulation& sim, const HtmlReportOptions& options,
                      std::ostream& out) {
   const Facts facts = Gather(sim);
+  const std::vector<const cluster::StoredEvent*> preemptions = PreemptionEvents(sim);
   std::string page;
   page.reserve(256 * 1024);
   Put(page,
@@ -779,7 +826,7 @@ void WriteHtmlReport(const sim::Simulation& sim, const HtmlReportOptions& option
       "<title>{}</title>\n<style>{}</style></head>\n<body><main>\n",
       kContentSecurityPolicy, Escape(options.title), kStyle);
   Header(page, sim, options);
-  Summary(page, sim, facts);
+  Summary(page, sim, facts, preemptions.size());
   page += "\n";
   PodsOverTime(page, sim, facts);
   page += "\n";
@@ -788,6 +835,8 @@ void WriteHtmlReport(const sim::Simulation& sim, const HtmlReportOptions& option
   DeviceUtilisation(page, sim);
   page += "\n";
   GroupTimelines(page, sim, facts, options);
+  page += "\n";
+  Preemptions(page, facts, preemptions, options);
   page += "\n";
   Unschedulable(page, facts, options);
   page += "\n";

@@ -18,11 +18,11 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-const api::PodCondition* ScheduledCondition(const api::Pod& pod) {
+const api::Condition* ScheduledCondition(const api::Pod& pod) {
   return api::FindCondition(pod.status.conditions, "PodScheduled");
 }
 
-const api::PodCondition* GroupScheduledCondition(const api::PodGroup& group) {
+const api::Condition* GroupScheduledCondition(const api::PodGroup& group) {
   return api::FindCondition(group.status.conditions, "Scheduled");
 }
 
@@ -238,7 +238,7 @@ std::vector<json> NativeGangsJson(const cluster::MemoryCluster& c) {
     m.running += pod.status.phase == api::PodPhase::kRunning;
     m.succeeded += pod.status.phase == api::PodPhase::kSucceeded;
     m.failed += pod.status.phase == api::PodPhase::kFailed;
-    if (const api::PodCondition* cond = ScheduledCondition(pod);
+    if (const api::Condition* cond = ScheduledCondition(pod);
         m.message.empty() && cond != nullptr && cond->status == "False") {
       m.message = cond->message;
     }
@@ -246,7 +246,7 @@ std::vector<json> NativeGangsJson(const cluster::MemoryCluster& c) {
   std::vector<json> out;
   auto add = [&](const api::ObjectMeta& meta, const std::string& name,
                  const std::string& api_version, const api::PodGroupPolicy& policy,
-                 const api::PodCondition* condition) {
+                 const api::Condition* condition) {
     const Members& m = members[{meta.namespace_.string(), name}];
     json g;
     g["namespace"] = meta.namespace_.string();
@@ -352,7 +352,7 @@ nlohmann::ordered_json BuildResult(const sim::Simulation& sim) {
                            ? api::FormatDuration(*record->second.scheduled_at)
                            : "";
     p["attempts"] = has_record ? record->second.attempts : 0;
-    const api::PodCondition* cond = ScheduledCondition(pod);
+    const api::Condition* cond = ScheduledCondition(pod);
     const bool unscheduled = cond != nullptr && cond->status == "False";
     p["reason"] = unscheduled ? cond->reason : "";
     p["message"] = unscheduled ? cond->message : "";
@@ -392,7 +392,7 @@ nlohmann::ordered_json BuildResult(const sim::Simulation& sim) {
     g["succeeded"] = group.status.succeeded;
     g["failed"] = group.status.failed;
     // Why the group cannot be placed: the group cycle's Scheduled=False condition.
-    const api::PodCondition* cond = GroupScheduledCondition(group);
+    const api::Condition* cond = GroupScheduledCondition(group);
     g["message"] = cond != nullptr && cond->status == "False" ? cond->message : "";
     g["apiVersion"] =
         group.api_version.empty() ? "scheduling.x-k8s.io/v1alpha1" : group.api_version;
@@ -462,6 +462,21 @@ nlohmann::ordered_json BuildResult(const sim::Simulation& sim) {
   return result;
 }
 
+std::vector<std::string> ExtenderNotes(const sim::Simulation& sim) {
+  std::vector<std::string> notes;
+  for (const framework::Extender* e : sim.scheduler().extenders()) {
+    const framework::ExtenderStats stats = e->Stats();
+    if (!stats.first_filter_kept_none) continue;
+    notes.push_back(fmt::format(
+        "extender {} turned away every node in its first filter answer of this run ({} of {} "
+        "answers kept none). An extender keeps its own state: one that remembers what it placed "
+        "in an earlier run (a simulate before this one, or before an explain) finds the nodes "
+        "taken; restart it before each run",
+        e->Name(), stats.filter_kept_none, stats.filter.calls - stats.filter.errors));
+  }
+  return notes;
+}
+
 namespace {
 
 // What each extender was asked: calls, failures and mean time per verb it was called for.
@@ -511,7 +526,7 @@ void PrintTable(const sim::Simulation& sim, bool wide, std::ostream& out) {
     if (namespaces) row.insert(row.begin(), pod.metadata.namespace_.string());
     if (wide) {
       auto record = sim.records().find(key);
-      const api::PodCondition* cond = ScheduledCondition(pod);
+      const api::Condition* cond = ScheduledCondition(pod);
       const std::string group = PodGroupOf(pod);
       row.insert(row.end(),
                  {pod.status.nominated_node_name.empty() ? "<none>"
@@ -547,7 +562,7 @@ void PrintTable(const sim::Simulation& sim, bool wide, std::ostream& out) {
                                     HumanDuration(Age(sim, g.metadata))};
     if (namespaces) row.insert(row.begin(), g.metadata.namespace_.string());
     if (wide) {
-      const api::PodCondition* cond = GroupScheduledCondition(g);
+      const api::Condition* cond = GroupScheduledCondition(g);
       row.push_back(cond != nullptr && cond->status == "False" ? cond->message : "");
     }
     rows.push_back(std::move(row));

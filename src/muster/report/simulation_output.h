@@ -34,6 +34,10 @@ struct DevicePoolUsage {
 // Every pool, by driver and name, as the run left them.
 std::vector<DevicePoolUsage> DeviceUsage(const cluster::MemoryCluster& cluster);
 
+// Notes on the run's extenders for the person who ran it: an extender whose first filter answer
+// turned every node away, which is what one that keeps state between runs does on the second.
+std::vector<std::string> ExtenderNotes(const sim::Simulation& sim);
+
 // The STATUS column: Pending, SchedulingGated, Running, Succeeded, Failed.
 std::string PodStatusText(const sim::Simulation& sim, const api::Pod& pod);
 // kubectl's age format ("37s", "2m5s", "3h10m", "4d").

@@ -86,13 +86,13 @@ void Scheduler::ReportGated(const std::string& key, const std::string& message) 
   const auto [group_plugin, gang] = fwk->GroupOf(**stored);
   const bool gang_wait = gang && group_plugin->Name() == held->gating_plugin;
 
-  api::PodCondition condition;
+  api::Condition condition;
   condition.type = "PodScheduled";
   condition.status = "False";
   condition.reason = std::string(kNotReadyForScheduling);
   condition.message = message;
   condition.last_transition_time = clock_.Now();
-  if (const api::PodCondition* old = api::FindCondition(pod.status.conditions, condition.type);
+  if (const api::Condition* old = api::FindCondition(pod.status.conditions, condition.type);
       old != nullptr && old->status == condition.status) {
     condition.last_transition_time = old->last_transition_time;
   }
@@ -127,7 +127,7 @@ void Scheduler::ReportGangWaiting(const framework::Gang& gang,
   said->second = message;
   WriteGroupCondition(gang, /*scheduled=*/false, kNotReadyForScheduling, message);
   if (!first) return;
-  const api::PodCondition* now = api::FindCondition(gang.conditions, gang.condition_type);
+  const api::Condition* now = api::FindCondition(gang.conditions, gang.condition_type);
   if (now != nullptr && now->reason == kNotReadyForScheduling) return;  // said before a restart
   client_.RecordEvent(framework::EventRecord{gang.object, "Normal",
                                              std::string(kNotReadyForScheduling), "Scheduling",

@@ -601,9 +601,9 @@ void Scheduler::SetGroupCondition(const framework::Gang& gang, bool scheduled,
 void Scheduler::WriteGroupCondition(const framework::Gang& gang, bool scheduled,
                                     std::string_view reason, const std::string& message) {
   if (gang.condition_type.empty()) return;
-  const api::PodCondition* now = api::FindCondition(gang.conditions, gang.condition_type);
+  const api::Condition* now = api::FindCondition(gang.conditions, gang.condition_type);
   if (!scheduled && gang.condition_stays_true && now != nullptr && now->status == "True") return;
-  api::PodCondition condition;
+  api::Condition condition;
   condition.type = std::string(gang.condition_type);
   condition.status = scheduled ? "True" : "False";
   condition.reason = std::string(reason);

@@ -63,7 +63,7 @@ TEST(InformerHandlers, APodGroupsConditionsAloneAreNoClusterChange) {
   const uint64_t version = h.scheduler().ClusterVersion();
   api::PodGroup conditioned = group;
   conditioned.status.conditions.push_back(
-      api::PodCondition{"Scheduled", "False", "Unschedulable", "1/2 members fit", {}});
+      api::Condition{"Scheduled", "False", "Unschedulable", "1/2 members fit", {}});
   h.UpdatePodGroup(group, conditioned);
   EXPECT_EQ(h.scheduler().ClusterVersion(), version);
   EXPECT_EQ(h.scheduler()

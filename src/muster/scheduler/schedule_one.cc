@@ -1,4 +1,4 @@
-#include "muster/scheduler/scheduler.h"
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
@@ -9,12 +9,12 @@
 #include <span>
 #include <string_view>
 #include <unordered_map>
-
-#include <fmt/format.h>
+#include <utility>
 
 #include "muster/framework/log.h"
 #include "muster/framework/parallel.h"
 #include "muster/scheduler/cycle.h"
+#include "muster/scheduler/scheduler.h"
 #include "muster/scheduler/update_actions.h"
 
 // The scheduling cycle (upstream schedule_one.go): pop a pod, find the nodes that fit it, score
@@ -755,7 +755,7 @@ void Scheduler::HandleSchedulingFailure(const framework::Framework& fwk,
                                              "FailedScheduling", "Scheduling",
                                              framework::TruncateEventNote(message), std::nullopt,
                                              fwk.scheduler_name()});
-  api::PodCondition condition;
+  api::Condition condition;
   condition.type = "PodScheduled";
   condition.status = "False";
   condition.reason = error ? "SchedulerError" : "Unschedulable";
@@ -765,7 +765,7 @@ void Scheduler::HandleSchedulingFailure(const framework::Framework& fwk,
   // pod turned away again with the same message keeps its condition, transition time and all.
   const api::Pod& current = (*stored)->pod;
   const bool condition_changed = api::ConditionChanges(current.status.conditions, condition);
-  if (const api::PodCondition* old = api::FindCondition(current.status.conditions, condition.type);
+  if (const api::Condition* old = api::FindCondition(current.status.conditions, condition.type);
       old != nullptr && old->status == condition.status) {
     condition.last_transition_time = old->last_transition_time;
   }
@@ -823,12 +823,20 @@ void Scheduler::ContinueBinding(std::shared_ptr<BindingContext> ctx) {
     return ctx->fwk->RunBindPlugins(*ctx->state, *ctx->assumed, ctx->node);
   };
   auto done = [this, ctx](Status s) {
+    if (framework::AttemptTrace* trace = ctx->state->trace.get()) {
+      // The PreBind plugins that acted, each a step: what they wrote before the binding.
+      for (const framework::AttemptTrace::Outcome& o : std::exchange(trace->pre_bind, {})) {
+        std::string message = o.code == Code::kWait ? o.plugin + " waits for the cluster"
+                              : o.code == Code::kSuccess
+                                  ? o.plugin + (o.message.empty() ? "" : ": " + o.message)
+                                  : o.plugin + ": " + o.message;
+        TraceStep(*ctx->state, clock_.Now(), "PreBind", Status(o.code), std::move(message));
+      }
+    }
     if (!s.IsWait()) {
       FinishBindingCycle(ctx, s);
       return;
     }
-    TraceStep(*ctx->state, clock_.Now(), "PreBind", s,
-              fmt::format("{} waits for the cluster", s.plugin()));
     // Asked first at once (after what the cluster does at this instant: a simulation's
     // controllers answer a write at the instant they hear of it), then each poll period.
     AwaitPreBind(ctx, clock_.Now(), api::Duration::zero());
@@ -887,11 +895,14 @@ void Scheduler::PollPreBind(const std::shared_ptr<BindingContext>& ctx, api::Tim
     return;
   }
   if (!s.IsSuccess()) {
+    TraceStep(*ctx->state, now, "PreBind", s,
+              fmt::format("after {}: {}", api::FormatDuration(now - since), s.Message()));
     FinishBindingCycle(ctx, s);
     return;
   }
   TraceStep(*ctx->state, now, "PreBind", s,
-            fmt::format("waited {}", api::FormatDuration(now - since)));
+            fmt::format("{} waited {}", ctx->fwk->plugins().pre_bind[ctx->pre_bind_next]->Name(),
+                        api::FormatDuration(now - since)));
   ++ctx->pre_bind_next;
   ContinueBinding(ctx);
 }
@@ -911,7 +922,12 @@ void Scheduler::FinishBindingCycle(const std::shared_ptr<BindingContext>& ctx, c
   const std::string key = pod.Key();
   if (!s.IsSuccess()) {
     const Status failure = s.IsSkip() ? Status::Error("no bind plugin bound the pod") : s;
-    TraceStep(*ctx->state, clock_.Now(), "Bind", failure);
+    // A PreBind plugin's failure is its step's already; the binding was not tried.
+    const framework::AttemptTrace* trace = ctx->state->trace.get();
+    if (trace == nullptr || trace->steps.empty() || trace->steps.back().step != "PreBind" ||
+        trace->steps.back().code == Code::kSuccess) {
+      TraceStep(*ctx->state, clock_.Now(), "Bind", failure);
+    }
     Unassume(*ctx, failure, /*room_freed=*/true);
     return;
   }

@@ -24,7 +24,7 @@ bool Bound(const api::Pod& pod) { return !pod.spec.node_name.empty(); }
 
 // Whether the scheduler preempted the pod (the DisruptionTarget condition it is deleted with).
 bool PreemptedByScheduler(const api::Pod& pod) {
-  const api::PodCondition* c = api::FindCondition(pod.status.conditions, "DisruptionTarget");
+  const api::Condition* c = api::FindCondition(pod.status.conditions, "DisruptionTarget");
   return c != nullptr && c->status == "True" && c->reason == "PreemptionByScheduler";
 }
 

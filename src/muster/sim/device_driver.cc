@@ -2,15 +2,14 @@
 
 #include <algorithm>
 
+#include "muster/sim/annotations.h"
+
 namespace muster::sim {
 namespace {
 
-// The slice's duration annotation (validated as a duration when it was read), or nullopt.
+// The slice's duration annotation, or nullopt (no slice, or no annotation).
 std::optional<api::Duration> After(const api::ResourceSlice* slice, std::string_view key) {
-  if (slice == nullptr) return std::nullopt;
-  auto it = slice->metadata.annotations.find(std::string(key));
-  if (it == slice->metadata.annotations.end()) return std::nullopt;
-  return api::ParseDuration(it->second);
+  return slice == nullptr ? std::nullopt : AnnotatedDuration(slice->metadata, key);
 }
 
 }  // namespace
@@ -73,10 +72,9 @@ void DeviceDriver::Report(const std::string& claim_key, const Key& key, bool fai
     status = std::prev(updated.status.devices.end());
   }
   auto set = [&](const std::string& type, std::string reason, std::string message) {
-    std::erase_if(status->conditions,
-                  [&](const api::DeviceCondition& c) { return c.type == type; });
+    std::erase_if(status->conditions, [&](const api::Condition& c) { return c.type == type; });
     status->conditions.push_back(
-        api::DeviceCondition{type, "True", std::move(reason), std::move(message), clock_.Now()});
+        api::Condition{type, "True", std::move(reason), std::move(message), clock_.Now()});
   };
   if (failed && !result->binding_failure_conditions.empty()) {
     set(result->binding_failure_conditions.front(), "BindingFailed",

@@ -71,7 +71,7 @@ TEST_F(HistoryTest, KeepsOneSamplePerInstantAndOnlyChanges) {
   // A change that leaves the counts as they were is no sample.
   At(seconds(7), [&] {
     cluster_.UpdatePodCondition(
-        Pod("b"), api::PodCondition{"PodScheduled", "False", "Unschedulable", "no", clock_.Now()},
+        Pod("b"), api::Condition{"PodScheduled", "False", "Unschedulable", "no", clock_.Now()},
         std::nullopt);
   });
   At(seconds(30), [&] { SetPhase("a", api::PodPhase::kSucceeded); });

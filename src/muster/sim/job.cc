@@ -11,9 +11,9 @@ constexpr api::Duration kFirstPodFailureBackoff = std::chrono::seconds(10);
 constexpr api::Duration kMaxPodFailureBackoff = std::chrono::minutes(10);
 
 // The pod's first condition that one of the patterns names, type and status alike.
-const api::PodCondition* MatchingCondition(
+const api::Condition* MatchingCondition(
     const api::Pod& pod, const std::vector<api::PodFailurePolicyOnPodConditionsPattern>& patterns) {
-  for (const api::PodCondition& c : pod.status.conditions) {
+  for (const api::Condition& c : pod.status.conditions) {
     for (const auto& pattern : patterns) {
       if (c.type == pattern.type && c.status == pattern.status) return &c;
     }
@@ -28,7 +28,7 @@ PodFailureVerdict MatchPodFailurePolicy(const std::optional<api::PodFailurePolic
   if (!policy) return {};
   for (size_t i = 0; i < policy->rules.size(); ++i) {
     const api::PodFailurePolicyRule& rule = policy->rules[i];
-    const api::PodCondition* condition = MatchingCondition(pod, rule.on_pod_conditions);
+    const api::Condition* condition = MatchingCondition(pod, rule.on_pod_conditions);
     if (condition == nullptr) continue;
     switch (rule.action) {
       case api::PodFailurePolicyAction::kIgnore:

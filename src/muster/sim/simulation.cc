@@ -6,6 +6,7 @@
 
 #include "muster/api/generated_name.h"
 #include "muster/api/kinds.h"
+#include "muster/sim/annotations.h"
 #include "muster/sim/job.h"
 
 namespace muster::sim {
@@ -20,16 +21,6 @@ uint64_t Fnv1a(std::string_view s) {
     h *= 1099511628211ull;
   }
   return h;
-}
-
-api::Duration AnnotationDuration(const api::ObjectMeta& meta, std::string_view key) {
-  auto it = meta.annotations.find(std::string(key));
-  if (it == meta.annotations.end()) return api::Duration::zero();
-  return api::ParseDuration(it->second).value_or(api::Duration::zero());
-}
-
-bool HasAnnotation(const api::ObjectMeta& meta, std::string_view key) {
-  return meta.annotations.contains(std::string(key));
 }
 
 }  // namespace
@@ -62,7 +53,7 @@ struct Simulation::Workload {
   int32_t failures_since_success = 0;      // for the pod failure backoff
   api::Time last_failure{};
   bool creation_due = false;                  // a timer creates pods when the backoff ends
-  std::optional<api::PodCondition> finished;  // Complete or Failed
+  std::optional<api::Condition> finished;     // Complete or Failed
 
   template <typename T>
   static std::unique_ptr<Workload> Of(Controller controller) {
@@ -134,7 +125,7 @@ void Simulation::At(api::Duration offset, std::function<void()> fn) {
 
 void Simulation::ScheduleCreations() {
   auto schedule = [this](const api::ObjectMeta& meta, std::function<void()> create) {
-    At(AnnotationDuration(meta, kCreateAfter), std::move(create));
+    At(AnnotatedDuration(meta, kCreateAfter).value_or(api::Duration::zero()), std::move(create));
   };
   auto start = [&](std::unique_ptr<Workload> w) {
     w->rng.seed(Fnv1a(w->meta.Key()) ^ options_.seed);
@@ -204,19 +195,21 @@ void Simulation::ScheduleCreations() {
       [](const api::PriorityClass&) {}, [](const api::Binding&) {}, [](const api::Event&) {},
       [](const api::Lease&) {}, [](const api::SchedulerConfiguration&) {},
       // Every other kind a cluster holds is created when due, and deleted after delete-after.
-      [&]<typename T>(const T& object) requires api::kIsClusterKind<T>{
-          schedule(object.metadata, [this, &object] {
-            const std::string key = object.metadata.Key();
-            const bool deletes = HasAnnotation(object.metadata, kDeleteAfter);
-            const api::Duration after = AnnotationDuration(object.metadata, kDeleteAfter);
-            cluster_.Create(object);
-            if (deletes) At(after, [this, key] { cluster_.Delete<T>(key); });
-          });
+      // (clang-format 14 takes the requires-clause for the end of a namespace.)
+      // clang-format off
+      [&]<typename T>(const T& object) requires api::kIsClusterKind<T> {
+        schedule(object.metadata, [this, &object] {
+          const std::string key = object.metadata.Key();
+          const std::optional<api::Duration> after =
+              AnnotatedDuration(object.metadata, kDeleteAfter);
+          cluster_.Create(object);
+          if (after) At(*after, [this, key] { cluster_.Delete<T>(key); });
+        });
+      },
+  };
+  for (const api::ObjectEntry& e : manifests_.order) api::Visit(manifests_, e, act);
 }
-,
-};  // namespace muster::sim
-for (const api::ObjectEntry& e : manifests_.order) api::Visit(manifests_, e, act);
-}
+// clang-format on
 
 std::string Simulation::CreatePodNow(api::Pod pod) {
   if (std::string err = priorities_->Admit(pod); !err.empty()) return err;
@@ -224,8 +217,8 @@ std::string Simulation::CreatePodNow(api::Pod pod) {
   const api::ObjectMeta meta = pod.metadata;
   if (!cluster_.Create(std::move(pod)).IsSuccess()) return "";
   records_.try_emplace(key);
-  if (HasAnnotation(meta, kUngateAfter)) {
-    At(AnnotationDuration(meta, kUngateAfter), [this, key] {
+  if (const std::optional<api::Duration> after = AnnotatedDuration(meta, kUngateAfter)) {
+    At(*after, [this, key] {
       const api::Pod* p = cluster_.Get<api::Pod>(key);
       if (p == nullptr || p->spec.scheduling_gates.empty()) return;
       api::Pod ungated = *p;
@@ -233,8 +226,8 @@ std::string Simulation::CreatePodNow(api::Pod pod) {
       cluster_.Update(ungated);
     });
   }
-  if (HasAnnotation(meta, kDeleteAfter)) {
-    At(AnnotationDuration(meta, kDeleteAfter), [this, key] { cluster_.Delete<api::Pod>(key); });
+  if (const std::optional<api::Duration> after = AnnotatedDuration(meta, kDeleteAfter)) {
+    At(*after, [this, key] { cluster_.Delete<api::Pod>(key); });
   }
   return "";
 }
@@ -349,8 +342,8 @@ void Simulation::SyncJob(Workload& w) {
   if (w.finished) return;
   const bool done = w.completions ? w.succeeded >= *w.completions : w.succeeded > 0;
   if (done && w.active.empty()) {
-    FinishJob(w, api::PodCondition{"Complete", "True", "CompletionsReached",
-                                   "Reached expected number of succeeded pods", clock_.Now()});
+    FinishJob(w, api::Condition{"Complete", "True", "CompletionsReached",
+                                "Reached expected number of succeeded pods", clock_.Now()});
     return;
   }
   CreateJobPods(w);
@@ -431,11 +424,11 @@ void Simulation::JobPodFailed(Workload& w, const api::Pod& pod) {
   const PodFailureVerdict verdict = MatchPodFailurePolicy(w.job->pod_failure_policy, pod);
   if (verdict.counts) ++w.failed;
   if (verdict.fail_job) {
-    FinishJob(w, api::PodCondition{"Failed", "True", "PodFailurePolicy", *verdict.fail_job,
-                                   clock_.Now()});
+    FinishJob(
+        w, api::Condition{"Failed", "True", "PodFailurePolicy", *verdict.fail_job, clock_.Now()});
   } else if (w.failed > w.job->backoff_limit) {
-    FinishJob(w, api::PodCondition{"Failed", "True", "BackoffLimitExceeded",
-                                   "Job has reached the specified backoff limit", clock_.Now()});
+    FinishJob(w, api::Condition{"Failed", "True", "BackoffLimitExceeded",
+                                "Job has reached the specified backoff limit", clock_.Now()});
   } else {
     SyncJob(w);
   }
@@ -443,7 +436,7 @@ void Simulation::JobPodFailed(Workload& w, const api::Pod& pod) {
 
 // The Job's final condition and upstream's event for it. A Job that failed deletes its pods
 // still running or pending, and counts them as failed, as upstream does.
-void Simulation::FinishJob(Workload& w, api::PodCondition condition) {
+void Simulation::FinishJob(Workload& w, api::Condition condition) {
   const bool failed = condition.type == "Failed";
   if (failed) {
     for (const std::string& key : std::exchange(w.active, {})) {
@@ -512,16 +505,17 @@ void Simulation::Updated(const api::PodPtr& old_ptr, const api::PodPtr& new_ptr)
       running.status.phase = api::PodPhase::kRunning;
       running.status.start_time = clock_.Now();
       for (const char* type : {"Initialized", "ContainersReady", "Ready"}) {
-        running.status.conditions.push_back(api::PodCondition{type, "True", "", "", clock_.Now()});
+        running.status.conditions.push_back(api::Condition{type, "True", "", "", clock_.Now()});
       }
       cluster_.Update(running);
-      if (HasAnnotation(running.metadata, kRunFor)) {
-        At(AnnotationDuration(running.metadata, kRunFor), [this, key] {
+      if (const std::optional<api::Duration> run_for =
+              AnnotatedDuration(running.metadata, kRunFor)) {
+        At(*run_for, [this, key] {
           const api::Pod* q = cluster_.Get<api::Pod>(key);
           if (q == nullptr || q->status.phase != api::PodPhase::kRunning) return;
           api::Pod done = *q;
           done.status.phase = api::PodPhase::kSucceeded;
-          for (api::PodCondition& c : done.status.conditions) {
+          for (api::Condition& c : done.status.conditions) {
             if (c.type == "Ready" || c.type == "ContainersReady") {
               c.status = "False";
               c.reason = "PodCompleted";

@@ -75,7 +75,7 @@ struct JobRecord {
   int32_t failed = 0;             // the failures counted toward backoffLimit
   std::string completed_indexes;  // Indexed: "0-2,5"
   // Once it finished: Complete or Failed, with upstream's reason and message.
-  std::optional<api::PodCondition> finished;
+  std::optional<api::Condition> finished;
 };
 
 class Simulation final : public cluster::TypedObserver<Simulation> {
@@ -156,7 +156,7 @@ class Simulation final : public cluster::TypedObserver<Simulation> {
   // A pod of `w` that failed or was deleted before it succeeded.
   void PodFailed(Workload& w, const api::Pod& pod);
   void JobPodFailed(Workload& w, const api::Pod& pod);
-  void FinishJob(Workload& w, api::PodCondition condition);
+  void FinishJob(Workload& w, api::Condition condition);
   SimulationOptions options_;
   api::Manifests manifests_;
   framework::VirtualClock clock_;

@@ -176,7 +176,8 @@ TEST(DecodeWatchEventTest, DevicesBindingConditionsAndTheirStatus) {
       "resource.k8s.io/v1", "watch resourceclaims");
   ASSERT_TRUE(claim.object.has_value()) << claim.error;
   ASSERT_EQ(claim.object->status.devices.size(), 1u);
-  const api::DeviceCondition* attached = claim.object->status.devices[0].Condition("attached");
+  const api::Condition* attached =
+      api::FindCondition(claim.object->status.devices[0].conditions, "attached");
   ASSERT_NE(attached, nullptr);
   EXPECT_EQ(attached->status, "True");
 

@@ -194,9 +194,9 @@ json Volume(const api::Volume& v) {
   return out;
 }
 
-json Conditions(const std::vector<api::PodCondition>& conditions) {
+json Conditions(const std::vector<api::Condition>& conditions) {
   json out = json::array();
-  for (const api::PodCondition& c : conditions) {
+  for (const api::Condition& c : conditions) {
     json item = {{"type", c.type}, {"status", c.status}};
     if (!c.reason.empty()) item["reason"] = c.reason;
     if (!c.message.empty()) item["message"] = c.message;

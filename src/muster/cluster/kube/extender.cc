@@ -181,7 +181,13 @@ framework::ExtenderStats HttpExtender::Stats() const {
 
 Status HttpExtender::Filter(const api::Pod& pod, std::span<framework::NodeInfo* const> nodes,
                             framework::ExtenderFilterResult* result) {
-  return Counted(&stats_.filter, FilterCall(pod, nodes, result));
+  Status s = Counted(&stats_.filter, FilterCall(pod, nodes, result));
+  if (s.IsSuccess() && !nodes.empty() && result->passed.empty()) {
+    std::lock_guard lock(mu_);
+    ++stats_.filter_kept_none;
+    if (stats_.filter.calls == 1) stats_.first_filter_kept_none = true;
+  }
+  return s;
 }
 
 Status HttpExtender::FilterCall(const api::Pod& pod, std::span<framework::NodeInfo* const> nodes,

@@ -207,6 +207,25 @@ TEST_F(HttpExtenderTest, AnswersAreReadWithGoFieldMatching) {
   EXPECT_EQ(result.failed.at("n2"), "x");
 }
 
+// Answers that keep no node are counted, and whether the first of the run was one (what an
+// extender that remembers an earlier run answers: report::ExtenderNotes).
+TEST_F(HttpExtenderTest, FilterAnswersThatKeepNoNodeAreCounted) {
+  config_.node_cache_capable = true;
+  HttpExtender extender(config_);
+  framework::ExtenderFilterResult result;
+  server_.Answer("filter", {{"NodeNames", {"n1"}}});
+  ASSERT_TRUE(extender.Filter(pod_, node_ptrs_, &result).IsSuccess());
+  server_.Answer("filter", {{"NodeNames", json::array()}});
+  result = {};
+  ASSERT_TRUE(extender.Filter(pod_, node_ptrs_, &result).IsSuccess());
+  EXPECT_EQ(extender.Stats().filter_kept_none, 1u);
+  EXPECT_FALSE(extender.Stats().first_filter_kept_none);
+
+  HttpExtender restarted(config_);
+  ASSERT_TRUE(restarted.Filter(pod_, node_ptrs_, &result).IsSuccess());
+  EXPECT_TRUE(restarted.Stats().first_filter_kept_none);
+}
+
 // The ways a filter call fails, each worded as upstream words it.
 TEST_F(HttpExtenderTest, FilterFailures) {
   config_.node_cache_capable = true;

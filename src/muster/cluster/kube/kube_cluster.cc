@@ -85,7 +85,7 @@ std::string ResourcePath(std::string_view api_version, std::string_view resource
   return fmt::format("{}/namespaces/{}/{}", root, ns, resource);
 }
 
-Json ConditionJson(const api::PodCondition& c) {
+Json ConditionJson(const api::Condition& c) {
   Json j = {{"type", c.type}, {"status", c.status}};
   if (!c.reason.empty()) j["reason"] = c.reason;
   if (!c.message.empty()) j["message"] = c.message;
@@ -734,7 +734,7 @@ Status KubeCluster::UpdateClaimStatus(const api::ResourceClaim& claim) {
   return PatchForBinding(path + "/status", status.dump(), what);
 }
 
-Status KubeCluster::UpdatePodCondition(const api::Pod& pod, const api::PodCondition& condition,
+Status KubeCluster::UpdatePodCondition(const api::Pod& pod, const api::Condition& condition,
                                        const std::optional<std::string>& nominated_node) {
   Json status = {{"conditions", Json::array({ConditionJson(condition)})}};
   if (nominated_node) {
@@ -789,7 +789,7 @@ Status KubeCluster::DeletePod(const api::Pod& pod) {
                                        pod.metadata.namespace_.str(), pod.metadata.name);
   // As upstream's preemption: the DisruptionTarget condition first, then the deletion, made
   // only if the pod is still the one chosen (its uid).
-  const api::PodCondition target = PreemptionCondition(options_.reporting_controller, clock_.Now());
+  const api::Condition target = PreemptionCondition(options_.reporting_controller, clock_.Now());
   const Json patch = {{"status", {{"conditions", Json::array({ConditionJson(target)})}}}};
   Json options = {{"apiVersion", "v1"}, {"kind", "DeleteOptions"}};
   if (!pod.metadata.uid.empty()) options["preconditions"] = {{"uid", pod.metadata.uid}};
@@ -833,8 +833,8 @@ Status KubeCluster::UpdatePodGroupStatus(const api::PodGroup& group,
 }
 
 Status KubeCluster::UpdateGroupCondition(const framework::ObjectReference& object,
-                                         const std::vector<api::PodCondition>& current,
-                                         const api::PodCondition& condition) {
+                                         const std::vector<api::Condition>& current,
+                                         const api::Condition& condition) {
   std::string_view resource;
   api::ForKindNamed(object.kind, object.api_version,
                     [&](const auto& kind) { resource = kind.resource; });
@@ -843,10 +843,10 @@ Status KubeCluster::UpdateGroupCondition(const framework::ObjectReference& objec
                                      object.Key()));
   }
   // A merge patch replaces the list whole: the conditions as known, this one set.
-  std::vector<api::PodCondition> conditions = current;
+  std::vector<api::Condition> conditions = current;
   api::SetCondition(conditions, condition);
   Json list = Json::array();
-  for (const api::PodCondition& c : conditions) list.push_back(ConditionJson(c));
+  for (const api::Condition& c : conditions) list.push_back(ConditionJson(c));
   const std::string path = StatusPath(object, resource);
   writer_.Submit([this, path, body = Json({{"status", {{"conditions", list}}}}).dump(),
                   what = fmt::format("{} {}", resource, object.Key())] {

@@ -100,7 +100,7 @@ class KubeCluster final : public Cluster {
   // Synchronous: on a binder thread under RunBind.
   framework::Status Bind(const api::Pod& pod, api::Symbol node) override;
   // The rest are queued to the writer thread; they return at once.
-  framework::Status UpdatePodCondition(const api::Pod& pod, const api::PodCondition& condition,
+  framework::Status UpdatePodCondition(const api::Pod& pod, const api::Condition& condition,
                                        const std::optional<std::string>& nominated_node) override;
   framework::Status NominatePod(const api::Pod& pod, api::Symbol node) override;
   framework::Status DeletePod(const api::Pod& pod) override;
@@ -110,8 +110,8 @@ class KubeCluster final : public Cluster {
   framework::Status SelectNode(const api::PersistentVolumeClaim& pvc, api::Symbol node) override;
   framework::Status UpdateClaimStatus(const api::ResourceClaim& claim) override;
   framework::Status UpdateGroupCondition(const framework::ObjectReference& object,
-                                         const std::vector<api::PodCondition>& current,
-                                         const api::PodCondition& condition) override;
+                                         const std::vector<api::Condition>& current,
+                                         const api::Condition& condition) override;
   void RecordEvent(framework::EventRecord event) override;
   bool Serves(std::string_view resource) const override {
     return !unserved_.contains(std::string(resource));

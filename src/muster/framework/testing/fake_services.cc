@@ -66,7 +66,7 @@ framework::Status FakeServices::Bind(const api::Pod& pod, api::Symbol node) {
 }
 
 framework::Status FakeServices::UpdatePodCondition(const api::Pod& pod,
-                                                   const api::PodCondition& condition,
+                                                   const api::Condition& condition,
                                                    const std::optional<std::string>& nominated) {
   condition_updates.emplace_back(pod.metadata.Key(), condition);
   if (nominated) nominations.emplace_back(pod.metadata.Key(), *nominated);

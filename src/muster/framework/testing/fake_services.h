@@ -60,8 +60,8 @@ class FakeServices final : public framework::SchedulerServices,
   std::vector<framework::EventRecord> events;
   std::vector<std::pair<std::string, api::PodGroup::Status>> group_status_updates;
   // UpdateGroupCondition's: the object's kind/namespace/name, and the condition.
-  std::vector<std::pair<std::string, api::PodCondition>> group_condition_updates;
-  std::vector<std::pair<std::string, api::PodCondition>> condition_updates;
+  std::vector<std::pair<std::string, api::Condition>> group_condition_updates;
+  std::vector<std::pair<std::string, api::Condition>> condition_updates;
   // status.nominatedNodeName as written, alone or with a condition: (pod, node or "").
   std::vector<std::pair<std::string, std::string>> nominations;
   // UpdateClaimStatus's claims, as written.
@@ -100,7 +100,7 @@ class FakeServices final : public framework::SchedulerServices,
 
   // ---- ClusterClient ----
   framework::Status Bind(const api::Pod& pod, api::Symbol node) override;
-  framework::Status UpdatePodCondition(const api::Pod& pod, const api::PodCondition& condition,
+  framework::Status UpdatePodCondition(const api::Pod& pod, const api::Condition& condition,
                                        const std::optional<std::string>& nominated) override;
   framework::Status NominatePod(const api::Pod& pod, api::Symbol node) override;
   framework::Status DeletePod(const api::Pod& pod) override;
@@ -111,8 +111,8 @@ class FakeServices final : public framework::SchedulerServices,
   // Stores the claim (in objects()) as written.
   framework::Status UpdateClaimStatus(const api::ResourceClaim& claim) override;
   framework::Status UpdateGroupCondition(const framework::ObjectReference& object,
-                                         const std::vector<api::PodCondition>& /*current*/,
-                                         const api::PodCondition& condition) override {
+                                         const std::vector<api::Condition>& /*current*/,
+                                         const api::Condition& condition) override {
     group_condition_updates.emplace_back(object.kind + " " + object.Key(), condition);
     return framework::Status::OK();
   }

@@ -23,7 +23,7 @@ class RecordingClient final : public framework::ClusterClient {
     bindings.emplace_back(pod.metadata.Key(), node.string());
     return result;
   }
-  Status UpdatePodCondition(const api::Pod&, const api::PodCondition&,
+  Status UpdatePodCondition(const api::Pod&, const api::Condition&,
                             const std::optional<std::string>&) override {
     return Status::OK();
   }
@@ -32,8 +32,8 @@ class RecordingClient final : public framework::ClusterClient {
   Status UpdatePodGroupStatus(const api::PodGroup&, const api::PodGroup::Status&) override {
     return Status::OK();
   }
-  Status UpdateGroupCondition(const framework::ObjectReference&, const std::vector<api::PodCondition>&,
-                              const api::PodCondition&) override {
+  Status UpdateGroupCondition(const framework::ObjectReference&, const std::vector<api::Condition>&,
+                              const api::Condition&) override {
     return Status::OK();
   }
   Status BindVolume(const api::PersistentVolume&) override {

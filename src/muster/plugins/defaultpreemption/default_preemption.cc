@@ -41,7 +41,7 @@ api::Time StartTimeOr(const api::Pod& pod, api::Time now) {
 // scheduler sets on the victims it preempts.
 bool TerminatingByPreemption(const api::Pod& pod) {
   if (!pod.metadata.deletion_timestamp) return false;
-  for (const api::PodCondition& c : pod.status.conditions) {
+  for (const api::Condition& c : pod.status.conditions) {
     if (c.type == kDisruptionTarget) {
       return c.status == "True" && c.reason == kReasonPreemptionByScheduler;
     }
@@ -90,11 +90,11 @@ std::string FitErrorMessage(int32_t num_all_nodes, const framework::NodeToStatus
 
 // The pod's current PodScheduled condition, re-sent unchanged when only its nomination is cleared
 // (ClusterClient writes the two together).
-api::PodCondition CurrentPodScheduledCondition(const api::Pod& pod) {
-  for (const api::PodCondition& c : pod.status.conditions) {
+api::Condition CurrentPodScheduledCondition(const api::Pod& pod) {
+  for (const api::Condition& c : pod.status.conditions) {
     if (c.type == kPodScheduled) return c;
   }
-  api::PodCondition c;
+  api::Condition c;
   c.type = std::string(kPodScheduled);
   c.status = "False";
   c.reason = "Unschedulable";

@@ -1275,7 +1275,7 @@ api::Pod Terminating(api::Pod pod, std::string_view reason) {
   pod.metadata.deletion_timestamp = EpochTime(0);
   if (!reason.empty()) {
     pod.status.conditions.push_back(
-        api::PodCondition{"DisruptionTarget", "True", std::string(reason), "", std::nullopt});
+        api::Condition{"DisruptionTarget", "True", std::string(reason), "", std::nullopt});
   }
   return pod;
 }

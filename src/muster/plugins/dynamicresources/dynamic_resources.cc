@@ -105,7 +105,7 @@ Status BindingReadiness(const api::ResourceClaim& claim, bool* ready) {
                      });
     if (status == claim.status.devices.end()) return Status::OK();
     for (const std::string& type : r.binding_failure_conditions) {
-      const api::DeviceCondition* c = status->Condition(type);
+      const api::Condition* c = api::FindCondition(status->conditions, type);
       if (c != nullptr && c->status == "True") {
         return Status::Error(
             fmt::format("device binding failed: claim={}, reason={}, message=\"{}\"",
@@ -113,7 +113,7 @@ Status BindingReadiness(const api::ResourceClaim& claim, bool* ready) {
       }
     }
     for (const std::string& type : r.binding_conditions) {
-      const api::DeviceCondition* c = status->Condition(type);
+      const api::Condition* c = api::FindCondition(status->conditions, type);
       if (c == nullptr || c->status != "True") return Status::OK();
     }
   }

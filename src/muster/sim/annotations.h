@@ -1,0 +1,24 @@
+#pragma once
+
+// Reading muster's simulation annotations (muster.dev/create-after, run-for, binding-after, ...:
+// README "Simulation annotations") off an object as the simulation acts on it.
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "muster/api/time.h"
+#include "muster/api/types.h"
+
+namespace muster::sim {
+
+// The duration the annotation `key` of `meta` gives, or nullopt when the object has none. Its
+// value was validated as a duration when the object was read.
+inline std::optional<api::Duration> AnnotatedDuration(const api::ObjectMeta& meta,
+                                                      std::string_view key) {
+  auto it = meta.annotations.find(std::string(key));
+  if (it == meta.annotations.end()) return std::nullopt;
+  return api::ParseDuration(it->second);
+}
+
+}  // namespace muster::sim
