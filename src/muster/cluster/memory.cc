@@ -274,6 +274,7 @@ uint64_t AggregateHash(const framework::EventRecord& e) {
 }  // namespace
 
 void MemoryCluster::RecordEvent(framework::EventRecord event) {
+  if (!keep_events_) return;
   // Repeats of an event (same object, type, reason and message) are counted on the first.
   const uint64_t hash = AggregateHash(event);
   for (auto [it, end] = event_index_.equal_range(hash); it != end; ++it) {

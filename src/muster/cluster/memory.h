@@ -65,6 +65,10 @@ class MemoryCluster final : public Cluster {
   }
   const ObjectMap<api::Pod>& pods() const { return Objects<api::Pod>(); }
   const std::vector<StoredEvent>& events() const { return events_; }
+  // Whether Events are kept (the default): a simulation reports them. `muster bench` keeps
+  // none: nothing reads them there, and they are an API server's store, not the scheduler's
+  // memory (kube-scheduler sends its Events away; its benchmark does not count them).
+  void KeepEvents(bool keep) { keep_events_ = keep; }
   // Increases with every object change (not with Events).
   uint64_t revision() const { return revision_; }
   // When an object last changed (created, written, deleted; not an Event repeated): the time
@@ -119,6 +123,7 @@ class MemoryCluster final : public Cluster {
   std::unordered_map<std::string_view, ObjectMap<api::Pod>::iterator> pod_index_;
   std::unordered_set<api::Symbol> node_names_;  // the nodes' keys, for the check of every bind
   std::vector<StoredEvent> events_;
+  bool keep_events_ = true;
   // A hash of (object, type, reason, message) -> the indices in events_ of the events with it,
   // for aggregation.
   std::unordered_multimap<uint64_t, size_t> event_index_;

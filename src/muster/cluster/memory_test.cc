@@ -150,6 +150,23 @@ TEST_F(MemoryClusterTest, RepeatedEventsAreCountedOnTheFirst) {
   EXPECT_EQ(events[3].record.reason, "Preempted");
 }
 
+// A cluster that keeps no Events (muster bench's) records none, and nothing else changes.
+TEST_F(MemoryClusterTest, AClusterThatKeepsNoEventsRecordsNone) {
+  cluster_.KeepEvents(false);
+  framework::ObjectReference pod;
+  pod.namespace_ = "default";
+  pod.name = "web";
+  const uint64_t revision = cluster_.revision();
+  cluster_.RecordEvent(framework::EventRecord{pod, "Warning", "FailedScheduling", "Scheduling",
+                                              "0/2 nodes are available"});
+  EXPECT_TRUE(cluster_.events().empty());
+  EXPECT_EQ(cluster_.revision(), revision);
+  cluster_.KeepEvents(true);
+  cluster_.RecordEvent(framework::EventRecord{pod, "Warning", "FailedScheduling", "Scheduling",
+                                              "0/2 nodes are available"});
+  EXPECT_EQ(cluster_.events().size(), 1u);
+}
+
 // An observer of gangs hears of a gang as an object defines it or changes its minCount, and as
 // it goes; not of the object's other changes.
 TEST_F(MemoryClusterTest, GangObserversHearOfGangsNotOfTheObjectsDefiningThem) {
