@@ -3,20 +3,18 @@
 // upstream's formulas, and against what the scheduler did with them (the node it bound, the
 // message it wrote on the pod).
 
-#include "muster/cli/explain.h"
-
-#include <fmt/format.h>
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-
-#include <fstream>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <sstream>
 #include <string>
 
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
 #include "muster/api/feature_gates.h"
+#include "muster/cli/explain.h"
 #include "muster/report/explain_output.h"
 #include "muster/sim/testing/random_workload.h"
 #include "simulate_text.h"
@@ -562,20 +560,13 @@ std::vector<std::string> Steps(const json& explanation) {
   return steps;
 }
 
-std::string ReadSource(const std::string& path) {
-  std::ifstream in(std::string(MUSTER_SOURCE_DIR) + "/" + path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // The steps after the choice include PreBind when a plugin acts there: DynamicResources writes
 // the claim's allocation and reservation before the pod is bound (the steps went from Permit
 // to Bind as if nothing happened between).
 TEST(ExplainTest, TheStepsSayWhatPreBindWrote) {
   const json e =
-      Explain(ReadSource("tests/scenarios/dra-matching-product/a-gpus.yaml") + "\n---\n" +
-                  ReadSource("tests/scenarios/dra-matching-product/b-pods.yaml"),
+      Explain(testing::SourceFile("tests/scenarios/dra-matching-product/a-gpus.yaml") + "\n---\n" +
+                  testing::SourceFile("tests/scenarios/dra-matching-product/b-pods.yaml"),
               "trainer");
   ASSERT_FALSE(e.is_null());
   EXPECT_THAT(Steps(e), ::testing::ElementsAre("Reserve Success ", "Permit Success ",

@@ -278,10 +278,7 @@ TEST(HtmlReportTest, HasEverySectionAndChart) {
 TEST(HtmlReportTest, CountsTheGangsOfEveryApi) {
   std::string manifests;
   for (const char* file : {"cluster.yaml", "v1beta1.yaml"}) {
-    std::ifstream in(std::string(MUSTER_SOURCE_DIR) + "/examples/gangs/" + file);
-    std::stringstream text;
-    text << in.rdbuf();
-    manifests += text.str() + "\n---\n";
+    manifests += testing::SourceFile(std::string("examples/gangs/") + file) + "\n---\n";
   }
   auto s = Simulate(
       manifests, "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n");
@@ -295,11 +292,9 @@ TEST(HtmlReportTest, CountsTheGangsOfEveryApi) {
 
 // A preemption leaves its trace: the victim (gone from the pod table), by whom, when, where.
 TEST(HtmlReportTest, SaysWhomPreemptionEvicted) {
-  std::ifstream in(std::string(MUSTER_SOURCE_DIR) + "/tests/scenarios/preemption/all.yaml");
-  std::stringstream text;
-  text << in.rdbuf();
-  auto s = Simulate(
-      text.str(), "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n");
+  auto s =
+      Simulate(testing::SourceFile("tests/scenarios/preemption/all.yaml"),
+               "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n");
   ASSERT_NE(s, nullptr);
   const std::string page = Report(*s);
   EXPECT_THAT(page, HasSubstr("<section id=\"preemptions\">"));

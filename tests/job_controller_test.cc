@@ -2,8 +2,6 @@
 // Job creates carry their completion index as upstream's do.
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -16,12 +14,9 @@ namespace {
 
 // tests/scenarios/job-indexed: completions 3, two at a time, index 1 preempted and created again.
 TEST(JobControllerTest, AnIndexedJobsPodsCarryTheirIndex) {
-  std::ifstream file(std::string(MUSTER_SOURCE_DIR) + "/tests/scenarios/job-indexed/all.yaml");
-  std::stringstream manifests;
-  manifests << file.rdbuf();
   std::string error;
   auto simulation = testing::SimulateText(
-      manifests.str(), "all.yaml",
+      testing::SourceFile("tests/scenarios/job-indexed/all.yaml"), "all.yaml",
       "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n", {}, &error);
   ASSERT_NE(simulation, nullptr) << error;
   simulation->Run();

@@ -4,6 +4,7 @@
 // KubeSchedulerConfiguration given as YAML text, decoded as `muster simulate -f FILE --config
 // FILE` decodes them, with the in-tree plugins.
 
+#include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -16,6 +17,14 @@
 #include "muster/sim/simulation.h"
 
 namespace muster::testing {
+
+// The text of a file of the checkout, by its path from the root ("tests/scenarios/x/all.yaml").
+inline std::string SourceFile(std::string_view path) {
+  std::ifstream in(std::string(MUSTER_SOURCE_DIR) + "/" + std::string(path));
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
 
 // The simulation, ready to Run; nullptr with *error set when the manifests (named `name` in
 // errors) or the configuration do not decode, or the configuration is invalid.

@@ -125,16 +125,17 @@ std::map<std::string, std::string> ReadAnnotations(Decoder& d, const YAML::Node&
                  [&](const std::string& key, const YAML::Node& v, const std::string& p) {
                    std::string value = ReadString(d, v, p).value_or("");
                    if (!d.Served()) {
-                     // Checked in lower case, as upstream's; most keys are already.
-                     if (std::any_of(key.begin(), key.end(),
-                                     [](unsigned char c) { return std::isupper(c); })) {
-                       std::string lower = key;
+                     // Checked in lower case, as upstream's; most keys are already, and
+                     // are not copied.
+                     std::string lower;
+                     const bool upper = std::any_of(
+                         key.begin(), key.end(), [](unsigned char c) { return std::isupper(c); });
+                     if (upper) {
+                       lower = key;
                        std::transform(lower.begin(), lower.end(), lower.begin(),
                                       [](unsigned char c) { return std::tolower(c); });
-                       ReportInvalid(d, path, key, LabelKeyErrors(lower));
-                     } else {
-                       ReportInvalid(d, path, key, LabelKeyErrors(key));
                      }
+                     ReportInvalid(d, path, key, LabelKeyErrors(upper ? lower : key));
                      bytes += key.size() + value.size();
                    }
                    annotations[key] = std::move(value);

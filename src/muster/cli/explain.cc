@@ -1,8 +1,8 @@
 #include "muster/cli/explain.h"
 
-#include <fmt/format.h>
-
 #include <ostream>
+
+#include <fmt/format.h>
 
 #include "muster/cli/validate.h"
 #include "muster/report/explain_output.h"

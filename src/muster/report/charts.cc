@@ -317,16 +317,14 @@ std::string HeatMap(const std::vector<std::string>& groups, const std::vector<st
   // its tooltip.
   constexpr size_t kLongestGroupName = 48;
   std::vector<double> left(columns.size()), width(columns.size(), cell_w);
+  double x = label_width;
   for (size_t c = 0; c < columns.size(); ++c) {
     const size_t g = per_group == 0 ? 0 : c / per_group;
+    if (c > 0 && per_group != 0 && c % per_group == 0) x += gap;
     if (g < groups.size()) {
       const size_t chars = std::min(groups[g].size(), kLongestGroupName);
       width[c] = std::max(cell_w, (static_cast<double>(chars) * char_w + 8) / per_group);
     }
-  }
-  double x = label_width;
-  for (size_t c = 0; c < columns.size(); ++c) {
-    if (c > 0 && per_group != 0 && c % per_group == 0) x += gap;
     left[c] = x;
     x += width[c];
   }

@@ -1,7 +1,5 @@
 #include "muster/report/html.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <array>
 #include <iterator>
@@ -9,6 +7,8 @@
 #include <optional>
 #include <ostream>
 #include <set>
+
+#include <fmt/format.h>
 
 #include "muster/api/gang.h"
 #include "muster/cluster/memory.h"

@@ -1,4 +1,4 @@
-#include <fmt/format.h>
+#include "muster/scheduler/scheduler.h"
 
 #include <algorithm>
 #include <array>
@@ -11,10 +11,11 @@
 #include <unordered_map>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "muster/framework/log.h"
 #include "muster/framework/parallel.h"
 #include "muster/scheduler/cycle.h"
-#include "muster/scheduler/scheduler.h"
 #include "muster/scheduler/update_actions.h"
 
 // The scheduling cycle (upstream schedule_one.go): pop a pod, find the nodes that fit it, score
@@ -827,9 +828,8 @@ void Scheduler::ContinueBinding(std::shared_ptr<BindingContext> ctx) {
       // The PreBind plugins that acted, each a step: what they wrote before the binding.
       for (const framework::AttemptTrace::Outcome& o : std::exchange(trace->pre_bind, {})) {
         std::string message = o.code == Code::kWait ? o.plugin + " waits for the cluster"
-                              : o.code == Code::kSuccess
-                                  ? o.plugin + (o.message.empty() ? "" : ": " + o.message)
-                                  : o.plugin + ": " + o.message;
+                              : o.message.empty()   ? o.plugin
+                                                    : o.plugin + ": " + o.message;
         TraceStep(*ctx->state, clock_.Now(), "PreBind", Status(o.code), std::move(message));
       }
     }
