@@ -32,6 +32,18 @@ inline constexpr std::string_view kClaimFinalizer = "resource.kubernetes.io/dele
 // The annotation the resource claim controller puts on the claims it makes from templates: the
 // name of the pod's claim (spec.resourceClaims[].name) it made the claim for.
 inline constexpr std::string_view kPodClaimNameAnnotation = "resource.kubernetes.io/pod-claim-name";
+// Extended resources served by devices (DRAExtendedResource, GA in 1.37): a pod asks for
+// `example.com/gpu: 1` in a container's requests, on a node whose allocatable has none of it, and
+// the scheduler makes the pod a claim for a device of the class that names the resource, with
+// this annotation ("true") and the pod as its controlling owner. Every class is also named by
+// this prefix and its own name.
+inline constexpr std::string_view kExtendedResourceClaimAnnotation =
+    "resource.kubernetes.io/extended-resource-claim";
+inline constexpr std::string_view kDeviceClassResourcePrefix =
+    "deviceclass.resource.kubernetes.io/";
+// The name of that claim until the scheduler creates it (upstream's, not a valid name: no
+// stored claim has it).
+inline constexpr std::string_view kExtendedClaimInMemoryName = "<extended-resources>";
 // How many consumers a claim may be reserved for (status.reservedFor).
 inline constexpr size_t kReservedForMaxSize = 256;
 

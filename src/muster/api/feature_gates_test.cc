@@ -52,9 +52,12 @@ TEST(FeatureGatesTest, RefusesAsKubeSchedulerRefuses) {
       refused("InPlacePodVerticalScaling=false"),
       "cannot set feature gate InPlacePodVerticalScaling to false, feature is locked to true");
   // A gate whose behaviour muster does not switch, set against what muster does.
-  EXPECT_THAT(refused("DRAExtendedResource=true"),
+  EXPECT_THAT(refused("CompositePodGroup=true"),
               HasSubstr("muster decides as kube-scheduler does with "
-                        "DRAExtendedResource=false and cannot change it"));
+                        "CompositePodGroup=false and cannot change it"));
+  // GA in 1.37.
+  EXPECT_EQ(refused("DRAExtendedResource=false"),
+            "cannot set feature gate DRAExtendedResource to false, feature is locked to true");
   EXPECT_EQ(refused("NodeDeclaredFeatures=false"),
             "cannot set feature gate NodeDeclaredFeatures to false, feature is locked to true");
   EXPECT_THAT(refused("StorageCapacityScoring=false"),

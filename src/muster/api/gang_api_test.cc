@@ -244,9 +244,20 @@ TEST(GangApiTest, PodGroupValidation) {
             "spec.priority: Invalid value: 2000000000: must be less than or equal to 1000000000");
   EXPECT_EQ(OnlyError(group("{schedulingPolicy: {basic: {}}, workloadRef: {workloadName: w}}")),
             "spec.workloadRef.templateName: Required value");
-  EXPECT_THAT(OnlyError(group("{schedulingPolicy: {basic: {}}, resourceClaims: [{name: gpu, "
-                              "resourceClaimName: gpus}]}")),
-              HasSubstr("spec.resourceClaims: Forbidden: muster does not model"));
+}
+
+// A pod group's claims (DRAWorkloadResourceClaims, beta and off by default in 1.37): dropped as
+// the API server drops them, each member then getting claims of its own.
+TEST(GangApiTest, APodGroupsClaimsAreDroppedWithTheirGateOff) {
+  LoadResult r = Decode(
+      "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g}\n"
+      "spec: {schedulingPolicy: {gang: {minCount: 2}}, resourceClaims: [{name: gpu, "
+      "resourceClaimTemplateName: gpus}]}\n");
+  EXPECT_THAT(r.errors, IsEmpty());
+  ASSERT_EQ(r.manifests.scheduling_pod_groups.size(), 1u);
+  EXPECT_THAT(r.warnings,
+              ElementsAre(HasSubstr("spec.resourceClaims: dropped, as the API server drops it "
+                                    "while the DRAWorkloadResourceClaims feature gate is off")));
 }
 
 TEST(GangApiTest, WorkloadTemplatesValidation) {

@@ -314,10 +314,15 @@ ResourceList ReadResourceList(Decoder& d, const YAML::Node& n, const std::string
   ResourceList list;
   ReadMapEntries(
       d, n, path, [&](const std::string& name, const YAML::Node& v, const std::string& p) {
-        if (container && !IsContainerResourceName(name)) {
-          d.Error(p,
-                  fmt::format("Invalid value: \"{}\": must be a standard resource for containers",
-                              name));
+        // Upstream's validateContainerResourceName: a name with a domain is an extended
+        // resource's or a prefixed native one's (deviceclass.resource.kubernetes.io/<class>,
+        // DRAExtendedResource).
+        const bool prefixed_native = IsPrefixedNativeResource(name) && IsValidLabelKey(name);
+        if (container && !IsContainerResourceName(name) && !prefixed_native) {
+          d.Error(p, fmt::format("Invalid value: \"{}\": {}", name,
+                                 name.find('/') == std::string::npos
+                                     ? "must be a standard resource for containers"
+                                     : "doesn't follow extended resource name standard"));
           return;
         }
         if (!container && !IsNativeResource(name) && !IsExtendedResourceName(name) &&

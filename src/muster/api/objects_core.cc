@@ -30,14 +30,70 @@ ResourcesStatus ReadResourcesStatus(Decoder& d, Map& m) {
   return status;
 }
 
+// status.extendedResourceClaimStatus, checked against the spec as the API server checks it.
+PodExtendedResourceClaimStatus ReadExtendedResourceClaimStatus(Decoder& d, const YAML::Node& n,
+                                                               const std::string& path,
+                                                               const PodSpec& spec) {
+  PodExtendedResourceClaimStatus status;
+  Map m(d, n, path);
+  const std::string name =
+      ReadString(d, m.Get("resourceClaimName"), m.Path("resourceClaimName")).value_or("");
+  if (name.empty()) {
+    d.Error(m.Path("resourceClaimName"), "Required value");
+  } else {
+    ReportInvalid(d, m.Path("resourceClaimName"), name, Dns1123SubdomainErrors(name));
+  }
+  status.resource_claim_name = Symbol(name);
+  if (!Present(m.Get("requestMappings"))) {
+    d.Error(m.Path("requestMappings"), "Required value: at least one request mapping is required");
+  }
+  ReadList(d, m.Get("requestMappings"), m.Path("requestMappings"),
+           [&](const YAML::Node& item, const std::string& p) {
+             Map rm(d, item, p);
+             ContainerExtendedResourceRequest r;
+             r.container_name =
+                 ReadString(d, rm.Get("containerName"), rm.Path("containerName")).value_or("");
+             const std::string resource =
+                 ReadString(d, rm.Get("resourceName"), rm.Path("resourceName")).value_or("");
+             const std::string request =
+                 ReadString(d, rm.Get("requestName"), rm.Path("requestName")).value_or("");
+             const Container* container = nullptr;
+             for (const auto* list : {&spec.init_containers, &spec.containers}) {
+               for (const Container& c : *list) {
+                 if (c.name == r.container_name) container = &c;
+               }
+             }
+             // The API server checked it against the spec when it took it.
+             if (d.Served()) {
+             } else if (container == nullptr) {
+               ReportInvalid(d, rm.Path("containerName"), r.container_name,
+                             {"must match the name of an entry in spec.initContainers.name or "
+                              "spec.containers.name"});
+             } else if (container->resources.requests.Get(Symbol(resource)) == nullptr) {
+               ReportInvalid(d, rm.Path("resourceName"), resource,
+                             {"must match the extended resource name of an entry in "
+                              "spec.initContainers.resources.requests or "
+                              "spec.containers.resources.requests"});
+             }
+             if (request.empty()) {
+               d.Error(rm.Path("requestName"), "Required value");
+             } else {
+               ReportInvalid(d, rm.Path("requestName"), request, Dns1123LabelErrors(request));
+             }
+             r.resource_name = Symbol(resource);
+             r.request_name = Symbol(request);
+             status.request_mappings.push_back(std::move(r));
+           });
+  return status;
+}
+
 Pod ReadPod(Decoder& d, Map& m) {
   Pod pod;
   pod.metadata = ReadObjectMeta<Pod>(d, m);
   pod.spec = ReadPodSpec(d, m.Get("spec"), "spec");
   Map s(d, m.Get("status"), "status");
   s.Known({"message", "reason", "hostIP", "hostIPs", "podIP", "podIPs",
-           "ephemeralContainerStatuses", "qosClass", "resize", "observedGeneration",
-           "extendedResourceClaimStatus"});
+           "ephemeralContainerStatuses", "qosClass", "resize", "observedGeneration"});
   PodResourcesStatus resources;
   for (const char* field : {"containerStatuses", "initContainerStatuses"}) {
     ReadList(d, s.Get(field), s.Path(field), [&](const YAML::Node& item, const std::string& p) {
@@ -61,6 +117,11 @@ Pod ReadPod(Decoder& d, Map& m) {
             ReadString(d, cm.Get("resourceClaimName"), cm.Path("resourceClaimName")).value_or(""));
         pod.status.resource_claim_statuses.push_back(status);
       });
+  if (Present(s.Get("extendedResourceClaimStatus"))) {
+    pod.status.extended_resource_claim = std::make_shared<const PodExtendedResourceClaimStatus>(
+        ReadExtendedResourceClaimStatus(d, s.Get("extendedResourceClaimStatus"),
+                                        s.Path("extendedResourceClaimStatus"), pod.spec));
+  }
   if (auto phase = ReadString(d, s.Get("phase"), s.Path("phase"))) {
     if (auto p = ParsePodPhase(*phase)) {
       pod.status.phase = *p;

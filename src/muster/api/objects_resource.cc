@@ -789,7 +789,10 @@ DeviceClass DecodeDeviceClass(Decoder& d, Map& m, const std::string&) {
                   });
   if (auto name = ReadString(d, s.Get("extendedResourceName"), s.Path("extendedResourceName"))) {
     c.spec.extended_resource_name = *name;
-    RefuseAlpha(d, s, "extendedResourceName", "DRAExtendedResource");
+    if (!IsExtendedResourceName(*name)) {
+      d.Error(s.Path("extendedResourceName"),
+              fmt::format("Invalid value: \"{}\": must be a valid extended resource name", *name));
+    }
   }
   return c;
 }

@@ -155,7 +155,16 @@ void ReadGroupScheduling(Decoder& d, Map& m, const std::string& api_version,
                policy.topology_keys.push_back(k);
              });
   }
-  RefuseUnmodelled(d, m, "resourceClaims", "a pod group's ResourceClaims (DRA)");
+  // A pod group's claims, shared by its members (KEP-5729, DRAWorkloadResourceClaims: beta and
+  // off by default in 1.37, which muster keeps). The API server drops them with the gate off:
+  // each member's own resourceClaims entry then gets a claim of its own, as muster simulates.
+  if (Present(m.Get("resourceClaims"))) {
+    d.Warn(m.Path("resourceClaims"),
+           d.Served() ? "muster does not model a pod group's ResourceClaims (the "
+                        "DRAWorkloadResourceClaims feature) yet: members that use them wait"
+                      : "dropped, as the API server drops it while the DRAWorkloadResourceClaims "
+                        "feature gate is off");
+  }
   if (YAML::Node mode = m.Get("disruptionMode"); Present(mode)) {
     if (api_version == kV1alpha2) {
       const std::string s = ReadString(d, mode, m.Path("disruptionMode")).value_or("");

@@ -244,6 +244,26 @@ struct PodResourcesStatus {
   ResourcesStatus pod;                               // status.allocatedResources, status.resources
 };
 
+// pod.status.extendedResourceClaimStatus (DRAExtendedResource, GA in 1.37): the claim the
+// scheduler made for the pod's extended resources that devices serve (api/dra.h), and which of
+// its requests each container's resource uses.
+struct ContainerExtendedResourceRequest {
+  std::string container_name;
+  Symbol resource_name;
+  Symbol request_name;
+
+  friend bool operator==(const ContainerExtendedResourceRequest&,
+                         const ContainerExtendedResourceRequest&) = default;
+};
+
+struct PodExtendedResourceClaimStatus {
+  std::vector<ContainerExtendedResourceRequest> request_mappings;
+  Symbol resource_claim_name;
+
+  friend bool operator==(const PodExtendedResourceClaimStatus&,
+                         const PodExtendedResourceClaimStatus&) = default;
+};
+
 struct PodStatus {
   PodPhase phase = PodPhase::kPending;
   std::vector<Condition> conditions;
@@ -253,6 +273,8 @@ struct PodStatus {
   // The resources the kubelet reports, kept only where they differ from the spec or a resize is
   // infeasible (what PodRequests reads); null otherwise, as for every pod not yet running.
   std::shared_ptr<const PodResourcesStatus> resources;
+  // Null unless the scheduler made the pod a claim for its extended resources.
+  std::shared_ptr<const PodExtendedResourceClaimStatus> extended_resource_claim;
 };
 
 struct Pod {

@@ -6,6 +6,8 @@
 #include <memory>
 #include <utility>
 
+#include "muster/api/generated_name.h"
+
 namespace muster::cluster {
 
 using framework::Status;
@@ -251,6 +253,41 @@ Status MemoryCluster::UpdateClaimStatus(const api::ResourceClaim& claim) {
   updated.metadata.finalizers = claim.metadata.finalizers;
   updated.status = claim.status;
   return Update(std::move(updated));
+}
+
+framework::Status MemoryCluster::CreateClaim(const api::ResourceClaim& claim,
+                                             api::ResourceClaim* created) {
+  api::ResourceClaim stored = claim;
+  const std::string ns = claim.metadata.namespace_.string();
+  do {
+    stored.metadata.name = api::GenerateName(claim.metadata.generate_name, names_);
+  } while (Get<api::ResourceClaim>(fmt::format("{}/{}", ns, stored.metadata.name)) != nullptr);
+  stored.metadata.uid.clear();
+  stored.status = {};
+  const std::string key = stored.metadata.Key();
+  if (Status s = Create(std::move(stored)); !s.IsSuccess()) return s;
+  *created = *Get<api::ResourceClaim>(key);
+  return Status::OK();
+}
+
+framework::Status MemoryCluster::DeleteClaim(const api::ResourceClaim& claim) {
+  const std::string key = claim.metadata.Key();
+  const api::ResourceClaim* stored = Get<api::ResourceClaim>(key);
+  if (stored == nullptr) return NotFound("resourceclaims", key);
+  if (!claim.metadata.uid.empty() && stored->metadata.uid != claim.metadata.uid) {
+    return Conflict("resourceclaims", key);
+  }
+  return Delete<api::ResourceClaim>(key);
+}
+
+framework::Status MemoryCluster::SetExtendedResourceClaimStatus(
+    const api::Pod& pod, const api::PodExtendedResourceClaimStatus& status) {
+  auto it = FindPod(pod.metadata.Key());
+  if (it == MutableObjects<api::Pod>().end()) return NotFound("pods", pod.metadata.Key());
+  api::Pod updated = *it->second;
+  updated.status.extended_resource_claim =
+      std::make_shared<const api::PodExtendedResourceClaimStatus>(status);
+  return ReplacePod(it, std::move(updated));
 }
 
 namespace {

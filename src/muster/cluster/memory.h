@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <random>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -69,6 +70,9 @@ class MemoryCluster final : public Cluster {
   // none: nothing reads them there, and they are an API server's store, not the scheduler's
   // memory (kube-scheduler sends its Events away; its benchmark does not count them).
   void KeepEvents(bool keep) { keep_events_ = keep; }
+  // Seeds the random suffixes of the names the API server would generate for the scheduler's
+  // writes (CreateClaim): a simulation's seed, so that its names repeat.
+  void SeedNames(uint64_t seed) { names_.seed(seed); }
   // Increases with every object change (not with Events).
   uint64_t revision() const { return revision_; }
   // When an object last changed (created, written, deleted; not an Event repeated): the time
@@ -90,6 +94,11 @@ class MemoryCluster final : public Cluster {
   framework::Status BindVolume(const api::PersistentVolume& pv) override;
   framework::Status SelectNode(const api::PersistentVolumeClaim& pvc, api::Symbol node) override;
   framework::Status UpdateClaimStatus(const api::ResourceClaim& claim) override;
+  framework::Status CreateClaim(const api::ResourceClaim& claim,
+                                api::ResourceClaim* created) override;
+  framework::Status DeleteClaim(const api::ResourceClaim& claim) override;
+  framework::Status SetExtendedResourceClaimStatus(
+      const api::Pod& pod, const api::PodExtendedResourceClaimStatus& status) override;
   framework::Status UpdateGroupCondition(const framework::ObjectReference& object,
                                          const std::vector<api::Condition>& current,
                                          const api::Condition& condition) override;
@@ -124,6 +133,7 @@ class MemoryCluster final : public Cluster {
   std::unordered_set<api::Symbol> node_names_;  // the nodes' keys, for the check of every bind
   std::vector<StoredEvent> events_;
   bool keep_events_ = true;
+  std::mt19937_64 names_{0};
   // A hash of (object, type, reason, message) -> the indices in events_ of the events with it,
   // for aggregation.
   std::unordered_multimap<uint64_t, size_t> event_index_;

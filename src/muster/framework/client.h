@@ -110,6 +110,16 @@ class ClusterClient {
   // finalizers and its status (allocation and reservedFor), refused when the claim changed
   // since the scheduler read it (its resourceVersion in `claim`).
   virtual Status UpdateClaimStatus(const api::ResourceClaim& claim) = 0;
+  // The claim DynamicResources makes for a pod's extended resources that devices serve
+  // (DRAExtendedResource): creates `claim` (named by its generateName) and returns it as stored
+  // (its name, uid, resourceVersion) in *created.
+  virtual Status CreateClaim(const api::ResourceClaim& claim, api::ResourceClaim* created) = 0;
+  // Deletes such a claim (that one: its uid), the scheduler's finalizer removed first.
+  virtual Status DeleteClaim(const api::ResourceClaim& claim) = 0;
+  // Sets the pod's status.extendedResourceClaimStatus, in order with its other status writes
+  // and before its binding.
+  virtual Status SetExtendedResourceClaimStatus(
+      const api::Pod& pod, const api::PodExtendedResourceClaimStatus& status) = 0;
   virtual void RecordEvent(EventRecord event) = 0;
   // Whether the cluster serves the API of `resource` (a kind's plural, "resourceclaims"): a real
   // API server may predate it or have it turned off. A plugin whose API is not served stands

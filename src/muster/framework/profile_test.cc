@@ -13,6 +13,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "muster/framework/profile.h"
+#include "muster/framework/testing/null_client.h"
 
 namespace muster::framework {
 namespace {
@@ -123,7 +124,7 @@ using NoPoints = Fake<>;
 class FakeServices final : public SchedulerServices,
                            public Clock,
                            public WaitingPods,
-                           public ClusterClient,
+                           public muster::testing::NullClient,
                            public ObjectLister {
  public:
   const Snapshot& snapshot() const override {
@@ -145,28 +146,6 @@ class FakeServices final : public SchedulerServices,
   void Iterate(const std::function<void(WaitingPod&)>&) override {}
   WaitingPod* Get(std::string_view) override { return nullptr; }
 
-  Status Bind(const api::Pod&, api::Symbol) override { return Status::OK(); }
-  Status NominatePod(const api::Pod&, api::Symbol) override { return Status::OK(); }
-  Status UpdatePodCondition(const api::Pod&, const api::Condition&,
-                            const std::optional<std::string>&) override {
-    return Status::OK();
-  }
-  Status DeletePod(const api::Pod&) override { return Status::OK(); }
-  Status UpdatePodGroupStatus(const api::PodGroup&, const api::PodGroup::Status&) override {
-    return Status::OK();
-  }
-  Status UpdateGroupCondition(const ObjectReference&, const std::vector<api::Condition>&,
-                              const api::Condition&) override {
-    return Status::OK();
-  }
-  Status BindVolume(const api::PersistentVolume&) override {
-    return Status::OK();
-  }
-  Status SelectNode(const api::PersistentVolumeClaim&, api::Symbol) override {
-    return Status::OK();
-  }
-  Status UpdateClaimStatus(const api::ResourceClaim&) override { return Status::OK(); }
-  void RecordEvent(EventRecord) override {}
 
   std::vector<const api::Pod*> PodsWithLabel(api::Symbol, api::Symbol, api::Symbol) const override {
     return {};

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "muster/api/dra.h"
 #include "muster/api/gang.h"
 #include "muster/api/pod_claims.h"
 #include "muster/api/pod_resources.h"
@@ -237,7 +238,16 @@ void Checker::CheckRoom(const api::Pod& pod, api::Symbol node_name) {
   over("memory", request.memory, after.memory, allocatable.memory);
   over("ephemeral-storage", request.ephemeral_storage, after.ephemeral_storage,
        allocatable.ephemeral_storage);
+  // An extended resource the node has none of is served by devices, through the claim the
+  // scheduler made for the pod (checked with its other claims).
+  const api::PodExtendedResourceClaimStatus* devices = pod.status.extended_resource_claim.get();
+  auto served_by_devices = [&](api::Symbol name) {
+    return devices != nullptr && allocatable.Scalar(name) <= 0 &&
+           std::any_of(devices->request_mappings.begin(), devices->request_mappings.end(),
+                       [&](const auto& m) { return m.resource_name == name; });
+  };
   for (const auto& [name, value] : request.scalar) {
+    if (served_by_devices(name)) continue;
     over(name.str(), value, after.Scalar(name), allocatable.Scalar(name));
   }
 }
@@ -275,11 +285,19 @@ void Checker::CheckClaims(const api::Pod& pod, api::Symbol node_name) {
 
 void Checker::CheckResourceClaims(const api::Pod& pod, api::Symbol node_name) {
   const api::Node* node = cluster_.Get<api::Node>(node_name.string());
+  // The pod's claims, and the one the scheduler made for its extended resources.
+  std::vector<std::pair<api::Symbol, std::optional<api::Symbol>>> claims;
   for (const api::PodResourceClaim& pc : pod.spec.resource_claims) {
-    const std::optional<api::Symbol> name = api::ClaimNameOf(pod, pc);
+    claims.emplace_back(pc.name, api::ClaimNameOf(pod, pc));
+  }
+  if (pod.status.extended_resource_claim != nullptr) {
+    claims.emplace_back(api::Symbol(api::kExtendedClaimInMemoryName),
+                        pod.status.extended_resource_claim->resource_claim_name);
+  }
+  for (const auto& [entry, name] : claims) {
     if (!name) {
       Fail(fmt::format("pod {} was bound to node {} before its claim {} was made",
-                       pod.metadata.Key(), node_name.str(), pc.name.str()));
+                       pod.metadata.Key(), node_name.str(), entry.str()));
       continue;
     }
     if (name->empty()) continue;  // none needed

@@ -27,16 +27,22 @@ std::string GenerateName(std::string_view pod, std::string_view claim) {
                      claim.substr(0, claim.size() * kMaxGenerateName / length));
 }
 
+// Whether the pod uses claims: its own, or the one the scheduler made for its extended
+// resources.
+bool UsesClaims(const api::Pod& pod) {
+  return !pod.spec.resource_claims.empty() || pod.status.extended_resource_claim != nullptr;
+}
+
 }  // namespace
 
 void ClaimController::Touch(const api::Pod& pod) {
-  if (pod.spec.resource_claims.empty()) return;
+  if (!UsesClaims(pod)) return;
   pending_.insert(pod.metadata.Key());
   Schedule();
 }
 
 void ClaimController::Deleted(const api::PodPtr& pod) {
-  if (pod->spec.resource_claims.empty()) return;
+  if (!UsesClaims(*pod)) return;
   deleted_.push_back(pod);
   Schedule();
 }
@@ -120,10 +126,16 @@ void ClaimController::MakeClaims(const api::Pod& pod) {
 
 void ClaimController::Release(const api::Pod& pod, bool deleted) {
   if (!released_.insert(pod.metadata.uid).second && !deleted) return;
+  std::vector<api::Symbol> names;
   for (const api::PodResourceClaim& pc : pod.spec.resource_claims) {
     const std::optional<api::Symbol> name = api::ClaimNameOf(pod, pc);
-    if (!name || name->empty()) continue;
-    const std::string key = fmt::format("{}/{}", pod.metadata.namespace_.str(), name->str());
+    if (name && !name->empty()) names.push_back(*name);
+  }
+  if (pod.status.extended_resource_claim != nullptr) {
+    names.push_back(pod.status.extended_resource_claim->resource_claim_name);
+  }
+  for (api::Symbol name : names) {
+    const std::string key = fmt::format("{}/{}", pod.metadata.namespace_.str(), name.str());
     const api::ResourceClaim* claim = cluster_.Get<api::ResourceClaim>(key);
     if (claim == nullptr) continue;
     api::ResourceClaim updated = *claim;

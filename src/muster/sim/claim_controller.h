@@ -9,7 +9,8 @@
 //    event, retried when templates come;
 //  - when a pod is done (Succeeded, Failed, or deleted), its reservations in claims go; a claim
 //    the scheduler allocated (its finalizer) whose last reservation went is deallocated, and the
-//    finalizer removed; a claim made for the pod is deleted with it.
+//    finalizer removed; a claim made for the pod is deleted with it (the scheduler's claim for
+//    its extended resources too, named in its status.extendedResourceClaimStatus).
 // Like the other controllers it acts at the instant it hears of a change, after the scheduler.
 
 #include <random>

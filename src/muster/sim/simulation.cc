@@ -84,6 +84,7 @@ std::unique_ptr<Simulation> Simulation::Create(api::Manifests manifests,
                                                const api::Plugins& default_plugins,
                                                std::vector<std::string>* errors) {
   std::unique_ptr<Simulation> sim(new Simulation(std::move(manifests), options));
+  sim->cluster_.SeedNames(options.seed);
   // The host subscribes the scheduler first: its informers see each change before the
   // controllers react to it.
   sim->host_ = host::Host::Create(sim->cluster_, sim->clock_, config, options.seed, registry,

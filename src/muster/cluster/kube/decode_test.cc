@@ -145,6 +145,71 @@ TEST(DecodeWatchEventTest, InfeasibleResizeCountsWhatTheKubeletApplies) {
   EXPECT_EQ(requested.milli_cpu, 2000) << "the spec says 64";
 }
 
+// A pod another scheduler bound with a device for its extended resource (DRAExtendedResource,
+// GA in 1.37; testdata/HEAD/core.v1.Pod.json's shape): the claim is named in its status, and the
+// resource counts on the node as its other requests do.
+TEST(DecodeWatchEventTest, BoundPodWithAClaimForItsExtendedResource) {
+  const std::string pod =
+      R"({"metadata":{"name":"train","namespace":"ml","uid":"u4","resourceVersion":"14"},)"
+      R"("spec":{"nodeName":"n1","containers":[{"name":"main","resources":{)"
+      R"("requests":{"cpu":"1","example.com/gpu":"2"},"limits":{"example.com/gpu":"2"}}}]},)"
+      R"("status":{"phase":"Running","extendedResourceClaimStatus":{"requestMappings":[)"
+      R"({"containerName":"main","resourceName":"example.com/gpu",)"
+      R"("requestName":"container-0-request-1"}],)"
+      R"("resourceClaimName":"train-extended-resources-k8x2p"}}})";
+  WatchEvent<api::Pod> e = Watch(R"({"type":"ADDED","object":)" + pod + "}");
+  ASSERT_EQ(e.error, "");
+  ASSERT_TRUE(e.object.has_value());
+  ASSERT_NE(e.object->status.extended_resource_claim, nullptr);
+  const api::PodExtendedResourceClaimStatus& s = *e.object->status.extended_resource_claim;
+  EXPECT_EQ(s.resource_claim_name.str(), "train-extended-resources-k8x2p");
+  ASSERT_EQ(s.request_mappings.size(), 1u);
+  EXPECT_EQ(s.request_mappings[0].container_name, "main");
+  EXPECT_EQ(s.request_mappings[0].request_name.str(), "container-0-request-1");
+  EXPECT_EQ(RequestedOnNode(pod).Scalar(api::Symbol("example.com/gpu")), 2);
+}
+
+// The claim DynamicResources creates for a pod's extended resources, as muster posts it, reads
+// back as the same claim (what the API server stores, and the informer brings back).
+TEST(DecodeWatchEventTest, ACreatedExtendedResourceClaimReadsBack) {
+  api::ResourceClaim made;
+  made.metadata.namespace_ = api::Symbol("ml");
+  made.metadata.generate_name = "train-extended-resources-";
+  made.metadata.annotations[std::string(api::kExtendedResourceClaimAnnotation)] = "true";
+  made.metadata.owner_references.push_back({"v1", "Pod", "train", "u4", true, false});
+  made.metadata.finalizers.emplace_back(api::kClaimFinalizer);
+  api::DeviceRequest request;
+  request.name = api::Symbol("container-0-request-1");
+  request.exactly.emplace();
+  request.exactly->device_class_name = api::Symbol("gpu.example.com");
+  request.exactly->count = 2;
+  made.spec.requests.push_back(request);
+  nlohmann::json posted = EncodeClaim(made);
+  EXPECT_FALSE(posted["metadata"].contains("name"));
+  posted["metadata"]["name"] = "train-extended-resources-k8x2p";
+  WatchEvent<api::ResourceClaim> e = DecodeWatchEvent<api::ResourceClaim>(
+      R"({"type":"ADDED","object":)" + posted.dump() + "}", "resource.k8s.io/v1", "watch");
+  ASSERT_EQ(e.error, "");
+  ASSERT_TRUE(e.object.has_value());
+  EXPECT_EQ(e.object->metadata.generate_name, "train-extended-resources-");
+  EXPECT_EQ(e.object->metadata.annotations, made.metadata.annotations);
+  ASSERT_NE(e.object->metadata.ControllerRef(), nullptr);
+  EXPECT_EQ(e.object->metadata.ControllerRef()->uid, "u4");
+  EXPECT_EQ(e.object->metadata.finalizers, made.metadata.finalizers);
+  ASSERT_EQ(e.object->spec.requests.size(), 1u);
+  EXPECT_EQ(e.object->spec.requests[0].name.str(), "container-0-request-1");
+  ASSERT_TRUE(e.object->spec.requests[0].exactly.has_value());
+  EXPECT_EQ(e.object->spec.requests[0].exactly->device_class_name.str(), "gpu.example.com");
+  EXPECT_EQ(e.object->spec.requests[0].exactly->count, 2);
+  EXPECT_EQ(
+      EncodeExtendedResourceClaimStatus(
+          {{{"main", api::Symbol("example.com/gpu"), api::Symbol("container-0-request-1")}},
+           api::Symbol("train-extended-resources-k8x2p")})
+          .dump(),
+      R"({"requestMappings":[{"containerName":"main","requestName":"container-0-request-1",)"
+      R"("resourceName":"example.com/gpu"}],"resourceClaimName":"train-extended-resources-k8x2p"})");
+}
+
 // Binding conditions as resource.k8s.io/v1 serves them (upstream's testdata shapes): a device
 // that waits for them, and a claim allocated on it whose driver reported the device attached.
 // The status written back carries the copied conditions, and a deallocation clears what the

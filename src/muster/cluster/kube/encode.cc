@@ -333,6 +333,10 @@ json EncodePod(const api::Pod& pod) {
     if (!c.resource_claim_name.empty()) item["resourceClaimName"] = c.resource_claim_name.string();
     status["resourceClaimStatuses"].push_back(std::move(item));
   }
+  if (pod.status.extended_resource_claim != nullptr) {
+    status["extendedResourceClaimStatus"] =
+        EncodeExtendedResourceClaimStatus(*pod.status.extended_resource_claim);
+  }
   status["qosClass"] = QOSClass(pod.spec);
   // No apiVersion or kind: an informer's objects carry none, and kube-scheduler sends them so.
   return {
@@ -395,6 +399,35 @@ json EncodeClaimStatus(const api::ResourceClaim& claim) {
   }
   status["reservedFor"] = reserved.empty() ? json() : std::move(reserved);
   return status;
+}
+
+json EncodeClaim(const api::ResourceClaim& claim) {
+  json requests = json::array();
+  for (const api::DeviceRequest& r : claim.spec.requests) {
+    if (!r.exactly) continue;
+    const api::DeviceRequestSpec& e = *r.exactly;
+    json exactly = {{"deviceClassName", e.device_class_name.string()},
+                    {"allocationMode", api::DeviceAllocationModeName(e.allocation_mode)}};
+    if (e.allocation_mode == api::DeviceAllocationMode::kExactCount) exactly["count"] = e.count;
+    requests.push_back({{"name", r.name.string()}, {"exactly", std::move(exactly)}});
+  }
+  json meta = Meta(claim.metadata);
+  if (claim.metadata.name.empty()) meta.erase("name");
+  return {{"apiVersion", "resource.k8s.io/v1"},
+          {"kind", "ResourceClaim"},
+          {"metadata", std::move(meta)},
+          {"spec", {{"devices", {{"requests", std::move(requests)}}}}}};
+}
+
+json EncodeExtendedResourceClaimStatus(const api::PodExtendedResourceClaimStatus& s) {
+  json mappings = json::array();
+  for (const api::ContainerExtendedResourceRequest& m : s.request_mappings) {
+    mappings.push_back({{"containerName", m.container_name},
+                        {"resourceName", m.resource_name.string()},
+                        {"requestName", m.request_name.string()}});
+  }
+  return {{"requestMappings", std::move(mappings)},
+          {"resourceClaimName", s.resource_claim_name.string()}};
 }
 
 json EncodeNode(const api::Node& node) {

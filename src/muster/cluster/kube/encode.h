@@ -17,5 +17,11 @@ nlohmann::json EncodeNode(const api::Node& node);
 // A ResourceClaim's status (allocation and reservedFor) as a merge patch's "status": an
 // absent allocation or an empty reservedFor is null, which removes it.
 nlohmann::json EncodeClaimStatus(const api::ResourceClaim& claim);
+// A claim to create (apiVersion resource.k8s.io/v1): its metadata and spec.devices, whose exact
+// requests are what the scheduler makes (DynamicResources' claim for a pod's extended
+// resources); firstAvailable requests, constraints and config are not its to write.
+nlohmann::json EncodeClaim(const api::ResourceClaim& claim);
+// status.extendedResourceClaimStatus.
+nlohmann::json EncodeExtendedResourceClaimStatus(const api::PodExtendedResourceClaimStatus& s);
 
 }  // namespace muster::cluster::kube

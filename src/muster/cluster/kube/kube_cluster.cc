@@ -734,6 +734,71 @@ Status KubeCluster::UpdateClaimStatus(const api::ResourceClaim& claim) {
   return PatchForBinding(path + "/status", status.dump(), what);
 }
 
+Status KubeCluster::CreateClaim(const api::ResourceClaim& claim, api::ResourceClaim* created) {
+  const std::string what = fmt::format("resourceclaim {}/{}*", claim.metadata.namespace_.str(),
+                                       claim.metadata.generate_name);
+  const std::chrono::milliseconds budget = WriteBudget();
+  if (budget.count() <= 0) {
+    return Status::Error(fmt::format("{} not created: the leader lease has lapsed", what));
+  }
+  const std::string path = fmt::format("/apis/resource.k8s.io/v1/namespaces/{}/resourceclaims",
+                                       claim.metadata.namespace_.str());
+  const Response r = http_.Do("POST", path, EncodeClaim(claim).dump(), "application/json", budget);
+  const Json stored = r.ok() ? Json::parse(r.body, nullptr, false) : Json();
+  const Json* meta =
+      stored.is_object() && stored.contains("metadata") && stored["metadata"].is_object()
+          ? &stored["metadata"]
+          : nullptr;
+  auto field = [&](const char* name) {
+    return meta != nullptr && meta->contains(name) && (*meta)[name].is_string()
+               ? (*meta)[name].get<std::string>()
+               : std::string();
+  };
+  if (!r.ok() || field("name").empty()) {
+    log::Warningf("creating {} failed: {}", what, r.Describe());
+    return Status::Error(fmt::format("creating {}: {}", what, r.Describe()));
+  }
+  *created = claim;
+  created->metadata.name = field("name");
+  created->metadata.uid = field("uid");
+  created->metadata.resource_version = field("resourceVersion");
+  created->status = {};
+  return Status::OK();
+}
+
+Status KubeCluster::DeleteClaim(const api::ResourceClaim& claim) {
+  const std::string what = "resourceclaim " + claim.metadata.Key();
+  const std::string path = fmt::format("/apis/resource.k8s.io/v1/namespaces/{}/resourceclaims/{}",
+                                       claim.metadata.namespace_.str(), claim.metadata.name);
+  const std::chrono::milliseconds budget = WriteBudget();
+  if (budget.count() <= 0) {
+    return Status::Error(fmt::format("{} not deleted: the leader lease has lapsed", what));
+  }
+  // The scheduler's finalizer first (the claim could not go while it stays), then the claim,
+  // if it is still the one the scheduler made (its uid).
+  std::vector<std::string> finalizers = claim.metadata.finalizers;
+  std::erase(finalizers, std::string(api::kClaimFinalizer));
+  const Json meta = {{"metadata", {{"finalizers", finalizers}}}};
+  Response r = http_.Do("PATCH", path, meta.dump(), "application/merge-patch+json", budget);
+  if (r.ok()) {
+    Json options = {{"apiVersion", "v1"}, {"kind", "DeleteOptions"}};
+    if (!claim.metadata.uid.empty()) options["preconditions"] = {{"uid", claim.metadata.uid}};
+    r = http_.Do("DELETE", path, options.dump(), "application/json", budget);
+  }
+  if (r.ok() || r.status == 404) return Status::OK();
+  log::Warningf("deleting {} failed: {}", what, r.Describe());
+  return Status::Error(fmt::format("deleting {}: {}", what, r.Describe()));
+}
+
+Status KubeCluster::SetExtendedResourceClaimStatus(
+    const api::Pod& pod, const api::PodExtendedResourceClaimStatus& status) {
+  const Json patch = {
+      {"status", {{"extendedResourceClaimStatus", EncodeExtendedResourceClaimStatus(status)}}}};
+  return PatchForBinding(fmt::format("/api/v1/namespaces/{}/pods/{}/status",
+                                     pod.metadata.namespace_.str(), pod.metadata.name),
+                         patch.dump(), "pod " + pod.metadata.Key());
+}
+
 Status KubeCluster::UpdatePodCondition(const api::Pod& pod, const api::Condition& condition,
                                        const std::optional<std::string>& nominated_node) {
   Json status = {{"conditions", Json::array({ConditionJson(condition)})}};

@@ -109,6 +109,11 @@ class KubeCluster final : public Cluster {
   framework::Status BindVolume(const api::PersistentVolume& pv) override;
   framework::Status SelectNode(const api::PersistentVolumeClaim& pvc, api::Symbol node) override;
   framework::Status UpdateClaimStatus(const api::ResourceClaim& claim) override;
+  framework::Status CreateClaim(const api::ResourceClaim& claim,
+                                api::ResourceClaim* created) override;
+  framework::Status DeleteClaim(const api::ResourceClaim& claim) override;
+  framework::Status SetExtendedResourceClaimStatus(
+      const api::Pod& pod, const api::PodExtendedResourceClaimStatus& status) override;
   framework::Status UpdateGroupCondition(const framework::ObjectReference& object,
                                          const std::vector<api::Condition>& current,
                                          const api::Condition& condition) override;

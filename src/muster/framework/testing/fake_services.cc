@@ -97,6 +97,30 @@ framework::Status FakeServices::UpdateClaimStatus(const api::ResourceClaim& clai
   return framework::Status::OK();
 }
 
+framework::Status FakeServices::CreateClaim(const api::ResourceClaim& claim,
+                                            api::ResourceClaim* created) {
+  api::ResourceClaim stored = claim;
+  stored.metadata.name = fmt::format("{}{}", claim.metadata.generate_name, claims_created.size());
+  stored.metadata.uid = fmt::format("claim-uid-{}", claims_created.size());
+  stored.metadata.resource_version = "1";
+  claims_created.push_back(stored);
+  objects_.Of<api::ResourceClaim>().Set(std::make_shared<const api::ResourceClaim>(stored));
+  *created = std::move(stored);
+  return framework::Status::OK();
+}
+
+framework::Status FakeServices::DeleteClaim(const api::ResourceClaim& claim) {
+  claims_deleted.push_back(claim.metadata.Key());
+  objects_.Of<api::ResourceClaim>().Erase(claim.metadata);
+  return framework::Status::OK();
+}
+
+framework::Status FakeServices::SetExtendedResourceClaimStatus(
+    const api::Pod& pod, const api::PodExtendedResourceClaimStatus& status) {
+  extended_claim_statuses.emplace_back(pod.metadata.Key(), status);
+  return framework::Status::OK();
+}
+
 framework::Status FakeServices::DeletePod(const api::Pod& pod) {
   deleted.push_back(pod.metadata.Key());
   return framework::Status::OK();

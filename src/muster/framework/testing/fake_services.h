@@ -66,6 +66,11 @@ class FakeServices final : public framework::SchedulerServices,
   std::vector<std::pair<std::string, std::string>> nominations;
   // UpdateClaimStatus's claims, as written.
   std::vector<api::ResourceClaim> claim_updates;
+  // CreateClaim's claims as stored (named "<generateName>0", "...1"), DeleteClaim's keys, and
+  // SetExtendedResourceClaimStatus's (pod key, status).
+  std::vector<api::ResourceClaim> claims_created;
+  std::vector<std::string> claims_deleted;
+  std::vector<std::pair<std::string, api::PodExtendedResourceClaimStatus>> extended_claim_statuses;
   // BindVolume's "volume -> namespace/claim"; SelectNode's "namespace/claim -> node".
   std::vector<std::string> volume_bindings;
   std::vector<std::string> selected_nodes;
@@ -110,6 +115,11 @@ class FakeServices final : public framework::SchedulerServices,
   framework::Status SelectNode(const api::PersistentVolumeClaim& pvc, api::Symbol node) override;
   // Stores the claim (in objects()) as written.
   framework::Status UpdateClaimStatus(const api::ResourceClaim& claim) override;
+  framework::Status CreateClaim(const api::ResourceClaim& claim,
+                                api::ResourceClaim* created) override;
+  framework::Status DeleteClaim(const api::ResourceClaim& claim) override;
+  framework::Status SetExtendedResourceClaimStatus(
+      const api::Pod& pod, const api::PodExtendedResourceClaimStatus& status) override;
   framework::Status UpdateGroupCondition(const framework::ObjectReference& object,
                                          const std::vector<api::Condition>& /*current*/,
                                          const api::Condition& condition) override {

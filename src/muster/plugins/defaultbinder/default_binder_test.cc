@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "muster/api/testing/builders.h"
+#include "muster/framework/testing/null_client.h"
 
 // Cases from upstream default_binder_test.go (TestDefaultBinder): a successful binding, and a
 // client error surfacing as an Error status.
@@ -17,33 +18,12 @@ namespace {
 
 using framework::Status;
 
-class RecordingClient final : public framework::ClusterClient {
+class RecordingClient final : public muster::testing::NullClient {
  public:
   Status Bind(const api::Pod& pod, api::Symbol node) override {
     bindings.emplace_back(pod.metadata.Key(), node.string());
     return result;
   }
-  Status UpdatePodCondition(const api::Pod&, const api::Condition&,
-                            const std::optional<std::string>&) override {
-    return Status::OK();
-  }
-  Status NominatePod(const api::Pod&, api::Symbol) override { return Status::OK(); }
-  Status DeletePod(const api::Pod&) override { return Status::OK(); }
-  Status UpdatePodGroupStatus(const api::PodGroup&, const api::PodGroup::Status&) override {
-    return Status::OK();
-  }
-  Status UpdateGroupCondition(const framework::ObjectReference&, const std::vector<api::Condition>&,
-                              const api::Condition&) override {
-    return Status::OK();
-  }
-  Status BindVolume(const api::PersistentVolume&) override {
-    return Status::OK();
-  }
-  Status SelectNode(const api::PersistentVolumeClaim&, api::Symbol) override {
-    return Status::OK();
-  }
-  Status UpdateClaimStatus(const api::ResourceClaim&) override { return Status::OK(); }
-  void RecordEvent(framework::EventRecord) override {}
 
   Status result;
   std::vector<std::pair<std::string, std::string>> bindings;

@@ -13,6 +13,7 @@
 #include "muster/framework/framework.h"
 #include "muster/framework/metrics.h"
 #include "muster/framework/trace.h"
+#include "muster/plugins/helper/device_classes.h"
 #include "muster/plugins/helper/normalize_score.h"
 
 namespace muster::plugins::dynamicresources {
@@ -27,6 +28,13 @@ using ClaimPtr = std::shared_ptr<const api::ResourceClaim>;
 
 // Upstream's FirstAvailableDeviceRequestMaxSize: a subrequest's score is this less its place.
 constexpr int64_t kMaxSubRequests = 8;
+
+// A claim for a pod's extended resources, made for one node, and what each container's
+// resource uses of it.
+struct ExtendedClaim {
+  ClaimPtr claim;
+  std::vector<api::ContainerExtendedResourceRequest> mappings;
+};
 
 struct DraState final : framework::StateData {
   // The pod's claims as PreFilter found them, in the pod's order.
@@ -52,6 +60,19 @@ struct DraState final : framework::StateData {
   // PreBind waits for binding conditions.
   bool awaiting_binding = false;
 
+  // The pod's extended resources that devices serve (DRAExtendedResource), by name.
+  std::vector<ExtendedResource> extended;
+  // The claim for them: the template each node's variant is made from, or a claim made in an
+  // earlier attempt (`left_over`: it fails this one, and PostFilter deletes it).
+  ClaimPtr extended_claim;
+  bool left_over = false;
+  // Filled by Filter: on each fitting node where devices serve some of them, the claim's
+  // variant for that node (its last claim to allocate there) and the containers' mappings.
+  mutable std::map<api::Symbol, ExtendedClaim> extended_by_node;
+  // Reserve's variant, allocated, for PreBind; and the claim PreBind made of it.
+  ExtendedClaim reserved_extended;
+  ClaimPtr extended_written;
+
   DraState() = default;
   DraState(const DraState& o)
       : claims(o.claims),
@@ -64,10 +85,16 @@ struct DraState final : framework::StateData {
         allocator(o.allocator),
         unbindable(o.unbindable),
         reserved(o.reserved),
-        awaiting_binding(o.awaiting_binding) {
+        awaiting_binding(o.awaiting_binding),
+        extended(o.extended),
+        extended_claim(o.extended_claim),
+        left_over(o.left_over),
+        reserved_extended(o.reserved_extended),
+        extended_written(o.extended_written) {
     std::lock_guard lock(o.mu);
     by_node = o.by_node;
     unavailable = o.unavailable;
+    extended_by_node = o.extended_by_node;
   }
   std::unique_ptr<framework::StateData> Clone() const override {
     return std::make_unique<DraState>(*this);
@@ -75,6 +102,23 @@ struct DraState final : framework::StateData {
 };
 
 std::string PodName(const api::Pod& pod) { return pod.metadata.Key(); }
+
+// The pod's claim for its extended resources as `node` needs it: asking for those the node has
+// none of (a device plugin's count of 0 too), which devices serve there; nullopt when the
+// node's device plugins serve them all, or the pod asks for none.
+std::optional<ExtendedClaim> VariantFor(const DraState& s, const api::Pod& pod,
+                                        const framework::NodeInfo& node) {
+  std::vector<ExtendedResource> here;
+  for (const ExtendedResource& r : s.extended) {
+    if (node.allocatable().Scalar(r.resource) <= 0) here.push_back(r);
+  }
+  if (here.empty()) return std::nullopt;
+  auto variant = std::make_shared<api::ResourceClaim>(*s.extended_claim);
+  ExtendedClaim out;
+  ExtendedResourceRequests(pod, here, &variant->spec.requests, &out.mappings);
+  out.claim = std::move(variant);
+  return out;
+}
 
 // Whether `claim` was made for `pod`: the pod is its controlling owner.
 bool MadeFor(const api::ResourceClaim& claim, const api::Pod& pod) {
@@ -131,6 +175,126 @@ bool BindingTimedOut(const api::ResourceClaim& claim, api::Time now, api::Durati
 }
 
 }  // namespace
+
+void ExtendedResourceRequests(const api::Pod& pod, std::span<const ExtendedResource> resources,
+                              std::vector<api::DeviceRequest>* requests,
+                              std::vector<api::ContainerExtendedResourceRequest>* mappings) {
+  std::vector<const api::Container*> containers;
+  for (const api::Container& c : pod.spec.init_containers) containers.push_back(&c);
+  for (const api::Container& c : pod.spec.containers) containers.push_back(&c);
+  const size_t inits = pod.spec.init_containers.size();
+  struct Made {
+    api::Symbol name;
+    int64_t count = 0;
+  };
+  std::vector<api::DeviceRequest> out;
+  for (const ExtendedResource& r : resources) {
+    // What container i asks for: a whole number of devices (upstream's AsInt64), or none.
+    auto wanted = [&](size_t i) -> int64_t {
+      const api::Quantity* q = containers[i]->resources.requests.Get(r.resource);
+      if (q == nullptr || q->Sign() <= 0) return 0;
+      const int64_t n = q->Value();
+      return api::Quantity::FromValue(n, q->format()).Cmp(*q) == 0 ? n : 0;
+    };
+    auto request_name = [&](size_t i) {
+      std::vector<std::string_view> names;
+      for (const auto& [name, q] : containers[i]->resources.requests) names.push_back(name.str());
+      std::sort(names.begin(), names.end());
+      const auto at = std::find(names.begin(), names.end(), r.resource.str());
+      return api::Symbol(fmt::format("container-{}-request-{}", i, at - names.begin()));
+    };
+    auto mapping = [&](size_t i, api::Symbol request) {
+      return api::ContainerExtendedResourceRequest{containers[i]->name, r.resource, request};
+    };
+    auto device_request = [&](const Made& m) {
+      api::DeviceRequest d;
+      d.name = m.name;
+      d.exactly.emplace();
+      d.exactly->device_class_name = r.device_class;
+      d.exactly->count = m.count;
+      return d;
+    };
+    // Sidecars and regular containers run together: each its own devices.
+    std::vector<std::optional<Made>> long_lived(containers.size());
+    std::vector<api::ContainerExtendedResourceRequest> long_mappings;
+    for (size_t i = 0; i < containers.size(); ++i) {
+      if (i < inits && !containers[i]->restart_policy_always) continue;
+      const int64_t n = wanted(i);
+      if (n == 0) continue;
+      long_lived[i] = Made{request_name(i), n};
+      long_mappings.push_back(mapping(i, long_lived[i]->name));
+    }
+    // A plain init container runs before the containers after it start: it may use theirs.
+    std::optional<Made> largest;
+    std::set<api::Symbol> own_names;
+    std::vector<api::ContainerExtendedResourceRequest> short_mappings;
+    for (size_t i = 0; i < inits; ++i) {
+      if (containers[i]->restart_policy_always) continue;
+      const int64_t n = wanted(i);
+      if (n == 0) continue;
+      int64_t reused = 0;
+      for (size_t j = i; j < containers.size() && reused < n; ++j) {
+        if (!long_lived[j]) continue;
+        reused += long_lived[j]->count;
+        short_mappings.push_back(mapping(i, long_lived[j]->name));
+      }
+      if (reused >= n) continue;
+      const Made own{request_name(i), n - reused};
+      short_mappings.push_back(mapping(i, own.name));
+      own_names.insert(own.name);
+      if (!largest || largest->count < own.count) largest = own;
+    }
+    if (largest) {
+      for (api::ContainerExtendedResourceRequest& m : short_mappings) {
+        if (own_names.contains(m.request_name)) m.request_name = largest->name;
+      }
+      out.push_back(device_request(*largest));
+    }
+    for (const std::optional<Made>& m : long_lived) {
+      if (m) out.push_back(device_request(*m));
+    }
+    mappings->insert(mappings->end(), long_mappings.begin(), long_mappings.end());
+    mappings->insert(mappings->end(), short_mappings.begin(), short_mappings.end());
+  }
+  std::sort(out.begin(), out.end(), [](const api::DeviceRequest& a, const api::DeviceRequest& b) {
+    return a.name.str() < b.name.str();
+  });
+  *requests = std::move(out);
+}
+
+std::vector<ExtendedResource> DynamicResources::ExtendedResources(
+    const framework::PodInfo& info) const {
+  std::vector<ExtendedResource> out;
+  for (const auto& [name, quantity] : info.requests.scalar) {
+    if (quantity == 0) continue;
+    if (const api::DeviceClass* c = helper::DeviceClassFor(handle_.lister(), name)) {
+      out.push_back(ExtendedResource{name, api::Symbol(c->metadata.name)});
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const ExtendedResource& a, const ExtendedResource& b) {
+    return a.resource.str() < b.resource.str();
+  });
+  return out;
+}
+
+ClaimPtr DynamicResources::FindExtendedClaim(const api::Pod& pod) const {
+  for (const api::ResourceClaim* claim :
+       handle_.lister().List<api::ResourceClaim>(pod.metadata.namespace_)) {
+    const auto& a = claim->metadata.annotations;
+    auto it = a.find(std::string(api::kExtendedResourceClaimAnnotation));
+    if (it == a.end() || it->second != "true") continue;
+    const api::OwnerReference* owner = claim->metadata.ControllerRef();
+    if (owner != nullptr && owner->name == pod.metadata.name && owner->uid == pod.metadata.uid) {
+      return FindClaim(claim->metadata.namespace_, api::Symbol(claim->metadata.name));
+    }
+  }
+  return nullptr;
+}
+
+std::string DynamicResources::ExtendedKey(const api::Pod& pod) {
+  return fmt::format("{}/{}{}", pod.metadata.namespace_.str(), api::kExtendedClaimInMemoryName,
+                     pod.metadata.uid);
+}
 
 std::unique_ptr<framework::Plugin> DynamicResources::New(const framework::PluginArgs& args,
                                                          framework::Handle& handle,
@@ -196,6 +360,10 @@ void DynamicResources::ForgetStale() {
       handle_.lister().objects().Of<api::ResourceClaim>();
   std::lock_guard lock(mu_);
   for (auto it = assumed_.begin(); it != assumed_.end();) {
+    if (it->second.unborn) {
+      ++it;
+      continue;
+    }
     const api::ObjectMeta& meta = it->second.claim->metadata;
     const api::ResourceClaim* stored = table.Get(meta.namespace_, api::Symbol(meta.name));
     if (stored == nullptr || stored->metadata.resource_version != it->second.base_version) {
@@ -264,7 +432,12 @@ Status DynamicResources::PreFilter(framework::CycleState& state, const framework
                                    std::span<framework::NodeInfo* const>,
                                    framework::PreFilterResult*) {
   const api::Pod& pod = info.pod;
-  if (pod.spec.resource_claims.empty()) return Status(Code::kSkip);
+  // A pod without claims or extended resources pays two tests.
+  if (pod.spec.resource_claims.empty() && info.requests.scalar.empty()) {
+    return Status(Code::kSkip);
+  }
+  std::vector<ExtendedResource> extended = ExtendedResources(info);
+  if (pod.spec.resource_claims.empty() && extended.empty()) return Status(Code::kSkip);
   ForgetStale();
   auto s = std::make_unique<DraState>();
   DraState& st = *s;
@@ -272,7 +445,33 @@ Status DynamicResources::PreFilter(framework::CycleState& state, const framework
   // The claims are the state's once they all pass: PostFilter has none to deallocate before.
   std::vector<ClaimPtr> claims;
   if (Status err = PodClaims(pod, &claims); !err.IsSuccess()) return err;
-  if (claims.empty()) return Status(Code::kSkip);
+  if (claims.empty() && extended.empty()) return Status(Code::kSkip);
+  if (!extended.empty()) {
+    // One claim for all of them, made by PreBind for the node chosen.
+    ClaimPtr found = FindExtendedClaim(pod);
+    if (found != nullptr && found->Allocated() && found->ReservedFor(pod.metadata.uid)) {
+      // Allocated and reserved for the pod: one of its claims, which keeps it to the nodes its
+      // devices reach. (The pod is bound, or being bound: what the invariant checker asks of
+      // it. Upstream deletes it as below when a binding failure left it.)
+      claims.push_back(std::move(found));
+    } else if (found != nullptr) {
+      // Made by an attempt whose binding failed after PreBind: PostFilter deletes it before
+      // the pod tries anew.
+      st.extended_claim = std::move(found);
+      st.left_over = true;
+      st.extended = std::move(extended);
+    } else {
+      auto made = std::make_shared<api::ResourceClaim>();
+      made->metadata.name = api::kExtendedClaimInMemoryName;
+      made->metadata.namespace_ = pod.metadata.namespace_;
+      made->metadata.generate_name = pod.metadata.name + "-extended-resources-";
+      made->metadata.owner_references.push_back(
+          api::OwnerReference{"v1", "Pod", pod.metadata.name, pod.metadata.uid, true, false});
+      made->metadata.annotations[std::string(api::kExtendedResourceClaimAnnotation)] = "true";
+      st.extended_claim = std::move(made);
+      st.extended = std::move(extended);
+    }
+  }
   const framework::ObjectLister& lister = handle_.lister();
   st.available_on.resize(claims.size());
   for (size_t i = 0; i < claims.size(); ++i) {
@@ -333,7 +532,7 @@ Status DynamicResources::PreFilter(framework::CycleState& state, const framework
     st.to_allocate_claims.push_back(&claim);
   }
   st.claims = std::move(claims);
-  if (!st.to_allocate.empty()) {
+  if (!st.to_allocate.empty() || (!st.extended.empty() && !st.left_over)) {
     st.inventory = CurrentInventory();
     st.allocated = CurrentAllocated();
     auto pending = std::make_shared<DeviceSet>();
@@ -349,10 +548,11 @@ Status DynamicResources::PreFilter(framework::CycleState& state, const framework
   return Status::OK();
 }
 
-Status DynamicResources::Filter(const framework::CycleState& state, const framework::PodInfo&,
+Status DynamicResources::Filter(const framework::CycleState& state, const framework::PodInfo& pod,
                                 const framework::NodeInfo& node) const {
   const auto* s = state.Read<DraState>(kStateKey);
-  if (s == nullptr || s->claims.empty()) return Status::OK();
+  if (s == nullptr || (s->claims.empty() && s->extended.empty())) return Status::OK();
+  if (s->left_over) return Status::Unresolvable(std::string(kErrLeftOverExtendedClaim));
   const api::LabelSet& labels = node.node()->metadata.labels;
   std::vector<size_t> unavailable;
   for (size_t i = 0; i < s->claims.size(); ++i) {
@@ -360,15 +560,18 @@ Status DynamicResources::Filter(const framework::CycleState& state, const framew
     if (on && !on->Matches(labels, node.name())) unavailable.push_back(i);
   }
   unavailable.insert(unavailable.end(), s->unbindable.begin(), s->unbindable.end());
+  std::optional<ExtendedClaim> extended = VariantFor(*s, pod.pod, node);
+  std::vector<const api::ResourceClaim*> to_allocate = s->to_allocate_claims;
+  if (extended) to_allocate.push_back(extended->claim.get());
   std::vector<api::AllocationResult> results;
-  if (s->allocator != nullptr) {
+  if (s->allocator != nullptr && !to_allocate.empty()) {
     std::function<bool()> timed_out;
     if (filter_timeout_ && *filter_timeout_ > api::Duration::zero()) {
       const std::chrono::steady_clock::time_point deadline = monotonic_() + *filter_timeout_;
       timed_out = [this, deadline] { return monotonic_() >= deadline; };
     }
-    AllocationOutcome outcome = s->allocator->Allocate(labels, node.name(), s->to_allocate_claims,
-                                                       timed_out ? &timed_out : nullptr);
+    AllocationOutcome outcome =
+        s->allocator->Allocate(labels, node.name(), to_allocate, timed_out ? &timed_out : nullptr);
     if (outcome.stopped) {
       return Status::Error(
           fmt::format("node {}: timed out trying to allocate devices", node.name().str()));
@@ -377,7 +580,7 @@ Status DynamicResources::Filter(const framework::CycleState& state, const framew
       return outcome.node_error ? Status::Unresolvable(std::move(outcome.error))
                                 : Status::Error(std::move(outcome.error));
     }
-    if (outcome.results.size() != s->to_allocate.size()) {
+    if (outcome.results.size() != to_allocate.size()) {
       return Status::Unresolvable(std::string(kErrCannotAllocate));
     }
     results = std::move(outcome.results);
@@ -388,6 +591,7 @@ Status DynamicResources::Filter(const framework::CycleState& state, const framew
     return Status::Unresolvable(std::string(kErrNotAvailable));
   }
   s->by_node[node.name()] = std::move(results);
+  if (extended) s->extended_by_node[node.name()] = std::move(*extended);
   return Status::OK();
 }
 
@@ -395,7 +599,7 @@ Status DynamicResources::PostFilter(framework::CycleState& state, const framewor
                                     const framework::NodeToStatus& statuses,
                                     framework::PostFilterResult*) {
   const auto* s = state.Read<DraState>(kStateKey);
-  if (s == nullptr || s->claims.empty()) {
+  if (s == nullptr || (s->claims.empty() && s->extended.empty())) {
     // On a cluster that serves no resource.k8s.io (before 1.34, or turned off) there are no
     // claims to speak of: the plugin stands aside, as upstream's does with DRA turned off, and
     // `muster run` says once at start that the API is missing.
@@ -415,8 +619,11 @@ Status DynamicResources::PostFilter(framework::CycleState& state, const framewor
       if (status.Message() != kErrCannotAllocate) continue;
       const framework::NodeInfo* node = handle_.snapshot().Get(name);
       if (node == nullptr) continue;
-      why[s->allocator->Diagnose(node->node()->metadata.labels, name, s->to_allocate_claims)]
-          .push_back(name.string());
+      std::vector<const api::ResourceClaim*> claims = s->to_allocate_claims;
+      const std::optional<ExtendedClaim> extended = VariantFor(*s, info.pod, *node);
+      if (extended) claims.push_back(extended->claim.get());
+      why[s->allocator->Diagnose(node->node()->metadata.labels, name, claims)].push_back(
+          name.string());
     }
     for (auto& [reason, nodes] : why) {
       const size_t n = nodes.size();
@@ -442,6 +649,14 @@ Status DynamicResources::PostFilter(framework::CycleState& state, const framewor
       return Status::Error(w.Message());
     }
     return Status::Unschedulable("deallocation of ResourceClaim completed");
+  }
+  // A claim for the extended resources left by an attempt whose binding failed: deleted, so
+  // that the next attempt makes one anew.
+  if (s->left_over) {
+    if (Status w = handle_.client().DeleteClaim(*s->extended_claim); !w.IsSuccess()) {
+      return Status::Error(w.Message());
+    }
+    return Status::Unschedulable("deletion of ResourceClaim completed");
   }
   return Status::Unschedulable("still not schedulable");
 }
@@ -493,20 +708,41 @@ Status DynamicResources::NormalizeScore(const framework::CycleState&, const fram
 Status DynamicResources::Reserve(framework::CycleState& state, const framework::PodInfo& info,
                                  api::Symbol node) {
   auto* s = state.Read<DraState>(kStateKey);
-  if (s == nullptr || s->to_allocate.empty()) return Status::OK();
+  if (s == nullptr || (s->to_allocate.empty() && s->extended.empty())) return Status::OK();
   std::vector<api::AllocationResult> results;
+  std::optional<ExtendedClaim> extended;
   {
     std::lock_guard lock(s->mu);
     auto it = s->by_node.find(node);
-    if (it == s->by_node.end()) return Status::Error("claim allocation not found for node");
+    if (it == s->by_node.end()) {
+      // Only the extended resources, and the node's device plugins serve them all.
+      if (s->to_allocate.empty()) return Status::OK();
+      return Status::Error("claim allocation not found for node");
+    }
     results = it->second;
+    if (auto e = s->extended_by_node.find(node); e != s->extended_by_node.end()) {
+      extended = e->second;
+    }
   }
-  if (results.size() != s->to_allocate.size()) {
+  const size_t want = s->to_allocate.size() + (extended ? 1 : 0);
+  if (results.size() != want) {
     return Status::Error(
         fmt::format("internal error, have {} allocations, {} claims to allocate, want {} claims",
-                    results.size(), s->to_allocate.size(), s->to_allocate.size()));
+                    results.size(), want, want));
   }
   std::lock_guard lock(mu_);
+  if (extended) {
+    // Held in memory under the pod's own key until PreBind creates it: its devices are in use
+    // for the other pods' cycles from now on.
+    auto held = std::make_shared<api::ResourceClaim>(*extended->claim);
+    held->metadata.finalizers.emplace_back(api::kClaimFinalizer);
+    held->status.allocation = std::move(results.back());
+    results.pop_back();
+    extended->claim = held;
+    assumed_[ExtendedKey(info.pod)] =
+        Assumed{"", std::move(held), info.pod.metadata.uid, false, /*unborn=*/true};
+    s->reserved_extended = std::move(*extended);
+  }
   for (size_t k = 0; k < s->to_allocate.size(); ++k) {
     const api::ResourceClaim& claim = *s->claims[s->to_allocate[k]];
     auto held = std::make_shared<api::ResourceClaim>(claim);
@@ -536,7 +772,15 @@ void DynamicResources::Unreserve(framework::CycleState& state, const framework::
       auto it = assumed_.find(claim->metadata.Key());
       if (it != assumed_.end() && it->second.pod_uid == info.pod.metadata.uid) assumed_.erase(it);
     }
+    assumed_.erase(ExtendedKey(info.pod));
+    if (s->extended_written != nullptr) assumed_.erase(s->extended_written->metadata.Key());
   }
+  // The claim made for the extended resources goes with the attempt.
+  if (s->extended_written != nullptr) {
+    static_cast<void>(handle_.client().DeleteClaim(*s->extended_written));
+    s->extended_written = nullptr;
+  }
+  s->reserved_extended = {};
   // PreBind reserved the claims for the pod: the binding failed after, so the reservation goes
   // (the allocation stays, for the pod's next attempt).
   for (const ClaimPtr& claim : current) {
@@ -551,13 +795,17 @@ void DynamicResources::Unreserve(framework::CycleState& state, const framework::
 Status DynamicResources::PreBindPreFlight(const framework::CycleState& state,
                                           const framework::PodInfo&, api::Symbol) const {
   const auto* s = state.Read<DraState>(kStateKey);
-  return s != nullptr && !s->claims.empty() ? Status::OK() : Status(Code::kSkip);
+  return s != nullptr && (!s->claims.empty() || s->reserved_extended.claim != nullptr)
+             ? Status::OK()
+             : Status(Code::kSkip);
 }
 
 Status DynamicResources::PreBind(framework::CycleState& state, const framework::PodInfo& info,
                                  api::Symbol node) {
   auto* s = state.Read<DraState>(kStateKey);
-  if (s == nullptr || s->claims.empty()) return Status(Code::kSkip);
+  if (s == nullptr || (s->claims.empty() && s->reserved_extended.claim == nullptr)) {
+    return Status(Code::kSkip);
+  }
   const api::Pod& pod = info.pod;
   // Whether a device of the pod's claims waits for binding conditions (found here, from the
   // claims as written: PreBind runs off the scheduler's thread, away from the listers).
@@ -597,6 +845,43 @@ Status DynamicResources::PreBind(framework::CycleState& state, const framework::
     std::lock_guard lock(mu_);
     assumed_[claim.metadata.Key()] =
         Assumed{claim.metadata.resource_version, std::move(updated), pod.metadata.uid, true};
+  }
+  // The claim for the extended resources: created (the API server names it), then allocated
+  // and reserved for the pod, then named in the pod's status, as upstream's PreBind makes it.
+  if (const ClaimPtr& reserved = s->reserved_extended.claim; reserved != nullptr) {
+    api::ResourceClaim to_create = *reserved;
+    to_create.metadata.name.clear();
+    to_create.status = {};
+    api::ResourceClaim created;
+    if (Status w = handle_.client().CreateClaim(to_create, &created); !w.IsSuccess()) {
+      return Status::Error(fmt::format("create claim for extended resources {}/{}: {}",
+                                       pod.metadata.namespace_.str(),
+                                       to_create.metadata.generate_name, w.Message()));
+    }
+    s->extended_written = std::make_shared<const api::ResourceClaim>(created);
+    auto updated = std::make_shared<api::ResourceClaim>(std::move(created));
+    if (!api::HasClaimFinalizer(*updated))
+      updated->metadata.finalizers.emplace_back(api::kClaimFinalizer);
+    updated->status.allocation = reserved->status.allocation;
+    if (binding_timeout_) updated->status.allocation->allocation_timestamp = handle_.clock().Now();
+    updated->status.reserved_for.push_back(ConsumerOf(pod));
+    if (Status w = handle_.client().UpdateClaimStatus(*updated); !w.IsSuccess()) {
+      return Status::Error(fmt::format("add allocation and reservation to claim {}: {}",
+                                       updated->metadata.Key(), w.Message()));
+    }
+    note_waits(*updated);
+    {
+      std::lock_guard lock(mu_);
+      assumed_.erase(ExtendedKey(pod));
+      assumed_[updated->metadata.Key()] =
+          Assumed{s->extended_written->metadata.resource_version, updated, pod.metadata.uid, true};
+    }
+    const api::PodExtendedResourceClaimStatus status{s->reserved_extended.mappings,
+                                                     api::Symbol(updated->metadata.name)};
+    if (Status w = handle_.client().SetExtendedResourceClaimStatus(pod, status); !w.IsSuccess()) {
+      return Status::Error(fmt::format("update pod {} ExtendedResourceClaimStatus: {}",
+                                       pod.metadata.Key(), w.Message()));
+    }
   }
   // Devices that wait for binding conditions: the binding waits for their drivers.
   if (!binding_timeout_ || !waits) return Status::OK();

@@ -51,6 +51,26 @@ namespace muster::plugins::dynamicresources {
 inline constexpr std::string_view kName = "DynamicResources";
 
 inline constexpr std::string_view kErrCannotAllocate = "cannot allocate all claims";
+inline constexpr std::string_view kErrLeftOverExtendedClaim =
+    "cannot schedule extended resource claim";
+
+// An extended resource a pod asks for that a DeviceClass serves (DRAExtendedResource).
+struct ExtendedResource {
+  api::Symbol resource;
+  api::Symbol device_class;
+};
+
+// Upstream's createRequestsAndMappings: the requests of a pod's claim for its extended
+// `resources` (sorted by name), and which of them each container's resource uses. A regular
+// container or a sidecar asking for n of a resource gets a request of n devices, named
+// "container-<index in init and regular containers>-request-<index of the resource among its
+// sorted requests>"; a plain init container first uses the requests of the sidecars and regular
+// containers that start after it and asks only for what they lack, and of the plain init
+// containers' own requests only the largest stays (they run one after the other), the others'
+// mappings pointing to it. The requests come sorted by name.
+void ExtendedResourceRequests(const api::Pod& pod, std::span<const ExtendedResource> resources,
+                              std::vector<api::DeviceRequest>* requests,
+                              std::vector<api::ContainerExtendedResourceRequest>* mappings);
 inline constexpr std::string_view kErrNotAvailable = "resourceclaim not available on the node";
 
 class DynamicResources final : public framework::PreEnqueuePlugin,
@@ -127,7 +147,17 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
     std::shared_ptr<const api::ResourceClaim> claim;
     std::string pod_uid;
     bool written = false;  // PreBind wrote it; until then it is being allocated
+    // A pod's claim for its extended resources, not created yet (keyed by ExtendedKey): no
+    // stored claim makes it stale.
+    bool unborn = false;
   };
+
+  // The pod's extended resources that a DeviceClass serves, by name.
+  std::vector<ExtendedResource> ExtendedResources(const framework::PodInfo& info) const;
+  // The claim an earlier attempt made for the pod's extended resources, or null.
+  std::shared_ptr<const api::ResourceClaim> FindExtendedClaim(const api::Pod& pod) const;
+  // The key of the pod's claim for its extended resources in assumed_ before it is created.
+  static std::string ExtendedKey(const api::Pod& pod);
 
   // The pod's claims, in its order (entries the controller decided need no claim left out), or
   // why they cannot be had.

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "muster/api/pod_resources.h"
+#include "muster/plugins/helper/device_classes.h"
 
 namespace muster::plugins::noderesources {
 namespace {
@@ -20,6 +21,8 @@ using framework::Status;
 // The requests Filter checks, computed once per pod by PreFilter.
 struct PreFilterState final : framework::StateData {
   api::Resource request;
+  // Extended resources of `request` that devices may serve (Fit::DeviceBacked).
+  std::vector<api::Symbol> device_backed;
 
   std::unique_ptr<framework::StateData> Clone() const override {
     return std::make_unique<PreFilterState>(*this);
@@ -39,10 +42,12 @@ enum class Shortage : uint8_t { kPods, kCpu, kMemory, kEphemeralStorage, kScalar
 
 // The fit check itself, allocation-free: calls `report` for each shortage, in upstream's order,
 // on a node with `allocatable`, of which `requested` is taken by `pods` pods. `name` is set for
-// kScalar only.
+// kScalar only. An extended resource in `device_backed` that the node has none of is left to
+// DynamicResources (upstream's shouldDelegateResourceToDRA).
 template <typename Report>
 void CheckFit(const api::Resource& request, const api::Resource& allocatable,
-              const api::Resource& requested, int64_t pods, Report&& report) {
+              const api::Resource& requested, int64_t pods,
+              std::span<const api::Symbol> device_backed, Report&& report) {
   if (pods + 1 > allocatable.allowed_pod_number) {
     // A full node is never unresolvable: preemption frees pod slots.
     report(Shortage::kPods, api::Symbol(), 1, pods, allocatable.allowed_pod_number, false);
@@ -58,13 +63,19 @@ void CheckFit(const api::Resource& request, const api::Resource& allocatable,
   check(Shortage::kEphemeralStorage, api::Symbol(), request.ephemeral_storage,
         requested.ephemeral_storage, allocatable.ephemeral_storage);
   for (const auto& [name, want] : request.scalar) {
-    check(Shortage::kScalar, name, want, requested.Scalar(name), allocatable.Scalar(name));
+    const int64_t capacity = allocatable.Scalar(name);
+    if (capacity <= 0 &&
+        std::find(device_backed.begin(), device_backed.end(), name) != device_backed.end()) {
+      continue;
+    }
+    check(Shortage::kScalar, name, want, requested.Scalar(name), capacity);
   }
 }
 
 template <typename Report>
-void CheckFit(const api::Resource& request, const framework::NodeInfo& node, Report&& report) {
-  CheckFit(request, node.allocatable(), node.requested(), node.num_pods(),
+void CheckFit(const api::Resource& request, const framework::NodeInfo& node,
+              std::span<const api::Symbol> device_backed, Report&& report) {
+  CheckFit(request, node.allocatable(), node.requested(), node.num_pods(), device_backed,
            std::forward<Report>(report));
 }
 
@@ -184,7 +195,7 @@ std::vector<InsufficientResource> Fits(const api::Resource& request,
                                        const framework::NodeInfo& node) {
   std::vector<InsufficientResource> out;
   CheckFit(
-      request, node,
+      request, node, {},
       [&](Shortage kind, api::Symbol name, int64_t want, int64_t used, int64_t capacity,
           bool unresolvable) {
         out.push_back(InsufficientResource{std::string(ResourceName(kind, name)),
@@ -220,10 +231,12 @@ std::unique_ptr<Fit> Fit::Create(const NodeResourcesFitArgs& args, std::string* 
 }
 
 std::unique_ptr<framework::Plugin> Fit::New(const framework::PluginArgs& args,
-                                            framework::Handle& /*handle*/, std::string* error) {
+                                            framework::Handle& handle, std::string* error) {
   NodeResourcesFitArgs decoded;
   if (!LoadNodeResourcesFitArgs(args, &decoded, error)) return nullptr;
-  return std::unique_ptr<Fit>(new Fit(decoded));
+  auto fit = std::unique_ptr<Fit>(new Fit(decoded));
+  fit->handle_ = &handle;
+  return fit;
 }
 
 Fit::Fit(const NodeResourcesFitArgs& args)
@@ -255,6 +268,17 @@ bool Fit::IsIgnored(api::Symbol resource) const {
          ignored_resource_groups_.end();
 }
 
+std::vector<api::Symbol> Fit::DeviceBacked(const api::Resource& request) const {
+  std::vector<api::Symbol> out;
+  if (handle_ == nullptr) return out;
+  for (const auto& [name, quantity] : request.scalar) {
+    if (quantity != 0 && helper::DeviceClassFor(handle_->lister(), name) != nullptr) {
+      out.push_back(name);
+    }
+  }
+  return out;
+}
+
 api::Resource Fit::CheckedRequest(const api::Resource& requests) const {
   api::Resource checked = requests;
   std::erase_if(checked.scalar,
@@ -272,6 +296,7 @@ Status Fit::PreFilter(framework::CycleState& state, const framework::PodInfo& po
   s->request = CheckedRequest(pod.pod.status.resources == nullptr
                                   ? pod.requests
                                   : api::PodRequests(pod.pod, {.use_status = false}));
+  if (!s->request.scalar.empty()) s->device_backed = DeviceBacked(s->request);
   state.Write(kPreFilterStateKey, std::move(s));
   return Status::OK();
 }
@@ -300,7 +325,7 @@ size_t Fit::FilterNodes(const framework::CycleState& state, const framework::Pod
     }
     uint32_t key = 0;
     bool scalar = false;
-    CheckFit(s->request, node,
+    CheckFit(s->request, node, s->device_backed,
              [&](Shortage kind, api::Symbol, int64_t, int64_t, int64_t, bool unresolvable) {
                if (kind == Shortage::kScalar) {
                  scalar = true;
@@ -312,7 +337,7 @@ size_t Fit::FilterNodes(const framework::CycleState& state, const framework::Pod
     if (!scalar) return native_failures[key];  // Success when key is 0
     // Extended resources: reasons built for the occasion.
     std::vector<std::string> reasons;
-    CheckFit(s->request, node,
+    CheckFit(s->request, node, s->device_backed,
              [&](Shortage kind, api::Symbol name, int64_t, int64_t, int64_t, bool) {
                reasons.push_back(Reason(kind, name));
              });
@@ -335,6 +360,9 @@ std::vector<ClusterEventWithHint> Fit::EventsToRegister() const {
   // the hint turns them away unless allocatable grew, so they cost nothing when they do not help.
   constexpr uint32_t kNodeActions = framework::kAdd | framework::kUpdateNodeAllocatable |
                                     framework::kUpdateNodeTaint | framework::kUpdateNodeLabel;
+  auto class_hint = [this](const api::Pod& pod, const EventObjects& e, Status* error) {
+    return IsSchedulableAfterDeviceClassEvent(pod, e, error);
+  };
   return {
       {ClusterEvent{framework::EventResource::kAssignedPod, kPodActions,
                     "AssignedPodDelete|UpdatePodScaleDown"},
@@ -344,6 +372,10 @@ std::vector<ClusterEventWithHint> Fit::EventsToRegister() const {
       {ClusterEvent{framework::EventResource::kNode, kNodeActions,
                     "NodeAdd|UpdateNodeAllocatable|UpdateNodeTaint|UpdateNodeLabel"},
        node_hint},
+      // DRAExtendedResource (GA in 1.37): a class may now serve a resource the pod asks for.
+      {ClusterEvent{framework::EventResource::Of<api::DeviceClass>(),
+                    framework::kAdd | framework::kUpdateOther, "DeviceClassAdd|Update"},
+       class_hint},
   };
 }
 
@@ -370,13 +402,38 @@ QueueingHint Fit::IsSchedulableAfterNodeChange(const api::Pod& pod, const EventO
   const api::Resource request = api::PodRequests(pod, {.use_status = false});
   const api::Resource allocatable = api::Resource::FromList(event.new_node->status.allocatable);
   bool fits = true;
-  CheckFit(request, allocatable, api::Resource(), 0, [&](auto&&...) { fits = false; });
+  CheckFit(request, allocatable, api::Resource(), 0, DeviceBacked(request),
+           [&](auto&&...) { fits = false; });
   if (!fits) return QueueingHint::kSkip;
   if (event.old_node == nullptr) return QueueingHint::kQueue;
   return HaveAnyRequestedResourcesIncreased(
              request, api::Resource::FromList(event.old_node->status.allocatable), allocatable)
              ? QueueingHint::kQueue
              : QueueingHint::kSkip;
+}
+
+// Upstream isSchedulableAfterDeviceClassEvent: a class added or changed that now serves an
+// extended resource the pod asks for.
+QueueingHint Fit::IsSchedulableAfterDeviceClassEvent(const api::Pod& pod, const EventObjects& event,
+                                                     Status* error) const {
+  const api::DeviceClass* after = event.New<api::DeviceClass>();
+  if (after == nullptr) return Misdelivered(error, "device class event without the new class");
+  const api::DeviceClass* before = event.Old<api::DeviceClass>();
+  if (before != nullptr &&
+      before->spec.extended_resource_name == after->spec.extended_resource_name) {
+    return QueueingHint::kSkip;
+  }
+  const api::Resource request = api::PodRequests(pod, {.use_status = false});
+  for (const auto& [name, quantity] : request.scalar) {
+    const std::string_view n = name.str();
+    const bool implicit = before == nullptr && n.starts_with(api::kDeviceClassResourcePrefix) &&
+                          n.substr(api::kDeviceClassResourcePrefix.size()) == after->metadata.name;
+    if (implicit ||
+        (!after->spec.extended_resource_name.empty() && n == after->spec.extended_resource_name)) {
+      return QueueingHint::kQueue;
+    }
+  }
+  return QueueingHint::kSkip;
 }
 
 Status Fit::PreScore(framework::CycleState& state, const framework::PodInfo& pod,

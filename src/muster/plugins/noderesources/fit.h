@@ -68,20 +68,24 @@ class Fit final : public framework::PreFilterPlugin,
   // The requests Filter checks: `requests` without ignored and zero-quantity extended resources.
   api::Resource CheckedRequest(const api::Resource& requests) const;
 
-  // Records CheckedRequest(pod.requests) for Filter.
+  // Records CheckedRequest(pod.requests) for Filter, and which of its extended resources devices
+  // may serve instead of the node.
   framework::Status PreFilter(framework::CycleState& state, const framework::PodInfo& pod,
                               std::span<framework::NodeInfo* const> nodes,
                               framework::PreFilterResult* result) override;
   // Unschedulable with one reason per missing resource, UnschedulableAndUnresolvable when some
-  // request exceeds the node's allocatable outright. An Error when PreFilter did not run.
+  // request exceeds the node's allocatable outright. An extended resource a DeviceClass serves
+  // is not checked on a node that has none of it (0 or absent): DynamicResources allocates it.
+  // An Error when PreFilter did not run.
   framework::Status Filter(const framework::CycleState& state, const framework::PodInfo& pod,
                            const framework::NodeInfo& node) const override;
   size_t FilterNodes(const framework::CycleState& state, const framework::PodInfo& pod,
                      std::span<const framework::NodeInfo* const> nodes,
                      std::span<framework::Status> statuses) const override;
 
-  // Pods deleted or scaled down (scheduled ones free room; the pod itself may shrink) and nodes
-  // added or changed, each with a queueing hint. The hints call into this plugin: they are valid
+  // Pods deleted or scaled down (scheduled ones free room; the pod itself may shrink), nodes
+  // added or changed, and DeviceClasses added or renaming their extended resource, each with a
+  // queueing hint. The hints call into this plugin: they are valid
   // while it lives.
   std::vector<framework::ClusterEventWithHint> EventsToRegister() const override;
   framework::QueueingHint IsSchedulableAfterPodEvent(const api::Pod& pod,
@@ -90,6 +94,9 @@ class Fit final : public framework::PreFilterPlugin,
   framework::QueueingHint IsSchedulableAfterNodeChange(const api::Pod& pod,
                                                        const framework::EventObjects& event,
                                                        framework::Status* error) const;
+  framework::QueueingHint IsSchedulableAfterDeviceClassEvent(const api::Pod& pod,
+                                                             const framework::EventObjects& event,
+                                                             framework::Status* error) const;
 
   framework::Status PreScore(framework::CycleState& state, const framework::PodInfo& pod,
                              std::span<framework::NodeInfo* const> feasible) override;
@@ -106,7 +113,13 @@ class Fit final : public framework::PreFilterPlugin,
   explicit Fit(const NodeResourcesFitArgs& args);
 
   bool IsIgnored(api::Symbol resource) const;
+  // The extended resources of `request` that a DeviceClass serves (DRAExtendedResource): on a
+  // node whose allocatable has none of one, DynamicResources finds it devices and Filter here
+  // passes over it. Empty without a handle (a plugin built by Create).
+  std::vector<api::Symbol> DeviceBacked(const api::Resource& request) const;
 
+  // Null when built by Create.
+  const framework::Handle* handle_ = nullptr;
   // Constant after construction.
   std::vector<api::Symbol> ignored_resources_;
   std::vector<std::string> ignored_resource_groups_;

@@ -578,7 +578,7 @@ TEST(NodeResourcesFitScore, Strategies) {
 TEST(NodeResourcesFitEvents, Registered) {
   const std::unique_ptr<Fit> fit = MakeFit();
   const std::vector<framework::ClusterEventWithHint> events = fit->EventsToRegister();
-  ASSERT_EQ(events.size(), 3u);
+  ASSERT_EQ(events.size(), 4u);
   const uint32_t pod_actions = framework::kDelete | framework::kUpdatePodScaleDown;
   EXPECT_EQ(events[0].event.resource, framework::EventResource::kAssignedPod);
   EXPECT_EQ(events[0].event.actions, pod_actions);
@@ -587,6 +587,8 @@ TEST(NodeResourcesFitEvents, Registered) {
   EXPECT_EQ(events[2].event.resource, framework::EventResource::kNode);
   EXPECT_EQ(events[2].event.actions, framework::kAdd | framework::kUpdateNodeAllocatable |
                                          framework::kUpdateNodeTaint | framework::kUpdateNodeLabel);
+  EXPECT_EQ(events[3].event.resource, framework::EventResource::Of<api::DeviceClass>());
+  EXPECT_EQ(events[3].event.actions, framework::kAdd | framework::kUpdateOther);
   for (const auto& e : events) EXPECT_TRUE(static_cast<bool>(e.hint));
 }
 
