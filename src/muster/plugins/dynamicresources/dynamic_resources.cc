@@ -29,16 +29,16 @@ using ClaimPtr = std::shared_ptr<const api::ResourceClaim>;
 // Upstream's FirstAvailableDeviceRequestMaxSize: a subrequest's score is this less its place.
 constexpr int64_t kMaxSubRequests = 8;
 
-// A claim for a pod's extended resources, made for one node, and what each container's
-// resource uses of it.
-struct ExtendedClaim {
-  ClaimPtr claim;
-  std::vector<api::ContainerExtendedResourceRequest> mappings;
-};
+}  // namespace
 
-struct DraState final : framework::StateData {
+struct DynamicResources::State final : framework::StateData {
   // The pod's claims as PreFilter found them, in the pod's order.
   std::vector<ClaimPtr> claims;
+  // The pod's extended resources that devices serve (DRAExtendedResource), by name; and whether
+  // their claim is one an earlier attempt made (`extended_claim`: it fails this one, and
+  // PostFilter deletes it). Beside `claims`: Filter reads them for every node.
+  std::vector<ExtendedResource> extended;
+  bool left_over = false;
   // Per claim: the nodes an allocated claim's devices reach (nullopt: every node).
   std::vector<std::optional<api::NodeSelector>> available_on;
   // The claims to allocate (indices into `claims`), and what allocates them.
@@ -60,12 +60,9 @@ struct DraState final : framework::StateData {
   // PreBind waits for binding conditions.
   bool awaiting_binding = false;
 
-  // The pod's extended resources that devices serve (DRAExtendedResource), by name.
-  std::vector<ExtendedResource> extended;
-  // The claim for them: the template each node's variant is made from, or a claim made in an
-  // earlier attempt (`left_over`: it fails this one, and PostFilter deletes it).
+  // The claim for the extended resources: the template each node's variant is made from, or
+  // the one left over.
   ClaimPtr extended_claim;
-  bool left_over = false;
   // Filled by Filter: on each fitting node where devices serve some of them, the claim's
   // variant for that node (its last claim to allocate there) and the containers' mappings.
   mutable std::map<api::Symbol, ExtendedClaim> extended_by_node;
@@ -73,9 +70,11 @@ struct DraState final : framework::StateData {
   ExtendedClaim reserved_extended;
   ClaimPtr extended_written;
 
-  DraState() = default;
-  DraState(const DraState& o)
+  State() = default;
+  State(const State& o)
       : claims(o.claims),
+        extended(o.extended),
+        left_over(o.left_over),
         available_on(o.available_on),
         to_allocate(o.to_allocate),
         to_allocate_claims(o.to_allocate_claims),
@@ -86,9 +85,7 @@ struct DraState final : framework::StateData {
         unbindable(o.unbindable),
         reserved(o.reserved),
         awaiting_binding(o.awaiting_binding),
-        extended(o.extended),
         extended_claim(o.extended_claim),
-        left_over(o.left_over),
         reserved_extended(o.reserved_extended),
         extended_written(o.extended_written) {
     std::lock_guard lock(o.mu);
@@ -97,9 +94,13 @@ struct DraState final : framework::StateData {
     extended_by_node = o.extended_by_node;
   }
   std::unique_ptr<framework::StateData> Clone() const override {
-    return std::make_unique<DraState>(*this);
+    return std::make_unique<State>(*this);
   }
 };
+
+namespace {
+
+using DraState = DynamicResources::State;
 
 std::string PodName(const api::Pod& pod) { return pod.metadata.Key(); }
 
@@ -553,25 +554,35 @@ Status DynamicResources::Filter(const framework::CycleState& state, const framew
   const auto* s = state.Read<DraState>(kStateKey);
   if (s == nullptr || (s->claims.empty() && s->extended.empty())) return Status::OK();
   if (s->left_over) return Status::Unresolvable(std::string(kErrLeftOverExtendedClaim));
+  if (s->extended.empty()) return FilterClaims(*s, node, s->to_allocate_claims, nullptr);
+  // Where devices serve some of the extended resources here, their claim is searched for with
+  // the pod's own (a list of its own; none is made for other nodes or pods).
+  std::optional<ExtendedClaim> extended = VariantFor(*s, pod.pod, node);
+  if (!extended) return FilterClaims(*s, node, s->to_allocate_claims, nullptr);
+  std::vector<const api::ResourceClaim*> claims = s->to_allocate_claims;
+  claims.push_back(extended->claim.get());
+  return FilterClaims(*s, node, claims, &*extended);
+}
+
+Status DynamicResources::FilterClaims(const State& s, const framework::NodeInfo& node,
+                                      std::span<const api::ResourceClaim* const> to_allocate,
+                                      ExtendedClaim* extended) const {
   const api::LabelSet& labels = node.node()->metadata.labels;
   std::vector<size_t> unavailable;
-  for (size_t i = 0; i < s->claims.size(); ++i) {
-    const std::optional<api::NodeSelector>& on = s->available_on[i];
+  for (size_t i = 0; i < s.claims.size(); ++i) {
+    const std::optional<api::NodeSelector>& on = s.available_on[i];
     if (on && !on->Matches(labels, node.name())) unavailable.push_back(i);
   }
-  unavailable.insert(unavailable.end(), s->unbindable.begin(), s->unbindable.end());
-  std::optional<ExtendedClaim> extended = VariantFor(*s, pod.pod, node);
-  std::vector<const api::ResourceClaim*> to_allocate = s->to_allocate_claims;
-  if (extended) to_allocate.push_back(extended->claim.get());
+  unavailable.insert(unavailable.end(), s.unbindable.begin(), s.unbindable.end());
   std::vector<api::AllocationResult> results;
-  if (s->allocator != nullptr && !to_allocate.empty()) {
+  if (s.allocator != nullptr && !to_allocate.empty()) {
     std::function<bool()> timed_out;
     if (filter_timeout_ && *filter_timeout_ > api::Duration::zero()) {
       const std::chrono::steady_clock::time_point deadline = monotonic_() + *filter_timeout_;
       timed_out = [this, deadline] { return monotonic_() >= deadline; };
     }
     AllocationOutcome outcome =
-        s->allocator->Allocate(labels, node.name(), to_allocate, timed_out ? &timed_out : nullptr);
+        s.allocator->Allocate(labels, node.name(), to_allocate, timed_out ? &timed_out : nullptr);
     if (outcome.stopped) {
       return Status::Error(
           fmt::format("node {}: timed out trying to allocate devices", node.name().str()));
@@ -585,13 +596,13 @@ Status DynamicResources::Filter(const framework::CycleState& state, const framew
     }
     results = std::move(outcome.results);
   }
-  std::lock_guard lock(s->mu);
+  std::lock_guard lock(s.mu);
   if (!unavailable.empty()) {
-    s->unavailable.insert(unavailable.begin(), unavailable.end());
+    s.unavailable.insert(unavailable.begin(), unavailable.end());
     return Status::Unresolvable(std::string(kErrNotAvailable));
   }
-  s->by_node[node.name()] = std::move(results);
-  if (extended) s->extended_by_node[node.name()] = std::move(*extended);
+  s.by_node[node.name()] = std::move(results);
+  if (extended != nullptr) s.extended_by_node[node.name()] = std::move(*extended);
   return Status::OK();
 }
 

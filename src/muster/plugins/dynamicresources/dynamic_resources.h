@@ -60,6 +60,13 @@ struct ExtendedResource {
   api::Symbol device_class;
 };
 
+// A pod's claim for its extended resources as one node needs it, and which of its requests each
+// container's resource uses.
+struct ExtendedClaim {
+  std::shared_ptr<const api::ResourceClaim> claim;
+  std::vector<api::ContainerExtendedResourceRequest> mappings;
+};
+
 // Upstream's createRequestsAndMappings: the requests of a pod's claim for its extended
 // `resources` (sorted by name), and which of them each container's resource uses. A regular
 // container or a sidecar asking for n of a resource gets a request of n devices, named
@@ -141,7 +148,16 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
   // The devices the allocation `result` holds, and the node selector, as explain tells them.
   static std::string Describe(const api::AllocationResult& result);
 
+  // The cycle's state (defined in dynamic_resources.cc, whose helpers take it).
+  struct State;
+
  private:
+  // Filter's search on `node` for `claims` (the pod's to allocate, and `extended`'s claim when
+  // set), which it records for Reserve.
+  framework::Status FilterClaims(const State& s, const framework::NodeInfo& node,
+                                 std::span<const api::ResourceClaim* const> claims,
+                                 ExtendedClaim* extended) const;
+
   struct Assumed {
     std::string base_version;  // the cluster's resourceVersion it was assumed on
     std::shared_ptr<const api::ResourceClaim> claim;

@@ -317,12 +317,15 @@ size_t Fit::FilterNodes(const framework::CycleState& state, const framework::Pod
     return statuses.size();
   }
   const std::array<Status, 32>& native_failures = NativeFailures();
-  const bool native = s->request.scalar.empty();
-  return framework::FilterEachNode(nodes, statuses, [&](const framework::NodeInfo& node) {
-    if (native) {
+  // A loop of its own for the pods without extended resources (nearly all): it reads only the
+  // nodes' resource summaries.
+  if (s->request.scalar.empty()) {
+    return framework::FilterEachNode(nodes, statuses, [&](const framework::NodeInfo& node) {
       if (FitsNative(s->request, node.summary())) return Status::OK();
       return native_failures[NativeShortages(s->request, node)];
-    }
+    });
+  }
+  return framework::FilterEachNode(nodes, statuses, [&](const framework::NodeInfo& node) {
     uint32_t key = 0;
     bool scalar = false;
     CheckFit(s->request, node, s->device_backed,
