@@ -574,6 +574,25 @@ TEST(ExplainTest, TheStepsSayWhatPreBindWrote) {
                                                "Bind Success bound to gpu-1"));
 }
 
+// A pod written for a device plugin, served by DRA (after the first pod freed the device): the
+// claim the scheduler made for it is listed with the devices it holds, and PreBind wrote it.
+TEST(ExplainTest, TheClaimForExtendedResourcesIsListed) {
+  const json e =
+      Explain(testing::SourceFile("tests/scenarios/dra-extended-resource-freed/a-cluster.yaml") +
+                  "\n---\n" +
+                  testing::SourceFile("tests/scenarios/dra-extended-resource-freed/b-pods.yaml"),
+              "second");
+  ASSERT_FALSE(e.is_null());
+  ASSERT_EQ(e["resourceClaims"].size(), 1u);
+  const json& claim = e["resourceClaims"][0];
+  EXPECT_EQ(claim["name"], "<extended-resources>");
+  EXPECT_THAT(claim["claim"].get<std::string>(),
+              ::testing::StartsWith("second-extended-resources-"));
+  EXPECT_EQ(claim["state"], "allocated");
+  EXPECT_EQ(claim["devices"], json::array({"container-0-request-0: gpu.example.com/gpu-1/gpu-0"}));
+  EXPECT_THAT(Steps(e), ::testing::Contains("PreBind Success DynamicResources"));
+}
+
 // VolumeBinding asks the cluster to bind the claim, and waits for it.
 TEST(ExplainTest, TheStepsSayWhatPreBindWaitedFor) {
   constexpr std::string_view kManifests = R"yaml(
