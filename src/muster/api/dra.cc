@@ -38,6 +38,18 @@ std::optional<Symbol> ClaimNameOf(const Pod& pod, const PodResourceClaim& entry)
   return std::nullopt;
 }
 
+std::vector<PodClaimEntry> PodClaimEntries(const Pod& pod) {
+  std::vector<PodClaimEntry> out;
+  for (const PodResourceClaim& pc : pod.spec.resource_claims) {
+    out.push_back(PodClaimEntry{pc.name, ClaimNameOf(pod, pc)});
+  }
+  if (pod.status.extended_resource_claim != nullptr) {
+    out.push_back(PodClaimEntry{Symbol(kExtendedClaimInMemoryName),
+                                pod.status.extended_resource_claim->resource_claim_name});
+  }
+  return out;
+}
+
 bool HasClaimFinalizer(const ResourceClaim& claim) {
   const std::vector<std::string>& f = claim.metadata.finalizers;
   return std::find(f.begin(), f.end(), kClaimFinalizer) != f.end();

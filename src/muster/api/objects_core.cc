@@ -57,23 +57,24 @@ PodExtendedResourceClaimStatus ReadExtendedResourceClaimStatus(Decoder& d, const
                  ReadString(d, rm.Get("resourceName"), rm.Path("resourceName")).value_or("");
              const std::string request =
                  ReadString(d, rm.Get("requestName"), rm.Path("requestName")).value_or("");
-             const Container* container = nullptr;
-             for (const auto* list : {&spec.init_containers, &spec.containers}) {
-               for (const Container& c : *list) {
-                 if (c.name == r.container_name) container = &c;
+             // Checked against the spec in files (the API server checked a cluster's).
+             if (!d.Served()) {
+               const Container* container = nullptr;
+               for (const auto* list : {&spec.init_containers, &spec.containers}) {
+                 for (const Container& c : *list) {
+                   if (c.name == r.container_name) container = &c;
+                 }
                }
-             }
-             // The API server checked it against the spec when it took it.
-             if (d.Served()) {
-             } else if (container == nullptr) {
-               ReportInvalid(d, rm.Path("containerName"), r.container_name,
-                             {"must match the name of an entry in spec.initContainers.name or "
-                              "spec.containers.name"});
-             } else if (container->resources.requests.Get(Symbol(resource)) == nullptr) {
-               ReportInvalid(d, rm.Path("resourceName"), resource,
-                             {"must match the extended resource name of an entry in "
-                              "spec.initContainers.resources.requests or "
-                              "spec.containers.resources.requests"});
+               if (container == nullptr) {
+                 ReportInvalid(d, rm.Path("containerName"), r.container_name,
+                               {"must match the name of an entry in spec.initContainers.name or "
+                                "spec.containers.name"});
+               } else if (container->resources.requests.Get(Symbol(resource)) == nullptr) {
+                 ReportInvalid(d, rm.Path("resourceName"), resource,
+                               {"must match the extended resource name of an entry in "
+                                "spec.initContainers.resources.requests or "
+                                "spec.containers.resources.requests"});
+               }
              }
              if (request.empty()) {
                d.Error(rm.Path("requestName"), "Required value");

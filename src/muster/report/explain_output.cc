@@ -266,19 +266,9 @@ std::string NoAttemptReason(const sim::Simulation& sim, const api::Pod& pod) {
 // The pod's ResourceClaims: each pod claim's claim and the devices allocated to it.
 json ResourceClaimsJson(const sim::Simulation& sim, const api::Pod& pod) {
   json out = json::array();
-  // Each of the pod's claims (a template's: once made), and the one the scheduler made for its
-  // extended resources (DRAExtendedResource), named as upstream names it in memory.
-  std::vector<std::pair<std::string, std::optional<api::Symbol>>> entries;
-  for (const api::PodResourceClaim& pc : pod.spec.resource_claims) {
-    entries.emplace_back(pc.name.string(), api::ClaimNameOf(pod, pc));
-  }
-  if (pod.status.extended_resource_claim != nullptr) {
-    entries.emplace_back(std::string(api::kExtendedClaimInMemoryName),
-                         pod.status.extended_resource_claim->resource_claim_name);
-  }
-  for (const auto& [entry, name] : entries) {
+  for (const auto& [entry, name] : api::PodClaimEntries(pod)) {
     json j;
-    j["name"] = entry;
+    j["name"] = entry.string();
     const bool made = name.has_value();
     const std::string claim_name = made ? name->string() : "";
     j["claim"] = claim_name;

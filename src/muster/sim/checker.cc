@@ -285,16 +285,7 @@ void Checker::CheckClaims(const api::Pod& pod, api::Symbol node_name) {
 
 void Checker::CheckResourceClaims(const api::Pod& pod, api::Symbol node_name) {
   const api::Node* node = cluster_.Get<api::Node>(node_name.string());
-  // The pod's claims, and the one the scheduler made for its extended resources.
-  std::vector<std::pair<api::Symbol, std::optional<api::Symbol>>> claims;
-  for (const api::PodResourceClaim& pc : pod.spec.resource_claims) {
-    claims.emplace_back(pc.name, api::ClaimNameOf(pod, pc));
-  }
-  if (pod.status.extended_resource_claim != nullptr) {
-    claims.emplace_back(api::Symbol(api::kExtendedClaimInMemoryName),
-                        pod.status.extended_resource_claim->resource_claim_name);
-  }
-  for (const auto& [entry, name] : claims) {
+  for (const auto& [entry, name] : api::PodClaimEntries(pod)) {
     if (!name) {
       Fail(fmt::format("pod {} was bound to node {} before its claim {} was made",
                        pod.metadata.Key(), node_name.str(), entry.str()));

@@ -126,16 +126,9 @@ void ClaimController::MakeClaims(const api::Pod& pod) {
 
 void ClaimController::Release(const api::Pod& pod, bool deleted) {
   if (!released_.insert(pod.metadata.uid).second && !deleted) return;
-  std::vector<api::Symbol> names;
-  for (const api::PodResourceClaim& pc : pod.spec.resource_claims) {
-    const std::optional<api::Symbol> name = api::ClaimNameOf(pod, pc);
-    if (name && !name->empty()) names.push_back(*name);
-  }
-  if (pod.status.extended_resource_claim != nullptr) {
-    names.push_back(pod.status.extended_resource_claim->resource_claim_name);
-  }
-  for (api::Symbol name : names) {
-    const std::string key = fmt::format("{}/{}", pod.metadata.namespace_.str(), name.str());
+  for (const auto& [entry, name] : api::PodClaimEntries(pod)) {
+    if (!name || name->empty()) continue;
+    const std::string key = fmt::format("{}/{}", pod.metadata.namespace_.str(), name->str());
     const api::ResourceClaim* claim = cluster_.Get<api::ResourceClaim>(key);
     if (claim == nullptr) continue;
     api::ResourceClaim updated = *claim;

@@ -85,6 +85,11 @@ std::string ResourcePath(std::string_view api_version, std::string_view resource
   return fmt::format("{}/namespaces/{}/{}", root, ns, resource);
 }
 
+// The ResourceClaims of namespace `ns` (resource.k8s.io/v1).
+std::string ClaimsPath(api::Symbol ns) {
+  return ResourcePath("resource.k8s.io/v1", "resourceclaims", ns.str());
+}
+
 Json ConditionJson(const api::Condition& c) {
   Json j = {{"type", c.type}, {"status", c.status}};
   if (!c.reason.empty()) j["reason"] = c.reason;
@@ -709,8 +714,7 @@ Status KubeCluster::UpdateClaimStatus(const api::ResourceClaim& claim) {
   // Two writes, as kube-scheduler makes them: the finalizers (guarded by the resourceVersion
   // the scheduler read), then the status subresource (guarded by the version the first left).
   const std::string what = "resourceclaim " + claim.metadata.Key();
-  const std::string path = fmt::format("/apis/resource.k8s.io/v1/namespaces/{}/resourceclaims/{}",
-                                       claim.metadata.namespace_.str(), claim.metadata.name);
+  const std::string path = ClaimsPath(claim.metadata.namespace_) + "/" + claim.metadata.name;
   const std::chrono::milliseconds budget = WriteBudget();
   if (budget.count() <= 0) {
     return Status::Error(fmt::format("{} not updated: the leader lease has lapsed", what));
@@ -741,8 +745,7 @@ Status KubeCluster::CreateClaim(const api::ResourceClaim& claim, api::ResourceCl
   if (budget.count() <= 0) {
     return Status::Error(fmt::format("{} not created: the leader lease has lapsed", what));
   }
-  const std::string path = fmt::format("/apis/resource.k8s.io/v1/namespaces/{}/resourceclaims",
-                                       claim.metadata.namespace_.str());
+  const std::string path = ClaimsPath(claim.metadata.namespace_);
   const Response r = http_.Do("POST", path, EncodeClaim(claim).dump(), "application/json", budget);
   const Json stored = r.ok() ? Json::parse(r.body, nullptr, false) : Json();
   const Json* meta =
@@ -768,8 +771,7 @@ Status KubeCluster::CreateClaim(const api::ResourceClaim& claim, api::ResourceCl
 
 Status KubeCluster::DeleteClaim(const api::ResourceClaim& claim) {
   const std::string what = "resourceclaim " + claim.metadata.Key();
-  const std::string path = fmt::format("/apis/resource.k8s.io/v1/namespaces/{}/resourceclaims/{}",
-                                       claim.metadata.namespace_.str(), claim.metadata.name);
+  const std::string path = ClaimsPath(claim.metadata.namespace_) + "/" + claim.metadata.name;
   const std::chrono::milliseconds budget = WriteBudget();
   if (budget.count() <= 0) {
     return Status::Error(fmt::format("{} not deleted: the leader lease has lapsed", what));

@@ -13,7 +13,6 @@
 #include "muster/framework/framework.h"
 #include "muster/framework/metrics.h"
 #include "muster/framework/trace.h"
-#include "muster/plugins/helper/device_classes.h"
 #include "muster/plugins/helper/normalize_score.h"
 
 namespace muster::plugins::dynamicresources {
@@ -263,21 +262,6 @@ void ExtendedResourceRequests(const api::Pod& pod, std::span<const ExtendedResou
   *requests = std::move(out);
 }
 
-std::vector<ExtendedResource> DynamicResources::ExtendedResources(
-    const framework::PodInfo& info) const {
-  std::vector<ExtendedResource> out;
-  for (const auto& [name, quantity] : info.requests.scalar) {
-    if (quantity == 0) continue;
-    if (const api::DeviceClass* c = helper::DeviceClassFor(handle_.lister(), name)) {
-      out.push_back(ExtendedResource{name, api::Symbol(c->metadata.name)});
-    }
-  }
-  std::sort(out.begin(), out.end(), [](const ExtendedResource& a, const ExtendedResource& b) {
-    return a.resource.str() < b.resource.str();
-  });
-  return out;
-}
-
 ClaimPtr DynamicResources::FindExtendedClaim(const api::Pod& pod) const {
   for (const api::ResourceClaim* claim :
        handle_.lister().List<api::ResourceClaim>(pod.metadata.namespace_)) {
@@ -437,7 +421,8 @@ Status DynamicResources::PreFilter(framework::CycleState& state, const framework
   if (pod.spec.resource_claims.empty() && info.requests.scalar.empty()) {
     return Status(Code::kSkip);
   }
-  std::vector<ExtendedResource> extended = ExtendedResources(info);
+  std::vector<ExtendedResource> extended =
+      helper::DeviceBackedResources(handle_.lister(), info.requests);
   if (pod.spec.resource_claims.empty() && extended.empty()) return Status(Code::kSkip);
   ForgetStale();
   auto s = std::make_unique<DraState>();

@@ -38,6 +38,7 @@
 #include "muster/framework/registry.h"
 #include "muster/plugins/dynamicresources/allocator.h"
 #include "muster/plugins/dynamicresources/args.h"
+#include "muster/plugins/helper/device_classes.h"
 
 namespace prometheus {
 class Counter;
@@ -55,10 +56,7 @@ inline constexpr std::string_view kErrLeftOverExtendedClaim =
     "cannot schedule extended resource claim";
 
 // An extended resource a pod asks for that a DeviceClass serves (DRAExtendedResource).
-struct ExtendedResource {
-  api::Symbol resource;
-  api::Symbol device_class;
-};
+using ExtendedResource = helper::DeviceBackedResource;
 
 // A pod's claim for its extended resources as one node needs it, and which of its requests each
 // container's resource uses.
@@ -168,8 +166,6 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
     bool unborn = false;
   };
 
-  // The pod's extended resources that a DeviceClass serves, by name.
-  std::vector<ExtendedResource> ExtendedResources(const framework::PodInfo& info) const;
   // The claim an earlier attempt made for the pod's extended resources, or null.
   std::shared_ptr<const api::ResourceClaim> FindExtendedClaim(const api::Pod& pod) const;
   // The key of the pod's claim for its extended resources in assumed_ before it is created.

@@ -1,5 +1,7 @@
 #include "muster/plugins/helper/device_classes.h"
 
+#include <algorithm>
+
 #include "muster/api/resources.h"
 
 namespace muster::plugins::helper {
@@ -28,6 +30,22 @@ const api::DeviceClass* DeviceClassFor(const framework::ObjectLister& lister,
     }
   }
   return best;
+}
+
+std::vector<DeviceBackedResource> DeviceBackedResources(const framework::ObjectLister& lister,
+                                                        const api::Resource& request) {
+  std::vector<DeviceBackedResource> out;
+  for (const auto& [name, quantity] : request.scalar) {
+    if (quantity == 0) continue;
+    if (const api::DeviceClass* c = DeviceClassFor(lister, name)) {
+      out.push_back(DeviceBackedResource{name, api::Symbol(c->metadata.name)});
+    }
+  }
+  std::sort(out.begin(), out.end(),
+            [](const DeviceBackedResource& a, const DeviceBackedResource& b) {
+              return a.resource.str() < b.resource.str();
+            });
+  return out;
 }
 
 }  // namespace muster::plugins::helper

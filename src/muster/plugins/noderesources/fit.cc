@@ -271,10 +271,9 @@ bool Fit::IsIgnored(api::Symbol resource) const {
 std::vector<api::Symbol> Fit::DeviceBacked(const api::Resource& request) const {
   std::vector<api::Symbol> out;
   if (handle_ == nullptr) return out;
-  for (const auto& [name, quantity] : request.scalar) {
-    if (quantity != 0 && helper::DeviceClassFor(handle_->lister(), name) != nullptr) {
-      out.push_back(name);
-    }
+  for (const helper::DeviceBackedResource& r :
+       helper::DeviceBackedResources(handle_->lister(), request)) {
+    out.push_back(r.resource);
   }
   return out;
 }
