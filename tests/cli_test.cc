@@ -116,6 +116,15 @@ TEST(ValidateCommandTest, AcceptsEveryExampleDirectory) {
     CommandResult run = Muster("validate -f " + kRoot + "/examples/" + dir);
     EXPECT_EQ(run.status, 0) << dir << "\n" << run.output;
   }
+  // 1.37's alpha composite groups, with their gates; refused without them.
+  const std::string composite = "validate -f " + kRoot + "/examples/composite";
+  CommandResult run = Muster(
+      composite + " --feature-gates CompositePodGroup=true,TopologyAwareWorkloadScheduling=true");
+  EXPECT_EQ(run.status, 0) << run.output;
+  run = Muster(composite);
+  EXPECT_EQ(run.status, 2) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("spec.compositePodGroupTemplates: Forbidden: the "
+                                    "CompositePodGroup feature gate is off"));
 }
 
 TEST(ValidateCommandTest, ReadsStdin) {

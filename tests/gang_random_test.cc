@@ -25,6 +25,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "muster/api/feature_gates.h"
 #include "muster/api/gang.h"
 #include "muster/api/pod_resources.h"
 #include "muster/sim/simulation.h"
@@ -38,6 +39,13 @@ constexpr int kSeeds = 150;
 std::string Config(const std::string& mode) {
   return muster::testing::CoschedulingConfig(
       fmt::format("mode: {}, permitWaitingTimeSeconds: 5", mode));
+}
+
+// Some gangs are drawn with a topology constraint: the alpha gate that honours it is on.
+muster::api::FeatureGates TopologyGates() {
+  muster::api::FeatureGates gates;
+  gates.Set(muster::api::Feature::kTopologyAwareWorkloadScheduling, true);
+  return gates;
 }
 
 // The seed's cluster and workload as YAML, and what each gang promises.
@@ -148,6 +156,7 @@ void Check(uint64_t seed, const std::string& mode) {
     std::cerr << "seed " << seed << " " << mode << "\n" << drawn.yaml;
   }
   std::string error;
+  const muster::api::ScopedFeatures topology(TopologyGates());
   std::unique_ptr<muster::sim::Simulation> sim = muster::testing::SimulateText(
       drawn.yaml, "-", Config(mode), muster::sim::SimulationOptions{.seed = seed, .check = true},
       &error);
@@ -218,6 +227,7 @@ TEST(GangRandom, TheSeedsBothPlaceAndRejectGroups) {
   for (uint64_t seed = 1; seed <= 40; ++seed) {
     std::string error;
     const Drawn drawn = Manifests(seed);
+    const muster::api::ScopedFeatures topology(TopologyGates());
     auto sim = muster::testing::SimulateText(drawn.yaml, "-", Config("Group"),
                                              muster::sim::SimulationOptions{.seed = seed}, &error);
     ASSERT_NE(sim, nullptr) << error;

@@ -22,6 +22,8 @@ constexpr std::array<FeatureSpec, static_cast<size_t>(Feature::kCount)> kModelle
     {"RestartAllContainersOnContainerExits", true, FeatureStage::kBeta, false},
     {"DRADeviceBindingConditions", true, FeatureStage::kBeta, false},
     {"DRAResourceClaimDeviceStatus", true, FeatureStage::kGA, true},
+    {"TopologyAwareWorkloadScheduling", false, FeatureStage::kAlpha, false},
+    {"CompositePodGroup", false, FeatureStage::kAlpha, false},
 }};
 
 // The other gates of kube-scheduler 1.37 that bear on scheduling, and what muster does with
@@ -46,8 +48,6 @@ constexpr OtherGate kOthers[] = {
     {{"GangScheduling", false, FeatureStage::kAlpha, false}, true, false},
     {{"SchedulerPreEnqueuePodStatus", true, FeatureStage::kBeta, false}, true, false},
     {{"DRAExtendedResource", true, FeatureStage::kGA, true}, true, false},
-    {{"TopologyAwareWorkloadScheduling", false, FeatureStage::kAlpha, false}, false, false},
-    {{"CompositePodGroup", false, FeatureStage::kAlpha, false}, false, false},
     {{"DRAWorkloadResourceClaims", false, FeatureStage::kBeta, false}, false, false},
     {{"InPlacePodVerticalScalingSchedulerPreemption", false, FeatureStage::kAlpha, false},
      false,
@@ -141,6 +141,17 @@ bool FeatureGates::Apply(std::string_view spec, std::string* error,
           name, *on, name, other->muster_on);
       return false;
     }
+  }
+  // Upstream's gate says it: "Enabling the CompositePodGroup feature gate requires that the
+  // GenericWorkload and TopologyAwareWorkloadScheduling feature gates are enabled as well"
+  // (GenericWorkload muster keeps on). kube-scheduler then logs a configuration error and
+  // leaves composite groups alone; a command line here says so and stops.
+  if (next.Enabled(Feature::kCompositePodGroup) &&
+      !next.Enabled(Feature::kTopologyAwareWorkloadScheduling)) {
+    *error =
+        "CompositePodGroup=true requires TopologyAwareWorkloadScheduling=true as well "
+        "(upstream's dependency between the two gates)";
+    return false;
   }
   *this = next;
   if (warnings != nullptr) warnings->insert(warnings->end(), said.begin(), said.end());

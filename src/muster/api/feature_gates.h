@@ -28,6 +28,8 @@ enum class Feature : uint8_t {
   kRestartAllContainersOnContainerExits,  // KEP-5532, RestartAllContainers: beta, on in 1.36
   kDRADeviceBindingConditions,            // KEP-5007, devices' binding conditions: beta, on
   kDRAResourceClaimDeviceStatus,          // KEP-4817, claims' status.devices: GA in 1.37, locked
+  kTopologyAwareWorkloadScheduling,       // KEP-5732, a group's topology constraint: alpha, off
+  kCompositePodGroup,                     // KEP-6012, groups of groups: alpha, off in 1.37
   kCount,
 };
 
@@ -52,7 +54,7 @@ class FeatureGates {
   // Applies a --feature-gates value ("A=true,B=false") as kube-scheduler does: an unknown gate, a
   // value that is not a boolean or a locked gate set against its lock is an error (kube-scheduler's
   // message) and changes nothing. A gate kube-scheduler knows and muster does not model is
-  // accepted and named in *warnings.
+  // accepted and named in *warnings. A gate on whose dependencies are off is an error too.
   bool Apply(std::string_view spec, std::string* error, std::vector<std::string>* warnings);
 
  private:

@@ -18,6 +18,21 @@ TEST(FeatureGatesTest, DefaultsAreKubernetes137s) {
   EXPECT_TRUE(gates.Enabled(Feature::kSchedulerPopFromBackoffQ));
   EXPECT_TRUE(gates.Enabled(Feature::kNominatedNodeNameForExpectation));
   EXPECT_EQ(SpecOf(Feature::kInPlacePodVerticalScaling).stage, FeatureStage::kGA);
+  EXPECT_FALSE(gates.Enabled(Feature::kTopologyAwareWorkloadScheduling));
+  EXPECT_FALSE(gates.Enabled(Feature::kCompositePodGroup));
+}
+
+TEST(FeatureGatesTest, CompositePodGroupsComeWithTopologyAwareScheduling) {
+  FeatureGates gates;
+  std::string error;
+  ASSERT_TRUE(
+      gates.Apply("CompositePodGroup=true,TopologyAwareWorkloadScheduling=true", &error, nullptr))
+      << error;
+  EXPECT_TRUE(gates.Enabled(Feature::kCompositePodGroup));
+  EXPECT_TRUE(gates.Enabled(Feature::kTopologyAwareWorkloadScheduling));
+  // Turning the dependency off again while the dependent stays on is refused as well.
+  EXPECT_FALSE(gates.Apply("TopologyAwareWorkloadScheduling=false", &error, nullptr));
+  EXPECT_TRUE(gates.Enabled(Feature::kTopologyAwareWorkloadScheduling));
 }
 
 TEST(FeatureGatesTest, SetsTheModelledGates) {
@@ -52,9 +67,12 @@ TEST(FeatureGatesTest, RefusesAsKubeSchedulerRefuses) {
       refused("InPlacePodVerticalScaling=false"),
       "cannot set feature gate InPlacePodVerticalScaling to false, feature is locked to true");
   // A gate whose behaviour muster does not switch, set against what muster does.
-  EXPECT_THAT(refused("CompositePodGroup=true"),
+  EXPECT_THAT(refused("DRAWorkloadResourceClaims=true"),
               HasSubstr("muster decides as kube-scheduler does with "
-                        "CompositePodGroup=false and cannot change it"));
+                        "DRAWorkloadResourceClaims=false and cannot change it"));
+  // A gate whose dependency is off.
+  EXPECT_THAT(refused("CompositePodGroup=true"),
+              HasSubstr("requires TopologyAwareWorkloadScheduling=true"));
   // GA in 1.37.
   EXPECT_EQ(refused("DRAExtendedResource=false"),
             "cannot set feature gate DRAExtendedResource to false, feature is locked to true");

@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "muster/api/feature_gates.h"
 #include "muster/api/gang.h"
 #include "muster/api/manifests.h"
 
@@ -17,7 +18,23 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
+// The gates of a cluster that schedules gangs by topology (alpha in 1.37) and composite groups.
+FeatureGates Alpha() {
+  FeatureGates gates;
+  std::string error;
+  gates.Apply("TopologyAwareWorkloadScheduling=true,CompositePodGroup=true", &error, nullptr);
+  return gates;
+}
+
+// Decoded with those gates on; DecodeDefault with 1.37's defaults.
+LoadResult DecodeDefault(std::string_view text) {
+  LoadResult result;
+  DecodeText(text, "gang.yaml", result);
+  FinishLoad(result);
+  return result;
+}
 LoadResult Decode(std::string_view text) {
+  const ScopedFeatures alpha(Alpha());
   LoadResult result;
   DecodeText(text, "gang.yaml", result);
   FinishLoad(result);
@@ -260,15 +277,187 @@ TEST(GangApiTest, APodGroupsClaimsAreDroppedWithTheirGateOff) {
                                     "while the DRAWorkloadResourceClaims feature gate is off")));
 }
 
+// A topology constraint (TopologyAwareWorkloadScheduling, alpha and off by default in 1.37):
+// dropped as the API server drops it with the gate off, and said so.
+TEST(GangApiTest, ATopologyConstraintIsDroppedWithItsGateOff) {
+  const LoadResult r = DecodeDefault(
+      "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g}\n"
+      "spec: {schedulingPolicy: {gang: {minCount: 2}}, schedulingConstraints: {topology: "
+      "[{key: topology.kubernetes.io/zone}, {key: b}]}}\n");
+  ASSERT_THAT(r.errors, IsEmpty()) << "dropped before it is validated";
+  ASSERT_EQ(r.manifests.scheduling_pod_groups.size(), 1u);
+  EXPECT_THAT(r.manifests.scheduling_pod_groups[0].spec.policy.topology_keys, IsEmpty());
+  EXPECT_THAT(r.warnings,
+              ElementsAre(HasSubstr("spec.schedulingConstraints: dropped, as the API server drops "
+                                    "it while the TopologyAwareWorkloadScheduling feature gate "
+                                    "is off")));
+}
+
 TEST(GangApiTest, WorkloadTemplatesValidation) {
   EXPECT_EQ(OnlyError("apiVersion: scheduling.k8s.io/v1alpha2\nkind: Workload\n"
                       "metadata: {name: w}\nspec:\n  podGroupTemplates:\n"
                       "  - {name: a, schedulingPolicy: {basic: {}}}\n"
                       "  - {name: a, schedulingPolicy: {basic: {}}}\n"),
             "spec.podGroupTemplates[1]: Duplicate value: \"a\"");
-  EXPECT_EQ(OnlyError("apiVersion: scheduling.k8s.io/v1beta1\nkind: Workload\n"
+  EXPECT_EQ(OnlyError("apiVersion: scheduling.k8s.io/v1alpha2\nkind: Workload\n"
                       "metadata: {name: w}\nspec: {}\n"),
             "spec.podGroupTemplates: Required value");
+  // 1.37: one of the two template lists, a union.
+  EXPECT_EQ(OnlyError("apiVersion: scheduling.k8s.io/v1beta1\nkind: Workload\n"
+                      "metadata: {name: w}\nspec: {}\n"),
+            "spec: Invalid value: \"\": must specify one of: `podGroupTemplates`, "
+            "`compositePodGroupTemplates`");
+}
+
+// ---- Composite groups (KEP-6012, 1.37, alpha) ----
+
+constexpr std::string_view kTree = R"(
+apiVersion: scheduling.k8s.io/v1beta1
+kind: Workload
+metadata: {name: serve}
+spec:
+  compositePodGroupTemplates:
+  - name: serve
+    schedulingPolicy: {gang: {minGroupCount: 2}}
+    schedulingConstraints: {topology: [{key: rack}]}
+    podGroupTemplates:
+    - {name: prefill, schedulingPolicy: {gang: {minCount: 2}}}
+    compositePodGroupTemplates:
+    - name: decode
+      schedulingPolicy: {basic: {}}
+      podGroupTemplates:
+      - {name: decode-a, schedulingPolicy: {gang: {minCount: 4}}}
+---
+apiVersion: scheduling.k8s.io/v1alpha3
+kind: CompositePodGroup
+metadata: {name: serve}
+spec:
+  workloadRef: {workloadName: serve, templateName: serve}
+  schedulingPolicy: {gang: {minGroupCount: 2}}
+  schedulingConstraints: {topology: [{key: rack}]}
+  disruptionMode: {all: {}}
+---
+apiVersion: scheduling.k8s.io/v1alpha3
+kind: CompositePodGroup
+metadata: {name: decode}
+spec:
+  parentCompositePodGroupName: serve
+  workloadRef: {workloadName: serve, templateName: decode}
+  schedulingPolicy: {basic: {}}
+---
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata: {name: prefill}
+spec:
+  parentCompositePodGroupName: serve
+  workloadRef: {workloadName: serve, templateName: prefill}
+  schedulingPolicy: {gang: {minCount: 2}}
+)";
+
+TEST(GangApiTest, CompositePodGroupsAndTheirTemplates) {
+  const LoadResult r = Decode(kTree);
+  ASSERT_THAT(r.errors, IsEmpty());
+  EXPECT_THAT(r.warnings, IsEmpty());
+  ASSERT_EQ(r.manifests.workloads.size(), 1u);
+  const Workload& w = r.manifests.workloads[0];
+  EXPECT_TRUE(w.pod_groups.empty());
+  ASSERT_EQ(w.composites.size(), 1u);
+  const CompositePodGroupTemplate& t = w.composites[0];
+  EXPECT_EQ(t.name, "serve");
+  EXPECT_EQ(t.policy.min_count, 2);
+  EXPECT_THAT(t.policy.topology_keys, ElementsAre(Symbol("rack")));
+  ASSERT_EQ(t.pod_groups.size(), 1u);
+  EXPECT_EQ(t.pod_groups[0].policy.min_count, 2);
+  ASSERT_EQ(t.composites.size(), 1u);
+  EXPECT_FALSE(t.composites[0].policy.gang());
+  ASSERT_EQ(r.manifests.composite_pod_groups.size(), 2u);
+  const CompositePodGroup& root = r.manifests.composite_pod_groups[0];
+  EXPECT_TRUE(root.spec.parent.empty());
+  EXPECT_EQ(root.spec.workload_name, "serve");
+  EXPECT_EQ(root.spec.policy.min_count, 2);
+  EXPECT_EQ(root.spec.policy.disruption_mode, DisruptionMode::kPodGroup);
+  EXPECT_EQ(r.manifests.composite_pod_groups[1].spec.parent, Symbol("serve"));
+  EXPECT_EQ(r.manifests.scheduling_pod_groups[0].spec.parent, Symbol("serve"));
+}
+
+// With the CompositePodGroup gate off (1.37's default), as the API server: the kind is not
+// served, the Workload's field forbidden, a PodGroup's parent dropped.
+TEST(GangApiTest, CompositePodGroupsNeedTheirGate) {
+  const LoadResult r = DecodeDefault(kTree);
+  EXPECT_THAT(r.errors,
+              ElementsAre(HasSubstr("spec.compositePodGroupTemplates: Forbidden: the "
+                                    "CompositePodGroup feature gate is off"),
+                          HasSubstr("CompositePodGroup default/serve): the API server does not "
+                                    "serve CompositePodGroups"),
+                          HasSubstr("CompositePodGroup default/decode): the API server does not "
+                                    "serve CompositePodGroups")));
+  EXPECT_THAT(r.warnings, ::testing::Contains(HasSubstr(
+                              "spec.parentCompositePodGroupName: dropped, as the API server drops "
+                              "it while the CompositePodGroup feature gate is off")));
+}
+
+TEST(GangApiTest, CompositeValidation) {
+  auto workload = [](std::string_view templates) {
+    return fmt::format(
+        "apiVersion: scheduling.k8s.io/v1beta1\nkind: Workload\nmetadata: {{name: w}}\n"
+        "spec:\n  compositePodGroupTemplates:\n{}",
+        templates);
+  };
+  auto leaf = [](std::string_view name, std::string_view extra = "") {
+    return fmt::format("{{name: {}, schedulingPolicy: {{basic: {{}}}}{}}}", name, extra);
+  };
+  // A composite with no child.
+  EXPECT_EQ(OnlyError(workload("  - {name: c, schedulingPolicy: {basic: {}}}\n")),
+            "spec.compositePodGroupTemplates[0]: Invalid value: \"c\": must have at least one "
+            "child PodGroupTemplate or CompositePodGroupTemplate");
+  // Names unique across the tree, whatever the list.
+  EXPECT_EQ(OnlyError(workload(fmt::format("  - name: c\n    schedulingPolicy: {{basic: {{}}}}\n"
+                                           "    podGroupTemplates: [{}]\n",
+                                           leaf("c")))),
+            "spec.compositePodGroupTemplates[0].podGroupTemplates[0].name: Duplicate value: "
+            "\"c\"");
+  // Four composite levels are one too many (PodGroups are the fourth).
+  std::string deep = fmt::format(
+      "{{name: l, schedulingPolicy: {{basic: {{}}}}, podGroupTemplates: "
+      "[{}]}}",
+      leaf("p"));
+  for (const char* name : {"c3", "c2", "c1"}) {
+    deep = fmt::format(
+        "{{name: {}, schedulingPolicy: {{basic: {{}}}}, "
+        "compositePodGroupTemplates: [{}]}}",
+        name, deep);
+  }
+  EXPECT_EQ(OnlyError(workload("  - " + deep + "\n")),
+            "spec.compositePodGroupTemplates[0].compositePodGroupTemplates[0]."
+            "compositePodGroupTemplates[0].compositePodGroupTemplates[0]: Invalid value: \"l\": "
+            "maximum template hierarchy depth is 4");
+  // One priority for the whole tree.
+  EXPECT_EQ(OnlyError(workload(fmt::format("  - name: c\n    schedulingPolicy: {{gang: "
+                                           "{{minGroupCount: 1}}}}\n    priority: 10\n"
+                                           "    podGroupTemplates: [{}]\n",
+                                           leaf("p", ", priority: 20")))),
+            "spec: Invalid value: null: detected multiple priority configurations");
+  // minGroupCount as minCount is validated.
+  EXPECT_EQ(OnlyError(workload(fmt::format("  - name: c\n    schedulingPolicy: {{gang: "
+                                           "{{minGroupCount: -1}}}}\n    podGroupTemplates: [{}]\n",
+                                           leaf("p")))),
+            "spec.compositePodGroupTemplates[0].schedulingPolicy.gang.minGroupCount: Invalid "
+            "value: -1: must be greater than or equal to 1");
+  // Both lists, or neither.
+  EXPECT_EQ(OnlyError("apiVersion: scheduling.k8s.io/v1beta1\nkind: Workload\nmetadata: {name: w}\n"
+                      "spec:\n  podGroupTemplates: [{name: a, schedulingPolicy: {basic: {}}}]\n"
+                      "  compositePodGroupTemplates: [{name: c, schedulingPolicy: {basic: {}}, "
+                      "podGroupTemplates: [{name: p, schedulingPolicy: {basic: {}}}]}]\n"),
+            "spec: Invalid value: \"{podGroupTemplates, compositePodGroupTemplates}\": must "
+            "specify exactly one of: `podGroupTemplates`, `compositePodGroupTemplates`");
+  // A PodGroup naming a parent names its workload too.
+  EXPECT_EQ(OnlyError("apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g}\n"
+                      "spec: {parentCompositePodGroupName: c, schedulingPolicy: {basic: {}}}\n"),
+            "spec.workloadRef: Required value: must be specified when "
+            "`parentCompositePodGroupName` is specified");
+  EXPECT_EQ(OnlyError("apiVersion: scheduling.k8s.io/v1alpha3\nkind: CompositePodGroup\n"
+                      "metadata: {name: c}\nspec: {schedulingPolicy: {basic: {}}}\n"),
+            "spec.workloadRef: Required value");
 }
 
 TEST(GangApiTest, PodGangReferences) {

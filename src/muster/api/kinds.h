@@ -6,17 +6,18 @@
 // visitor must handle every kind in the table, so adding a kind here makes the compiler point at
 // each place that still has to say what to do with it.
 
-#include <cstddef>
 #include <algorithm>
+#include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
-
 #include <tuple>
 #include <type_traits>
 #include <variant>
 #include <vector>
 
+#include "muster/api/feature_gates.h"
 #include "muster/api/manifests.h"
 
 namespace muster::api {
@@ -36,6 +37,7 @@ Event DecodeEvent(Decoder& d, Map& m, const std::string& api_version);
 PodGroup DecodePodGroup(Decoder& d, Map& m, const std::string& api_version);
 Workload DecodeWorkload(Decoder& d, Map& m, const std::string& api_version);
 SchedulingPodGroup DecodeSchedulingPodGroup(Decoder& d, Map& m, const std::string& api_version);
+CompositePodGroup DecodeCompositePodGroup(Decoder& d, Map& m, const std::string& api_version);
 PriorityClass DecodePriorityClass(Decoder& d, Map& m, const std::string& api_version);
 ReplicaSet DecodeReplicaSet(Decoder& d, Map& m, const std::string& api_version);
 Deployment DecodeDeployment(Decoder& d, Map& m, const std::string& api_version);
@@ -98,6 +100,9 @@ struct Kind {
   std::vector<Condition>* (*conditions)(T& object) = nullptr;
   // For a gang API's kind: the gangs an object defines (api/gang.h); null for other kinds.
   std::vector<GangDefinition> (*gangs)(const T& object) = nullptr;
+  // The feature gate without which `muster run` does not watch the kind (kube-scheduler has no
+  // informer for it then); nullopt: watched whatever the gates.
+  std::optional<Feature> gate;
 };
 
 // The gangs a v1alpha1 Workload defines: each pod group with the gang policy, as
@@ -191,6 +196,17 @@ inline const auto& Kinds() {
                 return std::vector<GangDefinition>{
                     {Symbol(g.metadata.name), *g.spec.policy.min_count}};
               }},
+      Kind<CompositePodGroup>{
+          .name = "CompositePodGroup",
+          .decode = &decoding::DecodeCompositePodGroup,
+          .api_versions = {"scheduling.k8s.io/v1alpha3"},
+          .objects = &Manifests::composite_pod_groups,
+          .metadata = &CompositePodGroup::metadata,
+          .resource = "compositepodgroups",
+          .when_unserved = "pod groups naming a parent (parentCompositePodGroupName) wait for it; "
+                           "enable the CompositePodGroup feature gate and "
+                           "scheduling.k8s.io/v1alpha3",
+          .gate = Feature::kCompositePodGroup},
       Kind<PriorityClass>{.name = "PriorityClass",
                           .decode = &decoding::DecodePriorityClass,
                           .api_versions = {"scheduling.k8s.io/v1"},
@@ -356,9 +372,9 @@ struct KindList {
 // events without further code (the scheduler has handlers of its own for pods, nodes and
 // PodGroup updates).
 using ClusterKinds =
-    KindList<Namespace, Node, PodDisruptionBudget, PodGroup, Workload, SchedulingPodGroup,
-             StorageClass, CSIDriver, CSINode, CSIStorageCapacity, VolumeAttachment,
-             PersistentVolume, PersistentVolumeClaim, DeviceClass, ResourceSlice,
+    KindList<Namespace, Node, PodDisruptionBudget, PodGroup, Workload, CompositePodGroup,
+             SchedulingPodGroup, StorageClass, CSIDriver, CSINode, CSIStorageCapacity,
+             VolumeAttachment, PersistentVolume, PersistentVolumeClaim, DeviceClass, ResourceSlice,
              ResourceClaimTemplate, ResourceClaim, Pod>;
 
 // Calls fn(std::type_identity<T>{}) for each kind T of ClusterKinds, in order.

@@ -42,6 +42,7 @@ struct Manifests {
   std::vector<PodGroup> pod_groups;
   std::vector<Workload> workloads;
   std::vector<SchedulingPodGroup> scheduling_pod_groups;
+  std::vector<CompositePodGroup> composite_pod_groups;
   std::vector<PriorityClass> priority_classes;
   std::vector<Namespace> namespaces;
   std::vector<ReplicaSet> replica_sets;

@@ -7,10 +7,15 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <functional>
+#include <optional>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "muster/api/decoder.h"
+#include "muster/api/feature_gates.h"
 #include "muster/api/kinds.h"
 #include "muster/api/labels.h"
 #include "muster/api/object_decoding.h"
@@ -84,17 +89,11 @@ void CheckLabelName(Decoder& d, const std::string& path, std::string_view name) 
   ReportInvalid(d, path, name, Dns1123LabelErrors(name));
 }
 
-// What muster does not model yet in the gang API: refused, not ignored.
-void RefuseUnmodelled(Decoder& d, Map& m, std::string_view field, std::string_view what) {
-  if (Present(m.Get(field)) && !d.Served()) {
-    d.Error(m.Path(field), fmt::format("Forbidden: muster does not model {} yet", what));
-  }
-}
-
 // policy (v1alpha1) or schedulingPolicy: exactly one of basic and gang, worded as 1.35's
 // handwritten validation (v1alpha1) or the declarative validation of 1.36 and later.
+// A composite group's gang counts groups: its field is minGroupCount.
 void ReadSchedulingPolicy(Decoder& d, const YAML::Node& n, const std::string& path, bool v1alpha1,
-                          PodGroupPolicy& policy) {
+                          PodGroupPolicy& policy, std::string_view min_field = "minCount") {
   Map m(d, n, path);
   const bool basic = Present(m.Get("basic"));
   if (basic) Map(d, m.Get("basic"), m.Path("basic"));
@@ -115,25 +114,38 @@ void ReadSchedulingPolicy(Decoder& d, const YAML::Node& n, const std::string& pa
   }
   if (!gang) return;
   Map g(d, m.Get("gang"), m.Path("gang"));
-  const int64_t min_count = ReadInt(d, g.Get("minCount"), g.Path("minCount")).value_or(0);
+  const int64_t min_count = ReadInt(d, g.Get(min_field), g.Path(min_field)).value_or(0);
   if (v1alpha1 && min_count <= 0) {
-    d.Error(g.Path("minCount"),
+    d.Error(g.Path(min_field),
             fmt::format("Invalid value: {}: must be greater than zero", min_count));
   } else if (min_count == 0) {
-    d.Error(g.Path("minCount"), "Required value");  // +k8s:required: zero is missing
+    d.Error(g.Path(min_field), "Required value");  // +k8s:required: zero is missing
   } else if (min_count < 0) {
-    d.Error(g.Path("minCount"),
+    d.Error(g.Path(min_field),
             fmt::format("Invalid value: {}: must be greater than or equal to 1", min_count));
   }
   policy.min_count = static_cast<int32_t>(std::clamp<int64_t>(min_count, 1, INT32_MAX));
 }
 
 // The fields a v1alpha2 or later template and PodGroup share beyond their policy.
-void ReadGroupScheduling(Decoder& d, Map& m, const std::string& api_version,
-                         PodGroupPolicy& policy) {
+// `composite`: a CompositePodGroup's or its template's, which count groups and share no claims.
+void ReadGroupScheduling(Decoder& d, Map& m, const std::string& api_version, PodGroupPolicy& policy,
+                         bool composite = false) {
   ReadSchedulingPolicy(d, m.Get("schedulingPolicy"), m.Path("schedulingPolicy"),
-                       /*v1alpha1=*/false, policy);
-  {
+                       /*v1alpha1=*/false, policy, composite ? "minGroupCount" : "minCount");
+  // A topology constraint (KEP-5732) is the TopologyAwareWorkloadScheduling feature's: alpha and
+  // off by default in 1.37, when the API server drops the field and kube-scheduler passes over
+  // it.
+  if (Present(m.Get("schedulingConstraints")) &&
+      !Features().Enabled(Feature::kTopologyAwareWorkloadScheduling)) {
+    d.Warn(m.Path("schedulingConstraints"),
+           d.Served() ? "passed over, as kube-scheduler passes over it while the "
+                        "TopologyAwareWorkloadScheduling feature gate is off (alpha in 1.37: "
+                        "--feature-gates TopologyAwareWorkloadScheduling=true)"
+                      : "dropped, as the API server drops it while the "
+                        "TopologyAwareWorkloadScheduling feature gate is off (alpha in 1.37: "
+                        "--feature-gates TopologyAwareWorkloadScheduling=true)");
+  } else {
     Map c(d, m.Get("schedulingConstraints"), m.Path("schedulingConstraints"));
     if (const YAML::Node t = c.Get("topology"); t.IsSequence() && t.size() > 1) {
       d.Error(c.Path("topology"), fmt::format("Too many: {}: must have at most 1 item", t.size()));
@@ -158,7 +170,7 @@ void ReadGroupScheduling(Decoder& d, Map& m, const std::string& api_version,
   // A pod group's claims, shared by its members (KEP-5729, DRAWorkloadResourceClaims: beta and
   // off by default in 1.37, which muster keeps). The API server drops them with the gate off:
   // each member's own resourceClaims entry then gets a claim of its own, as muster simulates.
-  if (Present(m.Get("resourceClaims"))) {
+  if (!composite && Present(m.Get("resourceClaims"))) {
     d.Warn(m.Path("resourceClaims"),
            d.Served() ? "muster does not model a pod group's ResourceClaims (the "
                         "DRAWorkloadResourceClaims feature) yet: members that use them wait"
@@ -224,6 +236,77 @@ void ReadGroupScheduling(Decoder& d, Map& m, const std::string& api_version,
   }
 }
 
+// A Workload's compositePodGroupTemplates, with the rules 1.37's API server checks across the
+// tree: at most 8 templates in a list, names unique in the whole tree, a composite with at least
+// one child, no deeper than 4 levels, one priority for every template. Whether any was given.
+bool ReadCompositeTemplates(Decoder& d, Map& spec, const std::string& api_version, Workload& w) {
+  constexpr int kMaxDepth = 4;  // WorkloadMaxTreeDepth
+  std::set<std::string> names;
+  std::optional<std::pair<std::string, std::optional<int32_t>>> priority;
+  bool mixed_priorities = false;
+  auto check_common = [&](const std::string& path, const std::string& name,
+                          const PodGroupPolicy& policy) {
+    if (!name.empty() && !names.insert(name).second) {
+      d.Error(path + ".name", fmt::format("Duplicate value: \"{}\"", name));
+    }
+    const std::pair<std::string, std::optional<int32_t>> p{policy.priority_class_name,
+                                                           policy.priority};
+    if (!priority) {
+      priority = p;
+    } else if (*priority != p) {
+      mixed_priorities = true;
+    }
+  };
+  auto check_size = [&](const YAML::Node& list, const std::string& path) {
+    if (list.IsSequence() && list.size() > kMaxPodGroups) {
+      d.Error(path,
+              fmt::format("Too many: {}: must have at most {} items", list.size(), kMaxPodGroups));
+    }
+  };
+  std::function<void(Map&, std::string_view, int, std::vector<CompositePodGroupTemplate>&)>
+      read_composites = [&](Map& parent, std::string_view field, int depth,
+                            std::vector<CompositePodGroupTemplate>& out) {
+        check_size(parent.Get(field), parent.Path(field));
+        ReadList(d, parent.Get(field), parent.Path(field),
+                 [&](const YAML::Node& item, const std::string& p) {
+                   Map c(d, item, p);
+                   CompositePodGroupTemplate t;
+                   t.name = ReadString(d, c.Get("name"), c.Path("name")).value_or("");
+                   CheckLabelName(d, c.Path("name"), t.name);
+                   ReadGroupScheduling(d, c, api_version, t.policy, /*composite=*/true);
+                   check_common(p, t.name, t.policy);
+                   if (depth == kMaxDepth) {
+                     d.Error(p, fmt::format("Invalid value: \"{}\": maximum template hierarchy "
+                                            "depth is {}",
+                                            t.name, kMaxDepth));
+                   }
+                   check_size(c.Get("podGroupTemplates"), c.Path("podGroupTemplates"));
+                   ReadList(d, c.Get("podGroupTemplates"), c.Path("podGroupTemplates"),
+                            [&](const YAML::Node& leaf, const std::string& lp) {
+                              Map g(d, leaf, lp);
+                              PodGroupTemplate pt;
+                              pt.name = ReadString(d, g.Get("name"), g.Path("name")).value_or("");
+                              CheckLabelName(d, g.Path("name"), pt.name);
+                              ReadGroupScheduling(d, g, api_version, pt.policy);
+                              check_common(lp, pt.name, pt.policy);
+                              t.pod_groups.push_back(std::move(pt));
+                            });
+                   read_composites(c, "compositePodGroupTemplates", depth + 1, t.composites);
+                   if (t.pod_groups.empty() && t.composites.empty()) {
+                     d.Error(p, fmt::format("Invalid value: \"{}\": must have at least one child "
+                                            "PodGroupTemplate or CompositePodGroupTemplate",
+                                            t.name));
+                   }
+                   out.push_back(std::move(t));
+                 });
+      };
+  read_composites(spec, "compositePodGroupTemplates", 1, w.composites);
+  if (mixed_priorities) {
+    d.Error("spec", "Invalid value: null: detected multiple priority configurations");
+  }
+  return !w.composites.empty();
+}
+
 Workload ReadWorkload(Decoder& d, Map& m, const std::string& api_version) {
   Workload w;
   w.api_version = api_version;
@@ -241,11 +324,33 @@ Workload ReadWorkload(Decoder& d, Map& m, const std::string& api_version) {
   }
   const bool v1alpha1 = api_version == kV1alpha1;
   const std::string_view list = v1alpha1 ? "podGroups" : "podGroupTemplates";
-  if (!v1alpha1) RefuseUnmodelled(d, s, "compositePodGroupTemplates", "composite pod groups");
   const YAML::Node groups = s.Get(list);
-  if (!Present(groups) || (groups.IsSequence() && groups.size() == 0)) {
-    d.Error(s.Path(list),
-            v1alpha1 ? "Required value: must have at least one item" : "Required value");
+  const bool has_groups = Present(groups) && !(groups.IsSequence() && groups.size() == 0);
+  bool has_composites = false;
+  if (!v1alpha1 && api_version != kV1alpha2 && Present(s.Get("compositePodGroupTemplates"))) {
+    if (!Features().Enabled(Feature::kCompositePodGroup)) {
+      d.Error(s.Path("compositePodGroupTemplates"),
+              "Forbidden: the CompositePodGroup feature gate is off (alpha in 1.37: "
+              "--feature-gates CompositePodGroup=true,TopologyAwareWorkloadScheduling=true)");
+      has_composites = true;
+    } else {
+      has_composites = ReadCompositeTemplates(d, s, api_version, w);
+    }
+  }
+  if (has_groups && has_composites) {
+    d.Error("spec",
+            "Invalid value: \"{podGroupTemplates, compositePodGroupTemplates}\": must specify "
+            "exactly one of: `podGroupTemplates`, `compositePodGroupTemplates`");
+  } else if (!has_groups && !has_composites) {
+    if (v1alpha1) {
+      d.Error(s.Path(list), "Required value: must have at least one item");
+    } else if (api_version == kV1alpha2) {
+      d.Error(s.Path(list), "Required value");
+    } else {
+      d.Error("spec",
+              "Invalid value: \"\": must specify one of: `podGroupTemplates`, "
+              "`compositePodGroupTemplates`");
+    }
   } else if (groups.IsSequence() && groups.size() > kMaxPodGroups) {
     d.Error(s.Path(list),
             fmt::format("Too many: {}: must have at most {} items", groups.size(), kMaxPodGroups));
@@ -267,6 +372,66 @@ Workload ReadWorkload(Decoder& d, Map& m, const std::string& api_version) {
     w.pod_groups.push_back(std::move(t));
   });
   return w;
+}
+
+// parentCompositePodGroupName (1.37, behind the CompositePodGroup feature gate, which the API
+// server drops it without): a CompositePodGroup's name, given only with a workloadRef.
+Symbol ReadParent(Decoder& d, Map& spec, bool has_workload_ref) {
+  const YAML::Node n = spec.Get("parentCompositePodGroupName");
+  if (!Present(n)) return {};
+  const std::string path = spec.Path("parentCompositePodGroupName");
+  if (!Features().Enabled(Feature::kCompositePodGroup)) {
+    d.Warn(path, d.Served()
+                     ? "passed over, as kube-scheduler passes over it while the "
+                       "CompositePodGroup feature gate is off: the group is scheduled as a root"
+                     : "dropped, as the API server drops it while the CompositePodGroup feature "
+                       "gate is off (alpha in 1.37: --feature-gates "
+                       "CompositePodGroup=true,TopologyAwareWorkloadScheduling=true)");
+    return {};
+  }
+  const std::string name = ReadString(d, n, path).value_or("");
+  ReportInvalid(d, path, name, Dns1123SubdomainErrors(name));
+  if (!has_workload_ref) {
+    d.Error(spec.Path("workloadRef"),
+            "Required value: must be specified when `parentCompositePodGroupName` is specified");
+  }
+  return Symbol(name);
+}
+
+CompositePodGroup ReadCompositePodGroup(Decoder& d, Map& m, const std::string& api_version) {
+  CompositePodGroup cpg;
+  cpg.api_version = api_version;
+  cpg.metadata = ReadObjectMeta<CompositePodGroup>(d, m);
+  if (!Features().Enabled(Feature::kCompositePodGroup) && !d.Served()) {
+    d.Error("",
+            "the API server does not serve CompositePodGroups while the CompositePodGroup "
+            "feature gate is off (alpha in 1.37: --feature-gates "
+            "CompositePodGroup=true,TopologyAwareWorkloadScheduling=true)");
+  }
+  Map s(d, m.Get("spec"), "spec");
+  if (YAML::Node w = s.Get("workloadRef"); Present(w)) {
+    Map r(d, w, s.Path("workloadRef"));
+    cpg.spec.workload_name =
+        ReadString(d, r.Get("workloadName"), r.Path("workloadName")).value_or("");
+    cpg.spec.template_name =
+        ReadString(d, r.Get("templateName"), r.Path("templateName")).value_or("");
+    if (cpg.spec.workload_name.empty()) d.Error(r.Path("workloadName"), "Required value");
+    CheckLabelName(d, r.Path("templateName"), cpg.spec.template_name);
+  } else {
+    d.Error(s.Path("workloadRef"), "Required value");
+  }
+  if (YAML::Node n = s.Get("parentCompositePodGroupName"); Present(n)) {
+    const std::string name = ReadString(d, n, s.Path("parentCompositePodGroupName")).value_or("");
+    ReportInvalid(d, s.Path("parentCompositePodGroupName"), name, Dns1123SubdomainErrors(name));
+    cpg.spec.parent = Symbol(name);
+  }
+  ReadGroupScheduling(d, s, api_version, cpg.spec.policy, /*composite=*/true);
+  Map st(d, m.Get("status"), "status");
+  ReadList(d, st.Get("conditions"), st.Path("conditions"),
+           [&](const YAML::Node& item, const std::string& p) {
+             cpg.status.conditions.push_back(ReadCondition(d, item, p));
+           });
+  return cpg;
 }
 
 SchedulingPodGroup ReadSchedulingPodGroup(Decoder& d, Map& m, const std::string& api_version) {
@@ -291,11 +456,11 @@ SchedulingPodGroup ReadSchedulingPodGroup(Decoder& d, Map& m, const std::string&
       read_ref(r, "podGroupTemplateName");
     }
   } else {
-    RefuseUnmodelled(d, s, "parentCompositePodGroupName", "composite pod groups");
     if (YAML::Node w = s.Get("workloadRef"); Present(w)) {
       Map r(d, w, s.Path("workloadRef"));
       read_ref(r, "templateName");
     }
+    pg.spec.parent = ReadParent(d, s, !pg.spec.workload_name.empty());
   }
   ReadGroupScheduling(d, s, api_version, pg.spec.policy);
   Map st(d, m.Get("status"), "status");
@@ -340,6 +505,9 @@ Workload DecodeWorkload(Decoder& d, Map& m, const std::string& api_version) {
 }
 SchedulingPodGroup DecodeSchedulingPodGroup(Decoder& d, Map& m, const std::string& api_version) {
   return ReadSchedulingPodGroup(d, m, api_version);
+}
+CompositePodGroup DecodeCompositePodGroup(Decoder& d, Map& m, const std::string& api_version) {
+  return ReadCompositePodGroup(d, m, api_version);
 }
 PriorityClass DecodePriorityClass(Decoder& d, Map& m, const std::string&) {
   return ReadPriorityClass(d, m);

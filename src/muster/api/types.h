@@ -364,6 +364,15 @@ struct PodGroupTemplate {
   PodGroupPolicy policy;
 };
 
+// A Workload's compositePodGroupTemplates (1.37, KEP-6012): a template of a CompositePodGroup
+// and of its children. Its policy's min_count is gang.minGroupCount.
+struct CompositePodGroupTemplate {
+  std::string name;
+  PodGroupPolicy policy;
+  std::vector<PodGroupTemplate> pod_groups;
+  std::vector<CompositePodGroupTemplate> composites;
+};
+
 // scheduling.k8s.io Workload: v1alpha1 (Kubernetes 1.35), whose pod groups are the gangs pods
 // name in spec.workloadRef; v1alpha2 (1.36) and v1alpha3 (1.37), whose templates PodGroups are
 // made from.
@@ -377,6 +386,9 @@ struct Workload {
   };
   std::optional<ControllerRef> controller_ref;
   std::vector<PodGroupTemplate> pod_groups;
+  // compositePodGroupTemplates (v1alpha3 and v1beta1, with the CompositePodGroup feature gate):
+  // set instead of pod_groups.
+  std::vector<CompositePodGroupTemplate> composites;
 
   // Whether its pod groups are gangs themselves (v1alpha1) rather than templates.
   bool DefinesGroups() const { return api_version == "scheduling.k8s.io/v1alpha1"; }
@@ -394,6 +406,9 @@ struct SchedulingPodGroup {
     std::string workload_name;
     std::string template_name;
     PodGroupPolicy policy;
+    // parentCompositePodGroupName (1.37, with the CompositePodGroup feature gate): the
+    // CompositePodGroup this group is a child of; empty: a root.
+    Symbol parent;
   } spec;
   struct Status {
     std::vector<Condition> conditions;
@@ -403,6 +418,26 @@ struct SchedulingPodGroup {
   // The condition the scheduler keeps: PodGroupScheduled (v1alpha2) or
   // PodGroupInitiallyScheduled (v1alpha3).
   std::string_view ScheduledCondition() const;
+};
+
+// scheduling.k8s.io/v1alpha3 CompositePodGroup (Kubernetes 1.37, KEP-6012, alpha behind the
+// CompositePodGroup feature gate): a group of groups. Its children are the PodGroups and
+// CompositePodGroups naming it as their parent; the gang policy asks minGroupCount of them to be
+// placed together (each as its own policy says), the basic one at least one. Only a root (no
+// parent) is scheduled, its whole tree in one cycle.
+struct CompositePodGroup {
+  ObjectMeta metadata;
+  std::string api_version;
+  struct Spec {
+    Symbol parent;  // parentCompositePodGroupName; empty: a root
+    std::string workload_name;
+    std::string template_name;
+    // Its min_count is gang.minGroupCount; nullopt: basic.
+    PodGroupPolicy policy;
+  } spec;
+  struct Status {
+    std::vector<Condition> conditions;  // 1.37's scheduler writes none
+  } status;
 };
 
 // ---- Coscheduling ----

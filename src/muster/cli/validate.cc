@@ -1,8 +1,12 @@
 #include "muster/cli/validate.h"
 
 #include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "muster/api/gang.h"
 #include "muster/api/kinds.h"
@@ -87,10 +91,11 @@ Listing Describe(const api::PodGroup& pg) {
   return {pg.metadata.Key(), facts};
 }
 
-// A gang API's policy: "gang minCount 4" or "basic", and its topology constraint.
-std::string PolicyFacts(const api::PodGroupPolicy& policy) {
+// A gang API's policy: "gang minCount 4" (a composite group's "gang minGroupCount 2") or
+// "basic", and its topology constraint.
+std::string PolicyFacts(const api::PodGroupPolicy& policy, std::string_view quorum = "minCount") {
   std::string facts =
-      policy.gang() ? fmt::format("gang minCount {}", *policy.min_count) : std::string("basic");
+      policy.gang() ? fmt::format("gang {} {}", quorum, *policy.min_count) : std::string("basic");
   for (api::Symbol key : policy.topology_keys) facts += fmt::format(" topology {}", key.str());
   if (policy.disruption_mode == api::DisruptionMode::kPodGroup) facts += " disruption all";
   if (!policy.priority_class_name.empty()) {
@@ -99,17 +104,42 @@ std::string PolicyFacts(const api::PodGroupPolicy& policy) {
   return facts;
 }
 
+// A composite template and its children: "serve: gang minGroupCount 2 (prefill: gang minCount
+// 2, decode: basic)".
+std::string CompositeFacts(const api::CompositePodGroupTemplate& t) {
+  std::vector<std::string> children;
+  for (const api::PodGroupTemplate& g : t.pod_groups) {
+    children.push_back(fmt::format("{}: {}", g.name, PolicyFacts(g.policy)));
+  }
+  for (const api::CompositePodGroupTemplate& c : t.composites)
+    children.push_back(CompositeFacts(c));
+  return fmt::format("{}: {} ({})", t.name, PolicyFacts(t.policy, "minGroupCount"),
+                     fmt::join(children, ", "));
+}
+
 Listing Describe(const api::Workload& w) {
   std::string facts = w.api_version.substr(w.api_version.find('/') + 1);
   for (const api::PodGroupTemplate& g : w.pod_groups) {
     facts += fmt::format("{} {}: {}", facts.empty() ? "" : ";", g.name, PolicyFacts(g.policy));
   }
+  for (const api::CompositePodGroupTemplate& c : w.composites) {
+    facts += fmt::format("{} {}", facts.empty() ? "" : ";", CompositeFacts(c));
+  }
   return {w.metadata.Key(), facts};
+}
+
+Listing Describe(const api::CompositePodGroup& c) {
+  std::string facts = c.api_version.substr(c.api_version.find('/') + 1) + " " +
+                      PolicyFacts(c.spec.policy, "minGroupCount");
+  if (!c.spec.parent.empty()) facts += fmt::format(" parent {}", c.spec.parent.str());
+  facts += fmt::format(" from {}/{}", c.spec.workload_name, c.spec.template_name);
+  return {c.metadata.Key(), facts};
 }
 
 Listing Describe(const api::SchedulingPodGroup& pg) {
   std::string facts =
       pg.api_version.substr(pg.api_version.find('/') + 1) + " " + PolicyFacts(pg.spec.policy);
+  if (!pg.spec.parent.empty()) facts += fmt::format(" parent {}", pg.spec.parent.str());
   if (!pg.spec.workload_name.empty()) {
     facts += fmt::format(" from {}/{}", pg.spec.workload_name, pg.spec.template_name);
   }

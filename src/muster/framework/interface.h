@@ -339,7 +339,13 @@ struct Gang {
   // The node label whose one domain (a zone, a rack) all members must share (KEP-5732's
   // schedulingConstraints.topology); empty: none. The domain is chosen for the gang as a whole.
   api::Symbol topology_key;
+  // A composite group's tree (KEP-6012: a CompositePodGroup and what names it as its parent):
+  // its children in the order they are placed, each a group of members or a composite of its
+  // own, of which min_count must be placed for any to be (a group placed when its own min_count
+  // is). Empty for a group. A composite's `members` are every member of its tree.
+  std::vector<Gang> children;
 
+  bool composite() const { return !children.empty(); }
   // namespace/name, for logs.
   std::string Key() const { return namespace_.string() + "/" + name.string(); }
 };

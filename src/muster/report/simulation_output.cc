@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <set>
+#include <string>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -268,6 +271,60 @@ std::vector<json> NativeGangsJson(const cluster::MemoryCluster& c) {
     const api::SchedulingPodGroup& pg = *ptr;
     add(pg.metadata, pg.metadata.name, pg.api_version, pg.spec.policy,
         api::FindCondition(pg.status.conditions, pg.ScheduledCondition()));
+    if (!pg.spec.parent.empty()) out.back()["parent"] = pg.spec.parent.string();
+  }
+  // Composite groups (1.37, KEP-6012): their members are their tree's, their quorum a count of
+  // groups; the scheduler writes no condition on them.
+  struct Child {
+    std::optional<api::Time> created;
+    std::string name;
+    bool composite;
+    bool operator<(const Child& o) const {
+      return std::tie(created, name) < std::tie(o.created, o.name);
+    }
+  };
+  std::map<std::pair<std::string, std::string>, std::vector<Child>> children;  // by parent
+  for (const auto& [key, ptr] : c.Objects<api::SchedulingPodGroup>()) {
+    if (ptr->spec.parent.empty()) continue;
+    children[{ptr->metadata.namespace_.string(), ptr->spec.parent.string()}].push_back(
+        {ptr->metadata.creation_timestamp, ptr->metadata.name, false});
+  }
+  for (const auto& [key, ptr] : c.Objects<api::CompositePodGroup>()) {
+    if (ptr->spec.parent.empty()) continue;
+    children[{ptr->metadata.namespace_.string(), ptr->spec.parent.string()}].push_back(
+        {ptr->metadata.creation_timestamp, ptr->metadata.name, true});
+  }
+  for (auto& [parent, list] : children) std::sort(list.begin(), list.end());  // placing order
+  for (const auto& [key, ptr] : c.Objects<api::CompositePodGroup>()) {
+    const api::CompositePodGroup& cpg = *ptr;
+    const std::string ns = cpg.metadata.namespace_.string();
+    Members sum;
+    std::vector<std::string> names;
+    auto collect = [&](const std::string& parent, int depth, const auto& self) -> void {
+      if (depth > 8) return;  // parents that loop
+      for (const Child& child : children[{ns, parent}]) {
+        if (depth == 0) names.push_back(child.name);
+        if (child.composite) {
+          self(child.name, depth + 1, self);
+          continue;
+        }
+        const Members& m = members[{ns, child.name}];
+        sum.scheduled += m.scheduled;
+        sum.running += m.running;
+        sum.succeeded += m.succeeded;
+        sum.failed += m.failed;
+        if (sum.message.empty()) sum.message = m.message;
+      }
+    };
+    collect(cpg.metadata.name, 0, collect);
+    members[{ns, cpg.metadata.name}] = sum;
+    add(cpg.metadata, cpg.metadata.name, cpg.api_version, cpg.spec.policy, nullptr);
+    json& g = out.back();
+    g["kind"] = "CompositePodGroup";
+    g["minCount"] = nullptr;
+    g["minGroupCount"] = cpg.spec.policy.min_count.value_or(1);
+    g["groups"] = names;
+    if (!cpg.spec.parent.empty()) g["parent"] = cpg.spec.parent.string();
   }
   for (const auto& [key, ptr] : c.Objects<api::Workload>()) {
     const api::Workload& w = *ptr;
@@ -308,7 +365,9 @@ void PrintNativeGangs(const cluster::MemoryCluster& c, bool namespaces, bool wid
         g["name"].get<std::string>(),
         g["apiVersion"].get<std::string>(),
         g["policy"].get<std::string>(),
-        g["minCount"].is_null() ? "-" : g["minCount"].dump(),
+        g.contains("minGroupCount") ? g["minGroupCount"].dump() + " groups"
+        : g["minCount"].is_null()   ? "-"
+                                    : g["minCount"].dump(),
         g["scheduled"].dump(),
         g["running"].dump(),
         g["succeeded"].dump(),

@@ -1,11 +1,13 @@
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
+#include <unordered_set>
 #include <utility>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "muster/framework/log.h"
 #include "muster/scheduler/cycle.h"
@@ -25,6 +27,58 @@
 // first member's placement and the decision.
 
 namespace muster::scheduler {
+
+namespace {
+
+// How much of the domain's room is left free, averaged over cpu, memory and the extended
+// resources the gang asks for: 0 when the domain is full, 1 when it is empty.
+double FreeShare(const framework::Snapshot& snapshot, const std::vector<api::Symbol>& nodes,
+                 const std::vector<api::Symbol>& scalars) {
+  api::Resource allocatable, requested;
+  for (api::Symbol name : nodes) {
+    if (const framework::NodeInfo* node = snapshot.Get(name)) {
+      allocatable.Add(node->allocatable());
+      requested.Add(node->requested());
+    }
+  }
+  double sum = 0;
+  int count = 0;
+  auto add = [&](int64_t total, int64_t used) {
+    if (total <= 0) return;
+    sum += static_cast<double>(std::max<int64_t>(total - used, 0)) / static_cast<double>(total);
+    ++count;
+  };
+  add(allocatable.milli_cpu, requested.milli_cpu);
+  add(allocatable.memory, requested.memory);
+  for (api::Symbol name : scalars) add(allocatable.Scalar(name), requested.Scalar(name));
+  return count == 0 ? 0 : sum / count;
+}
+
+// The domains of `key` among the snapshot's nodes (only those in `within`, unless it is
+// empty), by value, in order; *held: the domains members already on a node are in.
+std::map<std::string, std::vector<api::Symbol>> DomainsOf(
+    const framework::Snapshot& snapshot, api::Symbol key,
+    const std::unordered_set<uint32_t>& within, const std::vector<const api::Pod*>& members,
+    std::set<std::string>* held) {
+  std::map<std::string, std::vector<api::Symbol>> domains;
+  for (const framework::NodeInfo* node : snapshot.List()) {
+    if (!within.empty() && !within.contains(node->name().id())) continue;
+    if (const api::Symbol* value = node->node()->metadata.labels.Get(key)) {
+      domains[value->string()].push_back(node->name());
+    }
+  }
+  for (const api::Pod* p : members) {
+    const framework::NodeInfo* node =
+        p->spec.node_name.empty() ? nullptr : snapshot.Get(p->spec.node_name);
+    if (node == nullptr) continue;
+    if (const api::Symbol* value = node->node()->metadata.labels.Get(key)) {
+      held->insert(value->string());
+    }
+  }
+  return domains;
+}
+
+}  // namespace
 
 struct Scheduler::GroupMember {
   framework::QueuedPodInfo queued;
@@ -86,9 +140,11 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
   };
 
   // The group as a whole first (enough members, minResources), while it is short of quorum.
+  // (A composite group's tree is judged group by group as it is placed.)
+  const bool composite = gang.composite();
   Status group_status;
   const auto attempted = static_cast<int32_t>(pending.size());
-  if (assigned < min_member) {
+  if (!composite && assigned < min_member) {
     cache_.UpdateSnapshot(snapshot_);
     group_status = plugin.PreFilterGroup(gang, snapshot_.List());
     if (group_status.IsSuccess() && assigned + attempted < min_member) {
@@ -108,7 +164,7 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
     }
   } end_placement{*this};
   std::string domain_note;
-  if (group_status.IsSuccess() && !gang.topology_key.empty()) {
+  if (group_status.IsSuccess() && !composite && !gang.topology_key.empty()) {
     group_status = ChooseDomain(fwk, gang, pending, assigned, &domain_note);
   }
 
@@ -175,7 +231,251 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
     }
     return true;  // placed, or requeued by Assume or Reserve
   };
-  if (group_status.IsSuccess()) {
+  // The members that did not fit, summarised by reason, in the order first seen, each reason
+  // as the pod's own message words it: "3 members do not: 0/6 nodes are available: 6
+  // Insufficient cpu" (members counted apart from nodes). *error: one failed with an error.
+  auto summarize = [](const std::vector<GroupMember>& members, bool* error) {
+    std::vector<std::pair<std::string, std::vector<const GroupMember*>>> reasons;
+    for (const GroupMember& m : members) {
+      *error |= !m.diagnosis.fit_error && !m.status.IsRejected();
+      std::string why = m.diagnosis.fit_error
+                            ? fmt::format("0/{} nodes are available: {}", m.diagnosis.num_all_nodes,
+                                          m.diagnosis.Reasons())
+                            : m.status.Message();
+      auto it = std::find_if(reasons.begin(), reasons.end(),
+                             [&](const auto& r) { return r.first == why; });
+      if (it == reasons.end()) {
+        reasons.emplace_back(std::move(why), std::vector<const GroupMember*>{&m});
+      } else {
+        it->second.push_back(&m);
+      }
+    }
+    std::vector<std::string> parts;
+    for (const auto& [why, failed] : reasons) {
+      if (reasons.size() == 1) {
+        parts.push_back(why);
+      } else if (failed.size() == 1) {
+        parts.push_back(
+            fmt::format("{} ({})", why, failed.front()->queued.info->pod.metadata.name));
+      } else {
+        parts.push_back(fmt::format("{} ({} members)", why, failed.size()));
+      }
+    }
+    return fmt::format("{} {}: {}", members.size(),
+                       members.size() == 1 ? "member does not" : "members do not",
+                       fmt::join(parts, "; "));
+  };
+
+  // A composite group's tree (KEP-6012), placed from its root down, greedily as upstream: each
+  // composite tries its children in order (groups by their own policy, composites recursively)
+  // and is placed when minGroupCount of them are (one for a basic composite), its subtree undone
+  // otherwise; a topology constraint puts its subtree in one domain of the key, within its
+  // parent's, each domain tried and the tightest fit kept. Nothing is kept unless the root is
+  // placed. Per group of the tree: its members not placed, those on a node before the cycle,
+  // and what became of it.
+  struct TreeGroup {
+    std::vector<GroupMember> pool;
+    int32_t assigned = 0;
+    int32_t attempted = 0;
+    bool placed = false;
+    std::string message;
+  };
+  std::map<api::Symbol, TreeGroup> tree_groups;
+  bool tree_placed = false;
+  std::string tree_message;
+  auto for_each_leaf = [](const framework::Gang& node, const auto& fn) {
+    auto walk = [&](const framework::Gang& n, const auto& self) -> void {
+      if (!n.composite()) {
+        fn(n);
+        return;
+      }
+      for (const framework::Gang& child : n.children) self(child, self);
+    };
+    walk(node, walk);
+  };
+  auto undo_to = [&](size_t mark) {
+    while (placed.size() > mark) {
+      std::shared_ptr<BindingContext> ctx = std::move(placed.back());
+      placed.pop_back();
+      unreserve_member(*ctx);
+      cache_.ForgetPod(ctx->assumed->pod);
+      tree_groups[ctx->queued.info->gang.name].pool.push_back(
+          GroupMember{std::move(ctx->queued), std::move(ctx->state), {}, {}});
+    }
+  };
+  auto unplace = [&](const framework::Gang& node, size_t mark, const std::string& why) {
+    undo_to(mark);
+    for_each_leaf(node, [&](const framework::Gang& leaf) {
+      TreeGroup& g = tree_groups[leaf.name];
+      if (g.placed) g.message = "fit, but " + why;
+      g.placed = false;
+    });
+  };
+  auto place_group = [&](const framework::Gang& leaf, std::string* why) {
+    TreeGroup& g = tree_groups[leaf.name];
+    std::sort(g.pool.begin(), g.pool.end(), [&](const GroupMember& a, const GroupMember& b) {
+      const int c = fwk.QueueSortCompare(a.queued, b.queued);
+      return c != 0 ? c < 0 : a.queued.info->Key() < b.queued.info->Key();
+    });
+    const size_t mark = placed.size();
+    std::vector<GroupMember> left;
+    for (GroupMember& m : g.pool) {
+      m.state = new_state(m.queued);
+      if (!place(m)) left.push_back(std::move(m));
+    }
+    g.pool = std::move(left);
+    const int32_t fit = g.assigned + static_cast<int32_t>(placed.size() - mark);
+    if (fit >= leaf.min_count) {
+      g.placed = true;
+      g.message = fmt::format("{}/{} members placed ({} {})", fit, g.assigned + g.attempted,
+                              leaf.quorum_name, leaf.min_count);
+      *why = g.message;
+      return true;
+    }
+    bool error = false;
+    g.message = fmt::format("{}/{} members fit ({} {})", fit, g.assigned + g.attempted,
+                            leaf.quorum_name, leaf.min_count);
+    if (!g.pool.empty()) g.message += "; " + summarize(g.pool, &error);
+    undo_to(mark);
+    *why = fmt::format("pod group {}: {}", leaf.name.str(), g.message);
+    return false;
+  };
+  std::function<bool(const framework::Gang&, std::string*)> place_node;
+  auto place_composite = [&](const framework::Gang& node, std::string* why) {
+    const size_t mark = placed.size();
+    const auto children = static_cast<int32_t>(node.children.size());
+    int32_t done = 0;
+    int32_t remaining = children;
+    std::string first_failure;
+    for (const framework::Gang& child : node.children) {
+      if (remaining + done < node.min_count) break;  // the quorum is out of reach
+      std::string w;
+      const bool ok = place_node(child, &w);
+      --remaining;
+      if (ok) {
+        ++done;
+      } else if (first_failure.empty()) {
+        first_failure = std::move(w);
+      }
+    }
+    if (done >= node.min_count) {
+      *why = fmt::format("{}/{} groups placed ({} {})", done, children, node.quorum_name,
+                         node.min_count);
+      return true;
+    }
+    *why = fmt::format("composite pod group {}: {}/{} groups fit ({} {}){}", node.name.str(), done,
+                       children, node.quorum_name, node.min_count,
+                       first_failure.empty() ? "" : "; " + first_failure);
+    unplace(node, mark, *why);
+    return false;
+  };
+  auto place_body = [&](const framework::Gang& node, std::string* why) {
+    return node.composite() ? place_composite(node, why) : place_group(node, why);
+  };
+  place_node = [&](const framework::Gang& node, std::string* why) {
+    if (node.topology_key.empty()) return place_body(node, why);
+    const api::Symbol key = node.topology_key;
+    cache_.UpdateSnapshot(snapshot_);
+    const std::unordered_set<uint32_t> outer = placement_;
+    const std::string outer_name = placement_name_;
+    // Within the parent's domain; members on a node already hold the subtree to theirs.
+    std::set<std::string> held;
+    std::map<std::string, std::vector<api::Symbol>> domains =
+        DomainsOf(snapshot_, key, outer, node.members, &held);
+    if (held.size() > 1) {
+      *why = fmt::format("{}: more than 1 domain of {} found: {}", node.name.str(), key.str(),
+                         fmt::join(held, ", "));
+      return false;
+    }
+    if (held.size() == 1) {
+      std::erase_if(domains, [&](const auto& d) { return d.first != *held.begin(); });
+    }
+    if (domains.empty()) {
+      *why = fmt::format("{}: no node{} has the label {} of its topology constraint",
+                         node.name.str(), outer.empty() ? "" : " in " + outer_name, key.str());
+      return false;
+    }
+    std::vector<api::Symbol> scalars;
+    for_each_leaf(node, [&](const framework::Gang& leaf) {
+      for (const GroupMember& m : tree_groups[leaf.name].pool) {
+        for (const auto& [name, value] : m.queued.info->requests.scalar) {
+          if (std::find(scalars.begin(), scalars.end(), name) == scalars.end()) {
+            scalars.push_back(name);
+          }
+        }
+      }
+    });
+    auto restrict = [&](const std::string& value, const std::vector<api::Symbol>& nodes) {
+      placement_.clear();
+      for (api::Symbol name : nodes) placement_.insert(name.id());
+      placement_name_ = fmt::format("{}={}", key.str(), value);
+    };
+    // Each domain tried with the subtree placed in it, then undone; the tightest that places
+    // it wins (ties to the first by name), as a gang's domain is chosen.
+    const std::string* best = nullptr;
+    double best_share = 0;
+    std::string first_why;
+    for (const auto& [value, nodes] : domains) {
+      restrict(value, nodes);
+      const size_t mark = placed.size();
+      std::string w;
+      const bool ok = place_body(node, &w);
+      if (ok) {
+        cache_.UpdateSnapshot(snapshot_);
+        const double share = FreeShare(snapshot_, nodes, scalars);
+        if (best == nullptr || share < best_share) {
+          best = &value;
+          best_share = share;
+        }
+      } else if (first_why.empty()) {
+        first_why = fmt::format("in {}: {}", placement_name_, w);
+      }
+      unplace(node, mark, w);
+    }
+    bool ok = false;
+    if (best == nullptr) {
+      *why =
+          fmt::format("no domain of {} has room for {}; {}", key.str(), node.name.str(), first_why);
+    } else {
+      restrict(*best, domains[*best]);
+      ok = place_body(node, why);
+      if (ok) *why += " in " + placement_name_;
+    }
+    placement_ = outer;
+    placement_name_ = outer_name;
+    return ok;
+  };
+
+  if (composite) {
+    for_each_leaf(gang, [&](const framework::Gang& leaf) {
+      TreeGroup& g = tree_groups[leaf.name];
+      for (const api::Pod* p : leaf.members) {
+        if (!p->spec.node_name.empty() || cache_.IsAssumedPod(*p)) ++g.assigned;
+      }
+    });
+    for (framework::QueuedPodInfo& q : pending) {
+      std::unique_ptr<framework::CycleState> state = new_state(q);
+      TreeGroup& g = tree_groups[q.info->gang.name];
+      ++g.attempted;
+      g.pool.push_back({std::move(q), std::move(state), {}, {}});
+    }
+    tree_placed = place_node(gang, &tree_message);
+    // Who is not placed fails with what became of its group; a member of a placed group that
+    // did not fit fails as one beyond a gang's quorum does, on its own.
+    for (auto& [name, g] : tree_groups) {
+      for (GroupMember& m : g.pool) {
+        if (!g.placed || m.status.IsSuccess()) {
+          m.diagnosis.fit_error = false;  // the group's verdict, not the member's: no preemption
+          m.status = Status(Code::kUnschedulable,
+                            g.placed || g.message.empty()
+                                ? tree_message
+                                : fmt::format("pod group {}: {}", name.str(), g.message))
+                         .WithPlugin(std::string(plugin.Name()));
+        }
+        failed.push_back(std::move(m));
+      }
+    }
+  } else if (group_status.IsSuccess()) {
     bool placed_after_failure = false;
     for (framework::QueuedPodInfo& q : pending) {
       std::unique_ptr<framework::CycleState> state = new_state(q);
@@ -249,21 +549,39 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
       }
     }
   };
-  if (group_status.IsSuccess() && fit >= min_member) {
+  // Each group's condition (a composite group has none: its groups have).
+  auto set_conditions = [&](bool scheduled, const std::string& message, bool error) {
+    if (!composite) {
+      SetGroupCondition(gang, scheduled, message, error);
+      return;
+    }
+    for_each_leaf(gang, [&](const framework::Gang& leaf) {
+      const TreeGroup& g = tree_groups[leaf.name];
+      const bool placed_leaf = scheduled && g.placed;
+      SetGroupCondition(leaf, placed_leaf, scheduled && !g.message.empty() ? g.message : message,
+                        error);
+    });
+  };
+  const bool whole = composite ? tree_placed : group_status.IsSuccess() && fit >= min_member;
+  if (whole) {
     // Reserve every member before any is permitted, so that Permit sees the whole group.
     std::vector<std::shared_ptr<BindingContext>> reserved;
     for (std::shared_ptr<BindingContext>& ctx : placed) {
       if (reserve_group(*ctx)) reserved.push_back(std::move(ctx));
     }
     const auto kept = assigned + static_cast<int32_t>(reserved.size());
-    if (kept >= min_member) {
+    if (composite ? reserved.size() == placed.size() : kept >= min_member) {
+      const size_t reserved_count = reserved.size();
       for (std::shared_ptr<BindingContext>& ctx : reserved) Permit(std::move(ctx));
       if (assigned < min_member) plugin.GroupCycleDone(gang, /*placed=*/true);
-      std::string message = fmt::format("{}/{} members placed ({} {})", fit, assigned + attempted,
-                                        gang.quorum_name, min_member);
-      if (!placement_name_.empty()) message += " in " + placement_name_;
+      std::string message = composite
+                                ? fmt::format("{}: {} members placed; {}", gang.name.str(),
+                                              reserved_count, tree_message)
+                                : fmt::format("{}/{} members placed ({} {})", fit,
+                                              assigned + attempted, gang.quorum_name, min_member);
+      if (!composite && !placement_name_.empty()) message += " in " + placement_name_;
       trace_group(/*scheduled=*/true, message, nullptr);
-      SetGroupCondition(gang, /*scheduled=*/true, message);
+      set_conditions(/*scheduled=*/true, message, /*error=*/false);
     } else {
       // A Reserve plugin turned members away and the group fell short after all.
       const Status short_of =
@@ -274,7 +592,7 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
         Unassume(*ctx, short_of, /*room_freed=*/false);
       }
       plugin.GroupCycleDone(gang, /*placed=*/false);
-      SetGroupCondition(gang, /*scheduled=*/false, short_of.Message());
+      set_conditions(/*scheduled=*/false, short_of.Message(), /*error=*/false);
     }
     // Beyond the quorum: each member that does not fit fails as a pod on its own would, having
     // seen the group placed.
@@ -296,39 +614,14 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
   // 0/6 nodes are available: 6 Insufficient cpu" (members counted apart from nodes).
   std::string message;
   bool error = false;
-  if (!group_status.IsSuccess()) {
+  if (composite) {
+    message = tree_message;
+  } else if (!group_status.IsSuccess()) {
     message = group_status.Message();
     error = !group_status.IsRejected();
   } else {
-    std::vector<std::pair<std::string, std::vector<const GroupMember*>>> reasons;
-    for (const GroupMember& m : failed) {
-      error |= !m.diagnosis.fit_error && !m.status.IsRejected();
-      std::string why = m.diagnosis.fit_error
-                            ? fmt::format("0/{} nodes are available: {}", m.diagnosis.num_all_nodes,
-                                          m.diagnosis.Reasons())
-                            : m.status.Message();
-      auto it = std::find_if(reasons.begin(), reasons.end(),
-                             [&](const auto& r) { return r.first == why; });
-      if (it == reasons.end()) {
-        reasons.emplace_back(std::move(why), std::vector<const GroupMember*>{&m});
-      } else {
-        it->second.push_back(&m);
-      }
-    }
-    std::vector<std::string> parts;
-    for (const auto& [why, members] : reasons) {
-      if (reasons.size() == 1) {
-        parts.push_back(why);
-      } else if (members.size() == 1) {
-        parts.push_back(fmt::format("{} ({})", why, members.front()->queued.info->pod.metadata.name));
-      } else {
-        parts.push_back(fmt::format("{} ({} members)", why, members.size()));
-      }
-    }
-    message = fmt::format("{}{}/{} members fit ({} {}); {} {}: {}", domain_note, fit,
-                          assigned + attempted, gang.quorum_name, min_member, failed.size(),
-                          failed.size() == 1 ? "member does not" : "members do not",
-                          fmt::join(parts, "; "));
+    message = fmt::format("{}{}/{} members fit ({} {}); {}", domain_note, fit, assigned + attempted,
+                          gang.quorum_name, min_member, summarize(failed, &error));
   }
 
   // Preemption for the gang as a whole, when its members were turned away by the nodes (not by
@@ -357,7 +650,9 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
   };
   const bool turned_away_by_nodes = std::any_of(
       failed.begin(), failed.end(), [](const GroupMember& m) { return m.diagnosis.fit_error; });
-  if (group_post_filter != nullptr && group_status.IsSuccess() && !error && turned_away_by_nodes) {
+  // (A composite group's tree does not preempt yet: see README's gang section.)
+  if (group_post_filter != nullptr && !composite && group_status.IsSuccess() && !error &&
+      turned_away_by_nodes) {
     std::vector<const framework::PodInfo*> members;
     for (const framework::PodInfoPtr& p : order) members.push_back(p.get());
     framework::AttemptTrace* first_trace =
@@ -437,58 +732,18 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
   client_.RecordEvent(framework::EventRecord{gang.object, "Warning",
                                              "FailedScheduling", "Scheduling", message,
                                              std::nullopt, fwk.scheduler_name()});
-  SetGroupCondition(gang, /*scheduled=*/false, message, error);
+  set_conditions(/*scheduled=*/false, message, error);
 }
-
-namespace {
-
-// How much of the domain's room is left free, averaged over cpu, memory and the extended
-// resources the gang asks for: 0 when the domain is full, 1 when it is empty.
-double FreeShare(const framework::Snapshot& snapshot, const std::vector<api::Symbol>& nodes,
-                 const std::vector<api::Symbol>& scalars) {
-  api::Resource allocatable, requested;
-  for (api::Symbol name : nodes) {
-    if (const framework::NodeInfo* node = snapshot.Get(name)) {
-      allocatable.Add(node->allocatable());
-      requested.Add(node->requested());
-    }
-  }
-  double sum = 0;
-  int count = 0;
-  auto add = [&](int64_t total, int64_t used) {
-    if (total <= 0) return;
-    sum += static_cast<double>(std::max<int64_t>(total - used, 0)) / static_cast<double>(total);
-    ++count;
-  };
-  add(allocatable.milli_cpu, requested.milli_cpu);
-  add(allocatable.memory, requested.memory);
-  for (api::Symbol name : scalars) add(allocatable.Scalar(name), requested.Scalar(name));
-  return count == 0 ? 0 : sum / count;
-}
-
-}  // namespace
 
 Status Scheduler::ChooseDomain(const framework::Framework& fwk, const framework::Gang& gang,
                                const std::vector<framework::QueuedPodInfo>& pending,
                                int32_t assigned, std::string* note) {
   cache_.UpdateSnapshot(snapshot_);
   const api::Symbol key = gang.topology_key;
-  std::map<std::string, std::vector<api::Symbol>> domains;  // by value, in order
-  for (const framework::NodeInfo* node : snapshot_.List()) {
-    if (const api::Symbol* value = node->node()->metadata.labels.Get(key)) {
-      domains[value->string()].push_back(node->name());
-    }
-  }
   // Members already on a node hold the gang to their domain.
   std::set<std::string> held;
-  for (const api::Pod* p : gang.members) {
-    const framework::NodeInfo* node =
-        p->spec.node_name.empty() ? nullptr : snapshot_.Get(p->spec.node_name);
-    if (node == nullptr) continue;
-    if (const api::Symbol* value = node->node()->metadata.labels.Get(key)) {
-      held.insert(value->string());
-    }
-  }
+  std::map<std::string, std::vector<api::Symbol>> domains =
+      DomainsOf(snapshot_, key, {}, gang.members, &held);
   if (held.size() > 1) {
     return Status::Unresolvable(fmt::format("more than 1 domain of {} found for pod group: {}",
                                             key.str(), fmt::join(held, ", ")));

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "muster/api/feature_gates.h"
 #include "muster/api/pod_resources.h"
 #include "muster/api/types.h"
 #include "muster/cluster/kube/encode.h"
@@ -301,6 +302,46 @@ TEST(DecodeWatchEventTest, VolumeAttachment) {
   EXPECT_EQ(e.object->persistent_volume_name, "pv-1");
   EXPECT_EQ(e.object->node_name.str(), "n1");
   EXPECT_TRUE(e.object->attached);
+}
+
+// A composite group and a child PodGroup as a 1.37 server with the CompositePodGroup gate on
+// serves them (the field names and nesting of kubernetes/api's
+// testdata/HEAD/scheduling.k8s.io.v1alpha3.CompositePodGroup.json and v1beta1.PodGroup.json; a
+// 1.25 server cannot store them), read on `run`'s informer path.
+TEST(DecodeWatchEventTest, CompositePodGroupAndItsChild) {
+  api::FeatureGates gates;
+  gates.Set(api::Feature::kTopologyAwareWorkloadScheduling, true);
+  gates.Set(api::Feature::kCompositePodGroup, true);
+  const api::ScopedFeatures scoped(gates);
+  WatchEvent<api::CompositePodGroup> c = DecodeWatchEvent<api::CompositePodGroup>(
+      R"({"type":"ADDED","object":{"metadata":{"name":"replica-0","namespace":"ml",)"
+      R"("resourceVersion":"40","creationTimestamp":"2026-11-01T10:00:00Z"},)"
+      R"("spec":{"parentCompositePodGroupName":"job",)"
+      R"("workloadRef":{"workloadName":"job","templateName":"replica"},)"
+      R"("schedulingPolicy":{"gang":{"minGroupCount":2}},)"
+      R"("schedulingConstraints":{"topology":[{"key":"rack"}]},"disruptionMode":{"all":{}},)"
+      R"("priority":7,"preemptionPolicy":"Never"},)"
+      R"("status":{"conditions":[{"type":"DisruptionTarget","status":"False",)"
+      R"("observedGeneration":3,"lastTransitionTime":"2026-11-01T10:00:00Z",)"
+      R"("reason":"r","message":"m"}]}}})",
+      "scheduling.k8s.io/v1alpha3", "watch compositepodgroups");
+  ASSERT_TRUE(c.object.has_value()) << c.error;
+  EXPECT_EQ(c.object->spec.parent.str(), "job");
+  EXPECT_EQ(c.object->spec.policy.min_count, 2);
+  EXPECT_EQ(c.object->spec.policy.topology_keys, std::vector<api::Symbol>{api::Symbol("rack")});
+  EXPECT_EQ(c.object->spec.policy.disruption_mode, api::DisruptionMode::kPodGroup);
+  EXPECT_EQ(c.object->spec.policy.preemption_policy, api::PreemptionPolicy::kNever);
+  EXPECT_EQ(c.object->status.conditions.size(), 1u);
+
+  WatchEvent<api::SchedulingPodGroup> g = DecodeWatchEvent<api::SchedulingPodGroup>(
+      R"({"type":"ADDED","object":{"metadata":{"name":"r0-workers","namespace":"ml",)"
+      R"("resourceVersion":"41"},"spec":{"parentCompositePodGroupName":"replica-0",)"
+      R"("workloadRef":{"workloadName":"job","templateName":"workers"},)"
+      R"("schedulingPolicy":{"gang":{"minCount":2}},"disruptionMode":{"single":{}}}}})",
+      "scheduling.k8s.io/v1beta1", "watch podgroups");
+  ASSERT_TRUE(g.object.has_value()) << g.error;
+  EXPECT_EQ(g.object->spec.parent.str(), "replica-0");
+  EXPECT_EQ(g.object->spec.policy.min_count, 2);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <random>
 #include <type_traits>
 
+#include "muster/api/feature_gates.h"
 #include "muster/cluster/kube/decode.h"
 #include "muster/cluster/kube/encode.h"
 #include "muster/framework/log.h"
@@ -523,6 +524,7 @@ Status KubeCluster::Start() {
   api::ForEachClusterKind([&]<typename T>(std::type_identity<T>) {
     if (!status.IsSuccess()) return;
     const api::Kind<T>& kind = api::KindOf<T>();
+    if (kind.gate && !api::Features().Enabled(*kind.gate)) return;
     const bool required = kind.when_unserved.empty();
     std::vector<std::string> served;
     for (std::string_view version : kind.api_versions) {

@@ -70,11 +70,146 @@ std::optional<GangScheduling::Group> GangScheduling::GroupOfPod(const api::Pod& 
 
 std::vector<const api::Pod*> GangScheduling::Members(const api::Pod& pod,
                                                      const api::GangRef& gang) const {
-  std::vector<const api::Pod*> members = handle_.lister().PodsInGang(pod.metadata.namespace_, gang);
+  return Members(pod.metadata.namespace_, gang);
+}
+
+std::vector<const api::Pod*> GangScheduling::Members(api::Symbol ns,
+                                                     const api::GangRef& gang) const {
+  std::vector<const api::Pod*> members = handle_.lister().PodsInGang(ns, gang);
   std::erase_if(members, [](const api::Pod* p) {
     return p->IsTerminal() || p->metadata.deletion_timestamp.has_value();
   });
   return members;
+}
+
+// ---- Composite pod groups ----
+
+namespace {
+
+// A hierarchy is at most 4 levels deep (WorkloadMaxTreeDepth); parents followed further loop.
+constexpr int kMaxParents = 16;
+
+api::GangRef GroupRef(api::Symbol name) {
+  return api::GangRef{static_cast<uint8_t>(api::kClusterKindIndex<api::SchedulingPodGroup>), name};
+}
+
+}  // namespace
+
+const api::CompositePodGroup* GangScheduling::RootOf(api::Symbol ns, api::Symbol parent,
+                                                     std::string* why) const {
+  const api::CompositePodGroup* at = nullptr;
+  for (int i = 0; !parent.empty(); ++i) {
+    at = handle_.lister().Get<api::CompositePodGroup>(ns, parent);
+    if (at == nullptr) {
+      *why = fmt::format(
+          "failed to build hierarchy snapshot: composite pod group object not found in state "
+          "for compositepodgroup/{}/{}",
+          ns.str(), parent.str());
+      return nullptr;
+    }
+    if (i == kMaxParents) {
+      *why = fmt::format(
+          "failed to build hierarchy snapshot: the parents of composite pod group {}/{} loop",
+          ns.str(), parent.str());
+      return nullptr;
+    }
+    parent = at->spec.parent;
+  }
+  return at;
+}
+
+const api::CompositePodGroup* GangScheduling::RootOfPod(const api::Pod& pod) const {
+  if (pod.spec.scheduling_group.empty()) return nullptr;
+  const auto* group = handle_.lister().Get<api::SchedulingPodGroup>(pod.metadata.namespace_,
+                                                                    pod.spec.scheduling_group);
+  if (group == nullptr || group->spec.parent.empty()) return nullptr;
+  std::string why;
+  return RootOf(pod.metadata.namespace_, group->spec.parent, &why);
+}
+
+std::vector<GangScheduling::Child> GangScheduling::ChildrenOf(
+    const api::CompositePodGroup& composite) const {
+  const api::Symbol ns = composite.metadata.namespace_;
+  const api::Symbol name(composite.metadata.name);
+  std::vector<Child> children;
+  for (const api::SchedulingPodGroup* g : handle_.lister().List<api::SchedulingPodGroup>(ns)) {
+    if (g->spec.parent == name) children.push_back({g, nullptr});
+  }
+  for (const api::CompositePodGroup* c : handle_.lister().List<api::CompositePodGroup>(ns)) {
+    if (c->spec.parent == name) children.push_back({nullptr, c});
+  }
+  auto meta = [](const Child& c) -> const api::ObjectMeta& {
+    return c.group != nullptr ? c.group->metadata : c.composite->metadata;
+  };
+  std::sort(children.begin(), children.end(), [&](const Child& a, const Child& b) {
+    const api::ObjectMeta& x = meta(a);
+    const api::ObjectMeta& y = meta(b);
+    if (x.creation_timestamp != y.creation_timestamp) {
+      return x.creation_timestamp < y.creation_timestamp;
+    }
+    return x.name < y.name;
+  });
+  return children;
+}
+
+bool GangScheduling::TreeReady(const api::CompositePodGroup& composite, const api::Pod& pod) const {
+  int32_t ready = 0;
+  for (const Child& child : ChildrenOf(composite)) {
+    if (child.composite != nullptr) {
+      ready += TreeReady(*child.composite, pod) ? 1 : 0;
+      continue;
+    }
+    const api::Symbol name(child.group->metadata.name);
+    const std::vector<const api::Pod*> members =
+        Members(composite.metadata.namespace_, GroupRef(name));
+    auto count = static_cast<int64_t>(members.size());
+    if (pod.spec.scheduling_group == name &&
+        std::none_of(members.begin(), members.end(),
+                     [&](const api::Pod* p) { return p->metadata.name == pod.metadata.name; })) {
+      ++count;
+    }
+    ready += count >= child.group->spec.policy.min_count.value_or(1) ? 1 : 0;
+  }
+  return ready >= composite.spec.policy.min_count.value_or(1);
+}
+
+framework::Gang GangScheduling::LeafGang(const api::SchedulingPodGroup& group) const {
+  framework::Gang gang;
+  gang.namespace_ = group.metadata.namespace_;
+  gang.name = api::Symbol(group.metadata.name);
+  gang.min_count = group.spec.policy.min_count.value_or(1);
+  gang.members = Members(gang.namespace_, GroupRef(gang.name));
+  gang.quorum_name = "minCount";
+  if (!group.spec.policy.topology_keys.empty()) {
+    gang.topology_key = group.spec.policy.topology_keys[0];
+  }
+  gang.object = framework::ReferenceTo(group.metadata, "PodGroup", group.api_version);
+  gang.conditions = group.status.conditions;
+  gang.condition_type = group.ScheduledCondition();
+  gang.condition_stays_true = true;
+  return gang;
+}
+
+framework::Gang GangScheduling::TreeGang(const api::CompositePodGroup& composite) const {
+  framework::Gang gang;
+  gang.namespace_ = composite.metadata.namespace_;
+  gang.name = api::Symbol(composite.metadata.name);
+  gang.min_count = composite.spec.policy.min_count.value_or(1);
+  gang.quorum_name = "minGroupCount";
+  if (!composite.spec.policy.topology_keys.empty()) {
+    gang.topology_key = composite.spec.policy.topology_keys[0];
+  }
+  // Events go to it; 1.37's scheduler writes no condition on a composite group.
+  gang.object =
+      framework::ReferenceTo(composite.metadata, "CompositePodGroup", composite.api_version);
+  gang.condition_type = {};
+  for (const Child& child : ChildrenOf(composite)) {
+    gang.children.push_back(child.group != nullptr ? LeafGang(*child.group)
+                                                   : TreeGang(*child.composite));
+    const std::vector<const api::Pod*>& members = gang.children.back().members;
+    gang.members.insert(gang.members.end(), members.begin(), members.end());
+  }
+  return gang;
 }
 
 Status GangScheduling::PreEnqueue(const api::Pod& pod) {
@@ -82,6 +217,17 @@ Status GangScheduling::PreEnqueue(const api::Pod& pod) {
   std::string why;
   const std::optional<Group> group = GroupOfPod(pod, &why);
   if (!group) return Status::Unresolvable(std::move(why));
+  if (group->pod_group != nullptr && !group->pod_group->spec.parent.empty()) {
+    // A member of a tree waits for the whole tree, from its root.
+    const api::CompositePodGroup* root =
+        RootOf(pod.metadata.namespace_, group->pod_group->spec.parent, &why);
+    if (root == nullptr) return Status::Unresolvable(std::move(why));
+    if (!TreeReady(*root, pod)) {
+      return Status::Unresolvable(fmt::format(
+          "waiting for composite pod group \"{}\" tree to meet quorum", root->metadata.name));
+    }
+    return Status::OK();
+  }
   if (!group->policy->gang()) return Status::OK();
   std::vector<const api::Pod*> members = Members(pod, api::GangOf(pod));
   // The pod itself counts, whether or not the lister holds it yet.
@@ -100,7 +246,16 @@ std::optional<framework::Gang> GangScheduling::GroupOf(const framework::PodInfo&
   const api::Pod& pod = pod_info.pod;
   std::string why;
   const std::optional<Group> group = GroupOfPod(pod, &why);
+  if (group && group->pod_group != nullptr && !group->pod_group->spec.parent.empty()) {
+    const api::CompositePodGroup* root =
+        RootOf(pod.metadata.namespace_, group->pod_group->spec.parent, &why);
+    if (root == nullptr) return std::nullopt;
+    return TreeGang(*root);
+  }
   if (!group || !group->policy->gang()) return std::nullopt;
+  if (group->pod_group != nullptr) return LeafGang(*group->pod_group);
+  // A v1alpha1 Workload's gang, one per replica key; the Workload has no status: its events say
+  // what happened.
   framework::Gang gang;
   gang.namespace_ = pod.metadata.namespace_;
   gang.name = pod_info.gang.name;
@@ -108,17 +263,9 @@ std::optional<framework::Gang> GangScheduling::GroupOf(const framework::PodInfo&
   gang.members = Members(pod, pod_info.gang);
   gang.quorum_name = "minCount";
   if (!group->policy->topology_keys.empty()) gang.topology_key = group->policy->topology_keys[0];
-  if (const api::SchedulingPodGroup* pg = group->pod_group) {
-    gang.object = framework::ReferenceTo(pg->metadata, "PodGroup", pg->api_version);
-    gang.conditions = pg->status.conditions;
-    gang.condition_type = pg->ScheduledCondition();
-    gang.condition_stays_true = true;
-  } else {
-    // A v1alpha1 Workload has no status: its events say what happened.
-    gang.object =
-        framework::ReferenceTo(group->workload->metadata, "Workload", group->workload->api_version);
-    gang.condition_type = {};
-  }
+  gang.object =
+      framework::ReferenceTo(group->workload->metadata, "Workload", group->workload->api_version);
+  gang.condition_type = {};
   return gang;
 }
 
@@ -154,6 +301,10 @@ std::vector<framework::ClusterEventWithHint> GangScheduling::EventsToRegister() 
       {framework::ClusterEvent{framework::EventResource::Of<api::Workload>(),
                                framework::kAdd | framework::kUpdate, "WorkloadAddOrUpdate"},
        group_changed},
+      // A composite group's spec cannot change: only its creation helps.
+      {framework::ClusterEvent{framework::EventResource::Of<api::CompositePodGroup>(),
+                               framework::kAdd, "CompositePodGroupAdd"},
+       group_changed},
   };
 }
 
@@ -164,7 +315,21 @@ QueueingHint GangScheduling::OnPodAdded(const api::Pod& pod,
     return QueueingHint::kSkip;
   }
   const api::GangRef gang = api::GangOf(pod);
-  if (api::GangOf(*added) != gang) return QueueingHint::kSkip;
+  // A member of a tree is worth a retry once its tree can meet its quorum (the added pod may be
+  // of another group of the tree).
+  auto tree_ready = [&](const api::CompositePodGroup& root) {
+    if (ready_memo_.added != added || ready_memo_.root != &root ||
+        ready_memo_.added_key != added->metadata.name) {
+      ready_memo_ = {added, added->metadata.name, &root, TreeReady(root, *added)};
+    }
+    return ready_memo_.ready ? QueueingHint::kQueue : QueueingHint::kSkip;
+  };
+  if (api::GangOf(*added) != gang) {
+    const api::CompositePodGroup* root = RootOfPod(pod);
+    if (root == nullptr || RootOfPod(*added) != root) return QueueingHint::kSkip;
+    return tree_ready(*root);
+  }
+  if (const api::CompositePodGroup* root = RootOfPod(pod)) return tree_ready(*root);
   // A member held at PreEnqueue is worth a retry only once its gang has minCount pods: asking
   // every held member at every arrival would cost the square of the gang.
   std::string why;
@@ -180,8 +345,27 @@ QueueingHint GangScheduling::OnGroupChanged(const api::Pod& pod,
   const api::ObjectMeta& meta = api::MetaOf(event.new_object);
   if (meta.namespace_ != pod.metadata.namespace_) return QueueingHint::kSkip;
   const api::Symbol name(meta.name);
+  // A group or composite group added to the tree of the pod's group (or its missing parent).
+  auto joins_tree = [&](api::Symbol parent) {
+    if (pod.spec.scheduling_group.empty()) return false;
+    const auto* own = handle_.lister().Get<api::SchedulingPodGroup>(pod.metadata.namespace_,
+                                                                    pod.spec.scheduling_group);
+    if (own == nullptr || own->spec.parent.empty()) return false;
+    std::string why;
+    const api::CompositePodGroup* root = RootOf(pod.metadata.namespace_, own->spec.parent, &why);
+    if (root == nullptr) return true;  // a missing parent may be this one
+    return !parent.empty() && RootOf(pod.metadata.namespace_, parent, &why) == root;
+  };
+  if (const api::CompositePodGroup* composite = event.New<api::CompositePodGroup>()) {
+    return joins_tree(api::Symbol(composite->metadata.name)) ? QueueingHint::kQueue
+                                                             : QueueingHint::kSkip;
+  }
   if (const api::SchedulingPodGroup* group = event.New<api::SchedulingPodGroup>()) {
-    if (name != pod.spec.scheduling_group) return QueueingHint::kSkip;
+    if (name != pod.spec.scheduling_group) {
+      return event.Old<api::SchedulingPodGroup>() == nullptr && joins_tree(group->spec.parent)
+                 ? QueueingHint::kQueue
+                 : QueueingHint::kSkip;
+    }
     // An update helps only when it lowers minCount (mutable from 1.37 on), as upstream's hint;
     // the scheduler's own condition writes do not.
     const api::SchedulingPodGroup* old = event.Old<api::SchedulingPodGroup>();

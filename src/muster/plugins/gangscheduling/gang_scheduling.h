@@ -15,7 +15,12 @@
 //               (framework::GroupPlugin): its pending members against one snapshot, kept only
 //               when minCount of them fit, nothing held otherwise. That is upstream's pod group
 //               scheduling cycle of 1.36 and later, where 1.35 held members at Permit instead.
-// Its events: a pod added to the group, the group (or Workload) added or updated.
+// With the CompositePodGroup feature gate (1.37, alpha), a PodGroup may name a parent
+// CompositePodGroup: the tree under the root is placed as one gang, each composite when
+// minGroupCount of its children are (each as its own policy says), and a member waits at
+// PreEnqueue until the whole tree could meet its quorum, as upstream's hierarchy.
+// Its events: a pod added to the group, the group (or Workload) added or updated, a composite
+// group added.
 
 #include <memory>
 #include <optional>
@@ -63,15 +68,45 @@ class GangScheduling final : public framework::PreEnqueuePlugin,
   };
   std::optional<Group> GroupOfPod(const api::Pod& pod, std::string* why) const;
 
+  // The root of the tree a pod group whose parent is `parent` is in, following parents; null
+  // with *why (upstream's message) when one of them does not exist or the parents loop.
+  const api::CompositePodGroup* RootOf(api::Symbol ns, api::Symbol parent, std::string* why) const;
+
  private:
+  // A composite group's children, groups and composites, by creation time (then name).
+  struct Child {
+    const api::SchedulingPodGroup* group = nullptr;
+    const api::CompositePodGroup* composite = nullptr;
+  };
+  std::vector<Child> ChildrenOf(const api::CompositePodGroup& composite) const;
+  // Whether the tree under `composite` could meet its quorum with the pods that exist (a group
+  // has minCount pods, or one for a basic group; a composite minGroupCount such children, one
+  // for a basic one). `pod`, not yet listed perhaps, counts in its own group.
+  bool TreeReady(const api::CompositePodGroup& composite, const api::Pod& pod) const;
+  // The gang of a group (a tree's leaf) and of a composite group's whole tree.
+  framework::Gang LeafGang(const api::SchedulingPodGroup& group) const;
+  framework::Gang TreeGang(const api::CompositePodGroup& composite) const;
+  // The root of the tree the pod's group is in, or null (no such group, or a root itself).
+  const api::CompositePodGroup* RootOfPod(const api::Pod& pod) const;
+
   // The gang's members the scheduler knows: not terminal, not being deleted.
   std::vector<const api::Pod*> Members(const api::Pod& pod, const api::GangRef& gang) const;
+  std::vector<const api::Pod*> Members(api::Symbol ns, const api::GangRef& gang) const;
   framework::QueueingHint OnPodAdded(const api::Pod& pod,
                                      const framework::EventObjects& event) const;
   framework::QueueingHint OnGroupChanged(const api::Pod& pod,
                                          const framework::EventObjects& event) const;
 
   framework::Handle& handle_;
+  // A pod added to a tree is asked about by every held member of the tree: the tree's
+  // readiness is worked out once per added pod, not once per member.
+  struct ReadyMemo {
+    const api::Pod* added = nullptr;
+    std::string added_key;
+    const api::CompositePodGroup* root = nullptr;
+    bool ready = false;
+  };
+  mutable ReadyMemo ready_memo_;
 };
 
 }  // namespace muster::plugins::gangscheduling
