@@ -329,9 +329,16 @@ Workload ReadWorkload(Decoder& d, Map& m, const std::string& api_version) {
   bool has_composites = false;
   if (!v1alpha1 && api_version != kV1alpha2 && Present(s.Get("compositePodGroupTemplates"))) {
     if (!Features().Enabled(Feature::kCompositePodGroup)) {
-      d.Error(s.Path("compositePodGroupTemplates"),
-              "Forbidden: the CompositePodGroup feature gate is off (alpha in 1.37: "
-              "--feature-gates CompositePodGroup=true,TopologyAwareWorkloadScheduling=true)");
+      // A server with the gate on stored it; kube-scheduler with the gate off passes over it.
+      if (d.Served()) {
+        d.Warn(s.Path("compositePodGroupTemplates"),
+               "passed over, as kube-scheduler passes over it while the CompositePodGroup "
+               "feature gate is off");
+      } else {
+        d.Error(s.Path("compositePodGroupTemplates"),
+                "Forbidden: the CompositePodGroup feature gate is off (alpha in 1.37: "
+                "--feature-gates CompositePodGroup=true,TopologyAwareWorkloadScheduling=true)");
+      }
       has_composites = true;
     } else {
       has_composites = ReadCompositeTemplates(d, s, api_version, w);
