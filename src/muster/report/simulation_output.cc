@@ -249,8 +249,7 @@ std::vector<json> NativeGangsJson(const cluster::MemoryCluster& c) {
   std::vector<json> out;
   auto add = [&](const api::ObjectMeta& meta, const std::string& name,
                  const std::string& api_version, const api::PodGroupPolicy& policy,
-                 const api::Condition* condition) {
-    const Members& m = members[{meta.namespace_.string(), name}];
+                 const api::Condition* condition, const Members& m) {
     json g;
     g["namespace"] = meta.namespace_.string();
     g["name"] = name;
@@ -270,7 +269,8 @@ std::vector<json> NativeGangsJson(const cluster::MemoryCluster& c) {
   for (const auto& [key, ptr] : c.Objects<api::SchedulingPodGroup>()) {
     const api::SchedulingPodGroup& pg = *ptr;
     add(pg.metadata, pg.metadata.name, pg.api_version, pg.spec.policy,
-        api::FindCondition(pg.status.conditions, pg.ScheduledCondition()));
+        api::FindCondition(pg.status.conditions, pg.ScheduledCondition()),
+        members[{pg.metadata.namespace_.string(), pg.metadata.name}]);
     if (!pg.spec.parent.empty()) out.back()["parent"] = pg.spec.parent.string();
   }
   // Composite groups (1.37, KEP-6012): their members are their tree's, their quorum a count of
@@ -317,8 +317,7 @@ std::vector<json> NativeGangsJson(const cluster::MemoryCluster& c) {
       }
     };
     collect(cpg.metadata.name, 0, collect);
-    members[{ns, cpg.metadata.name}] = sum;
-    add(cpg.metadata, cpg.metadata.name, cpg.api_version, cpg.spec.policy, nullptr);
+    add(cpg.metadata, cpg.metadata.name, cpg.api_version, cpg.spec.policy, nullptr, sum);
     json& g = out.back();
     g["kind"] = "CompositePodGroup";
     g["minCount"] = nullptr;
@@ -342,7 +341,8 @@ std::vector<json> NativeGangsJson(const cluster::MemoryCluster& c) {
       }
       if (instances.empty()) instances.push_back(name);
       for (const std::string& gang : instances) {
-        add(w.metadata, gang, w.api_version, group.policy, nullptr);
+        add(w.metadata, gang, w.api_version, group.policy, nullptr,
+            members[{w.metadata.namespace_.string(), gang}]);
       }
     }
   }

@@ -55,7 +55,8 @@ double FreeShare(const framework::Snapshot& snapshot, const std::vector<api::Sym
 }
 
 // The domains of `key` among the snapshot's nodes (only those in `within`, unless it is
-// empty), by value, in order; *held: the domains members already on a node are in.
+// empty), by value, in order; *held: the domains members already on a node are in, which hold
+// the group to theirs (only it is returned when there is one).
 std::map<std::string, std::vector<api::Symbol>> DomainsOf(
     const framework::Snapshot& snapshot, api::Symbol key,
     const std::unordered_set<uint32_t>& within, const std::vector<const api::Pod*>& members,
@@ -75,7 +76,27 @@ std::map<std::string, std::vector<api::Symbol>> DomainsOf(
       held->insert(value->string());
     }
   }
+  if (held->size() == 1) {
+    std::erase_if(domains, [&](const auto& d) { return d.first != *held->begin(); });
+  }
   return domains;
+}
+
+// Restricts the cycle's placements to one domain's nodes, named `key=value` in messages.
+void Restrict(std::unordered_set<uint32_t>& placement, std::string& placement_name, api::Symbol key,
+              const std::string& value, const std::vector<api::Symbol>& nodes) {
+  placement.clear();
+  for (api::Symbol name : nodes) placement.insert(name.id());
+  placement_name = fmt::format("{}={}", key.str(), value);
+}
+
+// Adds the extended resources `pod` asks for to *scalars (each once), for FreeShare.
+void AddScalars(const framework::PodInfo& pod, std::vector<api::Symbol>* scalars) {
+  for (const auto& [name, value] : pod.requests.scalar) {
+    if (std::find(scalars->begin(), scalars->end(), name) == scalars->end()) {
+      scalars->push_back(name);
+    }
+  }
 }
 
 }  // namespace
@@ -387,9 +408,6 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
                          fmt::join(held, ", "));
       return false;
     }
-    if (held.size() == 1) {
-      std::erase_if(domains, [&](const auto& d) { return d.first != *held.begin(); });
-    }
     if (domains.empty()) {
       *why = fmt::format("{}: no node{} has the label {} of its topology constraint",
                          node.name.str(), outer.empty() ? "" : " in " + outer_name, key.str());
@@ -397,18 +415,10 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
     }
     std::vector<api::Symbol> scalars;
     for_each_leaf(node, [&](const framework::Gang& leaf) {
-      for (const GroupMember& m : tree_groups[leaf.name].pool) {
-        for (const auto& [name, value] : m.queued.info->requests.scalar) {
-          if (std::find(scalars.begin(), scalars.end(), name) == scalars.end()) {
-            scalars.push_back(name);
-          }
-        }
-      }
+      for (const GroupMember& m : tree_groups[leaf.name].pool) AddScalars(*m.queued.info, &scalars);
     });
     auto restrict = [&](const std::string& value, const std::vector<api::Symbol>& nodes) {
-      placement_.clear();
-      for (api::Symbol name : nodes) placement_.insert(name.id());
-      placement_name_ = fmt::format("{}={}", key.str(), value);
+      Restrict(placement_, placement_name_, key, value, nodes);
     };
     // Each domain tried with the subtree placed in it, then undone; the tightest that places
     // it wins (ties to the first by name), as a gang's domain is chosen.
@@ -748,27 +758,19 @@ Status Scheduler::ChooseDomain(const framework::Framework& fwk, const framework:
     return Status::Unresolvable(fmt::format("more than 1 domain of {} found for pod group: {}",
                                             key.str(), fmt::join(held, ", ")));
   }
-  if (held.size() == 1)
-    std::erase_if(domains, [&](const auto& d) { return d.first != *held.begin(); });
   if (domains.empty()) {
     return Status::Unresolvable(
         fmt::format("no node has the label {} of the pod group's topology constraint", key.str()));
   }
   auto restrict = [&](const std::string& value, const std::vector<api::Symbol>& nodes) {
-    placement_.clear();
-    for (api::Symbol name : nodes) placement_.insert(name.id());
-    placement_name_ = fmt::format("{}={}", key.str(), value);
+    Restrict(placement_, placement_name_, key, value, nodes);
   };
   if (domains.size() == 1) {
     restrict(domains.begin()->first, domains.begin()->second);
     return Status::OK();
   }
   std::vector<api::Symbol> scalars;
-  for (const framework::QueuedPodInfo& q : pending) {
-    for (const auto& [name, value] : q.info->requests.scalar) {
-      if (std::find(scalars.begin(), scalars.end(), name) == scalars.end()) scalars.push_back(name);
-    }
-  }
+  for (const framework::QueuedPodInfo& q : pending) AddScalars(*q.info, &scalars);
   // Each domain tried: the members placed one after another, each seeing those before it (as
   // the cycle places them), then undone.
   struct Trial {

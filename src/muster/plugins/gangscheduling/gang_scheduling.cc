@@ -118,13 +118,15 @@ const api::CompositePodGroup* GangScheduling::RootOf(api::Symbol ns, api::Symbol
   return at;
 }
 
-const api::CompositePodGroup* GangScheduling::RootOfPod(const api::Pod& pod) const {
+const api::CompositePodGroup* GangScheduling::RootOfPod(const api::Pod& pod, bool* missing) const {
   if (pod.spec.scheduling_group.empty()) return nullptr;
   const auto* group = handle_.lister().Get<api::SchedulingPodGroup>(pod.metadata.namespace_,
                                                                     pod.spec.scheduling_group);
   if (group == nullptr || group->spec.parent.empty()) return nullptr;
   std::string why;
-  return RootOf(pod.metadata.namespace_, group->spec.parent, &why);
+  const api::CompositePodGroup* root = RootOf(pod.metadata.namespace_, group->spec.parent, &why);
+  if (missing != nullptr) *missing = root == nullptr;
+  return root;
 }
 
 std::vector<GangScheduling::Child> GangScheduling::ChildrenOf(
@@ -347,13 +349,10 @@ QueueingHint GangScheduling::OnGroupChanged(const api::Pod& pod,
   const api::Symbol name(meta.name);
   // A group or composite group added to the tree of the pod's group (or its missing parent).
   auto joins_tree = [&](api::Symbol parent) {
-    if (pod.spec.scheduling_group.empty()) return false;
-    const auto* own = handle_.lister().Get<api::SchedulingPodGroup>(pod.metadata.namespace_,
-                                                                    pod.spec.scheduling_group);
-    if (own == nullptr || own->spec.parent.empty()) return false;
+    bool missing = false;
+    const api::CompositePodGroup* root = RootOfPod(pod, &missing);
+    if (root == nullptr) return missing;  // a missing parent may be this one
     std::string why;
-    const api::CompositePodGroup* root = RootOf(pod.metadata.namespace_, own->spec.parent, &why);
-    if (root == nullptr) return true;  // a missing parent may be this one
     return !parent.empty() && RootOf(pod.metadata.namespace_, parent, &why) == root;
   };
   if (const api::CompositePodGroup* composite = event.New<api::CompositePodGroup>()) {

@@ -86,8 +86,9 @@ class GangScheduling final : public framework::PreEnqueuePlugin,
   // The gang of a group (a tree's leaf) and of a composite group's whole tree.
   framework::Gang LeafGang(const api::SchedulingPodGroup& group) const;
   framework::Gang TreeGang(const api::CompositePodGroup& composite) const;
-  // The root of the tree the pod's group is in, or null (no such group, or a root itself).
-  const api::CompositePodGroup* RootOfPod(const api::Pod& pod) const;
+  // The root of the tree the pod's group is in, or null (no such group, or a root itself);
+  // *missing, when given: whether the group has a parent but its tree cannot be built.
+  const api::CompositePodGroup* RootOfPod(const api::Pod& pod, bool* missing = nullptr) const;
 
   // The gang's members the scheduler knows: not terminal, not being deleted.
   std::vector<const api::Pod*> Members(const api::Pod& pod, const api::GangRef& gang) const;
