@@ -152,6 +152,50 @@ TEST_F(CheckerTest, WithoutAGroupPluginAPodGroupPromisesNothing) {
   EXPECT_FALSE(checker_->violation()) << Violated();
 }
 
+// A composite group's tree (KEP-6012) binds only with its root's quorum: job (minGroupCount 2)
+// of two PodGroups of one member each, g1 and g2.
+class CheckerTreeTest : public CheckerTest {
+ protected:
+  void SetUp() override {
+    Start();
+    cluster_.Create(MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj());
+    clock_.RunDue();
+    api::CompositePodGroup job;
+    job.metadata.name = "job";
+    job.metadata.namespace_ = api::Symbol(api::kDefaultNamespace);
+    job.spec.policy.min_count = 2;
+    cluster_.Create(job);
+    for (const char* name : {"g1", "g2"}) {
+      api::SchedulingPodGroup group;
+      group.metadata.name = name;
+      group.metadata.namespace_ = api::Symbol(api::kDefaultNamespace);
+      group.spec.parent = api::Symbol("job");
+      group.spec.policy.min_count = 1;
+      cluster_.Create(group);
+      api::Pod pod = MakePod().Name(std::string(name) + "-0").Obj();
+      pod.spec.scheduling_group = api::Symbol(name);
+      cluster_.Create(pod);
+      clock_.RunDue();
+    }
+  }
+};
+
+TEST_F(CheckerTreeTest, ATreeBoundWithItsRootsQuorum) {
+  cluster_.Bind(Pod("default/g1-0"), api::Symbol("n1"));
+  cluster_.Bind(Pod("default/g2-0"), api::Symbol("n1"));
+  clock_.RunDue();
+  checker_->EndOfInstant();
+  EXPECT_FALSE(checker_->violation()) << Violated();
+}
+
+TEST_F(CheckerTreeTest, ATreeBoundBelowItsRootsQuorum) {
+  cluster_.Bind(Pod("default/g1-0"), api::Symbol("n1"));
+  clock_.RunDue();
+  checker_->EndOfInstant();
+  EXPECT_THAT(Violated(), HasSubstr("composite pod group default/job bound members with 1 of its "
+                                    "2 groups whole, fewer than its minGroupCount 2"));
+}
+
 // A gang bound whole (Coscheduling, Group mode): g of two on n1, which is no violation. It is also
 // a gang evicted whole (any Coscheduling PodGroup): the tests below delete its members the way
 // the scheduler's preemption takes pods (DeletePod, with DisruptionTarget).

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,5 +51,41 @@ Symbol GangDefinitionName(const GangRef& gang);
 
 // The gangs `object` defines; none when its kind is not a gang API's.
 std::vector<GangDefinition> GangsDefinedBy(const AnyObject& object);
+
+// What a scheduler's preemption evicts `pod` with (KEP-5710's disruption modes, KEP-6012's
+// trees): the highest group above it whose disruption mode is All, a scheduling.k8s.io PodGroup
+// or a CompositePodGroup it descends from (an All above overrides a Single below, as upstream),
+// or its scheduler-plugins PodGroup, whose gangs always go whole; empty: the pod goes alone.
+// `priority`, when given, is set to the priority of the highest group on the way up that sets
+// one (a tree's priority is its root's). `objects` has Get<T>(namespace, name); a parent that is
+// missing, or a chain longer than kMaxGroupParents, ends the walk there.
+inline constexpr int kMaxGroupParents = 16;
+template <typename Objects>
+GangRef EvictionUnit(const Pod& pod, const Objects& objects,
+                     std::optional<int32_t>* priority = nullptr) {
+  const GangRef gang = GangOf(pod);
+  const Symbol ns = pod.metadata.namespace_;
+  if (gang.Of<PodGroup>()) {
+    return objects.template Get<PodGroup>(ns, gang.name) != nullptr ? gang : GangRef{};
+  }
+  if (!gang.Of<SchedulingPodGroup>()) return GangRef{};
+  const auto* group = objects.template Get<SchedulingPodGroup>(ns, gang.name);
+  if (group == nullptr) return GangRef{};
+  GangRef unit;
+  auto visit = [&](const PodGroupPolicy& policy, const GangRef& at) {
+    if (policy.disruption_mode == DisruptionMode::kPodGroup) unit = at;
+    if (priority != nullptr && policy.priority) *priority = policy.priority;
+  };
+  visit(group->spec.policy, gang);
+  Symbol parent = group->spec.parent;
+  for (int i = 0; !parent.empty() && i < kMaxGroupParents; ++i) {
+    const auto* composite = objects.template Get<CompositePodGroup>(ns, parent);
+    if (composite == nullptr) break;
+    visit(composite->spec.policy,
+          GangRef{static_cast<uint8_t>(kClusterKindIndex<CompositePodGroup>), parent});
+    parent = composite->spec.parent;
+  }
+  return unit;
+}
 
 }  // namespace muster::api

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "muster/framework/interface.h"
@@ -24,6 +25,17 @@ namespace muster::framework {
 struct TrialPlacement {
   const PodInfo* pod = nullptr;
   api::Symbol node;
+};
+
+// What a trial's placement came to.
+struct TrialResult {
+  // Where each member placed went, in the order placed.
+  std::vector<TrialPlacement> placements;
+  // Whether the gang is placed whole: with the members on a node before the trial, its quorum
+  // (a composite group's tree: its root placed); with `fixed`, every member listed.
+  bool whole = false;
+  // A composite group's tree not placed whole: why (the cycle's message for the tree).
+  std::string why;
 };
 
 // The scheduler's what-if of one gang's placement. Pods taken out stay out until put back; the
@@ -39,11 +51,12 @@ class GroupTrial {
   virtual bool TakeOut(const api::Pod& pod) = 0;
   // Puts a pod taken out back on its node, as it was.
   virtual void PutBack(const api::Pod& pod) = 0;
-  // Places the gang's pending members in the cycle's order, each seeing those placed before it,
-  // and undoes the placements before returning them. With `fixed` (an earlier call's result),
-  // each member is tried only on the node it had there, and a member it does not list is not
-  // placed.
-  virtual std::vector<TrialPlacement> PlaceMembers(std::span<const TrialPlacement> fixed) = 0;
+  // Places the gang's pending members as the cycle does (in its order, each seeing those placed
+  // before it; a composite group's tree from its root down, a subtree that falls short undone)
+  // and undoes the placements before returning them. With `fixed` (an earlier call's
+  // placements), each member is tried only on the node it had there, and a member it does not
+  // list is not placed.
+  virtual TrialResult PlaceMembers(std::span<const TrialPlacement> fixed) = 0;
   // Members on a node before the trial (bound, or assumed): they count towards the quorum with
   // the placements.
   virtual int32_t assigned() const = 0;

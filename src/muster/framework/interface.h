@@ -346,6 +346,15 @@ struct Gang {
   std::vector<Gang> children;
 
   bool composite() const { return !children.empty(); }
+  // Calls fn on each group of members of the tree, in order (on this gang, when it is one).
+  template <typename Fn>
+  void ForEachGroup(const Fn& fn) const {
+    if (!composite()) {
+      fn(*this);
+      return;
+    }
+    for (const Gang& child : children) child.ForEachGroup(fn);
+  }
   // namespace/name, for logs.
   std::string Key() const { return namespace_.string() + "/" + name.string(); }
 };

@@ -11,6 +11,7 @@
 
 #include "muster/framework/log.h"
 #include "muster/scheduler/cycle.h"
+#include "muster/scheduler/group_placement.h"
 
 // The whole-group cycle. A pod whose profile has a GroupPlugin naming its group is not placed
 // alone: its group's pending members come out of the queue with it and are placed one after
@@ -27,79 +28,6 @@
 // first member's placement and the decision.
 
 namespace muster::scheduler {
-
-namespace {
-
-// How much of the domain's room is left free, averaged over cpu, memory and the extended
-// resources the gang asks for: 0 when the domain is full, 1 when it is empty.
-double FreeShare(const framework::Snapshot& snapshot, const std::vector<api::Symbol>& nodes,
-                 const std::vector<api::Symbol>& scalars) {
-  api::Resource allocatable, requested;
-  for (api::Symbol name : nodes) {
-    if (const framework::NodeInfo* node = snapshot.Get(name)) {
-      allocatable.Add(node->allocatable());
-      requested.Add(node->requested());
-    }
-  }
-  double sum = 0;
-  int count = 0;
-  auto add = [&](int64_t total, int64_t used) {
-    if (total <= 0) return;
-    sum += static_cast<double>(std::max<int64_t>(total - used, 0)) / static_cast<double>(total);
-    ++count;
-  };
-  add(allocatable.milli_cpu, requested.milli_cpu);
-  add(allocatable.memory, requested.memory);
-  for (api::Symbol name : scalars) add(allocatable.Scalar(name), requested.Scalar(name));
-  return count == 0 ? 0 : sum / count;
-}
-
-// The domains of `key` among the snapshot's nodes (only those in `within`, unless it is
-// empty), by value, in order; *held: the domains members already on a node are in, which hold
-// the group to theirs (only it is returned when there is one).
-std::map<std::string, std::vector<api::Symbol>> DomainsOf(
-    const framework::Snapshot& snapshot, api::Symbol key,
-    const std::unordered_set<uint32_t>& within, const std::vector<const api::Pod*>& members,
-    std::set<std::string>* held) {
-  std::map<std::string, std::vector<api::Symbol>> domains;
-  for (const framework::NodeInfo* node : snapshot.List()) {
-    if (!within.empty() && !within.contains(node->name().id())) continue;
-    if (const api::Symbol* value = node->node()->metadata.labels.Get(key)) {
-      domains[value->string()].push_back(node->name());
-    }
-  }
-  for (const api::Pod* p : members) {
-    const framework::NodeInfo* node =
-        p->spec.node_name.empty() ? nullptr : snapshot.Get(p->spec.node_name);
-    if (node == nullptr) continue;
-    if (const api::Symbol* value = node->node()->metadata.labels.Get(key)) {
-      held->insert(value->string());
-    }
-  }
-  if (held->size() == 1) {
-    std::erase_if(domains, [&](const auto& d) { return d.first != *held->begin(); });
-  }
-  return domains;
-}
-
-// Restricts the cycle's placements to one domain's nodes, named `key=value` in messages.
-void Restrict(std::unordered_set<uint32_t>& placement, std::string& placement_name, api::Symbol key,
-              const std::string& value, const std::vector<api::Symbol>& nodes) {
-  placement.clear();
-  for (api::Symbol name : nodes) placement.insert(name.id());
-  placement_name = fmt::format("{}={}", key.str(), value);
-}
-
-// Adds the extended resources `pod` asks for to *scalars (each once), for FreeShare.
-void AddScalars(const framework::PodInfo& pod, std::vector<api::Symbol>* scalars) {
-  for (const auto& [name, value] : pod.requests.scalar) {
-    if (std::find(scalars->begin(), scalars->end(), name) == scalars->end()) {
-      scalars->push_back(name);
-    }
-  }
-}
-
-}  // namespace
 
 struct Scheduler::GroupMember {
   framework::QueuedPodInfo queued;
@@ -255,9 +183,10 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
   // The members that did not fit, summarised by reason, in the order first seen, each reason
   // as the pod's own message words it: "3 members do not: 0/6 nodes are available: 6
   // Insufficient cpu" (members counted apart from nodes). *error: one failed with an error.
-  auto summarize = [](const std::vector<GroupMember>& members, bool* error) {
+  auto summarize = [](const std::vector<const GroupMember*>& members, bool* error) {
     std::vector<std::pair<std::string, std::vector<const GroupMember*>>> reasons;
-    for (const GroupMember& m : members) {
+    for (const GroupMember* member : members) {
+      const GroupMember& m = *member;
       *error |= !m.diagnosis.fit_error && !m.status.IsRejected();
       std::string why = m.diagnosis.fit_error
                             ? fmt::format("0/{} nodes are available: {}", m.diagnosis.num_all_nodes,
@@ -287,195 +216,53 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
                        fmt::join(parts, "; "));
   };
 
-  // A composite group's tree (KEP-6012), placed from its root down, greedily as upstream: each
-  // composite tries its children in order (groups by their own policy, composites recursively)
-  // and is placed when minGroupCount of them are (one for a basic composite), its subtree undone
-  // otherwise; a topology constraint puts its subtree in one domain of the key, within its
-  // parent's, each domain tried and the tightest fit kept. Nothing is kept unless the root is
-  // placed. Per group of the tree: its members not placed, those on a node before the cycle,
-  // and what became of it.
-  struct TreeGroup {
-    std::vector<GroupMember> pool;
-    int32_t assigned = 0;
-    int32_t attempted = 0;
-    bool placed = false;
-    std::string message;
-  };
-  std::map<api::Symbol, TreeGroup> tree_groups;
+  // A composite group's tree (KEP-6012), placed by a TreePlacer (group_placement.h): its
+  // members assumed and reserved as a gang's are, undone when their subtree falls short.
+  // Nothing is kept unless the root is placed.
+  std::vector<GroupMember> tree_members;  // the placer's members, by index
+  std::unique_ptr<TreePlacer> tree;
   bool tree_placed = false;
   std::string tree_message;
-  auto for_each_leaf = [](const framework::Gang& node, const auto& fn) {
-    auto walk = [&](const framework::Gang& n, const auto& self) -> void {
-      if (!n.composite()) {
-        fn(n);
-        return;
-      }
-      for (const framework::Gang& child : n.children) self(child, self);
+  // Whether a member was turned away by the nodes (not by the group's own checks): what
+  // preemption can help.
+  bool turned_away_by_nodes = false;
+  if (composite) {
+    for (framework::QueuedPodInfo& q : pending) {
+      std::unique_ptr<framework::CycleState> state = new_state(q);
+      tree_members.push_back({std::move(q), std::move(state), {}, {}});
+    }
+    TreePlacer::Hooks hooks;
+    hooks.place = [&](size_t i) {
+      GroupMember& m = tree_members[i];
+      m.state = new_state(m.queued);
+      const size_t before = placed.size();
+      if (!place(m)) return TreePlacer::Tried::kFailed;
+      return placed.size() > before ? TreePlacer::Tried::kPlaced : TreePlacer::Tried::kGone;
     };
-    walk(node, walk);
-  };
-  auto undo_to = [&](size_t mark) {
-    while (placed.size() > mark) {
+    hooks.undo = [&](size_t i) {
       std::shared_ptr<BindingContext> ctx = std::move(placed.back());
       placed.pop_back();
       unreserve_member(*ctx);
       cache_.ForgetPod(ctx->assumed->pod);
-      tree_groups[ctx->queued.info->gang.name].pool.push_back(
-          GroupMember{std::move(ctx->queued), std::move(ctx->state), {}, {}});
-    }
-  };
-  auto unplace = [&](const framework::Gang& node, size_t mark, const std::string& why) {
-    undo_to(mark);
-    for_each_leaf(node, [&](const framework::Gang& leaf) {
-      TreeGroup& g = tree_groups[leaf.name];
-      if (g.placed) g.message = "fit, but " + why;
-      g.placed = false;
-    });
-  };
-  auto place_group = [&](const framework::Gang& leaf, std::string* why) {
-    TreeGroup& g = tree_groups[leaf.name];
-    std::sort(g.pool.begin(), g.pool.end(), [&](const GroupMember& a, const GroupMember& b) {
-      const int c = fwk.QueueSortCompare(a.queued, b.queued);
-      return c != 0 ? c < 0 : a.queued.info->Key() < b.queued.info->Key();
-    });
-    const size_t mark = placed.size();
-    std::vector<GroupMember> left;
-    for (GroupMember& m : g.pool) {
-      m.state = new_state(m.queued);
-      if (!place(m)) left.push_back(std::move(m));
-    }
-    g.pool = std::move(left);
-    const int32_t fit = g.assigned + static_cast<int32_t>(placed.size() - mark);
-    if (fit >= leaf.min_count) {
-      g.placed = true;
-      g.message = fmt::format("{}/{} members placed ({} {})", fit, g.assigned + g.attempted,
-                              leaf.quorum_name, leaf.min_count);
-      *why = g.message;
-      return true;
-    }
-    bool error = false;
-    g.message = fmt::format("{}/{} members fit ({} {})", fit, g.assigned + g.attempted,
-                            leaf.quorum_name, leaf.min_count);
-    if (!g.pool.empty()) g.message += "; " + summarize(g.pool, &error);
-    undo_to(mark);
-    *why = fmt::format("pod group {}: {}", leaf.name.str(), g.message);
-    return false;
-  };
-  std::function<bool(const framework::Gang&, std::string*)> place_node;
-  auto place_composite = [&](const framework::Gang& node, std::string* why) {
-    const size_t mark = placed.size();
-    const auto children = static_cast<int32_t>(node.children.size());
-    int32_t done = 0;
-    int32_t remaining = children;
-    std::string first_failure;
-    for (const framework::Gang& child : node.children) {
-      if (remaining + done < node.min_count) break;  // the quorum is out of reach
-      std::string w;
-      const bool ok = place_node(child, &w);
-      --remaining;
-      if (ok) {
-        ++done;
-      } else if (first_failure.empty()) {
-        first_failure = std::move(w);
-      }
-    }
-    if (done >= node.min_count) {
-      *why = fmt::format("{}/{} groups placed ({} {})", done, children, node.quorum_name,
-                         node.min_count);
-      return true;
-    }
-    *why = fmt::format("composite pod group {}: {}/{} groups fit ({} {}){}", node.name.str(), done,
-                       children, node.quorum_name, node.min_count,
-                       first_failure.empty() ? "" : "; " + first_failure);
-    unplace(node, mark, *why);
-    return false;
-  };
-  auto place_body = [&](const framework::Gang& node, std::string* why) {
-    return node.composite() ? place_composite(node, why) : place_group(node, why);
-  };
-  place_node = [&](const framework::Gang& node, std::string* why) {
-    if (node.topology_key.empty()) return place_body(node, why);
-    const api::Symbol key = node.topology_key;
-    cache_.UpdateSnapshot(snapshot_);
-    const std::unordered_set<uint32_t> outer = placement_;
-    const std::string outer_name = placement_name_;
-    // Within the parent's domain; members on a node already hold the subtree to theirs.
-    std::set<std::string> held;
-    std::map<std::string, std::vector<api::Symbol>> domains =
-        DomainsOf(snapshot_, key, outer, node.members, &held);
-    if (held.size() > 1) {
-      *why = fmt::format("{}: more than 1 domain of {} found: {}", node.name.str(), key.str(),
-                         fmt::join(held, ", "));
-      return false;
-    }
-    if (domains.empty()) {
-      *why = fmt::format("{}: no node{} has the label {} of its topology constraint",
-                         node.name.str(), outer.empty() ? "" : " in " + outer_name, key.str());
-      return false;
-    }
-    std::vector<api::Symbol> scalars;
-    for_each_leaf(node, [&](const framework::Gang& leaf) {
-      for (const GroupMember& m : tree_groups[leaf.name].pool) AddScalars(*m.queued.info, &scalars);
-    });
-    auto restrict = [&](const std::string& value, const std::vector<api::Symbol>& nodes) {
-      Restrict(placement_, placement_name_, key, value, nodes);
+      tree_members[i] = GroupMember{std::move(ctx->queued), std::move(ctx->state), {}, {}};
     };
-    // Each domain tried with the subtree placed in it, then undone; the tightest that places
-    // it wins (ties to the first by name), as a gang's domain is chosen.
-    const std::string* best = nullptr;
-    double best_share = 0;
-    std::string first_why;
-    for (const auto& [value, nodes] : domains) {
-      restrict(value, nodes);
-      const size_t mark = placed.size();
-      std::string w;
-      const bool ok = place_body(node, &w);
-      if (ok) {
-        cache_.UpdateSnapshot(snapshot_);
-        const double share = FreeShare(snapshot_, nodes, scalars);
-        if (best == nullptr || share < best_share) {
-          best = &value;
-          best_share = share;
-        }
-      } else if (first_why.empty()) {
-        first_why = fmt::format("in {}: {}", placement_name_, w);
-      }
-      unplace(node, mark, w);
-    }
-    bool ok = false;
-    if (best == nullptr) {
-      *why =
-          fmt::format("no domain of {} has room for {}; {}", key.str(), node.name.str(), first_why);
-    } else {
-      restrict(*best, domains[*best]);
-      ok = place_body(node, why);
-      if (ok) *why += " in " + placement_name_;
-    }
-    placement_ = outer;
-    placement_name_ = outer_name;
-    return ok;
-  };
-
-  if (composite) {
-    for_each_leaf(gang, [&](const framework::Gang& leaf) {
-      TreeGroup& g = tree_groups[leaf.name];
-      for (const api::Pod* p : leaf.members) {
-        if (!p->spec.node_name.empty() || cache_.IsAssumedPod(*p)) ++g.assigned;
-      }
-    });
-    for (framework::QueuedPodInfo& q : pending) {
-      std::unique_ptr<framework::CycleState> state = new_state(q);
-      TreeGroup& g = tree_groups[q.info->gang.name];
-      ++g.attempted;
-      g.pool.push_back({std::move(q), std::move(state), {}, {}});
-    }
-    tree_placed = place_node(gang, &tree_message);
+    hooks.why_not = [&](std::span<const size_t> members) {
+      std::vector<const GroupMember*> of;
+      for (const size_t i : members) of.push_back(&tree_members[i]);
+      bool error = false;
+      return summarize(of, &error);
+    };
+    tree = std::make_unique<TreePlacer>(*this, gang, std::move(hooks));
+    for (size_t i = 0; i < tree_members.size(); ++i) tree->Add(i, *tree_members[i].queued.info);
+    tree_placed = tree->Place(&tree_message);
     // Who is not placed fails with what became of its group; a member of a placed group that
     // did not fit fails as one beyond a gang's quorum does, on its own.
-    for (auto& [name, g] : tree_groups) {
-      for (GroupMember& m : g.pool) {
+    for (auto& [name, g] : tree->groups()) {
+      for (const size_t i : g.pool) {
+        GroupMember& m = tree_members[i];
+        turned_away_by_nodes |= m.diagnosis.fit_error;
         if (!g.placed || m.status.IsSuccess()) {
-          m.diagnosis.fit_error = false;  // the group's verdict, not the member's: no preemption
+          m.diagnosis.fit_error = false;  // the group's verdict, not the member's
           m.status = Status(Code::kUnschedulable,
                             g.placed || g.message.empty()
                                 ? tree_message
@@ -565,8 +352,8 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
       SetGroupCondition(gang, scheduled, message, error);
       return;
     }
-    for_each_leaf(gang, [&](const framework::Gang& leaf) {
-      const TreeGroup& g = tree_groups[leaf.name];
+    gang.ForEachGroup([&](const framework::Gang& leaf) {
+      const TreePlacer::Group& g = tree->groups()[leaf.name];
       const bool placed_leaf = scheduled && g.placed;
       SetGroupCondition(leaf, placed_leaf, scheduled && !g.message.empty() ? g.message : message,
                         error);
@@ -630,8 +417,10 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
     message = group_status.Message();
     error = !group_status.IsRejected();
   } else {
+    std::vector<const GroupMember*> not_fit;
+    for (const GroupMember& m : failed) not_fit.push_back(&m);
     message = fmt::format("{}{}/{} members fit ({} {}); {}", domain_note, fit, assigned + attempted,
-                          gang.quorum_name, min_member, summarize(failed, &error));
+                          gang.quorum_name, min_member, summarize(not_fit, &error));
   }
 
   // Preemption for the gang as a whole, when its members were turned away by the nodes (not by
@@ -658,11 +447,11 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
     }
     return nominated;
   };
-  const bool turned_away_by_nodes = std::any_of(
-      failed.begin(), failed.end(), [](const GroupMember& m) { return m.diagnosis.fit_error; });
-  // (A composite group's tree does not preempt yet: see README's gang section.)
-  if (group_post_filter != nullptr && !composite && group_status.IsSuccess() && !error &&
-      turned_away_by_nodes) {
+  if (!composite) {
+    turned_away_by_nodes = std::any_of(failed.begin(), failed.end(),
+                                       [](const GroupMember& m) { return m.diagnosis.fit_error; });
+  }
+  if (group_post_filter != nullptr && group_status.IsSuccess() && !error && turned_away_by_nodes) {
     std::vector<const framework::PodInfo*> members;
     for (const framework::PodInfoPtr& p : order) members.push_back(p.get());
     framework::AttemptTrace* first_trace =

@@ -153,6 +153,7 @@ class Scheduler final : public framework::SchedulerServices {
   struct BindingContext;
   struct GroupMember;
   class GangTrial;
+  class TreePlacer;
 
   Scheduler(SchedulerOptions options, framework::Clock& clock, framework::ClusterClient& client);
 

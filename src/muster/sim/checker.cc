@@ -21,6 +21,15 @@ std::string GroupKey(api::Symbol ns, api::Symbol name) {
   return fmt::format("{}/{}", ns.str(), name.str());
 }
 
+// The cluster's objects by namespace and name, for api::EvictionUnit.
+struct GroupObjects {
+  const cluster::MemoryCluster& cluster;
+  template <typename T>
+  const T* Get(api::Symbol ns, api::Symbol name) const {
+    return cluster.Get<T>(GroupKey(ns, name));
+  }
+};
+
 bool Bound(const api::Pod& pod) { return !pod.spec.node_name.empty(); }
 
 // Whether the scheduler preempted the pod (the DisruptionTarget condition it is deleted with).
@@ -127,16 +136,17 @@ void Checker::Deleted(const api::PodPtr& pod) {
   Tally(*pod, -1);
   if (Bound(*pod) && !pod->IsTerminal()) cache_.RemovePod(*pod);
   if (Bound(*pod) && PreemptedByScheduler(*pod)) {
-    const api::GangRef gang = api::GangOf(*pod);
-    if (!gang.empty() && EvictedWhole(*pod, gang)) {
-      // Its gang's other running members go with it, at this instant.
-      const std::string key = GroupKey(pod->metadata.namespace_, gang.name);
+    const api::GangRef unit = EvictionUnit(*pod);
+    if (!unit.empty()) {
+      // The rest of what it is evicted with (its gang, or a composite group's tree) goes with
+      // it, at this instant.
+      const std::string key = GroupKey(pod->metadata.namespace_, unit.name);
       for (const auto& [k, other] : cluster_.pods()) {
         // (A member on a node that is gone is no longer the scheduler's to see.)
         if (other->metadata.namespace_ == pod->metadata.namespace_ && Bound(*other) &&
             !other->IsTerminal() && !other->metadata.deletion_timestamp &&
             k != pod->metadata.Key() && allocatable_.contains(other->spec.node_name.str()) &&
-            api::GangOf(*other) == gang) {
+            !api::GangOf(*other).empty() && EvictionUnit(*other) == unit) {
           must_go_with_gang_.emplace(k, key);
         }
       }
@@ -144,14 +154,49 @@ void Checker::Deleted(const api::PodPtr& pod) {
   }
 }
 
-bool Checker::EvictedWhole(const api::Pod& pod, const api::GangRef& gang) const {
-  const std::string key = GroupKey(pod.metadata.namespace_, gang.name);
-  if (gang.Of<api::PodGroup>()) return cluster_.Get<api::PodGroup>(key) != nullptr;
-  if (gang.Of<api::SchedulingPodGroup>()) {
-    const auto* group = cluster_.Get<api::SchedulingPodGroup>(key);
-    return group != nullptr && group->spec.policy.disruption_mode == api::DisruptionMode::kPodGroup;
+const api::CompositePodGroup* Checker::RootOf(const std::string& group_key) const {
+  const auto* group = cluster_.Get<api::SchedulingPodGroup>(group_key);
+  if (group == nullptr) return nullptr;
+  const api::Symbol ns = group->metadata.namespace_;
+  const api::CompositePodGroup* root = nullptr;
+  api::Symbol parent = group->spec.parent;
+  for (int i = 0; !parent.empty() && i < api::kMaxGroupParents; ++i) {
+    const auto* composite = cluster_.Get<api::CompositePodGroup>(GroupKey(ns, parent));
+    if (composite == nullptr) break;
+    root = composite;
+    parent = composite->spec.parent;
   }
-  return false;
+  return root;
+}
+
+bool Checker::TreeWhole(const api::CompositePodGroup& composite, int32_t* whole,
+                        int32_t* children) const {
+  const api::Symbol ns = composite.metadata.namespace_;
+  const api::Symbol name(composite.metadata.name);
+  *whole = 0;
+  *children = 0;
+  for (const auto& [key, group] : cluster_.Objects<api::SchedulingPodGroup>()) {
+    if (group->metadata.namespace_ != ns || group->spec.parent != name) continue;
+    ++*children;
+    const auto bound = group_bound_.find(key);
+    const auto min_count = min_count_.find(key);
+    if (bound != group_bound_.end() && bound->second > 0 &&
+        (min_count == min_count_.end() || bound->second >= min_count->second)) {
+      ++*whole;
+    }
+  }
+  for (const auto& [key, child] : cluster_.Objects<api::CompositePodGroup>()) {
+    if (child->metadata.namespace_ != ns || child->spec.parent != name) continue;
+    ++*children;
+    int32_t w = 0;
+    int32_t c = 0;
+    if (TreeWhole(*child, &w, &c)) ++*whole;
+  }
+  return *whole >= composite.spec.policy.min_count.value_or(1);
+}
+
+api::GangRef Checker::EvictionUnit(const api::Pod& pod) const {
+  return api::EvictionUnit(pod, GroupObjects{cluster_});
 }
 
 void Checker::Added(const api::Shared<api::Node>& node_ptr) {
@@ -516,14 +561,32 @@ std::optional<std::string> Checker::FitsSomewhere(const framework::Framework& fw
 // ---- after each instant ----
 
 void Checker::EndOfInstant() {
+  std::set<std::string> roots;
   for (const std::string& key : groups_first_bound_now_) {
     const int bound = group_bound_[key];
     if (const int32_t min_count = group_min_count_[key]; bound < min_count) {
       Fail(fmt::format("gang {} bound {} member(s), fewer than its minCount {}", key, bound,
                        min_count));
     }
+    if (const api::CompositePodGroup* root = RootOf(key)) {
+      roots.insert(GroupKey(root->metadata.namespace_, api::Symbol(root->metadata.name)));
+    }
   }
   groups_first_bound_now_.clear();
+  // A group of a composite group's tree binds only with its root's quorum whole (counting
+  // what was bound before).
+  for (const std::string& key : roots) {
+    const api::CompositePodGroup& root = *cluster_.Get<api::CompositePodGroup>(key);
+    int32_t whole = 0;
+    int32_t children = 0;
+    TreeWhole(root, &whole, &children);
+    if (const int32_t need = root.spec.policy.min_count.value_or(1); whole < need) {
+      Fail(
+          fmt::format("composite pod group {} bound members with {} of its {} groups whole, "
+                      "fewer than its minGroupCount {}",
+                      key, whole, children, need));
+    }
+  }
   for (const auto& [member, gang] : must_go_with_gang_) {
     const auto it = cluster_.pods().find(member);
     if (it == cluster_.pods().end()) continue;

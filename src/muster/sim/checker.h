@@ -123,9 +123,14 @@ class Checker final : public cluster::TypedObserver<Checker>, private framework:
   const framework::Framework* Profile(const api::Pod& pod) const;
   // A node of the snapshot where the pod passes PreFilter and Filter, if any.
   std::optional<std::string> FitsSomewhere(const framework::Framework& fwk, const api::Pod& pod);
-  // Whether `pod`'s gang is evicted whole (decided here from the cluster's objects, apart from
-  // DefaultPreemption's own rule).
-  bool EvictedWhole(const api::Pod& pod, const api::GangRef& gang) const;
+  // What a preemption evicts `pod` with (api::EvictionUnit, from the cluster's objects, apart
+  // from DefaultPreemption's lister); empty: the pod alone.
+  api::GangRef EvictionUnit(const api::Pod& pod) const;
+  // The root of the composite group's tree the PodGroup `group_key` is in, or nullptr.
+  const api::CompositePodGroup* RootOf(const std::string& group_key) const;
+  // Whether minGroupCount of `composite`'s children are whole (a PodGroup: minCount of its
+  // members bound; a composite: by this rule), with their numbers.
+  bool TreeWhole(const api::CompositePodGroup& composite, int32_t* whole, int32_t* children) const;
   // The tally of the pods bound to each node, from the cluster's events.
   void Tally(const api::Pod& pod, int sign);
 

@@ -4,6 +4,7 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <tuple>
 #include <unordered_set>
 #include <utility>
 
@@ -214,17 +215,9 @@ void FilterPodsWithPDBViolation(std::span<const PodInfoPtr> pods,
 }
 
 bool EvictedWhole(const api::Pod& pod, const framework::ObjectLister& lister, api::GangRef* gang) {
-  const api::GangRef g = api::GangOf(pod);
-  bool whole = false;
-  if (g.Of<api::PodGroup>()) {
-    whole = lister.Get<api::PodGroup>(pod.metadata.namespace_, g.name) != nullptr;
-  } else if (g.Of<api::SchedulingPodGroup>()) {
-    const auto* group = lister.Get<api::SchedulingPodGroup>(pod.metadata.namespace_, g.name);
-    whole =
-        group != nullptr && group->spec.policy.disruption_mode == api::DisruptionMode::kPodGroup;
-  }
-  if (whole && gang != nullptr) *gang = g;
-  return whole;
+  const api::GangRef unit = api::EvictionUnit(pod, lister);
+  if (!unit.empty() && gang != nullptr) *gang = unit;
+  return !unit.empty();
 }
 
 const Victim* WholeGangs::Of(const api::Pod& pod) const {
@@ -242,15 +235,35 @@ WholeGangs FindWholeGangs(int32_t priority, std::span<NodeInfo* const> nodes,
       lister.objects().Of<api::SchedulingPodGroup>().size() == 0) {
     return found;
   }
-  // The gangs, by namespace and gang: first among the possible victims on `nodes`...
+  // Each pod's unit, worked out once per gang (the walk up a tree looks objects up).
+  struct Unit {
+    api::Symbol ns;
+    api::GangRef unit;  // what it is evicted with
+    std::optional<int32_t> priority;
+  };
+  std::map<std::tuple<uint32_t, uint8_t, uint32_t>, Unit> units;  // by the pod's own gang
+  auto unit_of = [&](const api::Pod& pod) -> const Unit* {
+    const api::GangRef gang = api::GangOf(pod);
+    if (gang.empty()) return nullptr;
+    const api::Symbol ns = pod.metadata.namespace_;
+    auto [it, added] = units.try_emplace({ns.id(), gang.kind, gang.name.id()}, Unit{ns, {}, {}});
+    if (added) it->second.unit = api::EvictionUnit(pod, lister, &it->second.priority);
+    return it->second.unit.empty() ? nullptr : &it->second;
+  };
+  // The units, by namespace and unit: first among the possible victims on `nodes`...
   std::vector<std::pair<api::Symbol, api::GangRef>> keys;
+  std::vector<std::optional<int32_t>> priorities;
   for (const NodeInfo* node : nodes) {
     if (node->min_pod_priority() >= priority) continue;
     for (const PodInfoPtr& p : node->pods()) {
-      api::GangRef gang;
-      if (p->pod.Priority() >= priority || !EvictedWhole(p->pod, lister, &gang)) continue;
-      const std::pair<api::Symbol, api::GangRef> key{p->pod.metadata.namespace_, gang};
-      if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+      if (p->pod.Priority() >= priority) continue;
+      const Unit* u = unit_of(p->pod);
+      if (u == nullptr) continue;
+      const std::pair<api::Symbol, api::GangRef> key{u->ns, u->unit};
+      if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
+        keys.push_back(key);
+        priorities.push_back(u->priority);
+      }
     }
   }
   if (keys.empty()) return found;
@@ -259,9 +272,9 @@ WholeGangs FindWholeGangs(int32_t priority, std::span<NodeInfo* const> nodes,
   found.members.resize(keys.size());
   for (const NodeInfo* node : snapshot.List()) {
     for (const PodInfoPtr& p : node->pods()) {
-      const api::GangRef gang = api::GangOf(p->pod);
-      if (gang.empty()) continue;
-      const std::pair<api::Symbol, api::GangRef> key{p->pod.metadata.namespace_, gang};
+      const Unit* u = unit_of(p->pod);
+      if (u == nullptr) continue;
+      const std::pair<api::Symbol, api::GangRef> key{u->ns, u->unit};
       auto it = std::find(keys.begin(), keys.end(), key);
       if (it == keys.end()) continue;
       const auto i = static_cast<size_t>(it - keys.begin());
@@ -269,18 +282,14 @@ WholeGangs FindWholeGangs(int32_t priority, std::span<NodeInfo* const> nodes,
       v.priority =
           found.members[i].empty() ? p->pod.Priority() : std::max(v.priority, p->pod.Priority());
       v.gang = true;
+      v.composite = u->unit.Of<api::CompositePodGroup>();
       found.members[i].push_back(p);
       found.of_pod.emplace(p->Key(), i);
     }
   }
   for (size_t i = 0; i < keys.size(); ++i) {
     found.gangs[i].pods = found.members[i];
-    const auto& [ns, gang] = keys[i];
-    if (!gang.Of<api::SchedulingPodGroup>()) continue;
-    const auto* group = lister.Get<api::SchedulingPodGroup>(ns, gang.name);
-    if (group != nullptr && group->spec.policy.priority) {
-      found.gangs[i].priority = *group->spec.policy.priority;
-    }
+    if (priorities[i]) found.gangs[i].priority = *priorities[i];
   }
   return found;
 }
@@ -291,6 +300,7 @@ bool MoreImportantVictim(
   if (!a.gang && !b.gang) return more_important_pod(a.pods.front()->pod, b.pods.front()->pod);
   if (a.priority != b.priority) return a.priority > b.priority;
   if (a.gang != b.gang) return a.gang;
+  if (a.composite != b.composite) return a.composite;
   if (a.pods.size() != b.pods.size()) return a.pods.size() > b.pods.size();
   auto earliest = [now](const Victim& v) {
     api::Time t = StartTimeOr(v.pods.front()->pod, now);
@@ -505,21 +515,29 @@ Status DefaultPreemption::PostFilterGroup(const framework::Gang& gang,
   if (metrics != nullptr) metrics->PreemptionAttempt();
   if (pending.empty()) return wrap(Code::kUnschedulable, "no pending member");
 
-  // The gang's priority and preemption policy: its PodGroup's where it sets them.
+  // The gang's priority and preemption policy: its PodGroup's where it sets them (a composite
+  // group's tree: its root's, as upstream).
   const api::Pod& first = pending.front()->pod;
   const api::GangRef ref = api::GangOf(first);
-  const api::SchedulingPodGroup* group =
-      ref.Of<api::SchedulingPodGroup>()
-          ? handle_.lister().Get<api::SchedulingPodGroup>(gang.namespace_, ref.name)
-          : nullptr;
+  const api::PodGroupPolicy* policy = nullptr;
+  if (gang.composite()) {
+    if (const auto* root =
+            handle_.lister().Get<api::CompositePodGroup>(gang.namespace_, gang.name)) {
+      policy = &root->spec.policy;
+    }
+  } else if (ref.Of<api::SchedulingPodGroup>()) {
+    if (const auto* group =
+            handle_.lister().Get<api::SchedulingPodGroup>(gang.namespace_, ref.name)) {
+      policy = &group->spec.policy;
+    }
+  }
   int32_t priority = first.Priority();
-  bool never =
-      group != nullptr && group->spec.policy.preemption_policy == api::PreemptionPolicy::kNever;
+  bool never = policy != nullptr && policy->preemption_policy == api::PreemptionPolicy::kNever;
   for (const PodInfo* m : pending) {
     priority = std::min(priority, m->pod.Priority());
     never |= m->pod.spec.preemption_policy == api::PreemptionPolicy::kNever;
   }
-  if (group != nullptr && group->spec.policy.priority) priority = *group->spec.policy.priority;
+  if (policy != nullptr && policy->priority) priority = *policy->priority;
   if (never) return wrap(Code::kUnschedulable, kNotEligiblePreemptNever);
   const framework::Snapshot& snapshot = trial.snapshot();
   // The room an earlier preemption is making for a member has not been freed yet: wait for it.
@@ -539,8 +557,15 @@ Status DefaultPreemption::PostFilterGroup(const framework::Gang& gang,
   // (of lower priority, every member eligible) as one. The gang's own members are not.
   const std::span<NodeInfo* const> nodes = snapshot.List();
   const WholeGangs gangs = FindWholeGangs(priority, nodes, snapshot, handle_.lister());
+  // (A composite group's tree: a pod of any of its groups.)
+  std::vector<api::GangRef> own_groups;
+  gang.ForEachGroup([&](const framework::Gang& group) {
+    own_groups.push_back({ref.kind, group.name});
+  });
   auto own = [&](const api::Pod& p) {
-    return p.metadata.namespace_ == gang.namespace_ && api::GangOf(p) == ref;
+    if (p.metadata.namespace_ != gang.namespace_) return false;
+    const api::GangRef g = api::GangOf(p);
+    return g == ref || std::find(own_groups.begin(), own_groups.end(), g) != own_groups.end();
   };
   std::deque<PodInfoPtr> single_pods;
   std::deque<Victim> singles;
@@ -571,29 +596,43 @@ Status DefaultPreemption::PostFilterGroup(const framework::Gang& gang,
     return wrap(Code::kUnschedulableAndUnresolvable,
                 "No preemption victims found for incoming preemptor");
   }
-  // As upstream: the trial places the gang across the cluster, not domain by domain.
-  if (!gang.topology_key.empty()) {
-    return wrap(Code::kUnschedulable, "not supported with topology constraints");
-  }
 
   const std::vector<const api::PodDisruptionBudget*> pdbs = RelevantPDBs(priority, nodes);
   // Everything that may be evicted out: unless the quorum then fits, nothing is evicted.
   for (const Victim* v : potential) {
     for (const PodInfoPtr& p : v->pods) trial.TakeOut(p->pod);
   }
-  const std::vector<framework::TrialPlacement> placements = trial.PlaceMembers({});
+  const framework::TrialResult trial_result = trial.PlaceMembers({});
+  const std::vector<framework::TrialPlacement>& placements = trial_result.placements;
   const auto fit = trial.assigned() + static_cast<int32_t>(placements.size());
-  note(fmt::format(
-      "{} possible victim(s) of priority below {}; without them {}/{} members fit "
-      "({} {})",
-      potential.size(), priority, fit, trial.assigned() + static_cast<int32_t>(pending.size()),
-      gang.quorum_name, gang.min_count));
-  if (fit < gang.min_count) {
-    return wrap(Code::kUnschedulable,
-                fmt::format("the gang would not fit even with every pod of lower priority "
-                            "evicted ({}/{} members fit, {} {}): nothing evicted",
-                            fit, trial.assigned() + static_cast<int32_t>(pending.size()),
-                            gang.quorum_name, gang.min_count));
+  const auto total = trial.assigned() + static_cast<int32_t>(pending.size());
+  if (gang.composite()) {
+    note(fmt::format(
+        "{} possible victim(s) of priority below {}; without them the composite "
+        "group {}: {}/{} members placed",
+        potential.size(), priority, trial_result.whole ? "fits" : "does not fit", fit, total));
+    if (!trial_result.whole) {
+      return wrap(Code::kUnschedulable,
+                  fmt::format("the composite group would not fit even with every pod of lower "
+                              "priority evicted ({}): nothing evicted",
+                              trial_result.why));
+    }
+  } else {
+    // (A gang held to one domain: why no domain would hold it, from the trial.)
+    const std::string& why = trial_result.why;
+    note(fmt::format(
+        "{} possible victim(s) of priority below {}; without them {}", potential.size(), priority,
+        why.empty()
+            ? fmt::format("{}/{} members fit ({} {})", fit, total, gang.quorum_name, gang.min_count)
+            : why));
+    if (!trial_result.whole) {
+      return wrap(Code::kUnschedulable,
+                  fmt::format("the gang would not fit even with every pod of lower priority "
+                              "evicted ({}): nothing evicted",
+                              why.empty() ? fmt::format("{}/{} members fit, {} {}", fit, total,
+                                                        gang.quorum_name, gang.min_count)
+                                          : why));
+    }
   }
 
   // Given back one by one; each stays when every placed member still fits on its node.
@@ -603,7 +642,7 @@ Status DefaultPreemption::PostFilterGroup(const framework::Gang& gang,
       std::move(potential), pdbs, handle_.clock().Now(), more_important_pod_,
       [&](const Victim& v, bool* reprieved) {
         for (const PodInfoPtr& p : v.pods) trial.PutBack(p->pod);
-        *reprieved = trial.PlaceMembers(placements).size() == placements.size();
+        *reprieved = trial.PlaceMembers(placements).whole;
         if (!*reprieved) {
           for (const PodInfoPtr& p : v.pods) trial.TakeOut(p->pod);
         }

@@ -50,18 +50,22 @@ struct Candidate {
 };
 
 // What preemption evicts as one (upstream's Victim): a pod, or a running gang that is evicted
-// whole or not at all: every scheduler-plugins PodGroup (Coscheduling) that exists, and a
-// scheduling.k8s.io PodGroup whose disruptionMode is PodGroup (v1alpha2) or all (v1beta1). A gang's
+// whole or not at all (api::EvictionUnit): every scheduler-plugins PodGroup (Coscheduling) that
+// exists, a scheduling.k8s.io PodGroup whose disruptionMode is PodGroup (v1alpha2) or all
+// (v1beta1), and a CompositePodGroup whose disruptionMode is all, with its whole tree. A gang's
 // victim is its members on every node, bound or assumed.
 struct Victim {
   // A view: of the pod alone, or of its WholeGangs entry.
   std::span<const framework::PodInfoPtr> pods;
-  // The gang's: the PodGroup's priority when it sets one, else the highest of its members'.
+  // The gang's: the priority of the highest group of its tree that sets one, else the highest
+  // of its members'.
   int32_t priority = 0;
   bool gang = false;
+  bool composite = false;  // a CompositePodGroup's tree
 };
 
-// Whether `pod` belongs to a gang evicted whole (see Victim), with its gang when it does.
+// Whether `pod` belongs to a gang evicted whole (see Victim), with the unit it is evicted with
+// (its gang, or a CompositePodGroup above it) when it does.
 bool EvictedWhole(const api::Pod& pod, const framework::ObjectLister& lister,
                   api::GangRef* gang = nullptr);
 
@@ -80,9 +84,9 @@ WholeGangs FindWholeGangs(int32_t priority, std::span<framework::NodeInfo* const
                           const framework::Snapshot& snapshot,
                           const framework::ObjectLister& lister);
 
-// Upstream MoreImportantVictim: the higher priority; at equal priority a gang before a pod, the
-// larger gang before the smaller, then the earlier start (two pods compare with
-// `more_important_pod`).
+// Upstream MoreImportantVictim: the higher priority; at equal priority a gang before a pod, a
+// composite group's tree before a group, the larger gang before the smaller, then the earlier
+// start (two pods compare with `more_important_pod`).
 bool MoreImportantVictim(
     const Victim& a, const Victim& b, api::Time now,
     const std::function<bool(const api::Pod&, const api::Pod&)>& more_important_pod);

@@ -1600,6 +1600,166 @@ TEST(DefaultPreemptionGangVictims, DisruptionModeDecidesForKubernetesPodGroups) 
   EXPECT_FALSE(EvictedWhole(MakeTestPod({.name = "lone"}), env.fake.handle().lister()));
 }
 
+// ---- Composite groups' trees (KEP-6012: upstream's TestGetHighestAllAncestor and
+// TestNewDomainForWorkloadPreemption) ----
+
+api::SchedulingPodGroup KubernetesGroup(std::string_view name, std::string_view parent,
+                                        std::optional<api::DisruptionMode> mode) {
+  api::SchedulingPodGroup g;
+  g.metadata.name = std::string(name);
+  g.metadata.namespace_ = api::Symbol(api::kDefaultNamespace);
+  g.spec.policy.min_count = 2;
+  g.spec.policy.disruption_mode = mode;
+  g.spec.parent = api::Symbol(parent);
+  return g;
+}
+
+api::CompositePodGroup Composite(std::string_view name, std::string_view parent,
+                                 std::optional<api::DisruptionMode> mode,
+                                 std::optional<int32_t> priority = std::nullopt) {
+  api::CompositePodGroup c;
+  c.metadata.name = std::string(name);
+  c.metadata.namespace_ = api::Symbol(api::kDefaultNamespace);
+  c.spec.parent = api::Symbol(parent);
+  c.spec.policy.min_count = 2;
+  c.spec.policy.disruption_mode = mode;
+  c.spec.policy.priority = priority;
+  return c;
+}
+
+api::Pod MemberOf(std::string name, std::string_view group, int32_t priority = kLowPriority,
+                  std::string node = "") {
+  api::Pod pod = MakeTestPod(
+      {.name = std::move(name), .node = std::move(node), .priority = priority, .req = kSmallRes});
+  pod.spec.scheduling_group = api::Symbol(group);
+  return pod;
+}
+
+TEST(DefaultPreemptionCompositeVictims, TheHighestAllAboveAPodDecides) {
+  using api::DisruptionMode;
+  constexpr auto kAll = DisruptionMode::kPodGroup;
+  constexpr auto kSingle = DisruptionMode::kPod;
+  const auto composite = static_cast<uint8_t>(api::kClusterKindIndex<api::CompositePodGroup>);
+  const auto group = static_cast<uint8_t>(api::kClusterKindIndex<api::SchedulingPodGroup>);
+  struct Case {
+    std::string name;
+    std::vector<api::SchedulingPodGroup> groups;
+    std::vector<api::CompositePodGroup> composites;
+    api::GangRef want;
+  };
+  const std::vector<Case> cases = {
+      {"a PodGroup of mode single", {KubernetesGroup("pg1", "", kSingle)}, {}, {}},
+      {"a PodGroup of mode all",
+       {KubernetesGroup("pg1", "", kAll)},
+       {},
+       {group, api::Symbol("pg1")}},
+      {"all on the parent over single",
+       {KubernetesGroup("pg1", "cpg1", kSingle)},
+       {Composite("cpg1", "", kAll)},
+       {composite, api::Symbol("cpg1")}},
+      {"all on the grandparent over single twice",
+       {KubernetesGroup("pg1", "cpg1", kSingle)},
+       {Composite("cpg1", "cpg2", kSingle), Composite("cpg2", "", kAll)},
+       {composite, api::Symbol("cpg2")}},
+      {"all on both: the higher",
+       {KubernetesGroup("pg1", "cpg1", kAll)},
+       {Composite("cpg1", "", kAll)},
+       {composite, api::Symbol("cpg1")}},
+      {"single above all: the group's own",
+       {KubernetesGroup("pg1", "cpg1", kAll)},
+       {Composite("cpg1", "", kSingle)},
+       {group, api::Symbol("pg1")}},
+      {"a missing parent ends the walk",
+       {KubernetesGroup("pg1", "cpg1", kAll)},
+       {},
+       {group, api::Symbol("pg1")}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    Env env;
+    for (const auto& g : c.groups) env.fake.AddObject(g);
+    for (const auto& g : c.composites) env.fake.AddObject(g);
+    api::GangRef unit;
+    const bool whole = EvictedWhole(MemberOf("m", "pg1"), env.fake.handle().lister(), &unit);
+    EXPECT_EQ(whole, !c.want.empty());
+    if (whole) {
+      EXPECT_EQ(unit, c.want);
+    }
+  }
+}
+
+TEST(DefaultPreemptionCompositeVictims, TheRootsPriorityIsTheTrees) {
+  Env env;
+  env.fake.AddObject(KubernetesGroup("pg1", "mid", api::DisruptionMode::kPodGroup));
+  env.fake.AddObject(Composite("mid", "root", std::nullopt, kMidPriority));
+  env.fake.AddObject(Composite("root", "", std::nullopt, kHighPriority));
+  std::optional<int32_t> priority;
+  const api::GangRef unit =
+      api::EvictionUnit(MemberOf("m", "pg1"), env.fake.handle().lister(), &priority);
+  EXPECT_EQ(unit.name, api::Symbol("pg1"));
+  EXPECT_EQ(priority, kHighPriority);
+}
+
+// Two nodes, two pods a PodGroup, as upstream's TestNewDomainForWorkloadPreemption.
+TEST(DefaultPreemptionCompositeVictims, UnitsOfATree) {
+  using api::DisruptionMode;
+  constexpr auto kAll = DisruptionMode::kPodGroup;
+  constexpr auto kSingle = DisruptionMode::kPod;
+  struct Case {
+    std::string name;
+    std::vector<api::CompositePodGroup> composites;
+    std::vector<api::SchedulingPodGroup> groups;
+    // Each unit evicted whole, by its number of pods (singles are not in WholeGangs).
+    std::vector<size_t> units;
+    std::vector<bool> composite;
+  };
+  const std::vector<Case> cases = {
+      {"a root of mode all over groups of mode all: one unit",
+       {Composite("cpg1", "", kAll)},
+       {KubernetesGroup("pg1", "cpg1", kAll), KubernetesGroup("pg2", "cpg1", kAll)},
+       {4},
+       {true}},
+      {"a root of mode single: its group of mode all alone",
+       {Composite("cpg1", "", kSingle)},
+       {KubernetesGroup("pg1", "cpg1", kSingle), KubernetesGroup("pg2", "cpg1", kAll)},
+       {2},
+       {false}},
+      {"a root of mode all over a group of mode single",
+       {Composite("cpg1", "", kAll)},
+       {KubernetesGroup("pg1", "cpg1", kSingle), KubernetesGroup("pg2", "cpg1", kAll)},
+       {4},
+       {true}},
+      {"nested: the mid composite of mode all takes its two groups",
+       {Composite("cpg1", "", kSingle), Composite("cpg2", "cpg1", kAll)},
+       {KubernetesGroup("pg1", "cpg2", kSingle), KubernetesGroup("pg2", "cpg2", kAll)},
+       {4},
+       {true}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    Env env;
+    env.AddNodes({"node1", "node2"}, kVeryLargeNode);
+    for (const auto& g : c.composites) env.fake.AddObject(g);
+    for (const auto& g : c.groups) env.fake.AddObject(g);
+    for (const auto& g : c.groups) {
+      for (const char* node : {"node1", "node2"}) {
+        env.fake.AddPod(
+            MemberOf(g.metadata.name + "-" + node, g.metadata.name, kLowPriority, node));
+      }
+    }
+    const WholeGangs found = FindWholeGangs(kHighPriority, env.fake.snapshot().List(),
+                                            env.fake.snapshot(), env.fake.handle().lister());
+    std::vector<size_t> units;
+    std::vector<bool> composite;
+    for (const Victim& v : found.gangs) {
+      units.push_back(v.pods.size());
+      composite.push_back(v.composite);
+    }
+    EXPECT_EQ(units, c.units);
+    EXPECT_EQ(composite, c.composite);
+  }
+}
+
 TEST(DefaultPreemptionGangVictims, MoreImportantVictimOrder) {
   const api::Time now = EpochTime(100);
   auto pod = [](std::string name, int32_t priority, int start) {
@@ -1632,6 +1792,10 @@ TEST(DefaultPreemptionGangVictims, MoreImportantVictimOrder) {
   EXPECT_TRUE(more(pair, lone_old)) << "at equal priority, a gang before a pod";
   EXPECT_FALSE(more(lone_old, pair));
   EXPECT_TRUE(more(trio, pair)) << "the larger gang";
+  Victim tree{pair_pods, kLowPriority, true};
+  tree.composite = true;
+  EXPECT_TRUE(more(tree, trio)) << "at equal priority, a composite group's tree before a group";
+  EXPECT_FALSE(more(trio, tree));
   EXPECT_TRUE(more(old_pair, pair)) << "then the gang that started first";
   EXPECT_TRUE(more(lone_old, lone_new)) << "two pods: the pod order (earlier start)";
   EXPECT_FALSE(more(lone_new, lone_old));

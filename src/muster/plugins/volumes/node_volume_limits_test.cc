@@ -134,7 +134,9 @@ TEST(NodeVolumeLimitsTest, CountsPerDriverAgainstTheCSINodesLimit) {
     LimitsWorld world(c.limit);
     const Status s = world.Filter(one, c.existing);
     EXPECT_EQ(s.code(), c.want) << s.Message();
-    if (c.want == Code::kUnschedulable) EXPECT_EQ(s.Message(), kErrMaxVolumeCount);
+    if (c.want == Code::kUnschedulable) {
+      EXPECT_EQ(s.Message(), kErrMaxVolumeCount);
+    }
   }
 }
 
@@ -253,7 +255,9 @@ TEST(NodeVolumeLimitsTest, ADriverMissingOnTheNodeKeepsThePodAwayWhenItsCSIDrive
     }
     const Status s = world.Filter(c.pod, c.existing);
     EXPECT_EQ(s.code(), c.want) << s.Message();
-    if (c.want == Code::kUnschedulable) EXPECT_EQ(s.Message(), kMissing);
+    if (c.want == Code::kUnschedulable) {
+      EXPECT_EQ(s.Message(), kMissing);
+    }
   }
 }
 
@@ -401,7 +405,9 @@ TEST(NodeVolumeLimitsTest, VolumeAttachmentsCount) {
     for (const api::VolumeAttachment& va : c.attachments) world.services_.AddObject(va);
     const Status s = world.Filter(pod, c.existing);
     EXPECT_EQ(s.code(), c.want) << s.Message();
-    if (c.want == Code::kUnschedulable) EXPECT_EQ(s.Message(), kErrMaxVolumeCount);
+    if (c.want == Code::kUnschedulable) {
+      EXPECT_EQ(s.Message(), kErrMaxVolumeCount);
+    }
   }
 }
 

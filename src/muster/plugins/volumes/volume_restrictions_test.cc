@@ -101,7 +101,9 @@ TEST(VolumeRestrictionsTest, InTreeDisksConflictOnOneNode) {
                                {MakePod().Name("q").Volume(c.theirs).Obj()});
     EXPECT_EQ(o.pre_filter, Code::kSuccess);
     EXPECT_EQ(o.filter, c.filter);
-    if (c.filter != Code::kSuccess) EXPECT_EQ(o.message, disk);
+    if (c.filter != Code::kSuccess) {
+      EXPECT_EQ(o.message, disk);
+    }
   }
 }
 

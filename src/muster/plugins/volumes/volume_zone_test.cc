@@ -153,7 +153,9 @@ TEST(VolumeZoneTest, ZonesAndRegionsAgainstTheNodesLabels) {
     const ZoneWorld::Verdict v = fresh.Run(c.claim, c.labels);
     EXPECT_EQ(v.pre_filter, Code::kSuccess);
     EXPECT_EQ(v.filter, c.filter);
-    if (c.filter != Code::kSuccess) EXPECT_EQ(v.message, conflict);
+    if (c.filter != Code::kSuccess) {
+      EXPECT_EQ(v.message, conflict);
+    }
   }
 }
 
