@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <sstream>
+#include <string_view>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -153,7 +154,7 @@ TEST_F(CheckerTest, WithoutAGroupPluginAPodGroupPromisesNothing) {
 }
 
 // A composite group's tree (KEP-6012) binds only with its root's quorum: job (minGroupCount 2)
-// of two PodGroups of one member each, g1 and g2.
+// of two PodGroups of one member each, g1 (a gang of minCount 1) and g2 (basic).
 class CheckerTreeTest : public CheckerTest {
  protected:
   void SetUp() override {
@@ -170,7 +171,8 @@ class CheckerTreeTest : public CheckerTest {
       group.metadata.name = name;
       group.metadata.namespace_ = api::Symbol(api::kDefaultNamespace);
       group.spec.parent = api::Symbol("job");
-      group.spec.policy.min_count = 1;
+      // g2 is basic: whole with one member bound, as the scheduler counts it.
+      if (std::string_view(name) == "g1") group.spec.policy.min_count = 1;
       cluster_.Create(group);
       api::Pod pod = MakePod().Name(std::string(name) + "-0").Obj();
       pod.spec.scheduling_group = api::Symbol(name);

@@ -56,8 +56,9 @@ std::vector<GangDefinition> GangsDefinedBy(const AnyObject& object);
 // trees): the highest group above it whose disruption mode is All, a scheduling.k8s.io PodGroup
 // or a CompositePodGroup it descends from (an All above overrides a Single below, as upstream),
 // or its scheduler-plugins PodGroup, whose gangs always go whole; empty: the pod goes alone.
-// `priority`, when given, is set to the priority of the highest group on the way up that sets
-// one (a tree's priority is its root's). `objects` has Get<T>(namespace, name); a parent that is
+// `priority`, when given, is set to the priority of the highest group that sets one from the
+// unit up (a tree's priority is its root's), the same for every pod of the unit. `objects` has
+// Get<T>(namespace, name); a parent that is
 // missing, or a chain longer than kMaxGroupParents, ends the walk there.
 inline constexpr int kMaxGroupParents = 16;
 template <typename Objects>
@@ -72,9 +73,15 @@ GangRef EvictionUnit(const Pod& pod, const Objects& objects,
   const auto* group = objects.template Get<SchedulingPodGroup>(ns, gang.name);
   if (group == nullptr) return GangRef{};
   GangRef unit;
+  // The unit's priority comes from its own level and those above, which all its pods share.
+  std::optional<int32_t> unit_priority;
   auto visit = [&](const PodGroupPolicy& policy, const GangRef& at) {
-    if (policy.disruption_mode == DisruptionMode::kPodGroup) unit = at;
-    if (priority != nullptr && policy.priority) *priority = policy.priority;
+    if (policy.disruption_mode == DisruptionMode::kPodGroup) {
+      unit = at;
+      unit_priority = policy.priority;
+    } else if (policy.priority) {
+      unit_priority = policy.priority;
+    }
   };
   visit(group->spec.policy, gang);
   Symbol parent = group->spec.parent;
@@ -85,6 +92,7 @@ GangRef EvictionUnit(const Pod& pod, const Objects& objects,
           GangRef{static_cast<uint8_t>(kClusterKindIndex<CompositePodGroup>), parent});
     parent = composite->spec.parent;
   }
+  if (priority != nullptr && !unit.empty()) *priority = unit_priority;
   return unit;
 }
 

@@ -613,23 +613,25 @@ std::vector<framework::TrialPlacement> Scheduler::TrialPlace(
   if (!fixed.empty()) placement = placement_;
   std::vector<framework::TrialPlacement> placed;
   std::vector<framework::PodInfoPtr> assumed;
-  for (const framework::PodInfo* member : members) {
-    if (!fixed.empty()) {
-      auto it = std::find_if(fixed.begin(), fixed.end(),
-                             [&](const framework::TrialPlacement& p) { return p.pod == member; });
-      if (it == fixed.end()) continue;
-      placement_ = {it->node.id()};
-    }
+  auto place = [&](const framework::PodInfo* member, const api::Symbol* node) {
+    if (node != nullptr) placement_ = {node->id()};
     framework::CycleState state;
     Diagnosis diagnosis;
     api::Symbol host;
     const bool fits = SchedulePod(fwk, state, *member, &host, &diagnosis).IsSuccess();
-    if (!fixed.empty()) placement_ = placement;
-    if (!fits) continue;
+    if (node != nullptr) placement_ = placement;
+    if (!fits) return;
     framework::PodInfoPtr on_node = framework::PodInfo::OnNode(*member, host);
-    if (!cache_.AssumePod(on_node).IsSuccess()) continue;
+    if (!cache_.AssumePod(on_node).IsSuccess()) return;
     assumed.push_back(std::move(on_node));
     placed.push_back({member, host});
+  };
+  // With `fixed`, in its order (a composite group's tree placed group by group, not in the
+  // members' order).
+  if (fixed.empty()) {
+    for (const framework::PodInfo* member : members) place(member, nullptr);
+  } else {
+    for (const framework::TrialPlacement& p : fixed) place(p.pod, &p.node);
   }
   cache_.UpdateSnapshot(snapshot_);
   if (while_placed) while_placed();

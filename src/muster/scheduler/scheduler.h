@@ -228,8 +228,9 @@ class Scheduler final : public framework::SchedulerServices {
                                  int32_t assigned, std::string* note);
   // Places `members` one after another as the group cycle does, each assumed in the cache for
   // those after it, calls `while_placed` (with the snapshot showing them), then forgets them and
-  // returns where each went. With `fixed` (an earlier result), each member may go only to the
-  // node it had there, and one it does not list stays out. No trace or metric records a trial.
+  // returns where each went. With `fixed` (an earlier result), its members are placed in its
+  // order, each only on the node it had there, and a member it does not list stays out. No
+  // trace or metric records a trial.
   std::vector<framework::TrialPlacement> TrialPlace(
       const framework::Framework& fwk, std::span<const framework::PodInfo* const> members,
       std::span<const framework::TrialPlacement> fixed, const std::function<void()>& while_placed);

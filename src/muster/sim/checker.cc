@@ -160,16 +160,18 @@ const api::CompositePodGroup* Checker::RootOf(const std::string& group_key) cons
   const api::Symbol ns = group->metadata.namespace_;
   const api::CompositePodGroup* root = nullptr;
   api::Symbol parent = group->spec.parent;
-  for (int i = 0; !parent.empty() && i < api::kMaxGroupParents; ++i) {
-    const auto* composite = cluster_.Get<api::CompositePodGroup>(GroupKey(ns, parent));
-    if (composite == nullptr) break;
-    root = composite;
-    parent = composite->spec.parent;
+  for (int i = 0; !parent.empty(); ++i) {
+    // A missing parent or a loop makes no tree to hold to a quorum (the scheduler holds its
+    // members back).
+    if (i == api::kMaxGroupParents) return nullptr;
+    root = cluster_.Get<api::CompositePodGroup>(GroupKey(ns, parent));
+    if (root == nullptr) return nullptr;
+    parent = root->spec.parent;
   }
   return root;
 }
 
-bool Checker::TreeWhole(const api::CompositePodGroup& composite, int32_t* whole,
+bool Checker::TreeWhole(const api::CompositePodGroup& composite, int depth, int32_t* whole,
                         int32_t* children) const {
   const api::Symbol ns = composite.metadata.namespace_;
   const api::Symbol name(composite.metadata.name);
@@ -178,6 +180,7 @@ bool Checker::TreeWhole(const api::CompositePodGroup& composite, int32_t* whole,
   for (const auto& [key, group] : cluster_.Objects<api::SchedulingPodGroup>()) {
     if (group->metadata.namespace_ != ns || group->spec.parent != name) continue;
     ++*children;
+    // (A basic group is whole with one member bound.)
     const auto bound = group_bound_.find(key);
     const auto min_count = min_count_.find(key);
     if (bound != group_bound_.end() && bound->second > 0 &&
@@ -190,7 +193,7 @@ bool Checker::TreeWhole(const api::CompositePodGroup& composite, int32_t* whole,
     ++*children;
     int32_t w = 0;
     int32_t c = 0;
-    if (TreeWhole(*child, &w, &c)) ++*whole;
+    if (depth < api::kMaxGroupParents && TreeWhole(*child, depth + 1, &w, &c)) ++*whole;
   }
   return *whole >= composite.spec.policy.min_count.value_or(1);
 }
@@ -255,8 +258,13 @@ void Checker::CheckBinding(const api::Pod& pod, api::Symbol node) {
   const std::string group = GroupKey(pod.metadata.namespace_, gang.name);
   auto definition =
       min_count_.find(GroupKey(pod.metadata.namespace_, api::GangDefinitionName(gang)));
-  if (definition == min_count_.end()) return;
-  group_min_count_[group] = definition->second;
+  if (definition != min_count_.end()) {
+    group_min_count_[group] = definition->second;
+  } else if (RootOf(group) != nullptr) {
+    group_min_count_[group] = 1;  // a basic group of a composite group's tree
+  } else {
+    return;
+  }
   if (group_bound_[group]++ == 0) groups_first_bound_now_.insert(group);
 }
 
@@ -579,7 +587,7 @@ void Checker::EndOfInstant() {
     const api::CompositePodGroup& root = *cluster_.Get<api::CompositePodGroup>(key);
     int32_t whole = 0;
     int32_t children = 0;
-    TreeWhole(root, &whole, &children);
+    TreeWhole(root, 0, &whole, &children);
     if (const int32_t need = root.spec.policy.min_count.value_or(1); whole < need) {
       Fail(
           fmt::format("composite pod group {} bound members with {} of its {} groups whole, "

@@ -126,11 +126,14 @@ class Checker final : public cluster::TypedObserver<Checker>, private framework:
   // What a preemption evicts `pod` with (api::EvictionUnit, from the cluster's objects, apart
   // from DefaultPreemption's lister); empty: the pod alone.
   api::GangRef EvictionUnit(const api::Pod& pod) const;
-  // The root of the composite group's tree the PodGroup `group_key` is in, or nullptr.
+  // The root of the composite group's tree the PodGroup `group_key` is in, or nullptr (none, or
+  // a parent missing, or the parents loop).
   const api::CompositePodGroup* RootOf(const std::string& group_key) const;
   // Whether minGroupCount of `composite`'s children are whole (a PodGroup: minCount of its
   // members bound; a composite: by this rule), with their numbers.
-  bool TreeWhole(const api::CompositePodGroup& composite, int32_t* whole, int32_t* children) const;
+  // `depth`: how far below the root (deeper than kMaxGroupParents counts nothing).
+  bool TreeWhole(const api::CompositePodGroup& composite, int depth, int32_t* whole,
+                 int32_t* children) const;
   // The tally of the pods bound to each node, from the cluster's events.
   void Tally(const api::Pod& pod, int sign);
 
