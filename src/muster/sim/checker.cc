@@ -584,11 +584,12 @@ void Checker::EndOfInstant() {
   // A group of a composite group's tree binds only with its root's quorum whole (counting
   // what was bound before).
   for (const std::string& key : roots) {
-    const api::CompositePodGroup& root = *cluster_.Get<api::CompositePodGroup>(key);
+    const api::CompositePodGroup* root = cluster_.Get<api::CompositePodGroup>(key);
+    if (root == nullptr) continue;  // deleted in the same instant
     int32_t whole = 0;
     int32_t children = 0;
-    TreeWhole(root, 0, &whole, &children);
-    if (const int32_t need = root.spec.policy.min_count.value_or(1); whole < need) {
+    TreeWhole(*root, 0, &whole, &children);
+    if (const int32_t need = root->spec.policy.min_count.value_or(1); whole < need) {
       Fail(
           fmt::format("composite pod group {} bound members with {} of its {} groups whole, "
                       "fewer than its minGroupCount {}",
