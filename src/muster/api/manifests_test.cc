@@ -828,7 +828,7 @@ spec:
   ASSERT_THAT(r.errors, IsEmpty());
   const Pod& p = r.manifests.pods[0];
   EXPECT_EQ(p.metadata.Key(), "ml/p");
-  EXPECT_EQ(p.spec.scheduler_name, "my-scheduler");
+  EXPECT_EQ(p.spec.scheduler_name.str(), "my-scheduler");
   EXPECT_EQ(p.spec.node_selector.Get(Symbol("disk"))->str(), "ssd");
   EXPECT_THAT(p.spec.scheduling_gates, ElementsAre("example.com/quota"));
   EXPECT_EQ(p.spec.containers[0].ports[0].host_port, 8080) << "hostNetwork defaults hostPort";

@@ -463,7 +463,7 @@ Container ReadContainer(Decoder& d, const YAML::Node& n, const std::string& path
            "stdinOnce",
            "tty"});
   c.name = ReadString(d, m.Get("name"), m.Path("name")).value_or("");
-  c.image = ReadString(d, m.Get("image"), m.Path("image")).value_or("");
+  c.image = Symbol(ReadString(d, m.Get("image"), m.Path("image")).value_or(""));
   {
     Map r(d, m.Get("resources"), m.Path("resources"));
     ReadList(
@@ -1060,13 +1060,13 @@ PodSpec ReadPodSpec(Decoder& d, const YAML::Node& n, const std::string& path) {
            });
   ReadGangReference(d, m, spec);
   if (auto s = ReadString(d, m.Get("schedulerName"), m.Path("schedulerName")); s && !s->empty()) {
-    spec.scheduler_name = *s;
+    spec.scheduler_name = Symbol(*s);
   }
   if (auto p = ReadInt(d, m.Get("priority"), m.Path("priority"))) {
     spec.priority = static_cast<int32_t>(*p);
   }
   spec.priority_class_name =
-      ReadString(d, m.Get("priorityClassName"), m.Path("priorityClassName")).value_or("");
+      Symbol(ReadString(d, m.Get("priorityClassName"), m.Path("priorityClassName")).value_or(""));
   if (auto s = ReadString(d, m.Get("preemptionPolicy"), m.Path("preemptionPolicy"))) {
     if (*s == "PreemptLowerPriority") {
       spec.preemption_policy = PreemptionPolicy::kPreemptLowerPriority;
@@ -1086,7 +1086,7 @@ PodSpec ReadPodSpec(Decoder& d, const YAML::Node& n, const std::string& path) {
                           "\"OnFailure\"",
                           *s));
     }
-    spec.restart_policy = *s;
+    spec.restart_policy = Symbol(*s);
   }
   spec.volumes = ReadPodVolumes(d, m.Get("volumes"), m.Path("volumes"));
   spec.host_network = ReadBool(d, m.Get("hostNetwork"), m.Path("hostNetwork")).value_or(false);

@@ -77,10 +77,11 @@ Workload ReadReplicatedWorkload(Decoder& d, Map& m) {
   if (!Present(s.Get("selector"))) d.Error(s.Path("selector"), "Required value");
   w.selector = ReadLabelSelector(d, s.Get("selector"), s.Path("selector"));
   w.template_ = ReadTemplate(d, s.Get("template"), s.Path("template"));
-  if (!w.template_.spec.restart_policy.empty() && w.template_.spec.restart_policy != "Always") {
+  if (!w.template_.spec.restart_policy.empty() &&
+      w.template_.spec.restart_policy != AlwaysRestartPolicy()) {
     d.Error("spec.template.spec.restartPolicy",
             fmt::format("Unsupported value: \"{}\": supported values: \"Always\"",
-                        w.template_.spec.restart_policy));
+                        w.template_.spec.restart_policy.str()));
   }
   if (Present(s.Get("selector"))) CheckSelectorMatchesTemplate(d, w.selector, w.template_);
   if constexpr (std::is_same_v<Workload, StatefulSet>) {
@@ -326,7 +327,7 @@ Job ReadJob(Decoder& d, Map& m) {
     job.pod_failure_policy = ReadPodFailurePolicy(
         d, s.Get("podFailurePolicy"), s.Path("podFailurePolicy"), job.template_.spec, per_index);
   }
-  const std::string& restart = job.template_.spec.restart_policy;
+  const std::string restart = job.template_.spec.restart_policy.string();
   if (!has_policy) {
     d.Error("spec.template.spec.restartPolicy",
             "Required value: valid values: \"OnFailure\", \"Never\"");

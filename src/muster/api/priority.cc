@@ -36,9 +36,10 @@ std::string PriorityResolver::Admit(Pod& pod) const {
   int32_t value = 0;
   std::optional<PreemptionPolicy> policy;
   if (!pod.spec.priority_class_name.empty()) {
-    const PriorityClass* pc = Find(pod.spec.priority_class_name);
+    const PriorityClass* pc = Find(pod.spec.priority_class_name.str());
     if (pc == nullptr) {
-      return fmt::format("no PriorityClass with name {} was found", pod.spec.priority_class_name);
+      return fmt::format("no PriorityClass with name {} was found",
+                         pod.spec.priority_class_name.str());
     }
     value = pc->value;
     policy = pc->preemption_policy;

@@ -97,9 +97,12 @@ class Quantity {
  private:
   constexpr Quantity(Nanos nanos, QuantityFormat format) : nanos_(nanos), format_(format) {}
 
-  Nanos nanos_ = 0;
+  // Aligned to 8 bytes, not the 16 of __int128, so that a Quantity takes 24 bytes and a resource
+  // list's (name, quantity) entry 32, not 32 and 48: a cluster holds several per pod.
+  Nanos nanos_ [[gnu::packed, gnu::aligned(8)]] = 0;
   QuantityFormat format_ = QuantityFormat::kDecimalSI;
 };
+static_assert(sizeof(Quantity) == 24);
 
 // Writes q.String().
 std::ostream& operator<<(std::ostream& os, const Quantity& q);

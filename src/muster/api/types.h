@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "muster/api/boxed.h"
 #include "muster/api/intern.h"
 #include "muster/api/labels.h"
 #include "muster/api/node_features.h"
@@ -29,6 +30,16 @@ namespace muster::api {
 
 inline constexpr std::string_view kDefaultNamespace = "default";
 inline constexpr std::string_view kDefaultSchedulerName = "default-scheduler";
+// kDefaultSchedulerName interned, once.
+inline Symbol DefaultSchedulerName() {
+  static const Symbol name(kDefaultSchedulerName);
+  return name;
+}
+// A pod's default restartPolicy, interned once.
+inline Symbol AlwaysRestartPolicy() {
+  static const Symbol always("Always");
+  return always;
+}
 
 struct OwnerReference {
   std::string api_version;
@@ -101,7 +112,7 @@ struct ResourceRequirements {
 
 struct Container {
   std::string name;
-  std::string image;
+  Symbol image;  // interned: a cluster runs few distinct images in many pods
   ResourceRequirements resources;
   std::vector<ContainerPort> ports;
   // Only "Always" is allowed, on init containers: a restartable init container (a sidecar) keeps
@@ -199,15 +210,15 @@ struct PodSpec {
   std::shared_ptr<const PodLevelResources> resources;
   Symbol node_name;
   LabelSet node_selector;
-  std::optional<Affinity> affinity;
+  Boxed<Affinity> affinity;  // on the heap: few pods set it
   std::vector<Toleration> tolerations;
   std::vector<TopologySpreadConstraint> topology_spread_constraints;
   std::vector<std::string> scheduling_gates;
-  std::string scheduler_name = std::string(kDefaultSchedulerName);
+  Symbol scheduler_name = DefaultSchedulerName();
   std::optional<int32_t> priority;
-  std::string priority_class_name;
+  Symbol priority_class_name;
   std::optional<PreemptionPolicy> preemption_policy;
-  std::string restart_policy = "Always";
+  Symbol restart_policy = AlwaysRestartPolicy();
   bool host_network = false;
   // The node declared features the spec needs (api/node_features.h), inferred when decoded from
   // restartPolicyRules, hostNetwork with hostUsers and volume mounts' bindMountOptions.
@@ -266,8 +277,8 @@ struct PodExtendedResourceClaimStatus {
 
 struct PodStatus {
   PodPhase phase = PodPhase::kPending;
+  Symbol nominated_node_name;  // beside phase: one word for the two
   std::vector<Condition> conditions;
-  Symbol nominated_node_name;
   std::optional<Time> start_time;
   std::vector<PodResourceClaimStatus> resource_claim_statuses;
   // The resources the kubelet reports, kept only where they differ from the spec or a resize is

@@ -32,7 +32,7 @@ api::Container Pause(std::string_view image, std::string_view cpu, std::string_v
                      bool limits, bool port) {
   api::Container c;
   c.name = "pause";
-  c.image = image;
+  c.image = Symbol(image);
   if (port) c.ports.push_back(api::ContainerPort{"", 80, 0, api::Protocol::kTCP, Symbol()});
   if (!cpu.empty()) {
     c.resources.requests.Set(api::kResourceCPU, Q(cpu));

@@ -173,7 +173,7 @@ Status MemoryCluster::DeletePod(const api::Pod& pod) {
   // failure policy reads, before it is removed.
   api::Pod victim = *it->second;
   api::SetCondition(victim.status.conditions,
-                    PreemptionCondition(victim.spec.scheduler_name, clock_.Now()));
+                    PreemptionCondition(victim.spec.scheduler_name.str(), clock_.Now()));
   if (!victim.IsTerminal()) victim.status.phase = api::PodPhase::kFailed;
   ReplacePod(it, std::move(victim));
   return Delete<api::Pod>(pod.metadata.Key());

@@ -521,6 +521,8 @@ Status Framework::ScorePoint(const CycleState& state, const PodInfo& pod,
     std::array<NodeScore, kBlock> block;
     for (size_t b = begin; b < end; b += kBlock) {
       const size_t len = std::min(kBlock, end - b);
+      // The block's nodes are all asked for before the first plugin reads one.
+      for (size_t j = 0; j < len; ++j) PrefetchHotLines(nodes[b + j]);
       for (size_t p = 0; p < active.size(); ++p) {
         const auto& [plugin, weight] = *active[p];
         const std::span<NodeScore> scores = flat_at[p] == SIZE_MAX

@@ -12,7 +12,8 @@ std::shared_ptr<const PodInfo> PodInfo::Make(api::PodPtr object) {
   facts.priority = pod.Priority();
   facts.gang = api::GangOf(pod);
   facts.requests = api::PodRequests(pod);
-  facts.non_zero_requests = api::PodNonZeroRequests(pod);
+  const api::Resource non_zero = api::PodNonZeroRequests(pod);
+  facts.non_zero_requests = {non_zero.milli_cpu, non_zero.memory};
   if (pod.spec.affinity) {
     const auto& a = *pod.spec.affinity;
     const bool affinity = a.pod_affinity && (!a.pod_affinity->required.empty() ||

@@ -47,7 +47,7 @@ class Host::Informers final : public cluster::TypedObserver<Informers> {
     const api::GangRef gang{static_cast<uint8_t>(kind), {}};
     for (const std::string& name : s_.scheduler_names()) {
       api::Pod pod;
-      pod.spec.scheduler_name = name;
+      pod.spec.scheduler_name = api::Symbol(name);
       const framework::Framework* fwk = s_.ProfileFor(pod);
       if (fwk != nullptr && fwk->HandlesGang(gang)) return;
     }

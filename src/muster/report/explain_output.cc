@@ -244,7 +244,7 @@ std::string NoAttemptReason(const sim::Simulation& sim, const api::Pod& pod) {
   }
   if (!sim.scheduler().Responsible(pod)) {
     return fmt::format("no profile of this scheduler is named \"{}\" (spec.schedulerName)",
-                       pod.spec.scheduler_name);
+                       pod.spec.scheduler_name.str());
   }
   if (sim.IsGated(pod)) {
     return fmt::format("the pod is held by scheduling gate(s) {}: it never reached the queue",

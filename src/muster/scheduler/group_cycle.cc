@@ -80,7 +80,7 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
   std::vector<framework::PodInfoPtr> order;
   for (const framework::QueuedPodInfo& q : pending) {
     ++stats_.attempts;
-    ++attempts_[q.info->Key()];
+    store_.CountAttempt(q.info->Key());
     order.push_back(q.info);
   }
   const bool sample = metrics_.SamplePluginsThisCycle();

@@ -35,28 +35,48 @@ const framework::PodInfoPtr& ObjectStore::StorePod(const api::PodPtr& object) {
   const std::string key = pod.metadata.Key();
   auto it = pods_.find(key);
   if (it == pods_.end()) {
-    it = pods_.emplace(key, std::move(info)).first;
-    IndexLabels(it->second, true);
-    IndexGang(it->second, true);
-  } else if (it->second->pod.metadata.labels == pod.metadata.labels &&
-             it->second->gang == info->gang) {
-    it->second = std::move(info);  // same labels and gang, same slot: the indexes stand
+    it = pods_.emplace(key, Stored{std::move(info)}).first;
+    if (auto u = unstored_attempts_.find(key); u != unstored_attempts_.end()) {
+      it->second.attempts = u->second;
+      unstored_attempts_.erase(u);
+    }
+    IndexLabels(it->second.info, true);
+    IndexGang(it->second.info, true);
+  } else if (it->second.info->pod.metadata.labels == pod.metadata.labels &&
+             it->second.info->gang == info->gang) {
+    it->second.info = std::move(info);  // same labels and gang, same slot: the indexes stand
   } else {
-    IndexLabels(it->second, false);
-    IndexGang(it->second, false);
-    it->second = std::move(info);
-    IndexLabels(it->second, true);
-    IndexGang(it->second, true);
+    IndexLabels(it->second.info, false);
+    IndexGang(it->second.info, false);
+    it->second.info = std::move(info);
+    IndexLabels(it->second.info, true);
+    IndexGang(it->second.info, true);
   }
-  return it->second;
+  return it->second.info;
 }
 
 void ObjectStore::ForgetPod(const api::Pod& pod) {
   auto it = pods_.find(pod.metadata.Key());
   if (it == pods_.end()) return;
-  IndexLabels(it->second, false);
-  IndexGang(it->second, false);
+  IndexLabels(it->second.info, false);
+  IndexGang(it->second.info, false);
+  if (it->second.attempts != 0) unstored_attempts_[it->first] = it->second.attempts;
   pods_.erase(it);
+}
+
+void ObjectStore::CountAttempt(const std::string& key) {
+  auto it = pods_.find(key);
+  if (it != pods_.end()) {
+    ++it->second.attempts;
+  } else {
+    ++unstored_attempts_[key];
+  }
+}
+
+int ObjectStore::Attempts(const std::string& key) const {
+  if (auto it = pods_.find(key); it != pods_.end()) return it->second.attempts;
+  auto it = unstored_attempts_.find(key);
+  return it == unstored_attempts_.end() ? 0 : it->second;
 }
 
 std::vector<const api::Pod*> ObjectStore::PodsWithLabel(api::Symbol ns, api::Symbol key,
@@ -81,7 +101,7 @@ std::vector<const api::Pod*> ObjectStore::PodsInGang(api::Symbol ns,
 
 const framework::PodInfoPtr* ObjectStore::FindPod(const std::string& key) const {
   auto it = pods_.find(key);
-  return it == pods_.end() ? nullptr : &it->second;
+  return it == pods_.end() ? nullptr : &it->second.info;
 }
 
 }  // namespace muster::scheduler

@@ -26,6 +26,11 @@ class ObjectStore final : public framework::ObjectLister {
   void ForgetPod(const api::Pod& pod);
   // The stored pod by namespace/name, or nullptr.
   const framework::PodInfoPtr* FindPod(const std::string& key) const;
+  // Counts a scheduling attempt of the pod named `key` (namespace/name).
+  void CountAttempt(const std::string& key);
+  // The attempts counted for the pod named `key` while it was stored and before, by name: a
+  // pod deleted and created again under its name goes on counting, as explain reports it.
+  int Attempts(const std::string& key) const;
 
   // The objects of the other kinds.
   framework::ObjectTables& mutable_objects() { return objects_; }
@@ -43,7 +48,16 @@ class ObjectStore final : public framework::ObjectLister {
   // The same for gang_index_.
   void IndexGang(const framework::PodInfoPtr& stored, bool add);
 
-  std::unordered_map<std::string, framework::PodInfoPtr> pods_;
+  // A pod and its attempts, kept together: a cluster of a million pods holds one entry per
+  // pod, not a second table of counts.
+  struct Stored {
+    framework::PodInfoPtr info;
+    int attempts = 0;
+  };
+  std::unordered_map<std::string, Stored> pods_;
+  // The counts of pods not stored (deleted, or attempted after their deletion), taken back
+  // when a pod of the same name is stored.
+  std::unordered_map<std::string, int> unstored_attempts_;
   // (namespace, label key, label value) -> the stored pods with that label, by namespace/name.
   std::map<std::tuple<uint32_t, uint32_t, uint32_t>,
            std::map<std::string, const framework::PodInfoPtr*>>

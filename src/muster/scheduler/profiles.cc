@@ -18,7 +18,7 @@ void Profiles::Set(std::vector<std::unique_ptr<framework::Framework>> profiles) 
 }
 
 const framework::Framework* Profiles::For(const api::Pod& pod) const {
-  auto it = by_name_.find(pod.spec.scheduler_name);
+  auto it = by_name_.find(pod.spec.scheduler_name.str());
   return it == by_name_.end() ? nullptr : it->second;
 }
 

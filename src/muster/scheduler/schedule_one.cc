@@ -302,7 +302,11 @@ std::vector<framework::NodeInfo*> Scheduler::FilterNodes(
             } else {
               // RunFilterPlugins writes only the failures.
               std::fill(out.begin(), out.end(), Status());
-              for (size_t j = 0; j < len; ++j) nodes_in_block[j] = node_at(b + j);
+              // The block's nodes are all asked for before the first plugin reads one.
+              for (size_t j = 0; j < len; ++j) {
+                nodes_in_block[j] = node_at(b + j);
+                framework::PrefetchHotLines(nodes_in_block[j]);
+              }
               fwk.RunFilterPlugins(state, pod, std::span(nodes_in_block.data(), len), out,
                                    evaluated);
             }
@@ -549,7 +553,7 @@ bool Scheduler::ScheduleOne() {
     return true;
   }
   ++stats_.attempts;
-  ++attempts_[key];
+  store_.CountAttempt(key);
   last_attempted_ = key;
   const framework::Stopwatch started;
 

@@ -82,10 +82,7 @@ std::unique_ptr<Scheduler> Scheduler::Create(const api::SchedulerConfiguration* 
   return s;
 }
 
-int Scheduler::Attempts(const std::string& pod_key) const {
-  auto it = attempts_.find(pod_key);
-  return it == attempts_.end() ? 0 : it->second;
-}
+int Scheduler::Attempts(const std::string& pod_key) const { return store_.Attempts(pod_key); }
 
 void Scheduler::MoveAll(const ClusterEvent& event, const EventObjects& objects,
                         const std::string& exclude_key) {

@@ -328,7 +328,6 @@ class Scheduler final : public framework::SchedulerServices {
   // Filter's verdicts, one per node, reused from cycle to cycle.
   std::vector<framework::Status> filter_statuses_;
   SchedulerStats stats_;
-  std::unordered_map<std::string, int> attempts_;
   // The sweep of the reports due (SweepGated), while one is due; and when the last one ran.
   std::optional<framework::Clock::TimerId> gate_sweep_;
   api::Time last_gate_sweep_{};

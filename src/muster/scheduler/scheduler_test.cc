@@ -74,5 +74,24 @@ TEST(SchedulerServices, ActivatePodsMovesAParkedPodToActive) {
   EXPECT_EQ(h.scheduler().Attempts(key), 1);
 }
 
+// Attempts are counted per pod name: kept while the pod is deleted, and going on when a pod of
+// that name comes back (explain and simulate's records read them after the run).
+TEST(SchedulerServices, AttemptsOutliveTheDeletedPodByName) {
+  SchedulerHarness h;
+  h.AddNode(MakeNode().Name("n1").Capacity({{"pods", "0"}}).Obj());
+  const api::Pod pod = MakePod().Name("web").Obj();
+  h.AddPod(pod);
+  h.RunCycles();
+  const std::string key = "default/web";
+  ASSERT_EQ(h.scheduler().Attempts(key), 1);
+  h.DeletePod(pod);
+  h.RunCycles();
+  EXPECT_EQ(h.scheduler().Attempts(key), 1);
+  EXPECT_EQ(h.scheduler().Attempts("default/other"), 0);
+  h.AddPod(MakePod().Name("web").Obj());
+  h.RunCycles();
+  EXPECT_EQ(h.scheduler().Attempts(key), 2);
+}
+
 }  // namespace
 }  // namespace muster::scheduler

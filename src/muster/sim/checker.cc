@@ -384,7 +384,7 @@ void Checker::CheckResourceClaims(const api::Pod& pod, api::Symbol node_name) {
 
 const framework::Framework* Checker::Profile(const api::Pod& pod) const {
   for (const auto& p : profiles_) {
-    if (p->scheduler_name() == pod.spec.scheduler_name) return p.get();
+    if (p->scheduler_name() == pod.spec.scheduler_name.str()) return p.get();
   }
   return nullptr;
 }
@@ -463,9 +463,10 @@ void Checker::CheckPlaces() {
     }
     if (!scheduler_.Responsible(pod)) {
       if (where || cached != nullptr) {
-        return Fail(fmt::format("pod {} names scheduler {}, not one of this scheduler's "
-                                "profiles, but the scheduler holds it",
-                                key, pod.spec.scheduler_name));
+        return Fail(
+            fmt::format("pod {} names scheduler {}, not one of this scheduler's "
+                        "profiles, but the scheduler holds it",
+                        key, pod.spec.scheduler_name.str()));
       }
       continue;
     }

@@ -123,7 +123,7 @@ PodBuilder& PodBuilder::Priority(int32_t priority) {
 }
 
 PodBuilder& PodBuilder::PriorityClassName(std::string_view name) {
-  pod_.spec.priority_class_name = std::string(name);
+  pod_.spec.priority_class_name = api::Symbol(name);
   return *this;
 }
 
@@ -133,7 +133,7 @@ PodBuilder& PodBuilder::SchedulingGate(std::string_view gate) {
 }
 
 PodBuilder& PodBuilder::SchedulerName(std::string_view name) {
-  pod_.spec.scheduler_name = std::string(name);
+  pod_.spec.scheduler_name = api::Symbol(name);
   return *this;
 }
 

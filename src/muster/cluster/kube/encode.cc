@@ -121,7 +121,7 @@ json Affinity(const api::Affinity& a) {
 
 json Container(const api::Container& c) {
   json out = {{"name", c.name}};
-  if (!c.image.empty()) out["image"] = c.image;
+  if (!c.image.empty()) out["image"] = c.image.string();
   json resources = json::object();
   if (!c.resources.requests.empty()) resources["requests"] = Resources(c.resources.requests);
   if (!c.resources.limits.empty()) resources["limits"] = Resources(c.resources.limits);
@@ -303,14 +303,14 @@ json EncodePod(const api::Pod& pod) {
   }
   for (const std::string& gate : s.scheduling_gates)
     spec["schedulingGates"].push_back({{"name", gate}});
-  spec["schedulerName"] = s.scheduler_name;
+  spec["schedulerName"] = s.scheduler_name.string();
   if (s.priority) spec["priority"] = *s.priority;
-  if (!s.priority_class_name.empty()) spec["priorityClassName"] = s.priority_class_name;
+  if (!s.priority_class_name.empty()) spec["priorityClassName"] = s.priority_class_name.string();
   if (s.preemption_policy) {
     spec["preemptionPolicy"] =
         *s.preemption_policy == api::PreemptionPolicy::kNever ? "Never" : "PreemptLowerPriority";
   }
-  spec["restartPolicy"] = s.restart_policy;
+  spec["restartPolicy"] = s.restart_policy.string();
   if (s.host_network) spec["hostNetwork"] = true;
   for (const api::Volume& v : s.volumes) spec["volumes"].push_back(Volume(v));
   for (const api::PodResourceClaim& c : s.resource_claims) {

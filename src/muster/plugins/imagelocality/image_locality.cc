@@ -82,7 +82,7 @@ framework::Status ImageLocality::ScoreNodes(const framework::CycleState& /*state
     auto add = [&](const std::vector<api::Container>& containers) {
       if (states.empty() || total_nodes == 0) return;
       for (const api::Container& c : containers) {
-        if (const framework::ImageState* s = FindImage(states, c.image)) {
+        if (const framework::ImageState* s = FindImage(states, c.image.str())) {
           sum += ScaledImageScore(*s, total_nodes);
         }
       }

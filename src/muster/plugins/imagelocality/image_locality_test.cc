@@ -35,12 +35,12 @@ api::Pod PodWithImages(const std::vector<std::string>& images,
   api::Pod pod = testing::MakePod().Name("p").Obj();
   for (const std::string& image : images) {
     api::Container c;
-    c.image = image;
+    c.image = api::Symbol(image);
     pod.spec.containers.push_back(std::move(c));
   }
   for (const std::string& image : init_images) {
     api::Container c;
-    c.image = image;
+    c.image = api::Symbol(image);
     pod.spec.init_containers.push_back(std::move(c));
   }
   return pod;

@@ -61,12 +61,11 @@ int64_t ScoredResources::PodRequest(const framework::PodInfo& pod, size_t i) con
     const api::Resource scored = api::PodRequests(pod.pod, {.non_zero = true});
     return r.slot == Slot::kCpu ? scored.milli_cpu : scored.memory;
   }
-  const api::Resource& cpu_memory = use_requested_ ? pod.requests : pod.non_zero_requests;
   switch (r.slot) {
     case Slot::kCpu:
-      return cpu_memory.milli_cpu;
+      return use_requested_ ? pod.requests.milli_cpu : pod.non_zero_requests.milli_cpu;
     case Slot::kMemory:
-      return cpu_memory.memory;
+      return use_requested_ ? pod.requests.memory : pod.non_zero_requests.memory;
     case Slot::kEphemeralStorage:
       return pod.requests.ephemeral_storage;
     case Slot::kScalar:
