@@ -97,8 +97,8 @@ class Quantity {
  private:
   constexpr Quantity(Nanos nanos, QuantityFormat format) : nanos_(nanos), format_(format) {}
 
-  // Aligned to 8 bytes, not the 16 of __int128, so that a Quantity takes 24 bytes and a resource
-  // list's (name, quantity) entry 32, not 32 and 48: a cluster holds several per pod.
+  // Aligned to 8 bytes, not the 16 of __int128, so that a Quantity takes 24 bytes, not 32, and a
+  // resource list's (name, quantity) entry 32, not 48: a cluster holds several per pod.
   Nanos nanos_ [[gnu::packed, gnu::aligned(8)]] = 0;
   QuantityFormat format_ = QuantityFormat::kDecimalSI;
 };
