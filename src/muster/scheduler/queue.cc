@@ -220,7 +220,7 @@ void SchedulingQueue::CountReasons(Entry* e, bool count) {
   e->reasons_counted = count;
   if (metrics_ == nullptr) return;
   const std::vector<std::string>& rejected = e->info.unschedulable_plugins;
-  const std::string profile = e->info.pod().spec.scheduler_name.string();
+  const std::string_view profile = e->info.pod().spec.scheduler_name.str();
   const double delta = count ? 1 : -1;
   for (const std::string& plugin : rejected) metrics_->UnschedulableReason(plugin, profile, delta);
   for (const std::string& plugin : e->info.pending_plugins) {
