@@ -21,7 +21,7 @@ using Json = nlohmann::json;
 
 // ---- WorkQueue ----
 
-WorkQueue::WorkQueue(int threads) {
+WorkQueue::WorkQueue(int threads, size_t capacity) : capacity_(capacity) {
   for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { Loop(); });
 }
 
@@ -34,12 +34,14 @@ WorkQueue::~WorkQueue() {
   for (std::thread& t : threads_) t.join();
 }
 
-void WorkQueue::Submit(std::function<void()> work) {
+bool WorkQueue::Submit(std::function<void()> work) {
   {
     std::lock_guard lock(mu_);
+    if (queue_.size() >= capacity_) return false;
     queue_.push_back(std::move(work));
   }
   cv_.notify_one();
+  return true;
 }
 
 void WorkQueue::Drain() {
@@ -389,7 +391,8 @@ KubeCluster::KubeCluster(Http& http, framework::RealClock& clock, KubeClusterOpt
       options_(std::move(options)),
       stores_(std::make_unique<Stores>()),
       binders_(options_.binders),
-      writer_(1) {}
+      writer_(1),
+      event_writer_(1, kMaxQueuedEvents) {}
 
 KubeCluster::~KubeCluster() { Stop(); }
 
@@ -587,6 +590,7 @@ void KubeCluster::Stop() {
   for (auto& informer : informers_) informer->Join();
   binders_.Drain();
   writer_.Drain();
+  event_writer_.Drain();
 }
 
 void KubeCluster::RunBind(std::function<Status()> work, std::function<void(Status)> done) {
@@ -598,9 +602,11 @@ void KubeCluster::RunBind(std::function<Status()> work, std::function<void(Statu
 
 void KubeCluster::Flush() {
   binders_.Drain();
-  // The counts of the event series not written yet, then every write queued.
-  writer_.Submit([this, now = clock_.Now()] { TidyEventSeries(now, /*all=*/true); });
+  // Every write queued, then the counts of the event series not written yet.
   writer_.Drain();
+  event_writer_.Drain();
+  event_writer_.Submit([this, now = clock_.Now()] { TidyEventSeries(now, /*all=*/true); });
+  event_writer_.Drain();
 }
 
 size_t KubeCluster::num_pods() const { return stores_->Count<api::Pod>(); }
@@ -948,7 +954,7 @@ constexpr auto kSeriesFinish = std::chrono::minutes(6);
 
 void KubeCluster::RecordEvent(framework::EventRecord event) {
   const api::Time now = clock_.Now();
-  writer_.Submit([this, event = std::move(event), now] {
+  const bool queued = event_writer_.Submit([this, event = std::move(event), now] {
     const std::string controller = event.reporting_controller.empty()
                                        ? options_.reporting_controller
                                        : event.reporting_controller;
@@ -991,10 +997,24 @@ void KubeCluster::RecordEvent(framework::EventRecord event) {
     // without end.
     if (events_.size() > 10000) events_.clear();
   });
+  if (queued) return;
+  // Logged when dropping starts, then at most every 30 seconds while it goes on, with the count
+  // so far: a few lines however many are dropped.
+  const int64_t dropped = dropped_events_.fetch_add(1) + 1;
+  const int64_t at = now.time_since_epoch().count();
+  int64_t last = last_drop_logged_.load();
+  const int64_t every = std::chrono::duration_cast<api::Time::duration>(kDropLogEvery).count();
+  if ((last == 0 || at - last >= every) && last_drop_logged_.compare_exchange_strong(last, at)) {
+    log::Warningf(
+        "{} events are waiting to be written: new ones are dropped until the API server "
+        "takes them ({} dropped so far)",
+        kMaxQueuedEvents, dropped);
+  }
 }
 
 void KubeCluster::TidyEvents() {
-  writer_.Submit([this, now = clock_.Now()] { TidyEventSeries(now, /*all=*/false); });
+  // Dropped when events fill the queue: the next tidy does the same.
+  event_writer_.Submit([this, now = clock_.Now()] { TidyEventSeries(now, /*all=*/false); });
 }
 
 bool KubeCluster::WriteSeries(PostedEvent& posted) {

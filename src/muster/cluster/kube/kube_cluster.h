@@ -12,11 +12,12 @@
 // scheduler's thread alone.
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
-#include <chrono>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -32,12 +33,14 @@
 
 namespace muster::cluster::kube {
 
-// Threads that run queued work in order (one thread) or side by side (several).
+// Threads that run queued work in order (one thread) or side by side (several), holding at most
+// `capacity` items waiting.
 class WorkQueue {
  public:
-  explicit WorkQueue(int threads);
+  explicit WorkQueue(int threads, size_t capacity = std::numeric_limits<size_t>::max());
   ~WorkQueue();  // finishes what was queued, then joins
-  void Submit(std::function<void()> work);
+  // False, and `work` dropped, when `capacity` items are waiting.
+  bool Submit(std::function<void()> work);
   // Waits until everything submitted so far has run.
   void Drain();
 
@@ -46,6 +49,7 @@ class WorkQueue {
   std::mutex mu_;
   std::condition_variable cv_, idle_cv_;
   std::deque<std::function<void()>> queue_;
+  const size_t capacity_;
   int running_ = 0;
   bool stopping_ = false;
   std::vector<std::thread> threads_;
@@ -151,9 +155,17 @@ class KubeCluster final : public Cluster {
   std::atomic<bool> stop_{false};
   std::string fatal_;
   WorkQueue binders_;
-  WorkQueue writer_;
+  WorkQueue writer_;  // statuses, conditions, deletions: each one matters
+  // Events, best effort as client-go's broadcaster: on their own thread, so that a burst of them
+  // never holds a status back, and at most kMaxQueuedEvents waiting (client-go's
+  // maxQueuedEvents); more are dropped, counted and logged.
+  static constexpr size_t kMaxQueuedEvents = 1000;
+  WorkQueue event_writer_;
+  std::atomic<int64_t> dropped_events_{0};
+  static constexpr auto kDropLogEvery = std::chrono::seconds(30);
+  std::atomic<int64_t> last_drop_logged_{0};  // when dropping was last logged (Time's ticks)
   // Events posted, for their series: by client-go's key (action, reason, controller, regarding,
-  // related). Writer thread only.
+  // related). Event writer thread only.
   struct PostedEvent {
     std::string name;
     std::string namespace_;
