@@ -1110,8 +1110,8 @@ Condition ReadCondition(Decoder& d, const YAML::Node& item, const std::string& p
   Map c(d, item, path);
   c.Known({"lastProbeTime", "observedGeneration"});
   Condition cond;
-  cond.type = ReadString(d, c.Get("type"), c.Path("type")).value_or("");
-  cond.status = ReadString(d, c.Get("status"), c.Path("status")).value_or("");
+  cond.type = Symbol(ReadString(d, c.Get("type"), c.Path("type")).value_or(""));
+  cond.status = Symbol(ReadString(d, c.Get("status"), c.Path("status")).value_or(""));
   cond.reason = ReadString(d, c.Get("reason"), c.Path("reason")).value_or("");
   cond.message = ReadString(d, c.Get("message"), c.Path("message")).value_or("");
   cond.last_transition_time =

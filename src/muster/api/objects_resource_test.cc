@@ -323,7 +323,7 @@ status:
   ASSERT_EQ(claim.status.devices.size(), 1u);
   const Condition* attached = FindCondition(claim.status.devices[0].conditions, "attached");
   ASSERT_NE(attached, nullptr);
-  EXPECT_EQ(attached->status, "True");
+  EXPECT_EQ(attached->status.str(), "True");
   EXPECT_EQ(attached->reason, "Attached");
   EXPECT_EQ(FindCondition(claim.status.devices[0].conditions, "failed"), nullptr);
 }

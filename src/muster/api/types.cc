@@ -44,13 +44,13 @@ std::optional<PodPhase> ParsePodPhase(std::string_view s) {
 
 const Condition* FindCondition(const std::vector<Condition>& conditions, std::string_view type) {
   for (const Condition& c : conditions) {
-    if (c.type == type) return &c;
+    if (c.type.str() == type) return &c;
   }
   return nullptr;
 }
 
 bool ConditionChanges(const std::vector<Condition>& conditions, const Condition& condition) {
-  const Condition* old = FindCondition(conditions, condition.type);
+  const Condition* old = FindCondition(conditions, condition.type.str());
   return old == nullptr || old->status != condition.status || old->reason != condition.reason ||
          old->message != condition.message;
 }

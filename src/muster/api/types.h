@@ -177,8 +177,10 @@ std::optional<PodPhase> ParsePodPhase(std::string_view s);
 // A status condition (metav1.Condition's fields; a pod's PodCondition has the same ones muster
 // reads): a pod's, a PodGroup's, an allocated device's.
 struct Condition {
-  std::string type;
-  std::string status;
+  // Interned: a cluster knows a handful of condition types and three statuses, and every bound
+  // pod carries one condition.
+  Symbol type;
+  Symbol status;
   std::string reason;
   std::string message;
   std::optional<Time> last_transition_time;

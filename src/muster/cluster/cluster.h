@@ -104,7 +104,7 @@ class TypedObserver : public ClusterObserver {
 // executor sets it; `scheduler` names the scheduler that preempts.
 inline api::Condition PreemptionCondition(std::string_view scheduler, api::Time now) {
   return api::Condition{
-      "DisruptionTarget", "True", "PreemptionByScheduler",
+      api::Symbol("DisruptionTarget"), api::Symbol("True"), "PreemptionByScheduler",
       std::string(scheduler) + ": preempting to accommodate a higher priority pod", now};
 }
 

@@ -134,8 +134,9 @@ Status MemoryCluster::Bind(const api::Pod& pod, api::Symbol node) {
   bound.spec.node_name = node;
   bound.status.nominated_node_name = api::Symbol();
   std::erase_if(bound.status.conditions,
-                [](const api::Condition& c) { return c.type == "PodScheduled"; });
-  bound.status.conditions.push_back(api::Condition{"PodScheduled", "True", "", "", clock_.Now()});
+                [](const api::Condition& c) { return c.type.str() == "PodScheduled"; });
+  bound.status.conditions.push_back(
+      api::Condition{api::Symbol("PodScheduled"), api::Symbol("True"), "", "", clock_.Now()});
   return ReplacePod(it, std::move(bound));
 }
 

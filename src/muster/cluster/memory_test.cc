@@ -50,8 +50,8 @@ TEST_F(MemoryClusterTest, BindAssignsTheNodeAndTellsObserversOnce) {
   ASSERT_TRUE(cluster_.Bind(Web(), api::Symbol("node-b")).IsSuccess());
   EXPECT_EQ(Web().spec.node_name, api::Symbol("node-b"));
   ASSERT_EQ(Web().status.conditions.size(), 1u);
-  EXPECT_EQ(Web().status.conditions[0].type, "PodScheduled");
-  EXPECT_EQ(Web().status.conditions[0].status, "True");
+  EXPECT_EQ(Web().status.conditions[0].type.str(), "PodScheduled");
+  EXPECT_EQ(Web().status.conditions[0].status.str(), "True");
   EXPECT_NE(Web().metadata.resource_version, version);
   EXPECT_TRUE(recorder_.updates.empty()) << "told through the clock, not from inside Bind";
   clock_.RunDue();
@@ -82,9 +82,10 @@ TEST_F(MemoryClusterTest, BindRefusesANodeDeletedSince) {
 }
 
 TEST_F(MemoryClusterTest, UpdatePodConditionReplacesTheConditionOfItsType) {
-  const api::Condition unschedulable{"PodScheduled", "False", "Unschedulable", "no room", {}};
+  const api::Symbol scheduled("PodScheduled"), no("False");
+  const api::Condition unschedulable{scheduled, no, "Unschedulable", "no room", {}};
   ASSERT_TRUE(cluster_.UpdatePodCondition(Web(), unschedulable, "node-a").IsSuccess());
-  const api::Condition again{"PodScheduled", "False", "Unschedulable", "still none", {}};
+  const api::Condition again{scheduled, no, "Unschedulable", "still none", {}};
   ASSERT_TRUE(cluster_.UpdatePodCondition(Web(), again, std::nullopt).IsSuccess());
   ASSERT_EQ(Web().status.conditions.size(), 1u);
   EXPECT_EQ(Web().status.conditions[0].message, "still none");
@@ -113,7 +114,7 @@ TEST_F(MemoryClusterTest, APreemptedPodEndsFailedWithDisruptionTargetBeforeItGoe
     EXPECT_EQ(pod->status.phase, api::PodPhase::kFailed);
     const api::Condition* target = api::FindCondition(pod->status.conditions, "DisruptionTarget");
     ASSERT_NE(target, nullptr);
-    EXPECT_EQ(target->status, "True");
+    EXPECT_EQ(target->status.str(), "True");
     EXPECT_EQ(target->reason, "PreemptionByScheduler");
     EXPECT_EQ(target->message,
               "default-scheduler: preempting to accommodate a higher priority pod");

@@ -187,7 +187,7 @@ json GroupJson(const sim::Simulation& sim, const api::Pod& pod, const AttemptTra
     g["minMember"] = native->spec.policy.min_count.value_or(1);
     const api::Condition* cond =
         api::FindCondition(native->status.conditions, native->ScheduledCondition());
-    g["phase"] = cond != nullptr && cond->status == "True" ? "Scheduled" : "Pending";
+    g["phase"] = cond != nullptr && cond->status.str() == "True" ? "Scheduled" : "Pending";
     g["scheduled"] = scheduled;
     g["message"] = cond != nullptr ? cond->message : "";
   } else if (workload_group != nullptr) {
@@ -307,7 +307,7 @@ nlohmann::ordered_json BuildExplanation(const sim::Simulation& sim, const api::P
   p["podGroup"] = api::GangOf(pod).name.string();
   p["attempts"] = sim.scheduler().Attempts(pod.metadata.Key());
   const api::Condition* cond = api::FindCondition(pod.status.conditions, "PodScheduled");
-  p["message"] = cond != nullptr && cond->status == "False" ? cond->message : "";
+  p["message"] = cond != nullptr && cond->status.str() == "False" ? cond->message : "";
   out["pod"] = std::move(p);
   out["resourceClaims"] = ResourceClaimsJson(sim, pod);
 

@@ -173,7 +173,7 @@ Facts Gather(const sim::Simulation& sim) {
     const api::Pod& pod = *stored;
     PodFacts p{&pod, &key, PodStatusText(sim, pod), api::GangOf(pod).name.string(), nullptr};
     const api::Condition* cond = api::FindCondition(pod.status.conditions, "PodScheduled");
-    if (cond != nullptr && cond->status == "False") p.unschedulable = cond;
+    if (cond != nullptr && cond->status.str() == "False") p.unschedulable = cond;
     if (p.status == "SchedulingGated") {
       ++f.gated;
     } else if (pod.status.phase == api::PodPhase::kPending) {

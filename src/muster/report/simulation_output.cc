@@ -88,7 +88,7 @@ json JobsJson(const sim::Simulation& sim) {
     json j;
     j["namespace"] = r.namespace_;
     j["name"] = r.name;
-    j["status"] = r.finished ? r.finished->type : (r.suspended ? "Suspended" : "Running");
+    j["status"] = r.finished ? r.finished->type.str() : (r.suspended ? "Suspended" : "Running");
     j["active"] = r.active;
     j["succeeded"] = r.succeeded;
     j["failed"] = r.failed;
@@ -242,7 +242,7 @@ std::vector<json> NativeGangsJson(const cluster::MemoryCluster& c) {
     m.succeeded += pod.status.phase == api::PodPhase::kSucceeded;
     m.failed += pod.status.phase == api::PodPhase::kFailed;
     if (const api::Condition* cond = ScheduledCondition(pod);
-        m.message.empty() && cond != nullptr && cond->status == "False") {
+        m.message.empty() && cond != nullptr && cond->status.str() == "False") {
       m.message = cond->message;
     }
   }
@@ -260,10 +260,11 @@ std::vector<json> NativeGangsJson(const cluster::MemoryCluster& c) {
     g["running"] = m.running;
     g["succeeded"] = m.succeeded;
     g["failed"] = m.failed;
-    g["condition"] = condition != nullptr ? condition->status : "";
-    g["message"] = condition != nullptr ? (condition->status == "False" ? condition->message : "")
-                   : m.scheduled == 0   ? m.message
-                                        : "";
+    g["condition"] = condition != nullptr ? condition->status.str() : "";
+    g["message"] = condition != nullptr
+                       ? (condition->status.str() == "False" ? condition->message : "")
+                   : m.scheduled == 0 ? m.message
+                                      : "";
     out.push_back(std::move(g));
   };
   for (const auto& [key, ptr] : c.Objects<api::SchedulingPodGroup>()) {
@@ -412,7 +413,7 @@ nlohmann::ordered_json BuildResult(const sim::Simulation& sim) {
                            : "";
     p["attempts"] = has_record ? record->second.attempts : 0;
     const api::Condition* cond = ScheduledCondition(pod);
-    const bool unscheduled = cond != nullptr && cond->status == "False";
+    const bool unscheduled = cond != nullptr && cond->status.str() == "False";
     p["reason"] = unscheduled ? cond->reason : "";
     p["message"] = unscheduled ? cond->message : "";
     if (!pod.status.nominated_node_name.empty()) {
@@ -452,7 +453,7 @@ nlohmann::ordered_json BuildResult(const sim::Simulation& sim) {
     g["failed"] = group.status.failed;
     // Why the group cannot be placed: the group cycle's Scheduled=False condition.
     const api::Condition* cond = GroupScheduledCondition(group);
-    g["message"] = cond != nullptr && cond->status == "False" ? cond->message : "";
+    g["message"] = cond != nullptr && cond->status.str() == "False" ? cond->message : "";
     g["apiVersion"] =
         group.api_version.empty() ? "scheduling.x-k8s.io/v1alpha1" : group.api_version;
     groups.push_back(std::move(g));
@@ -592,7 +593,7 @@ void PrintTable(const sim::Simulation& sim, bool wide, std::ostream& out) {
                                                          : pod.status.nominated_node_name.string(),
                   group.empty() ? "<none>" : group,
                   std::to_string(record == sim.records().end() ? 0 : record->second.attempts),
-                  cond != nullptr && cond->status == "False" ? cond->message : ""});
+                  cond != nullptr && cond->status.str() == "False" ? cond->message : ""});
     }
     rows.push_back(std::move(row));
   }
@@ -622,7 +623,7 @@ void PrintTable(const sim::Simulation& sim, bool wide, std::ostream& out) {
     if (namespaces) row.insert(row.begin(), g.metadata.namespace_.string());
     if (wide) {
       const api::Condition* cond = GroupScheduledCondition(g);
-      row.push_back(cond != nullptr && cond->status == "False" ? cond->message : "");
+      row.push_back(cond != nullptr && cond->status.str() == "False" ? cond->message : "");
     }
     rows.push_back(std::move(row));
   }

@@ -31,9 +31,10 @@
 
 #include <optional>
 #include <string>
-#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
+#include "muster/api/pod_name.h"
 #include "muster/api/types.h"
 #include "muster/framework/node_info.h"
 #include "muster/framework/node_store.h"
@@ -57,14 +58,13 @@ class Cache {
   }
   framework::Status RemovePod(const api::Pod& pod);
   bool IsAssumedPod(const api::Pod& pod) const;
-  // The cached copy of a pod by namespace/name (assumed or added), or nullptr.
-  const framework::PodInfo* GetPod(const std::string& key) const;
+  // The cached copy of a pod by its name (assumed or added), or nullptr.
+  const framework::PodInfo* GetPod(api::PodName name) const;
 
   // A pod taken off its node for a what-if (a gang's preemption trial), with everything the
   // cache knew of it, so that PutBack restores it exactly.
   class TakenOut {
     friend class Cache;
-    std::string key_;
     framework::PodInfoPtr info_;
     api::Symbol node_;
     bool assumed_ = false;
@@ -86,17 +86,22 @@ class Cache {
   size_t AssumedPodCount() const { return assumed_; }
 
  private:
+  // Keyed by the name of the pod it holds: a pod's state is replaced whole when its PodInfo is.
   struct PodState {
     framework::PodInfoPtr info;
     api::Symbol node;
-    bool assumed = false;
-    bool binding_finished = false;
-  };
+    mutable bool assumed = false;
+    mutable bool binding_finished = false;
 
-  void Erase(std::unordered_map<std::string, PodState>::iterator it);
+    api::PodName name() const { return api::PodName::Of(info->pod); }
+  };
+  using PodStates =
+      std::unordered_set<PodState, api::ByPodName<PodState>, api::ByPodName<PodState>>;
+
+  void Erase(PodStates::iterator it);
 
   framework::NodeStore nodes_;
-  std::unordered_map<std::string, PodState> pod_states_;
+  PodStates pod_states_;
   size_t assumed_ = 0;
 };
 

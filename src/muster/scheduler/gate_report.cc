@@ -70,7 +70,7 @@ void Scheduler::SweepGated() {
 void Scheduler::ReportGated(const std::string& key, const std::string& message) {
   std::string now;
   const framework::QueuedPodInfo* held = queue_.Held(key, &now);
-  const framework::PodInfoPtr* stored = store_.FindPod(key);
+  const framework::PodInfoPtr* stored = store_.FindPod(api::PodName::Parse(key));
   if (held == nullptr || now != message || stored == nullptr ||
       !(*stored)->pod.spec.node_name.empty()) {
     return;
@@ -87,12 +87,12 @@ void Scheduler::ReportGated(const std::string& key, const std::string& message) 
   const bool gang_wait = gang && group_plugin->Name() == held->gating_plugin;
 
   api::Condition condition;
-  condition.type = "PodScheduled";
-  condition.status = "False";
+  condition.type = api::Symbol("PodScheduled");
+  condition.status = api::Symbol("False");
   condition.reason = std::string(kNotReadyForScheduling);
   condition.message = message;
   condition.last_transition_time = clock_.Now();
-  if (const api::Condition* old = api::FindCondition(pod.status.conditions, condition.type);
+  if (const api::Condition* old = api::FindCondition(pod.status.conditions, condition.type.str());
       old != nullptr && old->status == condition.status) {
     condition.last_transition_time = old->last_transition_time;
   }

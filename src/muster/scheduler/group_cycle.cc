@@ -80,7 +80,7 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
   std::vector<framework::PodInfoPtr> order;
   for (const framework::QueuedPodInfo& q : pending) {
     ++stats_.attempts;
-    store_.CountAttempt(q.info->Key());
+    store_.CountAttempt(api::PodName::Of(q.info->pod));
     order.push_back(q.info);
   }
   const bool sample = metrics_.SamplePluginsThisCycle();
@@ -650,10 +650,11 @@ void Scheduler::WriteGroupCondition(const framework::Gang& gang, bool scheduled,
                                     std::string_view reason, const std::string& message) {
   if (gang.condition_type.empty()) return;
   const api::Condition* now = api::FindCondition(gang.conditions, gang.condition_type);
-  if (!scheduled && gang.condition_stays_true && now != nullptr && now->status == "True") return;
+  if (!scheduled && gang.condition_stays_true && now != nullptr && now->status.str() == "True")
+    return;
   api::Condition condition;
-  condition.type = std::string(gang.condition_type);
-  condition.status = scheduled ? "True" : "False";
+  condition.type = api::Symbol(gang.condition_type);
+  condition.status = api::Symbol(scheduled ? "True" : "False");
   condition.reason = std::string(reason);
   condition.message = message;
   condition.last_transition_time = clock_.Now();

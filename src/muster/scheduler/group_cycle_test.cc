@@ -42,7 +42,9 @@ class GroupCycleTest : public ::testing::Test {
     for (auto it = h_.client().group_condition_updates.rbegin();
          it != h_.client().group_condition_updates.rend(); ++it) {
       EXPECT_EQ(it->first, "PodGroup default/g");
-      if (it->second.type == "Scheduled") return it->second.status + ": " + it->second.message;
+      if (it->second.type.str() == "Scheduled") {
+        return it->second.status.string() + ": " + it->second.message;
+      }
     }
     return "";
   }

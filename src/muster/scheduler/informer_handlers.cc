@@ -155,7 +155,7 @@ void Scheduler::OnUpdate<api::Pod>(const api::PodPtr& old_ptr, const api::PodPtr
   // Nor is the binding of a pod assumed on that node: passing Permit was the change (see
   // Scheduler::Commit), and every attempt since has counted the pod there.
   const framework::PodInfo* assumed =
-      cache_.IsAssumedPod(new_pod) ? cache_.GetPod(new_pod.metadata.Key()) : nullptr;
+      cache_.IsAssumedPod(new_pod) ? cache_.GetPod(api::PodName::Of(new_pod)) : nullptr;
   const bool confirms_assumed = !Assigned(old_pod) && Assigned(new_pod) && !new_pod.IsTerminal() &&
                                 assumed != nullptr &&
                                 assumed->pod.spec.node_name == new_pod.spec.node_name;

@@ -62,8 +62,8 @@ TEST(InformerHandlers, APodGroupsConditionsAloneAreNoClusterChange) {
   h.AddPodGroup(group);
   const uint64_t version = h.scheduler().ClusterVersion();
   api::PodGroup conditioned = group;
-  conditioned.status.conditions.push_back(
-      api::Condition{"Scheduled", "False", "Unschedulable", "1/2 members fit", {}});
+  conditioned.status.conditions.push_back(api::Condition{
+      api::Symbol("Scheduled"), api::Symbol("False"), "Unschedulable", "1/2 members fit", {}});
   h.UpdatePodGroup(group, conditioned);
   EXPECT_EQ(h.scheduler().ClusterVersion(), version);
   EXPECT_EQ(h.scheduler()

@@ -2,29 +2,28 @@
 
 namespace muster::scheduler {
 
-void ObjectStore::IndexLabels(const framework::PodInfoPtr& stored, bool add) {
-  const api::ObjectMeta& meta = stored->pod.metadata;
-  const std::string key = meta.Key();
+void ObjectStore::IndexLabels(const Stored& stored, bool add) {
+  const api::ObjectMeta& meta = stored.info->pod.metadata;
   for (const auto& [k, v] : meta.labels) {
     auto index = std::make_tuple(meta.namespace_.id(), k.id(), v.id());
     if (add) {
-      label_index_[index].emplace(key, &stored);
+      label_index_[index].insert(&stored);
     } else if (auto it = label_index_.find(index); it != label_index_.end()) {
-      it->second.erase(key);
+      it->second.erase(&stored);
       if (it->second.empty()) label_index_.erase(it);
     }
   }
 }
 
-void ObjectStore::IndexGang(const framework::PodInfoPtr& stored, bool add) {
-  const api::GangRef& gang = stored->gang;
+void ObjectStore::IndexGang(const Stored& stored, bool add) {
+  const api::GangRef& gang = stored.info->gang;
   if (gang.empty()) return;
-  const api::ObjectMeta& meta = stored->pod.metadata;
-  auto index = std::make_tuple(meta.namespace_.id(), gang.kind, gang.name.id());
+  auto index =
+      std::make_tuple(stored.info->pod.metadata.namespace_.id(), gang.kind, gang.name.id());
   if (add) {
-    gang_index_[index].emplace(meta.Key(), &stored);
+    gang_index_[index].insert(&stored);
   } else if (auto it = gang_index_.find(index); it != gang_index_.end()) {
-    it->second.erase(meta.Key());
+    it->second.erase(&stored);
     if (it->second.empty()) gang_index_.erase(it);
   }
 }
@@ -32,50 +31,51 @@ void ObjectStore::IndexGang(const framework::PodInfoPtr& stored, bool add) {
 const framework::PodInfoPtr& ObjectStore::StorePod(const api::PodPtr& object) {
   framework::PodInfoPtr info = framework::PodInfo::Make(object);
   const api::Pod& pod = *object;
-  const std::string key = pod.metadata.Key();
-  auto it = pods_.find(key);
+  auto it = pods_.find(api::PodName::Of(pod));
   if (it == pods_.end()) {
-    it = pods_.emplace(key, Stored{std::move(info)}).first;
-    if (auto u = unstored_attempts_.find(key); u != unstored_attempts_.end()) {
-      it->second.attempts = u->second;
-      unstored_attempts_.erase(u);
+    it = pods_.insert(Stored{std::move(info)}).first;
+    if (!unstored_attempts_.empty()) {
+      if (auto u = unstored_attempts_.find(pod.metadata.Key()); u != unstored_attempts_.end()) {
+        it->attempts = u->second;
+        unstored_attempts_.erase(u);
+      }
     }
-    IndexLabels(it->second.info, true);
-    IndexGang(it->second.info, true);
-  } else if (it->second.info->pod.metadata.labels == pod.metadata.labels &&
-             it->second.info->gang == info->gang) {
-    it->second.info = std::move(info);  // same labels and gang, same slot: the indexes stand
+    IndexLabels(*it, true);
+    IndexGang(*it, true);
+  } else if (it->info->pod.metadata.labels == pod.metadata.labels && it->info->gang == info->gang) {
+    it->info = std::move(info);  // same labels and gang, same slot: the indexes stand
   } else {
-    IndexLabels(it->second.info, false);
-    IndexGang(it->second.info, false);
-    it->second.info = std::move(info);
-    IndexLabels(it->second.info, true);
-    IndexGang(it->second.info, true);
+    IndexLabels(*it, false);
+    IndexGang(*it, false);
+    it->info = std::move(info);
+    IndexLabels(*it, true);
+    IndexGang(*it, true);
   }
-  return it->second.info;
+  return it->info;
 }
 
 void ObjectStore::ForgetPod(const api::Pod& pod) {
-  auto it = pods_.find(pod.metadata.Key());
+  auto it = pods_.find(api::PodName::Of(pod));
   if (it == pods_.end()) return;
-  IndexLabels(it->second.info, false);
-  IndexGang(it->second.info, false);
-  if (it->second.attempts != 0) unstored_attempts_[it->first] = it->second.attempts;
+  IndexLabels(*it, false);
+  IndexGang(*it, false);
+  if (it->attempts != 0) unstored_attempts_[pod.metadata.Key()] = it->attempts;
   pods_.erase(it);
 }
 
-void ObjectStore::CountAttempt(const std::string& key) {
-  auto it = pods_.find(key);
+void ObjectStore::CountAttempt(api::PodName name) {
+  auto it = pods_.find(name);
   if (it != pods_.end()) {
-    ++it->second.attempts;
+    ++it->attempts;
   } else {
-    ++unstored_attempts_[key];
+    ++unstored_attempts_[name.Key()];
   }
 }
 
-int ObjectStore::Attempts(const std::string& key) const {
-  if (auto it = pods_.find(key); it != pods_.end()) return it->second.attempts;
-  auto it = unstored_attempts_.find(key);
+int ObjectStore::Attempts(api::PodName name) const {
+  if (auto it = pods_.find(name); it != pods_.end()) return it->attempts;
+  if (unstored_attempts_.empty()) return 0;
+  auto it = unstored_attempts_.find(name.Key());
   return it == unstored_attempts_.end() ? 0 : it->second;
 }
 
@@ -85,7 +85,7 @@ std::vector<const api::Pod*> ObjectStore::PodsWithLabel(api::Symbol ns, api::Sym
   auto it = label_index_.find(std::make_tuple(ns.id(), key.id(), value.id()));
   if (it == label_index_.end()) return out;
   out.reserve(it->second.size());
-  for (const auto& [name, stored] : it->second) out.push_back(&(*stored)->pod);
+  for (const Stored* stored : it->second) out.push_back(&stored->info->pod);
   return out;
 }
 
@@ -95,13 +95,13 @@ std::vector<const api::Pod*> ObjectStore::PodsInGang(api::Symbol ns,
   auto it = gang_index_.find(std::make_tuple(ns.id(), gang.kind, gang.name.id()));
   if (it == gang_index_.end()) return out;
   out.reserve(it->second.size());
-  for (const auto& [name, stored] : it->second) out.push_back(&(*stored)->pod);
+  for (const Stored* stored : it->second) out.push_back(&stored->info->pod);
   return out;
 }
 
-const framework::PodInfoPtr* ObjectStore::FindPod(const std::string& key) const {
-  auto it = pods_.find(key);
-  return it == pods_.end() ? nullptr : &it->second.info;
+const framework::PodInfoPtr* ObjectStore::FindPod(api::PodName name) const {
+  auto it = pods_.find(name);
+  return it == pods_.end() ? nullptr : &it->info;
 }
 
 }  // namespace muster::scheduler

@@ -367,7 +367,8 @@ TEST_F(QueueTest, StatusOnlyUpdatesDoNotRequeue) {
   Add(p);
   Fail("p", "Fit");
   api::Pod with_condition = p;
-  with_condition.status.conditions.push_back(api::Condition{"PodScheduled", "False", "", "", {}});
+  with_condition.status.conditions.push_back(
+      api::Condition{api::Symbol("PodScheduled"), api::Symbol("False"), "", "", {}});
   queue_.Update(p, framework::PodInfo::Make(with_condition), /*status_only=*/true);
   EXPECT_EQ(queue_.Location("default/p"), SchedulingQueue::Where::kUnschedulable);
 }

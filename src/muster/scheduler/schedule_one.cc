@@ -553,7 +553,7 @@ bool Scheduler::ScheduleOne() {
     return true;
   }
   ++stats_.attempts;
-  store_.CountAttempt(key);
+  store_.CountAttempt(api::PodName::Of(pod.pod));
   last_attempted_ = key;
   const framework::Stopwatch started;
 
@@ -735,7 +735,7 @@ void Scheduler::HandleSchedulingFailure(const framework::Framework& fwk,
   const framework::PodInfoPtr attempted = info.info;  // info moves to the queue below
   const api::Pod& pod = attempted->pod;
   // The pod may have been deleted or bound meanwhile: then there is nothing to requeue.
-  const framework::PodInfoPtr* stored = store_.FindPod(pod.metadata.Key());
+  const framework::PodInfoPtr* stored = store_.FindPod(api::PodName::Of(pod));
   if (stored == nullptr || !(*stored)->pod.spec.node_name.empty()) return;
   queue_.AddUnschedulableIfNotPresent(std::move(info));
 
@@ -761,8 +761,8 @@ void Scheduler::HandleSchedulingFailure(const framework::Framework& fwk,
                                              framework::TruncateEventNote(message), std::nullopt,
                                              fwk.scheduler_name()});
   api::Condition condition;
-  condition.type = "PodScheduled";
-  condition.status = "False";
+  condition.type = api::Symbol("PodScheduled");
+  condition.status = api::Symbol("False");
   condition.reason = error ? "SchedulerError" : "Unschedulable";
   condition.message = message;
   condition.last_transition_time = clock_.Now();
@@ -770,7 +770,8 @@ void Scheduler::HandleSchedulingFailure(const framework::Framework& fwk,
   // pod turned away again with the same message keeps its condition, transition time and all.
   const api::Pod& current = (*stored)->pod;
   const bool condition_changed = api::ConditionChanges(current.status.conditions, condition);
-  if (const api::Condition* old = api::FindCondition(current.status.conditions, condition.type);
+  if (const api::Condition* old =
+          api::FindCondition(current.status.conditions, condition.type.str());
       old != nullptr && old->status == condition.status) {
     condition.last_transition_time = old->last_transition_time;
   }
@@ -802,8 +803,7 @@ void Scheduler::RunBindingCycle(std::shared_ptr<BindingContext> ctx) {
 
 bool Scheduler::DroppedWhileBinding(const BindingContext& ctx) {
   const framework::PodInfo& pod = *ctx.assumed;
-  const std::string key = pod.Key();
-  if (store_.FindPod(key) != nullptr) return false;
+  if (store_.FindPod(api::PodName::Of(pod.pod)) != nullptr) return false;
   TraceStep(*ctx.state, clock_.Now(), "Bind", Status(Code::kSkip), "the pod was deleted");
   ctx.fwk->RunReservePluginsUnreserve(*ctx.state, pod, ctx.node);
   cache_.ForgetPod(pod.pod);
@@ -812,7 +812,7 @@ bool Scheduler::DroppedWhileBinding(const BindingContext& ctx) {
   EventObjects objects;
   objects.old_pod = &pod.pod;
   MoveAll(kAssignedPodDelete, objects);
-  queue_.Done(key);
+  queue_.Done(pod.Key());
   return true;
 }
 

@@ -82,7 +82,9 @@ std::unique_ptr<Scheduler> Scheduler::Create(const api::SchedulerConfiguration* 
   return s;
 }
 
-int Scheduler::Attempts(const std::string& pod_key) const { return store_.Attempts(pod_key); }
+int Scheduler::Attempts(const std::string& pod_key) const {
+  return store_.Attempts(api::PodName::Parse(pod_key));
+}
 
 void Scheduler::MoveAll(const ClusterEvent& event, const EventObjects& objects,
                         const std::string& exclude_key) {

@@ -35,7 +35,7 @@ bool Bound(const api::Pod& pod) { return !pod.spec.node_name.empty(); }
 // Whether the scheduler preempted the pod (the DisruptionTarget condition it is deleted with).
 bool PreemptedByScheduler(const api::Pod& pod) {
   const api::Condition* c = api::FindCondition(pod.status.conditions, "DisruptionTarget");
-  return c != nullptr && c->status == "True" && c->reason == "PreemptionByScheduler";
+  return c != nullptr && c->status.str() == "True" && c->reason == "PreemptionByScheduler";
 }
 
 // Whether PreFilter's result leaves `node` among the nodes to filter.
@@ -430,7 +430,7 @@ void Checker::CheckPlaces() {
   for (const auto& [key, ptr] : cluster_.pods()) {
     const api::Pod& pod = *ptr;
     const std::optional<SchedulingQueue::Where> where = queue.Location(key);
-    const framework::PodInfo* cached = cache.GetPod(key);
+    const framework::PodInfo* cached = cache.GetPod(api::PodName::Of(pod));
     const bool assumed = cached != nullptr && cache.IsAssumedPod(pod);
     const bool waiting = scheduler_.waiting_pods().Get(scheduler::PodUid(pod)) != nullptr;
     if (pod.IsTerminal()) {

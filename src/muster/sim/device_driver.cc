@@ -72,9 +72,10 @@ void DeviceDriver::Report(const std::string& claim_key, const Key& key, bool fai
     status = std::prev(updated.status.devices.end());
   }
   auto set = [&](const std::string& type, std::string reason, std::string message) {
-    std::erase_if(status->conditions, [&](const api::Condition& c) { return c.type == type; });
-    status->conditions.push_back(
-        api::Condition{type, "True", std::move(reason), std::move(message), clock_.Now()});
+    const api::Symbol symbol(type);
+    std::erase_if(status->conditions, [&](const api::Condition& c) { return c.type == symbol; });
+    status->conditions.push_back(api::Condition{symbol, api::Symbol("True"), std::move(reason),
+                                                std::move(message), clock_.Now()});
   };
   if (failed && !result->binding_failure_conditions.empty()) {
     set(result->binding_failure_conditions.front(), "BindingFailed",

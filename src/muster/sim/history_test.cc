@@ -70,9 +70,10 @@ TEST_F(HistoryTest, KeepsOneSamplePerInstantAndOnlyChanges) {
   At(seconds(5), [&] { SetPhase("a", api::PodPhase::kRunning); });
   // A change that leaves the counts as they were is no sample.
   At(seconds(7), [&] {
-    cluster_.UpdatePodCondition(
-        Pod("b"), api::Condition{"PodScheduled", "False", "Unschedulable", "no", clock_.Now()},
-        std::nullopt);
+    cluster_.UpdatePodCondition(Pod("b"),
+                                api::Condition{api::Symbol("PodScheduled"), api::Symbol("False"),
+                                               "Unschedulable", "no", clock_.Now()},
+                                std::nullopt);
   });
   At(seconds(30), [&] { SetPhase("a", api::PodPhase::kSucceeded); });
   At(seconds(40), [&] { cluster_.Delete<api::Pod>("default/b"); });

@@ -15,7 +15,7 @@ const api::Condition* MatchingCondition(
     const api::Pod& pod, const std::vector<api::PodFailurePolicyOnPodConditionsPattern>& patterns) {
   for (const api::Condition& c : pod.status.conditions) {
     for (const auto& pattern : patterns) {
-      if (c.type == pattern.type && c.status == pattern.status) return &c;
+      if (c.type.str() == pattern.type && c.status.str() == pattern.status) return &c;
     }
   }
   return nullptr;
@@ -36,7 +36,7 @@ PodFailureVerdict MatchPodFailurePolicy(const std::optional<api::PodFailurePolic
       case api::PodFailurePolicyAction::kFailJob:
         return {.fail_job = fmt::format(
                     "Pod {}/{} has condition {} matching FailJob rule at index {}",
-                    pod.metadata.namespace_.str(), pod.metadata.name, condition->type, i)};
+                    pod.metadata.namespace_.str(), pod.metadata.name, condition->type.str(), i)};
       default:
         // Count, and FailIndex (which needs backoffLimitPerIndex, refused at decoding).
         return {};

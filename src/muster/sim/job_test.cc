@@ -22,8 +22,8 @@ api::PodFailurePolicyRule OnCondition(api::PodFailurePolicyAction action, std::s
 api::Pod Preempted() {
   api::Pod pod = testing::MakePod().Name("w-1").Namespace("ml").Obj();
   pod.status.phase = api::PodPhase::kFailed;
-  pod.status.conditions.push_back(
-      {"DisruptionTarget", "True", "PreemptionByScheduler", "preempted", std::nullopt});
+  pod.status.conditions.push_back({api::Symbol("DisruptionTarget"), api::Symbol("True"),
+                                   "PreemptionByScheduler", "preempted", std::nullopt});
   return pod;
 }
 

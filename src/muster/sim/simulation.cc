@@ -343,7 +343,7 @@ void Simulation::SyncJob(Workload& w) {
   if (w.finished) return;
   const bool done = w.completions ? w.succeeded >= *w.completions : w.succeeded > 0;
   if (done && w.active.empty()) {
-    FinishJob(w, api::Condition{"Complete", "True", "CompletionsReached",
+    FinishJob(w, api::Condition{api::Symbol("Complete"), api::Symbol("True"), "CompletionsReached",
                                 "Reached expected number of succeeded pods", clock_.Now()});
     return;
   }
@@ -425,10 +425,10 @@ void Simulation::JobPodFailed(Workload& w, const api::Pod& pod) {
   const PodFailureVerdict verdict = MatchPodFailurePolicy(w.job->pod_failure_policy, pod);
   if (verdict.counts) ++w.failed;
   if (verdict.fail_job) {
-    FinishJob(
-        w, api::Condition{"Failed", "True", "PodFailurePolicy", *verdict.fail_job, clock_.Now()});
+    FinishJob(w, api::Condition{api::Symbol("Failed"), api::Symbol("True"), "PodFailurePolicy",
+                                *verdict.fail_job, clock_.Now()});
   } else if (w.failed > w.job->backoff_limit) {
-    FinishJob(w, api::Condition{"Failed", "True", "BackoffLimitExceeded",
+    FinishJob(w, api::Condition{api::Symbol("Failed"), api::Symbol("True"), "BackoffLimitExceeded",
                                 "Job has reached the specified backoff limit", clock_.Now()});
   } else {
     SyncJob(w);
@@ -438,7 +438,7 @@ void Simulation::JobPodFailed(Workload& w, const api::Pod& pod) {
 // The Job's final condition and upstream's event for it. A Job that failed deletes its pods
 // still running or pending, and counts them as failed, as upstream does.
 void Simulation::FinishJob(Workload& w, api::Condition condition) {
-  const bool failed = condition.type == "Failed";
+  const bool failed = condition.type.str() == "Failed";
   if (failed) {
     for (const std::string& key : std::exchange(w.active, {})) {
       const api::Pod* pod = cluster_.Get<api::Pod>(key);
@@ -506,7 +506,8 @@ void Simulation::Updated(const api::PodPtr& old_ptr, const api::PodPtr& new_ptr)
       running.status.phase = api::PodPhase::kRunning;
       running.status.start_time = clock_.Now();
       for (const char* type : {"Initialized", "ContainersReady", "Ready"}) {
-        running.status.conditions.push_back(api::Condition{type, "True", "", "", clock_.Now()});
+        running.status.conditions.push_back(
+            api::Condition{api::Symbol(type), api::Symbol("True"), "", "", clock_.Now()});
       }
       cluster_.Update(running);
       if (const std::optional<api::Duration> run_for =
@@ -517,8 +518,8 @@ void Simulation::Updated(const api::PodPtr& old_ptr, const api::PodPtr& new_ptr)
           api::Pod done = *q;
           done.status.phase = api::PodPhase::kSucceeded;
           for (api::Condition& c : done.status.conditions) {
-            if (c.type == "Ready" || c.type == "ContainersReady") {
-              c.status = "False";
+            if (c.type.str() == "Ready" || c.type.str() == "ContainersReady") {
+              c.status = api::Symbol("False");
               c.reason = "PodCompleted";
             }
           }

@@ -107,8 +107,9 @@ PodBuilder& PodBuilder::PodStatusResources(ResourcePairs allocated, ResourcePair
 }
 
 PodBuilder& PodBuilder::ResizePending(std::string_view reason) {
-  pod_.status.conditions.push_back(
-      {.type = "PodResizePending", .status = "True", .reason = std::string(reason)});
+  pod_.status.conditions.push_back({.type = api::Symbol("PodResizePending"),
+                                    .status = api::Symbol("True"),
+                                    .reason = std::string(reason)});
   return *this;
 }
 

@@ -245,7 +245,7 @@ TEST(DecodeWatchEventTest, DevicesBindingConditionsAndTheirStatus) {
   const api::Condition* attached =
       api::FindCondition(claim.object->status.devices[0].conditions, "attached");
   ASSERT_NE(attached, nullptr);
-  EXPECT_EQ(attached->status, "True");
+  EXPECT_EQ(attached->status.str(), "True");
 
   const nlohmann::json written = EncodeClaimStatus(*claim.object);
   EXPECT_EQ(written["allocation"]["devices"]["results"][0]["bindingConditions"],

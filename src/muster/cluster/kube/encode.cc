@@ -197,7 +197,7 @@ json Volume(const api::Volume& v) {
 json Conditions(const std::vector<api::Condition>& conditions) {
   json out = json::array();
   for (const api::Condition& c : conditions) {
-    json item = {{"type", c.type}, {"status", c.status}};
+    json item = {{"type", c.type.str()}, {"status", c.status.str()}};
     if (!c.reason.empty()) item["reason"] = c.reason;
     if (!c.message.empty()) item["message"] = c.message;
     if (c.last_transition_time)

@@ -94,7 +94,7 @@ std::string ClaimsPath(api::Symbol ns) {
 }
 
 Json ConditionJson(const api::Condition& c) {
-  Json j = {{"type", c.type}, {"status", c.status}};
+  Json j = {{"type", c.type.str()}, {"status", c.status.str()}};
   if (!c.reason.empty()) j["reason"] = c.reason;
   if (!c.message.empty()) j["message"] = c.message;
   if (c.last_transition_time) j["lastTransitionTime"] = api::FormatTime(*c.last_transition_time);
@@ -820,7 +820,7 @@ Status KubeCluster::UpdatePodCondition(const api::Pod& pod, const api::Condition
                                        pod.metadata.namespace_.str(), pod.metadata.name);
   // Written in the order decided, but binds go their own way: a failure decided before the pod
   // was bound must not land after its binding.
-  const bool failure = condition.type == "PodScheduled" && condition.status == "False";
+  const bool failure = condition.type.str() == "PodScheduled" && condition.status.str() == "False";
   SubmitPodStatus(pod, path, patch.dump(), failure);
   return Status::OK();
 }

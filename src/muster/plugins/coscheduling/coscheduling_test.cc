@@ -490,7 +490,8 @@ TEST_F(CoschedulingTest, GroupOfMakesThePodGroupAGangWithItsLiveMembersInGroupMo
   g.metadata.uid = "uid-g";
   g.spec.min_resources.Set("cpu", api::Quantity::Parse("2").value());
   g.spec.schedule_timeout_seconds = 30;
-  g.status.conditions.push_back(api::Condition{"Scheduled", "False", "Unschedulable", "", {}});
+  g.status.conditions.push_back(
+      api::Condition{api::Symbol("Scheduled"), api::Symbol("False"), "Unschedulable", "", {}});
   fake_.AddObject(g);
   for (const char* name : {"a", "b", "c"}) fake_.AddPod(Member(name, "g"));
   fake_.AddPod(MakePod().Name("done").PodGroup("g").Phase(api::PodPhase::kSucceeded).Obj());

@@ -43,8 +43,8 @@ api::Time StartTimeOr(const api::Pod& pod, api::Time now) {
 bool TerminatingByPreemption(const api::Pod& pod) {
   if (!pod.metadata.deletion_timestamp) return false;
   for (const api::Condition& c : pod.status.conditions) {
-    if (c.type == kDisruptionTarget) {
-      return c.status == "True" && c.reason == kReasonPreemptionByScheduler;
+    if (c.type.str() == kDisruptionTarget) {
+      return c.status.str() == "True" && c.reason == kReasonPreemptionByScheduler;
     }
   }
   return false;
@@ -93,11 +93,11 @@ std::string FitErrorMessage(int32_t num_all_nodes, const framework::NodeToStatus
 // (ClusterClient writes the two together).
 api::Condition CurrentPodScheduledCondition(const api::Pod& pod) {
   for (const api::Condition& c : pod.status.conditions) {
-    if (c.type == kPodScheduled) return c;
+    if (c.type.str() == kPodScheduled) return c;
   }
   api::Condition c;
-  c.type = std::string(kPodScheduled);
-  c.status = "False";
+  c.type = api::Symbol(kPodScheduled);
+  c.status = api::Symbol("False");
   c.reason = "Unschedulable";
   return c;
 }

@@ -1274,8 +1274,9 @@ TEST(DefaultPreemptionCustomOrdering, SelectAlphabeticallyLastPods) {
 api::Pod Terminating(api::Pod pod, std::string_view reason) {
   pod.metadata.deletion_timestamp = EpochTime(0);
   if (!reason.empty()) {
-    pod.status.conditions.push_back(
-        api::Condition{"DisruptionTarget", "True", std::string(reason), "", std::nullopt});
+    pod.status.conditions.push_back(api::Condition{api::Symbol("DisruptionTarget"),
+                                                   api::Symbol("True"), std::string(reason), "",
+                                                   std::nullopt});
   }
   return pod;
 }
@@ -1410,7 +1411,7 @@ TEST(DefaultPreemptionPreempt, PrepareCandidateEvictsAndClearsNominations) {
   EXPECT_EQ(evented, (std::vector<std::string>{"v", "w"}));
   ASSERT_EQ(env.fake.condition_updates.size(), 1u);
   EXPECT_EQ(env.fake.condition_updates[0].first, "default/lower");
-  EXPECT_EQ(env.fake.condition_updates[0].second.type, "PodScheduled");
+  EXPECT_EQ(env.fake.condition_updates[0].second.type.str(), "PodScheduled");
 }
 
 // ---- pieces ----

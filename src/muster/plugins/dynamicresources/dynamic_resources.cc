@@ -150,7 +150,7 @@ Status BindingReadiness(const api::ResourceClaim& claim, bool* ready) {
     if (status == claim.status.devices.end()) return Status::OK();
     for (const std::string& type : r.binding_failure_conditions) {
       const api::Condition* c = api::FindCondition(status->conditions, type);
-      if (c != nullptr && c->status == "True") {
+      if (c != nullptr && c->status.str() == "True") {
         return Status::Error(
             fmt::format("device binding failed: claim={}, reason={}, message=\"{}\"",
                         claim.metadata.name, c->reason, c->message));
@@ -158,7 +158,7 @@ Status BindingReadiness(const api::ResourceClaim& claim, bool* ready) {
     }
     for (const std::string& type : r.binding_conditions) {
       const api::Condition* c = api::FindCondition(status->conditions, type);
-      if (c == nullptr || c->status != "True") return Status::OK();
+      if (c == nullptr || c->status.str() != "True") return Status::OK();
     }
   }
   *ready = true;

@@ -377,11 +377,12 @@ class BindingConditionsTest : public DynamicResourcesTest {
   void DriverSets(const std::string& type, std::string reason = "", std::string message = "") {
     api::ResourceClaim claim = services_.claim_updates.back();
     claim.metadata.resource_version = std::to_string(services_.claim_updates.size() + 1);
-    claim.status.devices = {{api::Symbol("some-driver"),
-                             api::Symbol("fabric"),
-                             api::Symbol("instance-1"),
-                             std::nullopt,
-                             {{type, "True", std::move(reason), std::move(message), {}}}}};
+    claim.status.devices = {
+        {api::Symbol("some-driver"),
+         api::Symbol("fabric"),
+         api::Symbol("instance-1"),
+         std::nullopt,
+         {{api::Symbol(type), api::Symbol("True"), std::move(reason), std::move(message), {}}}}};
     services_.AddObject(claim);
   }
 };
@@ -499,7 +500,7 @@ TEST(BindingConditionsMetrics, CountedWhenTheWaitEnds) {
                               api::Symbol("fabric"),
                               api::Symbol("instance-1"),
                               std::nullopt,
-                              {{"attached", "True", "", "", {}}}}};
+                              {{api::Symbol("attached"), api::Symbol("True"), "", "", {}}}}};
   services.AddObject(attached);
   ASSERT_TRUE(plugin.PreBindWait(state, *info, other, std::chrono::seconds(7)).IsSuccess());
 

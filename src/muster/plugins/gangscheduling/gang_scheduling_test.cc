@@ -176,7 +176,8 @@ TEST_F(GangSchedulingTest, HintsQueueForTheirOwnGroupOnly) {
   framework::EventObjects update;
   api::SchedulingPodGroup before = Group("g", 3);
   api::SchedulingPodGroup after = before;
-  after.status.conditions.push_back({"PodGroupInitiallyScheduled", "False", "Unschedulable", "m"});
+  after.status.conditions.push_back(
+      {api::Symbol("PodGroupInitiallyScheduled"), api::Symbol("False"), "Unschedulable", "m"});
   update.old_object = std::make_shared<const api::SchedulingPodGroup>(before);
   update.new_object = std::make_shared<const api::SchedulingPodGroup>(after);
   EXPECT_EQ(events[1].hint(pod, update, nullptr), QueueingHint::kSkip);
