@@ -100,6 +100,33 @@ TEST(BenchWorkloadsTest, MirrorUpstreamCounts) {
   }
 }
 
+// The two workloads at scale: SchedulingBasic's and GangBasic's plans at 50,000 nodes and a
+// million measured pods, and the only ones `muster bench` skips unless named.
+TEST(BenchWorkloadsTest, AtScaleAreTheBasicPlansAtFiftyThousandNodes) {
+  std::vector<std::string> at_scale;
+  for (const Workload& w : Workloads()) {
+    if (w.at_scale) at_scale.push_back(w.name);
+  }
+  EXPECT_THAT(at_scale, ::testing::ElementsAre("SchedulingBasicAtScale", "GangBasicAtScale"));
+  for (const auto& [name, basic] : {std::pair{"SchedulingBasicAtScale", "SchedulingBasic"},
+                                    {"GangBasicAtScale", "GangBasic"}}) {
+    SCOPED_TRACE(name);
+    const Workload* w = FindWorkload(name);
+    ASSERT_NE(w, nullptr);
+    EXPECT_EQ(w->plan, FindWorkload(basic)->plan);
+    EXPECT_EQ(w->profile, FindWorkload(basic)->profile);
+    EXPECT_EQ(w->default_nodes, 50000);
+    EXPECT_EQ(w->default_pods, 1000000);
+    EXPECT_FALSE(w->upstream_threshold.has_value());
+    int64_t measured = 0;
+    for (const Op& op : w->plan(w->default_nodes, w->default_pods)) {
+      if (const auto* p = std::get_if<CreatePods>(&op); p != nullptr && p->measured)
+        measured += p->count;
+    }
+    EXPECT_EQ(measured, 1000000);
+  }
+}
+
 TEST(BenchWorkloadsTest, GangContendedOffersMoreThanFits) {
   const Workload* w = FindWorkload("GangContended");
   ASSERT_NE(w, nullptr);

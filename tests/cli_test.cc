@@ -291,6 +291,8 @@ TEST(BenchCommandTest, ListsTheWorkloads) {
   EXPECT_THAT(run.output, HasSubstr("WORKLOAD"));
   EXPECT_THAT(run.output, ::testing::ContainsRegex("SchedulingBasic +5000 +10000 +default"));
   EXPECT_THAT(run.output, ::testing::ContainsRegex("GangBasic .* Coscheduling"));
+  EXPECT_THAT(run.output,
+              ::testing::ContainsRegex("GangBasicAtScale +50000 +1000000 +Coscheduling"));
   EXPECT_THAT(run.output, Not(HasSubstr("PODS/S")));
 }
 
@@ -536,7 +538,8 @@ TEST(FlagsTest, CompletionOffersWhatParses) {
             "--leader-elect-renew-deadline --leader-elect-retry-period "
             "--leader-elect-resource-lock --leader-elect-resource-name "
             "--leader-elect-resource-namespace\n");
-  EXPECT_EQ(complete("bash", "muster bench GangB"), "GangBasic\n");
+  EXPECT_EQ(complete("bash", "muster bench GangB"), "GangBasic GangBasicAtScale\n");
+  EXPECT_EQ(complete("bash", "muster bench SchedulingBasicA"), "SchedulingBasicAtScale\n");
   EXPECT_EQ(complete("bash", "muster simulate --validate w"), "warn\n");
   EXPECT_THAT(Muster("completion zsh").output, HasSubstr("bashcompinit"));
   EXPECT_EQ(Muster("completion fish").status, 2);

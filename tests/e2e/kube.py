@@ -4,6 +4,7 @@ Standard library only. Waiting is polling for a condition with a deadline: these
 real processes, so there is no virtual clock to drive.
 """
 
+import http.client
 import json
 import os
 import signal
@@ -12,6 +13,7 @@ import ssl
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -41,7 +43,12 @@ def wait_until(what, predicate, timeout=30.0, interval=0.1):
 
 
 class ApiServer:
-    """etcd and kube-apiserver on loopback, for the life of a `with` block."""
+    """etcd and kube-apiserver on loopback, for the life of a `with` block (at most max_seconds:
+    start-apiserver.sh stops them then)."""
+
+    def __init__(self, max_seconds=900, keep_alive=False):
+        self.max_seconds = max_seconds
+        self.keep_alive = keep_alive
 
     def __enter__(self):
         d = k8s_dir()
@@ -49,7 +56,7 @@ class ApiServer:
             print("SKIP: no ../shared/k8s/start-apiserver.sh (set MUSTER_K8S_DIR)")
             sys.exit(SKIP)
         self.out = tempfile.NamedTemporaryFile("w+", suffix=".apiserver.log", delete=False)
-        self.proc = subprocess.Popen([os.path.join(d, "start-apiserver.sh"), "900"],
+        self.proc = subprocess.Popen([os.path.join(d, "start-apiserver.sh"), str(self.max_seconds)],
                                      stdout=self.out, stderr=subprocess.STDOUT,
                                      start_new_session=True)
         values = {}
@@ -68,7 +75,7 @@ class ApiServer:
         self.kubeconfig = values["KUBECONFIG"]
         self.url = values["APISERVER_URL"]
         self.token = values["TOKEN"]
-        self.client = Client(self.url, self.token)
+        self.client = Client(self.url, self.token, keep_alive=self.keep_alive)
         self.client.apply_file(os.path.join(REPO, "deploy", "crd-podgroups.yaml"))
         wait_until("the PodGroup API",
                    lambda: self.client.get("/apis/scheduling.x-k8s.io/v1alpha1")[0] == 200)
@@ -84,14 +91,21 @@ class ApiServer:
 
 
 class Client:
-    def __init__(self, url, token):
+    """keep_alive: one connection per thread, reused (a benchmark creating thousands of objects);
+    otherwise one per request."""
+
+    def __init__(self, url, token, keep_alive=False):
         self.url = url
         self.token = token
         self.ctx = ssl.create_default_context()
         self.ctx.check_hostname = False
         self.ctx.verify_mode = ssl.CERT_NONE
+        self.keep_alive = keep_alive
+        self.local = threading.local()
 
     def request(self, method, path, body=None, content_type="application/json"):
+        if self.keep_alive:
+            return self._request_kept(method, path, body, content_type)
         data = None if body is None else json.dumps(body).encode()
         req = urllib.request.Request(self.url + path, data=data, method=method)
         req.add_header("Authorization", "Bearer " + self.token)
@@ -107,6 +121,33 @@ class Client:
                 return e.code, json.loads(text or b"null")
             except ValueError:
                 return e.code, text.decode(errors="replace")
+
+    def _request_kept(self, method, path, body, content_type):
+        data = None if body is None else json.dumps(body).encode()
+        headers = {"Authorization": "Bearer " + self.token, "Accept": "application/json"}
+        if data is not None:
+            headers["Content-Type"] = content_type
+        for attempt in range(2):
+            conn = getattr(self.local, "conn", None)
+            if conn is None:
+                u = urllib.parse.urlparse(self.url)
+                conn = http.client.HTTPSConnection(u.hostname, u.port, context=self.ctx,
+                                                   timeout=30)
+                self.local.conn = conn
+            try:
+                conn.request(method, path, body=data, headers=headers)
+                r = conn.getresponse()
+                text = r.read()
+                break
+            except (http.client.HTTPException, OSError):
+                conn.close()
+                self.local.conn = None
+                if attempt == 1:
+                    raise
+        try:
+            return r.status, json.loads(text or b"null")
+        except ValueError:
+            return r.status, text.decode(errors="replace")
 
     def events(self, field_selector=None, namespace="default"):
         """events.k8s.io/v1 Events, optionally by a field selector ("regarding.uid=...")."""

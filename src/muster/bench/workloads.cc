@@ -298,6 +298,13 @@ double Target(double threshold) { return 30 * threshold; }
 
 constexpr double kGangTarget = 20000;
 
+// At scale: 50,000 nodes (the largest cluster Kubernetes supports) and a million measured pods.
+constexpr int32_t kScaleNodes = 50000;
+constexpr int32_t kScalePods = 1000000;
+// SchedulingBasic at scale: twice the 8,505 pods/s of fab7e47 (2026-11-29), the first build
+// measured there.
+constexpr double kScaleTarget = 17000;
+
 const std::vector<Workload>& All() {
   static const std::vector<Workload> workloads = {
       {"SchedulingBasic", "misc/performance-config.yaml SchedulingBasic/5000Nodes_10000Pods", 680,
@@ -346,6 +353,14 @@ const std::vector<Workload>& All() {
        "muster: PodGroups of 32 pods, four times what the cluster holds (Coscheduling)",
        std::nullopt, kGangTarget, Profile::kCoschedulingWithBackoff, 1000, 12000,
        GangOversubscribed},
+      {"SchedulingBasicAtScale",
+       "muster: SchedulingBasic at 50,000 nodes and 1M measured pods (~2 min, ~2.5 GiB)",
+       std::nullopt, kScaleTarget, Profile::kDefault, kScaleNodes, kScalePods, SchedulingBasic,
+       /*at_scale=*/true},
+      {"GangBasicAtScale",
+       "muster: GangBasic at 50,000 nodes, 62,500 PodGroups x 16 pods (Coscheduling)", std::nullopt,
+       kGangTarget, Profile::kCoscheduling, kScaleNodes, kScalePods, GangBasic,
+       /*at_scale=*/true},
   };
   return workloads;
 }

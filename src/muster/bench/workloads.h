@@ -162,9 +162,12 @@ struct Workload {
   // these; a count the cluster could not hold (one anti-affinity pod per node, one preemptor
   // per node) is clamped, so a scaled-down run still finishes with every pod placed.
   std::vector<Op> (*plan)(int32_t nodes, int32_t pods) = nullptr;
+  // A run at the scale of a large cluster (minutes and gigabytes): `muster bench` runs it only
+  // when named (`make bench-scale`), never as part of the whole set.
+  bool at_scale = false;
 };
 
-// Every workload, in the order `muster bench` runs them.
+// Every workload, in the order `muster bench` runs them (those at scale only when named).
 std::span<const Workload> Workloads();
 // nullptr when there is no such workload.
 const Workload* FindWorkload(std::string_view name);

@@ -68,7 +68,9 @@ int RunBench(const BenchFlags& flags, std::ostream& out, std::ostream& err) {
     selected.push_back(w);
   }
   if (selected.empty()) {
-    for (const bench::Workload& w : bench::Workloads()) selected.push_back(&w);
+    for (const bench::Workload& w : bench::Workloads()) {
+      if (!w.at_scale) selected.push_back(&w);
+    }
   }
 
   // A terminal gets one line rewritten in place; a log gets nothing but the results.

@@ -193,7 +193,9 @@ int Main(int argc, char** argv) {
       "bench",
       "Run upstream scheduler_perf's workloads and the gang workloads on an in-memory "
       "cluster and print the scheduling throughput");
-  bench->add_option("workloads", bench_flags.workloads, "Workloads to run (default: all)")
+  bench
+      ->add_option("workloads", bench_flags.workloads,
+                   "Workloads to run (default: all but those at scale)")
       ->take_all();
   bench->add_option("--nodes", bench_flags.nodes, "Scale the runs to this many nodes");
   bench->add_option("--pods", bench_flags.pods, "Scale the runs to this many measured pods");
