@@ -31,8 +31,7 @@ struct PodName {
   friend bool operator==(const PodName&, const PodName&) = default;
 };
 
-// Hashes a PodName, and (through `name_of`) the entries of a table keyed by the pod they hold:
-// a table of T finds its entries by PodName without building one.
+// Hashes a PodName (the namespace's id with the name's text).
 struct PodNameHash {
   using is_transparent = void;
   size_t operator()(const PodName& n) const noexcept {
