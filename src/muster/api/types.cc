@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 
+#include "muster/api/pod_name.h"
+
 namespace muster::api {
 namespace {
 
@@ -29,10 +31,7 @@ const OwnerReference* ObjectMeta::ControllerRef() const {
   return nullptr;
 }
 
-std::string ObjectMeta::Key() const {
-  if (namespace_.empty()) return name;
-  return namespace_.string() + "/" + name;
-}
+std::string ObjectMeta::Key() const { return PodName::Of(*this).Key(); }
 
 std::string_view ProtocolName(Protocol p) { return kProtocolNames[static_cast<size_t>(p)]; }
 
