@@ -19,6 +19,7 @@
 #include "muster/api/decoder.h"
 #include "muster/api/dra.h"
 #include "muster/api/feature_gates.h"
+#include "muster/api/json_string.h"
 #include "muster/api/kinds.h"
 #include "muster/api/labels.h"
 #include "muster/api/object_decoding.h"
@@ -130,37 +131,6 @@ std::pair<Symbol, Symbol> ReadQualifiedName(Decoder& d, const std::string& path,
   }
   ReportCIdentifier(d, path, id);
   return {Symbol(domain), Symbol(id)};
-}
-
-// A JSON string literal of `s`.
-std::string JsonString(std::string_view s) {
-  std::string out = "\"";
-  for (unsigned char ch : s) {
-    switch (ch) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (ch < 0x20) {
-          out += fmt::format("\\u{:04x}", ch);
-        } else {
-          out += static_cast<char>(ch);
-        }
-    }
-  }
-  return out + "\"";
 }
 
 DeviceSelector ReadSelector(Decoder& d, const YAML::Node& n, const std::string& path) {

@@ -5,9 +5,9 @@
 #include <tuple>
 #include <utility>
 
+#include "muster/api/json_document.h"
 #include "muster/api/kinds.h"
 #include "muster/api/manifests.h"
-#include "muster/cluster/kube/json.h"
 
 namespace muster::cluster::kube {
 namespace {
@@ -19,7 +19,7 @@ template <typename T>
 std::optional<T> DecodeObject(simdjson::dom::element object, const std::string& api_version,
                               const std::string& what, std::string* error) {
   std::vector<std::string> errors;
-  std::optional<T> decoded = api::DecodeAs<T>(ToDocument(object), api_version, what, &errors);
+  std::optional<T> decoded = api::DecodeAs<T>(api::ToDocument(object), api_version, what, &errors);
   if (!decoded && !errors.empty()) *error = errors.front();
   return decoded;
 }

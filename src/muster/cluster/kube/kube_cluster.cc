@@ -1,16 +1,16 @@
 #include "muster/cluster/kube/kube_cluster.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <type_traits>
 
 #include "muster/api/feature_gates.h"
 #include "muster/cluster/kube/decode.h"
+#include "muster/cluster/kube/discovery.h"
 #include "muster/cluster/kube/encode.h"
 #include "muster/framework/log.h"
 
@@ -68,25 +68,6 @@ void WorkQueue::Loop() {
 namespace {
 
 std::string KeyOf(const api::ObjectMeta& meta) { return meta.Key(); }
-
-// What muster needs to do with a resource, for a 403's message.
-std::string Forbidden(const std::string& verb, const std::string& resource, const Response& r) {
-  return fmt::format(
-      "the API server refused to let muster {} {} ({}): muster's ServiceAccount (or user) needs "
-      "{} on {}; see deploy/rbac.yaml",
-      verb, resource, r.Describe(), verb, resource);
-}
-
-// The REST path of a resource in `api_version` ("v1", "scheduling.x-k8s.io/v1alpha1"), across
-// namespaces or in `ns`.
-std::string ResourcePath(std::string_view api_version, std::string_view resource,
-                         std::string_view ns = "") {
-  const std::string root = api_version.find('/') == std::string_view::npos
-                               ? fmt::format("/api/{}", api_version)
-                               : fmt::format("/apis/{}", api_version);
-  if (ns.empty()) return fmt::format("{}/{}", root, resource);
-  return fmt::format("{}/namespaces/{}/{}", root, ns, resource);
-}
 
 // The ResourceClaims of namespace `ns` (resource.k8s.io/v1).
 std::string ClaimsPath(api::Symbol ns) {
@@ -468,56 +449,8 @@ void KubeCluster::AddInformer(std::string path, std::string api_version) {
                                                      replace, fatal));
 }
 
-namespace {
-
-struct Unserved {
-  std::string_view kind;
-  std::string_view api_version;  // the newest muster reads
-  std::string_view consequence;
-};
-
-// One line for every optional kind the server does not serve (an older release, an API turned
-// off): the kinds of each API group together, each consequence said once.
-//   the API server does not serve Workload, PodGroup (scheduling.k8s.io); DeviceClass, ...
-//   (resource.k8s.io): pods naming a Workload ... wait for it; ...
-std::string UnservedMessage(const std::vector<Unserved>& unserved) {
-  std::vector<std::pair<std::string_view, std::vector<std::string_view>>> groups;
-  std::vector<std::string_view> consequences;
-  for (const Unserved& u : unserved) {
-    const std::string_view group = u.api_version.substr(0, u.api_version.find('/'));
-    auto g = std::find_if(groups.begin(), groups.end(),
-                          [&](const auto& entry) { return entry.first == group; });
-    if (g == groups.end()) {
-      groups.emplace_back(group, std::vector<std::string_view>{u.kind});
-    } else if (std::find(g->second.begin(), g->second.end(), u.kind) == g->second.end()) {
-      g->second.push_back(u.kind);
-    }
-    if (std::find(consequences.begin(), consequences.end(), u.consequence) == consequences.end()) {
-      consequences.push_back(u.consequence);
-    }
-  }
-  std::vector<std::string> parts;
-  for (const auto& [group, kinds] : groups) {
-    parts.push_back(fmt::format("{} ({})", fmt::join(kinds, ", "), group));
-  }
-  return fmt::format("the API server does not serve {}: {}", fmt::join(parts, "; "),
-                     fmt::join(consequences, "; "));
-}
-
-}  // namespace
-
 Status KubeCluster::Start() {
-  // The server answers, and takes the credentials.
-  const Response version = http_.Do("GET", "/version");
-  if (version.status == 0) {
-    return Status::Error(
-        fmt::format("cannot reach the API server ({}): {}", http_.config().source, version.error));
-  }
-  if (version.status == 401) {
-    return Status::Error(fmt::format("the API server at {} refused muster's credentials ({}): {}",
-                                     http_.config().server, http_.config().source,
-                                     version.Describe()));
-  }
+  if (Status s = CheckServer(http_); !s.IsSuccess()) return s;
   // Each kind the scheduler watches, in each apiVersion the server serves (the newest only, of
   // a kind whose versions are one API group's): a required kind must be served and listable;
   // an optional one (a CRD, an alpha API) is watched where the server serves it.
@@ -528,44 +461,15 @@ Status KubeCluster::Start() {
     if (!status.IsSuccess()) return;
     const api::Kind<T>& kind = api::KindOf<T>();
     if (kind.gate && !api::Features().Enabled(*kind.gate)) return;
-    const bool required = kind.when_unserved.empty();
     std::vector<std::string> served;
-    for (std::string_view version : kind.api_versions) {
-      const std::string path = ResourcePath(version, kind.resource);
-      if (!required) {
-        const Response discovery = http_.Do("GET", fmt::format("/apis/{}", version));
-        if (!discovery.ok() ||
-            discovery.body.find(fmt::format("\"{}\"", kind.resource)) == std::string::npos) {
-          continue;
-        }
-      }
-      const Response r = http_.Do("GET", path + "?limit=1");
-      if (r.status == 401) {
-        status = Status::Error(fmt::format("the API server refused muster's credentials ({}): {}",
-                                           http_.config().source, r.Describe()));
-        return;
-      }
-      if (r.status == 403) {
-        status = Status::Error(Forbidden("list", std::string(kind.resource), r));
-        return;
-      }
-      if (required && r.status == 404) {
-        status = Status::Error(fmt::format("the API server does not serve {} ({}): muster needs it",
-                                           path, r.Describe()));
-        return;
-      }
-      if (required && !r.ok()) {
-        status = Status::Error(fmt::format("list {}: {}", kind.resource, r.Describe()));
-        return;
-      }
-      if (!r.ok()) continue;
-      served.emplace_back(version);
-      informers.push_back(
-          [this, path, version = std::string(version)] { AddInformer<T>(path, version); });
-      // Versions of one API group serve the same objects: the newest served is watched.
-      if (kind.one_group) break;
+    status = ServedVersions(http_, KindToReadOf<T>(), &served);
+    if (!status.IsSuccess()) return;
+    for (const std::string& version : served) {
+      informers.push_back([this, path = ResourcePath(version, kind.resource), version] {
+        AddInformer<T>(path, version);
+      });
     }
-    if (served.empty() && !required) {
+    if (served.empty()) {
       unserved_.insert(std::string(kind.resource));
       unserved.push_back({kind.name, kind.api_versions.front(), kind.when_unserved});
     }

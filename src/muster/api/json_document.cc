@@ -1,8 +1,8 @@
-#include "muster/cluster/kube/json.h"
+#include "muster/api/json_document.h"
 
 #include <fmt/format.h>
 
-namespace muster::cluster::kube {
+namespace muster::api {
 
 YAML::Node ToDocument(simdjson::dom::element element) {
   using simdjson::dom::element_type;
@@ -39,4 +39,4 @@ YAML::Node ToDocument(simdjson::dom::element element) {
   return YAML::Node(YAML::NodeType::Null);
 }
 
-}  // namespace muster::cluster::kube
+}  // namespace muster::api
