@@ -322,6 +322,49 @@ TEST(SimulateCommandTest, BadManifestExitsTwo) {
   EXPECT_THAT(run.output, HasSubstr("invalid quantity \"4 cores\""));
 }
 
+// A cluster snapshot (simulate --kubeconfig --save-snapshot) holds what an API server admitted:
+// its pod keeps the priority it was admitted with though its class is gone since, and a field
+// newer than muster passes, while a manifest naming that class is refused as the server would.
+TEST(SimulateCommandTest, ASnapshotsObjectsAreTakenAsTheServerAdmittedThem) {
+  const std::string dir = kRoot + "/tests/data/snapshot/";
+  CommandResult run = Muster("simulate -f " + dir + "cluster.json");
+  EXPECT_EQ(run.status, 0) << run.output;
+  EXPECT_THAT(run.output, ::testing::ContainsRegex("admitted +1/1 +Running .* n1"));
+  CommandResult refused = Muster("simulate -f " + dir + "cluster.json -f " + dir + "new.yaml");
+  EXPECT_EQ(refused.status, 2) << refused.output;
+  EXPECT_THAT(refused.output, HasSubstr("new.yaml: document 1 (Pod default/not-admitted): "
+                                        "spec.priorityClassName: no PriorityClass with name "
+                                        "deleted-since was found"));
+  EXPECT_THAT(refused.output, Not(HasSubstr("cluster.json:")));
+}
+
+// A running pod read from a cluster holds what the kubelet gave it: in the middle of a resize up
+// from 1 cpu to 3 (its status says 3 are allocated and applied), it takes 3 of the node's 4, so
+// a pending pod of 2 does not fit (with the spec's 1 it would).
+TEST(SimulateCommandTest, ASnapshotsResizingPodHoldsWhatTheKubeletGaveIt) {
+  CommandResult run = Muster("simulate -o wide -f " + kRoot + "/tests/data/snapshot/resize.json");
+  EXPECT_EQ(run.status, 0) << run.output;
+  EXPECT_THAT(run.output, ::testing::ContainsRegex("resizing +1/1 +Running .* n1 "));
+  EXPECT_THAT(run.output, ::testing::ContainsRegex(
+                              "pending +0/1 +Pending .* 0/1 nodes are available: 1 Insufficient "
+                              "cpu\\."));
+}
+
+// The flags that read a live cluster need the cluster; a kubeconfig that cannot be used is bad
+// input (2), before anything is read.
+TEST(SimulateCommandTest, ReadingAClusterNeedsAUsableKubeconfig) {
+  for (const std::string flag :
+       {"--context x", "--save-snapshot /tmp/x.json", "--scheduler-name default-scheduler"}) {
+    CommandResult run = Muster("simulate " + flag);
+    EXPECT_EQ(run.status, 2) << flag;
+    EXPECT_THAT(run.output, HasSubstr("reads a live cluster: give --kubeconfig too")) << flag;
+  }
+  CommandResult missing = Muster("simulate --kubeconfig " + kRoot + "/no/such/kubeconfig");
+  EXPECT_EQ(missing.status, 2) << missing.output;
+  EXPECT_THAT(missing.output, HasSubstr("error: --kubeconfig: "));
+  EXPECT_THAT(missing.output, HasSubstr("nothing was simulated"));
+}
+
 // A number in a manifest does not decide how much memory muster takes: input that asks for more
 // pods than --max-pods (by default what half the machine's memory holds) is refused up front,
 // naming the object and field that ask for the most, and the limit can be raised.

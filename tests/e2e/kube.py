@@ -46,9 +46,11 @@ class ApiServer:
     """etcd and kube-apiserver on loopback, for the life of a `with` block (at most max_seconds:
     start-apiserver.sh stops them then)."""
 
-    def __init__(self, max_seconds=900, keep_alive=False):
+    def __init__(self, max_seconds=900, keep_alive=False, extra_args=()):
+        """extra_args: more kube-apiserver flags (an audit log's)."""
         self.max_seconds = max_seconds
         self.keep_alive = keep_alive
+        self.extra_args = extra_args
 
     def __enter__(self):
         d = k8s_dir()
@@ -56,9 +58,12 @@ class ApiServer:
             print("SKIP: no ../shared/k8s/start-apiserver.sh (set MUSTER_K8S_DIR)")
             sys.exit(SKIP)
         self.out = tempfile.NamedTemporaryFile("w+", suffix=".apiserver.log", delete=False)
+        env = dict(os.environ)
+        if self.extra_args:
+            env["APISERVER_EXTRA_ARGS"] = " ".join(self.extra_args)
         self.proc = subprocess.Popen([os.path.join(d, "start-apiserver.sh"), str(self.max_seconds)],
                                      stdout=self.out, stderr=subprocess.STDOUT,
-                                     start_new_session=True)
+                                     start_new_session=True, env=env)
         values = {}
 
         def ready():

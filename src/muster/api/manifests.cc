@@ -1,6 +1,7 @@
 #include "muster/api/manifests.h"
 
 #include <fmt/format.h>
+#include <simdjson.h>
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
@@ -18,6 +19,7 @@
 
 #include "muster/api/decoder.h"
 #include "muster/api/generated_name.h"
+#include "muster/api/json_document.h"
 #include "muster/api/kinds.h"
 #include "muster/api/nearest.h"
 #include "muster/api/priority.h"
@@ -35,6 +37,47 @@ namespace {
 void DecodeObject(const YAML::Node& doc, const Source& source, LoadResult& result,
                   std::map<std::string, int>& skipped);
 
+// While it lives, and `served` is true, objects are decoded as an API server's (a cluster
+// snapshot's): `muster run`'s leniency, whatever --validate says.
+class ServedScope {
+ public:
+  ServedScope(LoadResult& result, bool served)
+      : result_(result), served_(result.served), validation_(result.field_validation) {
+    if (!served) return;
+    result.served = true;
+    result.field_validation = FieldValidation::kIgnore;
+  }
+  ~ServedScope() {
+    result_.served = served_;
+    result_.field_validation = validation_;
+  }
+  ServedScope(const ServedScope&) = delete;
+  ServedScope& operator=(const ServedScope&) = delete;
+
+ private:
+  LoadResult& result_;
+  const bool served_;
+  const FieldValidation validation_;
+};
+
+// Decodes one item of a cluster snapshot (under a ServedScope): an object muster cannot read is
+// left out with a warning, as `muster run` leaves out what a server sends that it cannot read.
+void DecodeServedItem(const YAML::Node& item, const Source& source, LoadResult& result,
+                      std::map<std::string, int>& skipped) {
+  Manifests& m = result.manifests;
+  const size_t errors = result.errors.size();
+  const size_t objects = m.order.size();
+  DecodeObject(item, source, result, skipped);
+  if (result.errors.size() == errors) return;
+  result.warnings.push_back(
+      fmt::format("leaving out an object muster cannot read: {}", result.errors[errors]));
+  result.errors.resize(errors);
+  if (m.order.size() > objects) {
+    ForKindAt(m.order.back().row, [&](const auto& kind) { (m.*kind.objects).pop_back(); });
+    m.order.pop_back();
+  }
+}
+
 void DecodeList(const YAML::Node& doc, const Source& source, LoadResult& result,
                 std::map<std::string, int>& skipped) {
   Decoder d(result, source, "List");
@@ -44,10 +87,21 @@ void DecodeList(const YAML::Node& doc, const Source& source, LoadResult& result,
     d.Error("items", fmt::format("expected a list, got {}", Describe(items)));
     return;
   }
+  // A cluster snapshot's items are decoded as served objects, the rest of the input as it is.
+  const YAML::Node metadata = doc["metadata"];
+  const YAML::Node annotations =
+      Present(metadata) && metadata.IsMap() ? metadata["annotations"] : YAML::Node();
+  const bool snapshot = Present(annotations) && annotations.IsMap() &&
+                        Present(annotations[std::string(kSnapshotOfAnnotation)]);
+  const ServedScope scope(result, snapshot);
   for (size_t i = 0; i < items.size(); ++i) {
     Source item_source = source;
     item_source.item = static_cast<int>(i);
-    DecodeObject(items[i], item_source, result, skipped);
+    if (snapshot) {
+      DecodeServedItem(items[i], item_source, result, skipped);
+    } else {
+      DecodeObject(items[i], item_source, result, skipped);
+    }
   }
 }
 
@@ -87,7 +141,8 @@ void DecodeKind(const Kind<T>& kind, const YAML::Node& doc, const std::string& a
   m.Get("kind");
   std::vector<T>& objects = result.manifests.*kind.objects;
   objects.push_back(kind.decode(d, m, api_version));
-  result.manifests.order.push_back(ObjectEntry{kind.name, kRowOf<T>, objects.size() - 1, source});
+  result.manifests.order.push_back(
+      ObjectEntry{kind.name, kRowOf<T>, objects.size() - 1, source, result.served});
 }
 
 void DecodeObject(const YAML::Node& doc, const Source& source, LoadResult& result,
@@ -405,6 +460,54 @@ std::string Source::ToString() const {
   return s;
 }
 
+namespace {
+
+// One warning for the objects of kinds muster does not model that `name` held.
+void WarnSkipped(const std::string& name, const std::map<std::string, int>& skipped,
+                 LoadResult& result) {
+  if (skipped.empty()) return;
+  std::string kinds;
+  int count = 0;
+  for (const auto& [kind, n] : skipped) {
+    kinds += (kinds.empty() ? "" : ", ") + kind;
+    count += n;
+  }
+  result.warnings.push_back(fmt::format(
+      "{}: skipping {} object(s) of kinds muster does not model: {}", name, count, kinds));
+}
+
+// A cluster snapshot (a JSON List marked with kSnapshotOfAnnotation), decoded as `muster run`
+// decodes what a server sends: parsed with simdjson, each item's tree built on its own
+// (ToDocument) and decoded as a served object, so that a snapshot of a large cluster is read in
+// seconds and in little more memory than its objects; an item muster cannot read is left out
+// with a warning. False, with nothing decoded, when `text` is not one.
+bool DecodeSnapshot(std::string_view text, const std::string& name, LoadResult& result) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.parse(text.data(), text.size()).get(doc) != simdjson::SUCCESS) return false;
+  std::string_view kind;
+  simdjson::dom::element marker;
+  simdjson::dom::array items;
+  // JSON Pointer spells the '/' of the annotation's key "~1".
+  if (doc["kind"].get(kind) != simdjson::SUCCESS || kind != "List" ||
+      doc.at_pointer("/metadata/annotations/muster.dev~1snapshot-of").get(marker) !=
+          simdjson::SUCCESS ||
+      doc["items"].get(items) != simdjson::SUCCESS) {
+    return false;
+  }
+  static_assert(kSnapshotOfAnnotation == "muster.dev/snapshot-of");
+  const ServedScope scope(result, true);
+  std::map<std::string, int> skipped;
+  int i = 0;
+  for (simdjson::dom::element item : items) {
+    DecodeServedItem(ToDocument(item), Source{name, 1, i++}, result, skipped);
+  }
+  WarnSkipped(name, skipped, result);
+  return true;
+}
+
+}  // namespace
+
 void DecodeText(std::string_view text, const std::string& name, LoadResult& result) {
   // JSON is read as YAML, which takes what JSON refuses (a trailing comma, a single quote): a
   // text that starts as a JSON object (`{"`) is checked as JSON first, as kubectl decodes it. A
@@ -414,6 +517,7 @@ void DecodeText(std::string_view text, const std::string& name, LoadResult& resu
   const size_t second =
       first == std::string_view::npos ? first : text.find_first_not_of(" \t\r\n", first + 1);
   if (second != std::string_view::npos && text[first] == '{' && text[second] == '"') {
+    if (DecodeSnapshot(text, name, result)) return;
     try {
       static_cast<void>(nlohmann::json::parse(text));
     } catch (const nlohmann::json::parse_error& e) {
@@ -455,17 +559,7 @@ void DecodeText(std::string_view text, const std::string& name, LoadResult& resu
   for (size_t i = 0; i < docs.size(); ++i) {
     DecodeObject(docs[i], Source{name, static_cast<int>(i) + 1, -1}, result, skipped);
   }
-  if (!skipped.empty()) {
-    std::string kinds;
-    int count = 0;
-    for (const auto& [kind, n] : skipped) {
-      kinds += (kinds.empty() ? "" : ", ") + kind;
-      count += n;
-    }
-    result.warnings.push_back(fmt::format("{}: skipping {} object(s) of kinds muster does not "
-                                          "model: {}",
-                                          name, count, kinds));
-  }
+  WarnSkipped(name, skipped, result);
 }
 
 template <typename T>
@@ -585,7 +679,7 @@ void FinishLoad(LoadResult& result) {
   // Priority admission, as when each pod is created.
   const PriorityResolver resolver(m.priority_classes);
   for (const ObjectEntry& e : m.order) {
-    if (e.kind != "Pod") continue;
+    if (e.kind != "Pod" || e.served) continue;
     Pod& pod = m.pods[e.index];
     if (std::string err = resolver.Admit(pod); !err.empty()) {
       result.errors.push_back(fmt::format("{} (Pod {}): spec.priorityClassName: {}",
@@ -597,7 +691,9 @@ void FinishLoad(LoadResult& result) {
   std::vector<const StorageClass*> classes;
   for (const StorageClass& sc : m.storage_classes) classes.push_back(&sc);
   if (const StorageClass* default_class = DefaultStorageClass(classes)) {
-    for (PersistentVolumeClaim& pvc : m.persistent_volume_claims) {
+    for (const ObjectEntry& e : m.order) {
+      if (e.row != kRowOf<PersistentVolumeClaim> || e.served) continue;
+      PersistentVolumeClaim& pvc = m.persistent_volume_claims[e.index];
       if (!pvc.spec.storage_class_name &&
           !pvc.metadata.annotations.contains(std::string(kBetaStorageClassAnnotation))) {
         pvc.spec.storage_class_name = default_class->metadata.name;
@@ -635,10 +731,11 @@ std::optional<FieldValidation> ParseFieldValidation(std::string_view name) {
 }
 
 LoadResult LoadManifests(const std::vector<std::string>& paths, std::istream& stdin_stream,
-                         FieldValidation field_validation) {
+                         FieldValidation field_validation, const std::vector<NamedText>& first) {
   namespace fs = std::filesystem;
   LoadResult result;
   result.field_validation = field_validation;
+  for (const NamedText& t : first) DecodeText(t.text, t.name, result);
   for (const std::string& path : paths) {
     if (path == "-") {
       std::ostringstream ss;

@@ -33,6 +33,9 @@ struct ObjectEntry {
   size_t row = 0;         // its kind's place in api::Kinds() (two kinds may share a name)
   size_t index = 0;       // into the vector of that kind in Manifests
   Source source;
+  // Read from an API server (a cluster snapshot's item): admitted there already, so the load's
+  // admission (priority, default storage class) leaves it as it is.
+  bool served = false;
 };
 
 // Everything decoded from a set of inputs, by kind, each kind in input order.
@@ -92,14 +95,28 @@ struct LoadResult {
   bool ok() const { return errors.empty(); }
 };
 
+// A `kind: List` whose metadata.annotations carry kSnapshotOfAnnotation is a cluster snapshot
+// (`muster simulate --kubeconfig --save-snapshot`): its items are what an API server served,
+// decoded as `muster run` decodes them (LoadResult::served) whatever --validate says.
+inline constexpr std::string_view kSnapshotOfAnnotation = "muster.dev/snapshot-of";  // the server
+inline constexpr std::string_view kSnapshotAtAnnotation = "muster.dev/snapshot-at";  // when read
+
+// A text to decode as if it were the file `name` (a snapshot read from a cluster).
+struct NamedText {
+  std::string name;
+  std::string text;
+};
+
 // Reads PATHs: a file, a directory (its *.yaml, *.yml and *.json, sorted by name, not recursive),
 // or "-" for `stdin`. Decodes every document (multi-document YAML, JSON, `kind: List`), applies the
 // API server's defaults, validates, rejects duplicates (same kind, namespace and name), and admits
 // pods against the PriorityClasses in the input (priority from priorityClassName or the global
 // default); a workload whose template names a class that does not exist is a warning. Kinds
 // muster does not model are skipped with one warning naming them.
+// `first` are decoded before the PATHs, as if they were files given first.
 LoadResult LoadManifests(const std::vector<std::string>& paths, std::istream& stdin_stream,
-                         FieldValidation field_validation = FieldValidation::kStrict);
+                         FieldValidation field_validation = FieldValidation::kStrict,
+                         const std::vector<NamedText>& first = {});
 
 // Decodes one stream's text as if it were the file `name`. Appends to `result`; does not run the
 // cross-object checks (duplicates, priority admission) that LoadManifests runs at the end.

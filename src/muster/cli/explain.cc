@@ -36,7 +36,7 @@ int RunExplain(const ExplainFlags& flags, std::istream& in, std::ostream& out, s
   ProgressLine progress(err, flags.progress);
   if (flags.progress) options.progress = SimulationProgress(progress);
   LoadedSimulation loaded = LoadSimulation(flags.input, std::move(options), in, err);
-  if (loaded.simulation == nullptr) return kExitBadInput;
+  if (loaded.simulation == nullptr) return loaded.runtime_error ? kExitRuntimeError : kExitBadInput;
   sim::Simulation& simulation = *loaded.simulation;
   simulation.Run();
   progress.Clear();

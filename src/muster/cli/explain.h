@@ -18,7 +18,8 @@ struct ExplainFlags {
 // `muster explain`: runs the simulation, recording the scheduling attempts of one pod, and
 // prints its last attempt: every node's Filter verdicts, every score, the node chosen or why
 // none was, PostFilter (preemption), the steps after the choice, and its PodGroup. Returns 0; 2
-// for bad input, or a pod that is not in the cluster at the end of the run.
+// for bad input, or a pod that is not in the cluster at the end of the run; 1 when a live
+// cluster (--kubeconfig) could not be read.
 int RunExplain(const ExplainFlags& flags, std::istream& in, std::ostream& out, std::ostream& err);
 
 }  // namespace muster::cli

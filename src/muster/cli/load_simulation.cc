@@ -4,11 +4,18 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <fstream>
 #include <ostream>
+#include <utility>
 
 #include "muster/api/manifests.h"
 #include "muster/cli/config_file.h"
 #include "muster/cli/demo.h"
+#include "muster/cli/validate.h"
+#include "muster/cluster/kube/cluster_read.h"
+#include "muster/cluster/kube/http.h"
+#include "muster/cluster/kube/rest_config.h"
 #include "muster/host/host.h"
 #include "muster/plugins/registry.h"
 
@@ -67,6 +74,51 @@ LoadedSimulation BadInput(const std::vector<std::string>& errors, std::ostream& 
   return {};
 }
 
+// Reads the cluster `input` names, once, into a snapshot (saved when asked). Returns the exit
+// status: 0; 2 when the kubeconfig cannot be used; 1 when the cluster cannot be read or the
+// snapshot written (each error on `err`).
+int ReadLiveCluster(const SimulationInput& input, api::NamedText* snapshot, std::ostream& err) {
+  namespace kube = cluster::kube;
+  kube::RestConfigOptions rest_options;
+  rest_options.kubeconfig = input.kubeconfig;
+  rest_options.context = input.context;
+  std::string error;
+  std::optional<kube::RestConfig> rest = kube::LoadRestConfig(rest_options, &error);
+  if (!rest) {
+    err << "error: --kubeconfig: " << error << "\n";
+    return kExitBadInput;
+  }
+  for (const std::string& w : rest->warnings) err << "warning: " << w << "\n";
+  const std::string server = rest->server;
+  kube::Http http(std::move(*rest));
+  kube::ClusterReadOptions read_options;
+  read_options.scheduler_names = input.scheduler_names;
+  kube::ClusterRead read;
+  const auto start = std::chrono::steady_clock::now();
+  if (framework::Status s = kube::ReadCluster(http, read_options, &read); !s.IsSuccess()) {
+    err << "error: reading the cluster: " << s.Message() << "\n";
+    return kExitRuntimeError;
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (const std::string& w : read.warnings) err << "warning: " << w << "\n";
+  err << fmt::format(
+      "muster: read {} nodes, {} bound pods, {} pending pods and {} other objects from {} in "
+      "{:.1f}s (nothing written)\n",
+      read.nodes, read.bound_pods, read.pending_pods, read.other_objects, server, seconds);
+  if (!input.save_snapshot.empty()) {
+    std::ofstream file(input.save_snapshot, std::ios::binary | std::ios::trunc);
+    file << read.snapshot;
+    file.close();
+    if (!file) {
+      err << fmt::format("error: --save-snapshot: cannot write {}\n", input.save_snapshot);
+      return kExitRuntimeError;
+    }
+  }
+  *snapshot = api::NamedText{fmt::format("cluster {}", server), std::move(read.snapshot)};
+  return kExitOk;
+}
+
 }  // namespace
 
 LoadedSimulation LoadSimulation(const SimulationInput& input, sim::SimulationOptions options,
@@ -82,8 +134,31 @@ LoadedSimulation LoadSimulation(const SimulationInput& input, sim::SimulationOpt
     options.until = *d;
   }
 
+  if (input.kubeconfig.empty()) {
+    for (const auto& [flag, given] :
+         {std::pair{"--context", !input.context.empty()},
+          std::pair{"--save-snapshot", !input.save_snapshot.empty()},
+          std::pair{"--scheduler-name", !input.scheduler_names.empty()}}) {
+      if (given) {
+        return BadInput({fmt::format("{}: reads a live cluster: give --kubeconfig too", flag)},
+                        err);
+      }
+    }
+  }
+  std::vector<api::NamedText> cluster;
+  if (!input.kubeconfig.empty()) {
+    api::NamedText snapshot;
+    if (const int code = ReadLiveCluster(input, &snapshot, err); code != kExitOk) {
+      err << "nothing was simulated\n";
+      LoadedSimulation out;
+      out.runtime_error = code == kExitRuntimeError;
+      return out;
+    }
+    cluster.push_back(std::move(snapshot));
+  }
+
   api::LoadResult loaded;
-  if (input.paths.empty()) {
+  if (input.paths.empty() && cluster.empty()) {
     err << "muster: no -f given: running the built-in demo (seed 000's coscheduling demo; see "
            "examples/coscheduling)\n";
     api::DecodeText(kDemoManifests, std::string(kDemoName), loaded);
@@ -92,7 +167,7 @@ LoadedSimulation LoadSimulation(const SimulationInput& input, sim::SimulationOpt
     }
     api::FinishLoad(loaded);
   } else {
-    loaded = api::LoadManifests(input.paths, in, input.field_validation);
+    loaded = api::LoadManifests(input.paths, in, input.field_validation, cluster);
   }
   for (const std::string& w : loaded.warnings) err << "warning: " << w << "\n";
 

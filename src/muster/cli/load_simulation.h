@@ -26,6 +26,14 @@ struct SimulationInput {
   api::FieldValidation field_validation = api::FieldValidation::kStrict;
   // --max-pods: the most pods the manifests may ask for (nullopt: DefaultMaxPods()).
   std::optional<uint64_t> max_pods;
+  // --kubeconfig: a live cluster read once (cluster/kube/cluster_read.h), its objects simulated
+  // before the manifests in `paths` (which may then be none); --context picks the kubeconfig's
+  // context; --save-snapshot writes what was read; --scheduler-name keeps only the pending pods
+  // of those names.
+  std::string kubeconfig;
+  std::string context;
+  std::string save_snapshot;
+  std::vector<std::string> scheduler_names;
 };
 
 // What a simulated pod costs at most, measured (`simulate -o json` of 100,000 pods: 7.1 KiB each
@@ -40,12 +48,15 @@ struct LoadedSimulation {
   std::unique_ptr<sim::Simulation> simulation;
   // The configuration it runs with (none: the default profile).
   std::optional<api::SchedulerConfiguration> config;
+  // Without a simulation: whether the cluster could not be read or the snapshot not written
+  // (exit 1) rather than the input being bad (exit 2).
+  bool runtime_error = false;
 };
 
-// Loads the manifests (or, without paths, the built-in demo, saying so on `err`) and the
-// configuration, and builds the simulation with `options` (its until and seed taken from
-// `input`). On bad input, prints every error and "nothing was simulated" on `err` and returns
-// no simulation.
+// Loads the manifests (or, without paths and without a cluster to read, the built-in demo,
+// saying so on `err`) and the configuration, and builds the simulation with `options` (its until
+// and seed taken from `input`). On bad input, prints every error and "nothing was simulated" on
+// `err` and returns no simulation.
 LoadedSimulation LoadSimulation(const SimulationInput& input, sim::SimulationOptions options,
                                 std::istream& in, std::ostream& err);
 

@@ -154,6 +154,26 @@ int Main(int argc, char** argv) {
                    "Refuse input that asks for more pods in all (Pods, replicas, a Job's "
                    "completions); default: what half this machine's memory holds")
       ->check(WholeNumber(1));
+  // The flags that read a live cluster once (simulate and explain).
+  auto add_cluster_flags = [&](CLI::App* cmd, std::string& kubeconfig, std::string& context,
+                               std::string& save_snapshot,
+                               std::vector<std::string>& scheduler_names) {
+    cmd->add_option("--kubeconfig", kubeconfig,
+                    "Read a live cluster through this kubeconfig, once and read-only, and "
+                    "simulate it with the -f manifests: its nodes, its pods (bound ones keep "
+                    "their nodes, pending ones are scheduled) and what the scheduler reads");
+    cmd->add_option("--context", context, "The kubeconfig context to read (with --kubeconfig)");
+    cmd->add_option("--save-snapshot", save_snapshot,
+                    "Write what was read from the cluster to FILE, a JSON List that -f reads "
+                    "back to the same simulation (with --kubeconfig)")
+        ->type_name("FILE")
+        ->check(kFileName);
+    cmd->add_option("--scheduler-name", scheduler_names,
+                    "Keep only the cluster's pending pods of this schedulerName (repeatable; "
+                    "with --kubeconfig; default: all of them)");
+  };
+  add_cluster_flags(simulate, simulate_flags.kubeconfig, simulate_flags.context,
+                    simulate_flags.save_snapshot, simulate_flags.scheduler_names);
 
   add_validate_flag(simulate);
 
@@ -185,6 +205,8 @@ int Main(int argc, char** argv) {
                    "Nodes shown in the tables (the best scored; rejected nodes beyond it are "
                    "summarised by reason); -o json has every node")
       ->check(WholeNumber(0));
+  add_cluster_flags(explain, explain_flags.input.kubeconfig, explain_flags.input.context,
+                    explain_flags.input.save_snapshot, explain_flags.input.scheduler_names);
 
   add_validate_flag(explain);
 

@@ -43,10 +43,14 @@ int RunSimulate(const SimulateFlags& flags, std::istream& in, std::ostream& out,
   }
   std::istream& input = stdin_text.empty() ? in : stdin_copy;
 
-  const SimulationInput input_flags{flags.paths, flags.config,           flags.until,
-                                    flags.seed,  flags.field_validation, flags.max_pods};
+  SimulationInput input_flags{flags.paths, flags.config,           flags.until,
+                              flags.seed,  flags.field_validation, flags.max_pods};
+  input_flags.kubeconfig = flags.kubeconfig;
+  input_flags.context = flags.context;
+  input_flags.save_snapshot = flags.save_snapshot;
+  input_flags.scheduler_names = flags.scheduler_names;
   LoadedSimulation loaded = LoadSimulation(input_flags, std::move(options), input, err);
-  if (loaded.simulation == nullptr) return kExitBadInput;
+  if (loaded.simulation == nullptr) return loaded.runtime_error ? kExitRuntimeError : kExitBadInput;
   sim::Simulation* simulation = loaded.simulation.get();
   ReportFile report;
   if (!flags.report.empty() && !report.Open(flags.report, err)) return kExitRuntimeError;
@@ -70,6 +74,10 @@ int RunSimulate(const SimulateFlags& flags, std::istream& in, std::ostream& out,
   if (!flags.report.empty()) {
     report::HtmlReportOptions report_options;
     report_options.inputs = flags.paths;
+    if (!flags.kubeconfig.empty()) {
+      report_options.inputs.insert(report_options.inputs.begin(),
+                                   "the cluster of --kubeconfig " + flags.kubeconfig);
+    }
     if (report_options.inputs.empty()) report_options.inputs.push_back(std::string(kDemoName));
     const ConfigText config_text = FindConfigText(
         flags.config, simulation->manifests(),

@@ -139,12 +139,20 @@ void Simulation::ScheduleCreations() {
       CreateWorkloadPods(*raw);
     });
   };
+  // The pods read from an API server (a cluster snapshot's): admitted there, created as they are.
+  std::vector<bool> served;
+  for (const api::ObjectEntry& e : manifests_.order) {
+    if (!e.served || e.row != api::kRowOf<api::Pod>) continue;
+    served.resize(manifests_.pods.size());
+    served[e.index] = true;
+  }
   // What the simulation does with each kind. The objects are read when their creation is due,
   // from manifests_, which outlives every timer.
   const api::Overloaded act{
       [&](const api::Pod& pod) {
-        schedule(pod.metadata, [this, &pod] {
-          if (std::string err = CreatePodNow(pod); !err.empty()) {
+        const bool admitted = !served.empty() && served[&pod - manifests_.pods.data()];
+        schedule(pod.metadata, [this, &pod, admitted] {
+          if (std::string err = CreatePodNow(pod, admitted); !err.empty()) {
             cluster_.RecordEvent(framework::EventRecord{framework::ReferenceTo(pod), "Warning",
                                                         "FailedCreate", "Create", err});
           }
@@ -212,8 +220,10 @@ void Simulation::ScheduleCreations() {
 }
 // clang-format on
 
-std::string Simulation::CreatePodNow(api::Pod pod) {
-  if (std::string err = priorities_->Admit(pod); !err.empty()) return err;
+std::string Simulation::CreatePodNow(api::Pod pod, bool admitted) {
+  if (!admitted) {
+    if (std::string err = priorities_->Admit(pod); !err.empty()) return err;
+  }
   const std::string key = pod.metadata.Key();
   const api::ObjectMeta meta = pod.metadata;
   if (!cluster_.Create(std::move(pod)).IsSuccess()) return "";

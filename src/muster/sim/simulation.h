@@ -138,8 +138,9 @@ class Simulation final : public cluster::TypedObserver<Simulation> {
   Simulation(api::Manifests manifests, SimulationOptions options);
   void ScheduleCreations();
   void At(api::Duration offset_from_now, std::function<void()> fn);
-  // Creates the pod, after priority admission; returns admission's refusal (empty: admitted).
-  std::string CreatePodNow(api::Pod pod);
+  // Creates the pod, after priority admission unless it was `admitted` (by the API server it
+  // was read from); returns admission's refusal (empty: admitted).
+  std::string CreatePodNow(api::Pod pod, bool admitted = false);
   void CreateWorkloadPods(Workload& w);
   // `ordinal` is a StatefulSet's ordinal or an Indexed Job's completion index. False when the
   // API server refused the pod, which stops the workload's creations.
