@@ -139,19 +139,14 @@ void Simulation::ScheduleCreations() {
       CreateWorkloadPods(*raw);
     });
   };
-  // The pods read from an API server (a cluster snapshot's): admitted there, created as they are.
-  std::vector<bool> served;
-  for (const api::ObjectEntry& e : manifests_.order) {
-    if (!e.served || e.row != api::kRowOf<api::Pod>) continue;
-    served.resize(manifests_.pods.size());
-    served[e.index] = true;
-  }
+  // Whether the object being visited was read from an API server (a cluster snapshot's): a pod
+  // was admitted there and is created as it is.
+  bool served = false;
   // What the simulation does with each kind. The objects are read when their creation is due,
   // from manifests_, which outlives every timer.
   const api::Overloaded act{
       [&](const api::Pod& pod) {
-        const bool admitted = !served.empty() && served[&pod - manifests_.pods.data()];
-        schedule(pod.metadata, [this, &pod, admitted] {
+        schedule(pod.metadata, [this, &pod, admitted = served] {
           if (std::string err = CreatePodNow(pod, admitted); !err.empty()) {
             cluster_.RecordEvent(framework::EventRecord{framework::ReferenceTo(pod), "Warning",
                                                         "FailedCreate", "Create", err});
@@ -216,7 +211,10 @@ void Simulation::ScheduleCreations() {
         });
       },
   };
-  for (const api::ObjectEntry& e : manifests_.order) api::Visit(manifests_, e, act);
+  for (const api::ObjectEntry& e : manifests_.order) {
+    served = e.served;
+    api::Visit(manifests_, e, act);
+  }
 }
 // clang-format on
 
