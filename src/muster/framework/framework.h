@@ -36,6 +36,9 @@ class SchedulerServices {
   virtual uint64_t ClusterVersion() const { return 0; }
   virtual void QueueOrderChanged(std::span<const std::string> pod_keys) { (void)pod_keys; }
   virtual std::vector<PodInfoPtr> NominatedPodsForNode(api::Symbol node) const = 0;
+  virtual api::Symbol NominatedNodeOf(const api::Pod& pod) const {
+    return pod.status.nominated_node_name;
+  }
   virtual int parallelism() const = 0;
   virtual api::Duration pod_initial_backoff() const { return std::chrono::seconds(1); }
   virtual Metrics* metrics() { return nullptr; }
@@ -187,6 +190,9 @@ class Framework final : public Handle {
   }
   std::vector<PodInfoPtr> NominatedPodsForNode(api::Symbol node) const override {
     return services_.NominatedPodsForNode(node);
+  }
+  api::Symbol NominatedNodeOf(const api::Pod& pod) const override {
+    return services_.NominatedNodeOf(pod);
   }
   const Framework& framework() const override { return *this; }
   int parallelism() const override { return services_.parallelism(); }

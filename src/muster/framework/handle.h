@@ -102,6 +102,12 @@ class Handle {
   virtual void QueueOrderChanged(std::span<const std::string> pod_keys) { (void)pod_keys; }
   // Pods that preemption nominated to `node` (upstream PodNominator), in nomination order.
   virtual std::vector<PodInfoPtr> NominatedPodsForNode(api::Symbol node) const = 0;
+  // The node `pod` is nominated to as the scheduler knows it: its own nomination, which the
+  // informer's copy of the pod may not show yet (upstream syncs the pending status patch into
+  // the pod it pops), else the pod's field.
+  virtual api::Symbol NominatedNodeOf(const api::Pod& pod) const {
+    return pod.status.nominated_node_name;
+  }
   // The profile this plugin belongs to (for preemption's what-if Filter runs).
   virtual const Framework& framework() const = 0;
   virtual int parallelism() const = 0;

@@ -747,6 +747,14 @@ std::vector<std::pair<std::string, std::string>> SchedulingQueue::NominatedPods(
   return out;
 }
 
+api::Symbol SchedulingQueue::NominatedNodeOf(const api::Pod& pod) const {
+  const std::string key = pod.metadata.Key();
+  for (const auto& [nominated, node] : nominated_) {
+    if (nominated->Key() == key) return node;
+  }
+  return pod.status.nominated_node_name;
+}
+
 std::vector<framework::PodInfoPtr> SchedulingQueue::NominatedPodsForNode(api::Symbol node) const {
   std::vector<framework::PodInfoPtr> out;
   for (const auto& [pod, n] : nominated_) {

@@ -162,6 +162,9 @@ class SchedulingQueue {
   std::vector<std::pair<std::string, std::string>> NominatedPods() const;
   // Nominated to `node`, in nomination order.
   std::vector<framework::PodInfoPtr> NominatedPodsForNode(api::Symbol node) const;
+  // The node `pod` is nominated to here (a nomination the informer may not show yet), else the
+  // pod's own field.
+  api::Symbol NominatedNodeOf(const api::Pod& pod) const;
   bool HasNominatedPods() const { return !nominated_.empty(); }
 
  private:

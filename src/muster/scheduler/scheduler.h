@@ -117,6 +117,9 @@ class Scheduler final : public framework::SchedulerServices {
   std::vector<framework::PodInfoPtr> NominatedPodsForNode(api::Symbol node) const override {
     return queue_.NominatedPodsForNode(node);
   }
+  api::Symbol NominatedNodeOf(const api::Pod& pod) const override {
+    return queue_.NominatedNodeOf(pod);
+  }
   int parallelism() const override { return options_.parallelism; }
   api::Duration pod_initial_backoff() const override { return options_.queue.initial_backoff; }
   framework::Metrics* metrics() override { return &metrics_; }

@@ -60,6 +60,14 @@ std::vector<framework::PodInfoPtr> FakeServices::NominatedPodsForNode(api::Symbo
   return out;
 }
 
+api::Symbol FakeServices::NominatedNodeOf(const api::Pod& pod) const {
+  const std::string key = pod.metadata.Key();
+  for (const auto& [nominated, node] : nominated_) {
+    if (nominated->Key() == key) return node;
+  }
+  return pod.status.nominated_node_name;
+}
+
 framework::Status FakeServices::Bind(const api::Pod& pod, api::Symbol node) {
   bindings.emplace_back(pod.metadata.Key(), node.string());
   return framework::Status::OK();

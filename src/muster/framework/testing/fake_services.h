@@ -100,6 +100,7 @@ class FakeServices final : public framework::SchedulerServices,
     activated.insert(activated.end(), keys.begin(), keys.end());
   }
   std::vector<framework::PodInfoPtr> NominatedPodsForNode(api::Symbol node) const override;
+  api::Symbol NominatedNodeOf(const api::Pod& pod) const override;
   int parallelism() const override { return 4; }
   framework::Metrics* metrics() override { return metrics_; }
 

@@ -38,9 +38,13 @@ api::Time StartTimeOr(const api::Pod& pod, api::Time now) {
   return pod.status.start_time.value_or(now);
 }
 
+// How long a deletion this plugin asked for may take to show in the informer before it is taken
+// as failed: twice the minute `muster run`'s writer retries a write that fails.
+constexpr api::Duration kEvictionShowsWithin = std::chrono::minutes(2);
+
 // Upstream podTerminatingByPreemption: being deleted, with the DisruptionTarget condition the
 // scheduler sets on the victims it preempts.
-bool TerminatingByPreemption(const api::Pod& pod) {
+bool DeletedByPreemption(const api::Pod& pod) {
   if (!pod.metadata.deletion_timestamp) return false;
   for (const api::Condition& c : pod.status.conditions) {
     if (c.type.str() == kDisruptionTarget) {
@@ -48,6 +52,11 @@ bool TerminatingByPreemption(const api::Pod& pod) {
     }
   }
   return false;
+}
+
+// The scheduler keys a pod without a uid by namespace/name.
+std::string PodKey(const api::Pod& pod) {
+  return pod.metadata.uid.empty() ? pod.metadata.Key() : pod.metadata.uid;
 }
 
 // Upstream util.GetEarliestPodStartTime: the earliest start among the highest-priority victims.
@@ -393,9 +402,10 @@ Status DefaultPreemption::PostFilter(framework::CycleState& state, const PodInfo
   // Every call is an attempt, whatever its outcome (upstream counts them the same way).
   framework::Metrics* metrics = handle_.metrics();
   if (metrics != nullptr) metrics->PreemptionAttempt();
+  ForgetEvictionsSeen();
 
   std::string reason;
-  const Status& nominated_status = statuses.Get(pod.pod.status.nominated_node_name);
+  const Status& nominated_status = statuses.Get(handle_.NominatedNodeOf(pod.pod));
   if (!PodEligibleToPreemptOthers(pod.pod, nominated_status, &reason)) {
     return wrap(Code::kUnschedulable, reason);
   }
@@ -514,6 +524,7 @@ Status DefaultPreemption::PostFilterGroup(const framework::Gang& gang,
   framework::Metrics* metrics = handle_.metrics();
   if (metrics != nullptr) metrics->PreemptionAttempt();
   if (pending.empty()) return wrap(Code::kUnschedulable, "no pending member");
+  ForgetEvictionsSeen();
 
   // The gang's priority and preemption policy: its PodGroup's where it sets them (a composite
   // group's tree: its root's, as upstream).
@@ -542,9 +553,8 @@ Status DefaultPreemption::PostFilterGroup(const framework::Gang& gang,
   const framework::Snapshot& snapshot = trial.snapshot();
   // The room an earlier preemption is making for a member has not been freed yet: wait for it.
   for (const PodInfo* m : pending) {
-    const NodeInfo* node = m->pod.status.nominated_node_name.empty()
-                               ? nullptr
-                               : snapshot.Get(m->pod.status.nominated_node_name);
+    const api::Symbol nominated = handle_.NominatedNodeOf(m->pod);
+    const NodeInfo* node = nominated.empty() ? nullptr : snapshot.Get(nominated);
     if (node == nullptr) continue;
     for (const PodInfoPtr& p : node->pods()) {
       if (p->pod.Priority() < priority && TerminatingByPreemption(p->pod)) {
@@ -706,7 +716,7 @@ bool DefaultPreemption::PodEligibleToPreemptOthers(const api::Pod& pod,
       return false;
     }
   }
-  const api::Symbol nominated = pod.status.nominated_node_name;
+  const api::Symbol nominated = handle_.NominatedNodeOf(pod);
   if (nominated.empty()) return true;
   // Filter says evictions cannot help on the nominated node: look for another.
   if (nominated_node_status.code() == Code::kUnschedulableAndUnresolvable) return true;
@@ -720,6 +730,29 @@ bool DefaultPreemption::PodEligibleToPreemptOthers(const api::Pod& pod,
     }
   }
   return true;
+}
+
+bool DefaultPreemption::TerminatingByPreemption(const api::Pod& pod) const {
+  if (DeletedByPreemption(pod)) return true;
+  if (evicted_.empty()) return false;
+  const std::string key = PodKey(pod);
+  return std::any_of(evicted_.begin(), evicted_.end(),
+                     [&](const Evicted& e) { return e.key == key; });
+}
+
+void DefaultPreemption::ForgetEvictionsSeen() {
+  if (evicted_.empty()) return;
+  const framework::Snapshot& snapshot = handle_.snapshot();
+  const api::Time now = handle_.clock().Now();
+  std::erase_if(evicted_, [&](const Evicted& e) {
+    if (now - e.at >= kEvictionShowsWithin) return true;
+    const NodeInfo* node = snapshot.Get(e.node);
+    if (node == nullptr) return true;
+    for (const PodInfoPtr& p : node->pods()) {
+      if (PodKey(p->pod) == e.key) return p->pod.metadata.deletion_timestamp.has_value();
+    }
+    return true;
+  });
 }
 
 int32_t DefaultPreemption::CalculateNumCandidates(int32_t num_nodes) const {
@@ -1089,16 +1122,19 @@ Status DefaultPreemption::Evict(std::span<const PodInfoPtr> victims,
   framework::ClusterClient& client = handle_.client();
   for (const PodInfoPtr& v : victims) {
     const api::Pod& victim = v->pod;
-    // Its graceful deletion has started already: another request would change nothing.
+    // Its graceful deletion has started already (or been asked for): another request would
+    // change nothing.
     if (victim.metadata.deletion_timestamp) continue;
-    // The scheduler keys a pod without a uid by namespace/name.
-    const std::string uid =
-        victim.metadata.uid.empty() ? victim.metadata.Key() : victim.metadata.uid;
+    const std::string uid = PodKey(victim);
     if (framework::WaitingPod* waiting = handle_.waiting_pods().Get(uid)) {
       // Not bound yet: rejecting it at Permit frees its room without a deletion.
       waiting->Reject(kName, "preempted");
+    } else if (TerminatingByPreemption(victim)) {
+      continue;
     } else if (Status s = client.DeletePod(victim); !s.IsSuccess()) {
       return Status::Error(s.Message());
+    } else {
+      evicted_.push_back({uid, victim.spec.node_name, handle_.clock().Now()});
     }
     const api::Symbol node = victim.spec.node_name;
     if (log::V(2)) {

@@ -250,6 +250,15 @@ class DefaultPreemption final : public framework::PostFilterPlugin,
   std::vector<const api::PodDisruptionBudget*> RelevantPDBs(
       int32_t priority, std::span<framework::NodeInfo* const> nodes) const;
 
+  // A victim being deleted: the DisruptionTarget condition and the deletion the scheduler sets
+  // (upstream podTerminatingByPreemption), or a deletion this plugin asked for that the informer
+  // does not show yet (see evicted_).
+  bool TerminatingByPreemption(const api::Pod& pod) const;
+  // Drops from evicted_ the victims the snapshot shows being deleted or gone, and those whose
+  // deletion has not shown for kEvictionShowsWithin (a deletion that failed: they may be
+  // preempted again).
+  void ForgetEvictionsSeen();
+
   // Constant after construction (the policies change only through the setters above).
   DefaultPreemptionArgs args_;
   framework::Handle& handle_;
@@ -260,6 +269,19 @@ class DefaultPreemption final : public framework::PostFilterPlugin,
   // once and shared.
   framework::Status no_victims_;
   framework::Status not_helpful_;
+
+  // The victims this plugin deleted whose deletion the snapshot does not show yet, by uid (or
+  // namespace/name). `muster run` writes through a queue and learns of its writes from the
+  // informer: until then a retry of the preemptor would find the same victims running, delete
+  // them again and record a second Preempted event for each (upstream's asynchronous preemption
+  // holds the preemptor at PreEnqueue until its last victim is seen deleted, for the same
+  // reason). Scheduling thread only; a handful of entries, each dropped once its deletion shows.
+  struct Evicted {
+    std::string key;
+    api::Symbol node;
+    api::Time at;
+  };
+  std::vector<Evicted> evicted_;
 };
 
 }  // namespace muster::plugins::defaultpreemption

@@ -1,5 +1,9 @@
 #include "muster/plugins/defaultpreemption/default_preemption.h"
 
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cctype>
@@ -9,17 +13,14 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include <fmt/format.h>
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-
+#include "muster/api/testing/builders.h"
 #include "muster/framework/extender.h"
 #include "muster/framework/framework.h"
-#include "muster/plugins/noderesources/fit.h"
-#include "muster/api/testing/builders.h"
 #include "muster/framework/testing/fake_services.h"
+#include "muster/plugins/noderesources/fit.h"
 
 // Cases and expectations from upstream default_preemption_test.go (TestPostFilter,
 // TestDryRunPreemption, TestSelectBestCandidate, TestCustomSelection, TestCustomOrdering,
@@ -1412,6 +1413,63 @@ TEST(DefaultPreemptionPreempt, PrepareCandidateEvictsAndClearsNominations) {
   ASSERT_EQ(env.fake.condition_updates.size(), 1u);
   EXPECT_EQ(env.fake.condition_updates[0].first, "default/lower");
   EXPECT_EQ(env.fake.condition_updates[0].second.type.str(), "PodScheduled");
+}
+
+// `muster run` learns of its deletions from the informer, which lags behind its writes. A retry
+// in that window finds the victims still running: it deletes none of them again and records no
+// second event; with the nomination the scheduler made (which the informer's copy of the pod
+// does not show yet) it waits for them as for victims the informer shows being deleted. A
+// deletion that has not shown after two minutes is taken as failed: the victims may be
+// preempted again.
+TEST(DefaultPreemptionPreempt, ARetryBeforeTheDeletionsShowDeletesNothingTwice) {
+  Env env;
+  AddPreemptCluster(env);
+  const PodInfoPtr pod =
+      PodInfo::Make(MakeTestPod({.name = "p", .priority = kHighPriority, .req = kVeryLargeRes}));
+  const std::unique_ptr<DefaultPreemption> plugin = env.Plugin();
+  auto state = env.PreFilter(*pod);
+  const framework::NodeToStatus statuses = Unschedulable({"node1", "node2", "node3"});
+  auto post_filter = [&] {
+    framework::PostFilterResult result;
+    const Status s = plugin->PostFilter(*state, *pod, statuses, &result);
+    return std::pair(s, result.nominated_node_name.string());
+  };
+  const std::vector<std::string> victims = {"default/p1.1", "default/p1.2"};
+  auto sorted = [](std::vector<std::string> v) {
+    std::sort(v.begin(), v.end());
+    return v;
+  };
+
+  auto [first, first_node] = post_filter();
+  ASSERT_TRUE(first.IsSuccess()) << ToString(first);
+  EXPECT_EQ(first_node, "node1");
+  EXPECT_EQ(sorted(env.fake.deleted), victims);
+  ASSERT_EQ(env.fake.events.size(), 2u);
+
+  // Retried before the scheduler nominated it: the same victims, nothing written again.
+  auto [again, again_node] = post_filter();
+  ASSERT_TRUE(again.IsSuccess()) << ToString(again);
+  EXPECT_EQ(again_node, "node1");
+  EXPECT_EQ(env.fake.deleted.size(), 2u);
+  EXPECT_EQ(env.fake.events.size(), 2u);
+
+  // Nominated to node1 by the scheduler, the pod's own field still empty: it waits.
+  ASSERT_TRUE(pod->pod.status.nominated_node_name.empty());
+  env.fake.Nominate(pod->pod, api::Symbol("node1"));
+  auto [waits, waits_node] = post_filter();
+  EXPECT_EQ(waits.code(), Code::kUnschedulable);
+  EXPECT_EQ(waits.Message(), fmt::format("preemption: {}", kNotEligibleTerminating));
+  EXPECT_EQ(waits_node, "");
+  EXPECT_EQ(env.fake.deleted.size(), 2u);
+
+  // Still running two minutes on: the deletions failed, and are asked for again.
+  env.fake.virtual_clock().AdvanceTo(env.fake.virtual_clock().Now() + std::chrono::minutes(2));
+  auto [retried, retried_node] = post_filter();
+  ASSERT_TRUE(retried.IsSuccess()) << ToString(retried);
+  EXPECT_EQ(retried_node, "node1");
+  ASSERT_EQ(env.fake.deleted.size(), 4u);
+  EXPECT_EQ(sorted({env.fake.deleted[2], env.fake.deleted[3]}), victims);
+  EXPECT_EQ(env.fake.events.size(), 4u);
 }
 
 // ---- pieces ----
