@@ -638,4 +638,136 @@ TEST(HelpTest, NamesTheProgramAndTheSecondSchedulerSetup) {
   EXPECT_NE(run.output.find("spec.schedulerName: muster"), std::string::npos) << run.output;
 }
 
+// ---- capacity ----
+
+// `text` written to a file of the test's own; its path.
+std::string WriteTemp(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + "/muster-cli-" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+constexpr std::string_view kSmallPod = R"(apiVersion: v1
+kind: Pod
+metadata: {name: web}
+spec:
+  containers:
+  - name: web
+    image: nginx
+    resources: {requests: {cpu: 500m, memory: 128Mi}}
+)";
+
+// The demo cluster runs three 3-CPU nginx pods on three 4-CPU nodes: one CPU is left on each, two
+// 500m pods' worth. Six more fit, two a node; the seventh is turned away by every node's Fit.
+TEST(CapacityCommandTest, CountsCopiesOfAPodOnTheDemoCluster) {
+  const std::string pod = WriteTemp("web.yaml", std::string(kSmallPod));
+  const CommandResult run = Muster("capacity " + pod);
+  ASSERT_EQ(run.status, 0) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("Pod default/web (1 pod, requesting cpu 500m, memory 128Mi) "
+                                    "on 3 nodes:"));
+  EXPECT_THAT(run.output, HasSubstr("  6 more fit\n"));
+  EXPECT_THAT(run.output,
+              HasSubstr("the 7th does not: 0/3 nodes are available: 3 Insufficient cpu."));
+  for (const std::string node : {"node-1", "node-2", "node-3"}) {
+    EXPECT_THAT(run.output,
+                ::testing::ContainsRegex(node + " +2 +NodeResourcesFit: Insufficient cpu"));
+  }
+
+  const CommandResult json = Muster("capacity -o json " + pod);
+  ASSERT_EQ(json.status, 0) << json.output;
+  EXPECT_THAT(json.output, HasSubstr("\"fit\": 6,"));
+  // The demo's nginx pods come from a ReplicaSet: none is bound before the run, so the free CPUs
+  // are taken to be all twelve, room for 24 copies at most; one more makes 25.
+  EXPECT_THAT(json.output, HasSubstr("\"tried\": 25,"));
+  EXPECT_THAT(json.output, HasSubstr("\"copy\": 7,"));
+  EXPECT_THAT(json.output, HasSubstr("\"pod\": \"default/web-07\""));
+
+  // --max stops short, and says more may fit.
+  const CommandResult capped = Muster("capacity --max 4 " + pod);
+  ASSERT_EQ(capped.status, 0) << capped.output;
+  EXPECT_THAT(capped.output, HasSubstr("  4 more fit\n"));
+  EXPECT_THAT(capped.output, HasSubstr("more may fit: 4 copies were tried (--max)"));
+}
+
+// The README's nginx pod (3 CPUs) on the demo cluster: none more, and why.
+TEST(CapacityCommandTest, TheReadmesNginxPodNoLongerFits) {
+  const std::string pod = WriteTemp("nginx.yaml", R"(apiVersion: v1
+kind: Pod
+metadata: {name: nginx}
+spec:
+  containers:
+  - name: nginx
+    image: nginx
+    resources: {requests: {cpu: 3000m, memory: 500Mi}}
+)");
+  const CommandResult run = Muster("capacity " + pod);
+  ASSERT_EQ(run.status, 0) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("  0 more fit\n"));
+  EXPECT_THAT(run.output,
+              HasSubstr("the 1st does not: 0/3 nodes are available: 3 Insufficient cpu."));
+}
+
+// A gang counts whole. A PodGroup of minMember 2 whose one pod asks for a CPU: the demo cluster's
+// three free CPUs hold one gang (two pods); the second would have one member placed and one
+// not, and counts as none.
+TEST(CapacityCommandTest, AGangCountsWholeOrNotAtAll) {
+  const std::string gang = WriteTemp("gang.yaml", R"(apiVersion: scheduling.x-k8s.io/v1alpha1
+kind: PodGroup
+metadata: {name: train}
+spec: {minMember: 2, scheduleTimeoutSeconds: 10}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: worker
+  labels: {scheduling.x-k8s.io/pod-group: train}
+spec:
+  containers:
+  - name: worker
+    image: trainer
+    resources: {requests: {cpu: "1"}}
+)");
+  const CommandResult run = Muster("capacity " + gang);
+  ASSERT_EQ(run.status, 0) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("PodGroup default/train (2 pods, requesting cpu 2) on 3 "
+                                    "nodes:"));
+  EXPECT_THAT(run.output, HasSubstr("  1 more fit whole (2 pods)\n"));
+  EXPECT_THAT(run.output, HasSubstr("the 2nd does not"));
+  const CommandResult json = Muster("capacity -o json " + gang);
+  ASSERT_EQ(json.status, 0) << json.output;
+  EXPECT_THAT(json.output, HasSubstr("\"fit\": 1,"));
+  EXPECT_THAT(json.output, HasSubstr("\"pods\": 2,"));
+  EXPECT_THAT(json.output, HasSubstr("\"copy\": 2,"));
+}
+
+// What is not one pod or one gang is refused, naming the template and the object.
+TEST(CapacityCommandTest, ATemplateThatIsNotAPodOrAGangIsRefused) {
+  const std::string deployment = WriteTemp("deployment.yaml", R"(apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: web, image: nginx}]}
+)");
+  CommandResult run = Muster("capacity " + deployment);
+  EXPECT_EQ(run.status, 2) << run.output;
+  EXPECT_THAT(run.output, HasSubstr(deployment));
+  EXPECT_THAT(run.output, HasSubstr("a Deployment in the template"));
+
+  const std::string two = WriteTemp(
+      "two.yaml",
+      std::string(kSmallPod) + "---\n" +
+          std::regex_replace(std::string(kSmallPod), std::regex("name: web}"), "name: web-2}"));
+  run = Muster("capacity " + two);
+  EXPECT_EQ(run.status, 2) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("the template has 2 pods and no gang"));
+
+  run = Muster("capacity");
+  EXPECT_EQ(run.status, 2) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("TEMPLATE"));
+}
+
 }  // namespace

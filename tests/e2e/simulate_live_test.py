@@ -8,6 +8,7 @@ the same placements."""
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -139,6 +140,19 @@ def test(binary, server, audit_log):
         f.write(pod_yaml("pending-p", "1"))
     code, _, err = simulate(binary, "--kubeconfig", kubeconfig, "-f", taken)
     assert code == 2 and "Duplicate value" in err, f"exit {code}: {err}"
+
+    # capacity reads the cluster the same way: after the pending pods take n2's room, one CPU is
+    # left on each node, so three more 1-CPU pods fit, one a node, and the fourth does not.
+    one = os.path.join(work, "one.yaml")
+    with open(one, "w") as f:
+        f.write(pod_yaml("one", "1"))
+    r = subprocess.run([binary, "capacity", "--kubeconfig", kubeconfig, one],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, f"exit {r.returncode}: {r.stderr}"
+    assert "  3 more fit\n" in r.stdout, r.stdout
+    assert "the 4th does not: 0/3 nodes are available: 3 Insufficient cpu." in r.stdout, r.stdout
+    for node in ("n0", "n1", "n2"):
+        assert re.search(node + r" +1 +NodeResourcesFit: Insufficient cpu", r.stdout), r.stdout
 
     # It only read: every request of its ServiceAccount is a get or a list.
     verbs = {}

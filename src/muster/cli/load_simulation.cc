@@ -122,7 +122,7 @@ int ReadLiveCluster(const SimulationInput& input, api::NamedText* snapshot, std:
 }  // namespace
 
 LoadedSimulation LoadSimulation(const SimulationInput& input, sim::SimulationOptions options,
-                                std::istream& in, std::ostream& err) {
+                                std::istream& in, std::ostream& err, const AmendManifests& amend) {
   options.seed = input.seed;
   if (!input.until.empty()) {
     auto d = api::ParseDuration(input.until);
@@ -157,18 +157,17 @@ LoadedSimulation LoadSimulation(const SimulationInput& input, sim::SimulationOpt
     cluster.push_back(std::move(snapshot));
   }
 
-  api::LoadResult loaded;
   if (input.paths.empty() && cluster.empty()) {
     err << "muster: no -f given: running the built-in demo (seed 000's coscheduling demo; see "
            "examples/coscheduling)\n";
-    api::DecodeText(kDemoManifests, std::string(kDemoName), loaded);
+    cluster.push_back({std::string(kDemoName), std::string(kDemoManifests)});
     if (input.config.empty()) {
-      api::DecodeText(kDemoConfig, std::string(kDemoName) + " config", loaded);
+      cluster.push_back({std::string(kDemoName) + " config", std::string(kDemoConfig)});
     }
-    api::FinishLoad(loaded);
-  } else {
-    loaded = api::LoadManifests(input.paths, in, input.field_validation, cluster);
   }
+  std::vector<std::string> paths = input.paths;
+  paths.insert(paths.end(), input.added_paths.begin(), input.added_paths.end());
+  api::LoadResult loaded = api::LoadManifests(paths, in, input.field_validation, cluster);
   for (const std::string& w : loaded.warnings) err << "warning: " << w << "\n";
 
   // The scheduler configuration: --config, else one KubeSchedulerConfiguration among the inputs.
@@ -184,6 +183,10 @@ LoadedSimulation LoadSimulation(const SimulationInput& input, sim::SimulationOpt
       }
     }
     return BadInput(errors, err);
+  }
+  if (amend) {
+    amend(loaded.manifests, &errors);
+    if (!errors.empty()) return BadInput(errors, err);
   }
   if (std::optional<std::string> too_many =
           TooManyPods(loaded.manifests, input.max_pods.value_or(DefaultMaxPods()))) {

@@ -34,6 +34,9 @@ struct SimulationInput {
   std::string context;
   std::string save_snapshot;
   std::vector<std::string> scheduler_names;
+  // Read after the cluster (the -f paths, the live read, or without either the built-in demo):
+  // what a command adds to it (capacity's template).
+  std::vector<std::string> added_paths;
 };
 
 // What a simulated pod costs at most, measured (`simulate -o json` of 100,000 pods: 7.1 KiB each
@@ -53,12 +56,18 @@ struct LoadedSimulation {
   bool runtime_error = false;
 };
 
+// What a command changes in the loaded manifests before the simulation is built from them
+// (capacity adds its replicas): each error is one line, and bad input.
+using AmendManifests =
+    std::function<void(api::Manifests& manifests, std::vector<std::string>* errors)>;
+
 // Loads the manifests (or, without paths and without a cluster to read, the built-in demo,
 // saying so on `err`) and the configuration, and builds the simulation with `options` (its until
-// and seed taken from `input`). On bad input, prints every error and "nothing was simulated" on
-// `err` and returns no simulation.
+// and seed taken from `input`), after `amend` when given. On bad input, prints every error and
+// "nothing was simulated" on `err` and returns no simulation.
 LoadedSimulation LoadSimulation(const SimulationInput& input, sim::SimulationOptions options,
-                                std::istream& in, std::ostream& err);
+                                std::istream& in, std::ostream& err,
+                                const AmendManifests& amend = {});
 
 // SimulationOptions::progress for `line`: virtual time, pods bound and pending, the rate.
 std::function<void(const sim::Simulation&)> SimulationProgress(ProgressLine& line);

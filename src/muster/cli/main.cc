@@ -15,6 +15,7 @@
 
 #include "muster/api/feature_gates.h"
 #include "muster/cli/bench.h"
+#include "muster/cli/capacity.h"
 #include "muster/cli/completion.h"
 #include "muster/cli/explain.h"
 #include "muster/cli/out_of_memory.h"
@@ -191,14 +192,16 @@ int Main(int argc, char** argv) {
   explain->add_option("--config", explain_flags.input.config, "A KubeSchedulerConfiguration file");
   explain->add_option("--until", explain_flags.input.until,
                       "Stop at this virtual time (e.g. 90s): the last attempt before it");
-  explain
-      ->add_option("--seed", explain_flags.input.seed,
-                   "Seed for tie-breaking and generated names (as simulate's)")
-      ->check(WholeNumber(0));
-  explain
-      ->add_option("--max-pods", explain_flags.input.max_pods,
-                   "Refuse input that asks for more pods in all (as simulate's)")
-      ->check(WholeNumber(1));
+  // --seed and --max-pods, as simulate's (explain and capacity).
+  auto add_seed_and_max_pods = [&](CLI::App* cmd, muster::cli::SimulationInput& input) {
+    cmd->add_option("--seed", input.seed,
+                    "Seed for tie-breaking and generated names (as simulate's)")
+        ->check(WholeNumber(0));
+    cmd->add_option("--max-pods", input.max_pods,
+                    "Refuse input that asks for more pods in all (as simulate's)")
+        ->check(WholeNumber(1));
+  };
+  add_seed_and_max_pods(explain, explain_flags.input);
   explain->add_option("-o,--output", explain_flags.output, "table or json");
   explain
       ->add_option("--top", explain_flags.top,
@@ -209,6 +212,32 @@ int Main(int argc, char** argv) {
                     explain_flags.input.save_snapshot, explain_flags.input.scheduler_names);
 
   add_validate_flag(explain);
+
+  muster::cli::CapacityFlags capacity_flags;
+  CLI::App* capacity = app.add_subcommand(
+      "capacity",
+      "Count how many more copies of a pod, or of a whole gang, the cluster holds now: where "
+      "they go, and why the next one does not fit");
+  capacity->add_option("template", capacity_flags.template_path,
+                       "The pod to count copies of (a file, or - for stdin), or a gang: a "
+                       "PodGroup with its pods (one pod stands for its whole quorum)");
+  capacity->add_option("-f,--filename", capacity_flags.input.paths,
+                       "The cluster: a file, a directory or - (repeatable); without it or "
+                       "--kubeconfig, the built-in demo's");
+  capacity->add_option("--config", capacity_flags.input.config,
+                       "A KubeSchedulerConfiguration file");
+  capacity->add_option("--until", capacity_flags.input.until,
+                       "Stop the simulation at this virtual time (as simulate's)");
+  add_seed_and_max_pods(capacity, capacity_flags.input);
+  capacity
+      ->add_option("--max", capacity_flags.max,
+                   "Try at most this many copies (default: as many as the free resources "
+                   "could hold, and one more)")
+      ->check(WholeNumber(1));
+  capacity->add_option("-o,--output", capacity_flags.output, "table or json");
+  add_cluster_flags(capacity, capacity_flags.input.kubeconfig, capacity_flags.input.context,
+                    capacity_flags.input.save_snapshot, capacity_flags.input.scheduler_names);
+  add_validate_flag(capacity);
 
   muster::cli::BenchFlags bench_flags;
   CLI::App* bench = app.add_subcommand(
@@ -316,7 +345,7 @@ int Main(int argc, char** argv) {
   run->add_option("--logging-format", run_flags.logging_format, "text (klog's) or json")
       ->default_val("text");
   std::string feature_gates;
-  for (CLI::App* sub : {validate, simulate, explain, bench, run}) {
+  for (CLI::App* sub : {validate, simulate, explain, capacity, bench, run}) {
     sub->set_version_flag("--version", kVersion, "Print the version and exit");
     sub->add_option("--feature-gates", feature_gates,
                     "Kubernetes feature gates as kube-scheduler takes them (key=value pairs, "
@@ -357,6 +386,7 @@ int Main(int argc, char** argv) {
       *muster::api::ParseFieldValidation(validate_fields);
   simulate_flags.field_validation = field_validation;
   explain_flags.input.field_validation = field_validation;
+  capacity_flags.input.field_validation = field_validation;
   if (leader_elect_flag->count() > 0) run_flags.leader_elect = leader_elect;
   for (const auto& [flag, value] : leader_flags) {
     if (flag->count() > 0) *value = flag->as<std::string>();
@@ -391,6 +421,9 @@ int Main(int argc, char** argv) {
     }
     explain_flags.progress = muster::cli::StderrIsTerminal();
     return muster::cli::RunExplain(explain_flags, std::cin, std::cout, std::cerr);
+  }
+  if (capacity->parsed()) {
+    return muster::cli::RunCapacity(capacity_flags, std::cin, std::cout, std::cerr);
   }
   if (bench->parsed()) {
     bench_flags.progress = muster::cli::StderrIsTerminal();
