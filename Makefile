@@ -52,7 +52,7 @@ SOAK_SEEDS ?= 2001-50000
 soak: deps build/test/build.ninja
 	cmake --build build/test -j $(JOBS) --target muster_tests
 	cd build/test && MUSTER_RANDOM_SEEDS=$(SOAK_SEEDS) ASAN_OPTIONS=detect_leaks=1 \
-	  ctest --output-on-failure -j $(JOBS) -R 'RandomWorkload.KeepsEveryInvariant'
+	  ctest --output-on-failure --no-tests=error -j $(JOBS) -R 'RandomWorkload.KeepsEveryInvariant'
 
 # The tests under ThreadSanitizer: the loop pool, the parallel Filter and Score of every
 # scheduling test, and `muster run`'s binder threads and informers in the end-to-end tests.

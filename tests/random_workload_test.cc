@@ -6,10 +6,12 @@
 // A failing seed writes its manifests and configuration to a folder and prints the command that
 // replays it exactly (the folder can also become a scenario under tests/scenarios).
 
+#include <charconv>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -35,13 +37,29 @@ struct SeedRange {
   uint64_t last = 2000;
 };
 
-SeedRange Seeds() {
+// MUSTER_RANDOM_SEEDS=FIRST-LAST (or one seed), else seeds 1-2000. A value that is no range, or
+// an empty one (FIRST above LAST), is an error: a typo in `make soak`'s SOAK_SEEDS must not pass
+// by running no seed.
+std::optional<SeedRange> Seeds(std::string* error) {
   SeedRange range;
-  if (const char* env = std::getenv("MUSTER_RANDOM_SEEDS")) {
-    const std::string text = env;
-    const size_t dash = text.find('-');
-    range.first = std::stoull(text.substr(0, dash));
-    range.last = dash == std::string::npos ? range.first : std::stoull(text.substr(dash + 1));
+  const char* env = std::getenv("MUSTER_RANDOM_SEEDS");
+  if (env == nullptr) return range;
+  const std::string text = env;
+  const size_t dash = text.find('-');
+  auto number = [](std::string_view digits, uint64_t* out) {
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), *out);
+    return !digits.empty() && ec == std::errc() && end == digits.data() + digits.size();
+  };
+  const std::string_view all(text);
+  const bool ok = dash == std::string::npos ? number(all, &range.first)
+                                            : number(all.substr(0, dash), &range.first) &&
+                                                  number(all.substr(dash + 1), &range.last);
+  if (dash == std::string::npos) range.last = range.first;
+  if (!ok || range.first > range.last) {
+    *error = fmt::format("MUSTER_RANDOM_SEEDS=\"{}\": want FIRST-LAST (FIRST at most LAST) or "
+                         "one seed",
+                         text);
+    return std::nullopt;
   }
   return range;
 }
@@ -73,10 +91,15 @@ std::string Replay(uint64_t seed, const muster::testing::RandomWorkload& w) {
 class RandomWorkload : public ::testing::TestWithParam<int> {};
 
 TEST_P(RandomWorkload, KeepsEveryInvariant) {
-  const SeedRange range = Seeds();
+  std::string range_error;
+  const std::optional<SeedRange> seeds = Seeds(&range_error);
+  ASSERT_TRUE(seeds.has_value()) << range_error;
+  const SeedRange range = *seeds;
   int failures = 0;
+  uint64_t ran = 0;
   for (uint64_t seed = range.first; seed <= range.last && failures < 3; ++seed) {
     if (static_cast<int>(seed % kShards) != GetParam()) continue;
+    ++ran;
     const muster::testing::RandomWorkload w = muster::testing::MakeRandomWorkload(seed);
     // MUSTER_RANDOM_WRITE=1: every seed's files are written, failing or not.
     if (std::getenv("MUSTER_RANDOM_WRITE") != nullptr) std::cerr << Replay(seed, w) << "\n";
@@ -102,6 +125,9 @@ TEST_P(RandomWorkload, KeepsEveryInvariant) {
       ++failures;
     }
   }
+  // What this shard ran (ctest -V shows it; a shard may hold no seed of a short range).
+  std::cout << fmt::format("shard {} of {}: {} seed(s) of {}-{}\n", GetParam(), kShards, ran,
+                           range.first, range.last);
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, RandomWorkload, ::testing::Range(0, kShards));
