@@ -682,6 +682,14 @@ TEST(CapacityCommandTest, CountsCopiesOfAPodOnTheDemoCluster) {
   EXPECT_THAT(json.output, HasSubstr("\"copy\": 7,"));
   EXPECT_THAT(json.output, HasSubstr("\"pod\": \"default/web-07\""));
 
+  // The same cluster from its files, given before the template: each -f takes one value.
+  const CommandResult from_files =
+      Muster("capacity -f " + kRoot + "/examples/coscheduling --config " + kRoot +
+             "/examples/config/coscheduling.yaml " + pod);
+  ASSERT_EQ(from_files.status, 0) << from_files.output;
+  EXPECT_THAT(from_files.output, HasSubstr("  6 more fit\n"));
+  EXPECT_THAT(from_files.output, Not(HasSubstr("warning:")));
+
   // --max stops short, and says more may fit.
   const CommandResult capped = Muster("capacity --max 4 " + pod);
   ASSERT_EQ(capped.status, 0) << capped.output;

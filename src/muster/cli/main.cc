@@ -221,9 +221,13 @@ int Main(int argc, char** argv) {
   capacity->add_option("template", capacity_flags.template_path,
                        "The pod to count copies of (a file, or - for stdin), or a gang: a "
                        "PodGroup with its pods (one pod stands for its whole quorum)");
-  capacity->add_option("-f,--filename", capacity_flags.input.paths,
-                       "The cluster: a file, a directory or - (repeatable); without it or "
-                       "--kubeconfig, the built-in demo's");
+  // One value an -f (repeatable), so that `capacity -f cluster/ web.yaml` leaves the template
+  // its own.
+  capacity
+      ->add_option("-f,--filename", capacity_flags.input.paths,
+                   "The cluster: a file, a directory or - (repeatable); without it or "
+                   "--kubeconfig, the built-in demo's")
+      ->allow_extra_args(false);
   capacity->add_option("--config", capacity_flags.input.config,
                        "A KubeSchedulerConfiguration file");
   capacity->add_option("--until", capacity_flags.input.until,
