@@ -36,12 +36,7 @@ struct Unit {
 };
 
 // The copies made, in creation order: each one's pod keys.
-struct Copies {
-  std::vector<std::vector<std::string>> pods;
-  // The most copies the cluster could hold by its free resources (before --max).
-  uint64_t bound = 0;
-  bool capped = false;  // fewer copies than bound + 1 were made (--max or --max-pods)
-};
+using Copies = std::vector<std::vector<std::string>>;
 
 // A copy's name for an object of the template: "<name>-<copy>", the number as wide as the last
 // one's (web-01 ... web-25), so that names sort as the copies were made: the queue takes pods
@@ -237,7 +232,7 @@ std::string AppendCopy(api::Manifests& m, T object, uint64_t c, int width,
 // Appends `copies` copies of `unit` to `m`, each created after the cluster, never preempting.
 Copies AddCopies(api::Manifests& m, const Unit& unit, uint64_t copies, const std::string& file) {
   Copies out;
-  out.pods.reserve(copies);
+  out.reserve(copies);
   const api::Source source{file, 1};
   const auto width = static_cast<int>(std::to_string(copies).size());
   for (uint64_t c = 1; c <= copies; ++c) {
@@ -249,7 +244,7 @@ Copies AddCopies(api::Manifests& m, const Unit& unit, uint64_t copies, const std
     } else if (unit.workload) {
       gang = AppendCopy(m, *unit.workload, c, width, source);
     }
-    std::vector<std::string>& keys = out.pods.emplace_back();
+    std::vector<std::string>& keys = out.emplace_back();
     for (const api::Pod& template_pod : unit.pods) {
       api::Pod p = template_pod;
       p.spec.preemption_policy = api::PreemptionPolicy::kNever;
@@ -333,13 +328,13 @@ int RunCapacity(const CapacityFlags& flags, std::istream& in, std::ostream& out,
 
   std::optional<Unit> unit;
   Copies copies;
-  api::Manifests made;  // the manifests simulated, kept for the second run
+  // Fewer copies were made than the free resources could hold, and one (--max or --max-pods).
+  bool capped = false;
   auto amend = [&](api::Manifests& m, std::vector<std::string>* errors) {
     unit = TakeTemplate(m, file, errors);
     if (!unit) return;
-    copies.bound = MostCopies(m, *unit);
-    uint64_t count =
-        copies.bound == std::numeric_limits<uint64_t>::max() ? copies.bound : copies.bound + 1;
+    const uint64_t bound = MostCopies(m, *unit);
+    uint64_t count = bound == std::numeric_limits<uint64_t>::max() ? bound : bound + 1;
     // What --max-pods leaves beside the cluster's own pods, and --max.
     uint64_t cluster_pods = 0;
     for (const api::ObjectEntry& e : m.order) cluster_pods += e.row == api::kRowOf<api::Pod>;
@@ -348,7 +343,7 @@ int RunCapacity(const CapacityFlags& flags, std::istream& in, std::ostream& out,
     const uint64_t most = std::min(room, flags.max.value_or(room));
     if (count > most) {
       count = most;
-      copies.capped = true;
+      capped = true;
     }
     if (count == 0) {
       errors->push_back(
@@ -356,11 +351,7 @@ int RunCapacity(const CapacityFlags& flags, std::istream& in, std::ostream& out,
                       max_pods, unit->kind, unit->name, cluster_pods));
       return;
     }
-    Copies made_copies = AddCopies(m, *unit, count, file);
-    made_copies.bound = copies.bound;
-    made_copies.capped = copies.capped;
-    copies = std::move(made_copies);
-    made = m;
+    copies = AddCopies(m, *unit, count, file);
   };
   sim::SimulationOptions options;
   LoadedSimulation loaded = LoadSimulation(input, options, in, err, amend);
@@ -377,8 +368,8 @@ int RunCapacity(const CapacityFlags& flags, std::istream& in, std::ostream& out,
   uint64_t fit = 0;
   std::optional<uint64_t> first_failed;
   std::map<std::string, uint64_t> per_node;  // pods of whole copies
-  for (uint64_t c = 0; c < copies.pods.size(); ++c) {
-    const std::vector<std::string>& keys = copies.pods[c];
+  for (uint64_t c = 0; c < copies.size(); ++c) {
+    const std::vector<std::string>& keys = copies[c];
     const bool whole = std::all_of(keys.begin(), keys.end(), [&](const std::string& k) {
       return !node_of(simulation, k).empty();
     });
@@ -394,7 +385,7 @@ int RunCapacity(const CapacityFlags& flags, std::istream& in, std::ostream& out,
   // decides every tie), recording its pods' attempts.
   std::optional<WhyNot> why;
   if (first_failed) {
-    const std::vector<std::string>& keys = copies.pods[*first_failed];
+    const std::vector<std::string>& keys = copies[*first_failed];
     const std::set<std::string> traced(keys.begin(), keys.end());
     sim::SimulationOptions again;
     again.seed = flags.input.seed;
@@ -402,7 +393,7 @@ int RunCapacity(const CapacityFlags& flags, std::istream& in, std::ostream& out,
     again.traced = [&traced](const api::Pod& p) { return traced.contains(p.metadata.Key()); };
     std::vector<std::string> errors;
     std::unique_ptr<sim::Simulation> second = sim::Simulation::Create(
-        std::move(made), loaded.config ? &*loaded.config : nullptr, std::move(again),
+        simulation.manifests(), loaded.config ? &*loaded.config : nullptr, std::move(again),
         plugins::InTreeRegistry(), plugins::DefaultPlugins(), &errors);
     if (second == nullptr) {
       for (const std::string& e : errors) err << "error: " << e << "\n";
@@ -468,8 +459,8 @@ int RunCapacity(const CapacityFlags& flags, std::istream& in, std::ostream& out,
     j["nodes"] = nodes;
     j["fit"] = fit;
     j["pods"] = fit * per_copy;
-    j["tried"] = copies.pods.size();
-    j["limited"] = copies.capped && !first_failed;
+    j["tried"] = copies.size();
+    j["limited"] = capped && !first_failed;
     json placements = json::array();
     for (const auto& [node, pods] : per_node)
       placements.push_back({{"node", node}, {"pods", pods}});
@@ -507,7 +498,7 @@ int RunCapacity(const CapacityFlags& flags, std::istream& in, std::ostream& out,
     if (why && per_copy > 1) out << fmt::format(" ({} stays pending)", why->pod);
     out << fmt::format(": {}\n", why && !why->message.empty() ? why->message : "not placed");
   } else {
-    out << fmt::format("  more may fit: {} copies were tried ({})\n", copies.pods.size(),
+    out << fmt::format("  more may fit: {} copies were tried ({})\n", copies.size(),
                        flags.max ? "--max" : "--max-pods");
   }
   // Per node: the pods of the copies placed there, and what turned the next one away.
