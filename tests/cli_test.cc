@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdio>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -776,6 +777,209 @@ spec:
   run = Muster("capacity");
   EXPECT_EQ(run.status, 2) << run.output;
   EXPECT_THAT(run.output, HasSubstr("TEMPLATE"));
+}
+
+// ---- compare ----
+
+// The runs' output only: what the program says on stderr is left out.
+nlohmann::json CompareJson(const std::string& args, int* status = nullptr) {
+  const std::string command =
+      std::string(MUSTER_BINARY) + " compare -o json " + args + " 2>/dev/null";
+  std::string output;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return nullptr;
+  std::array<char, 4096> buffer;
+  size_t n;
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) output.append(buffer.data(), n);
+  const int raw = pclose(pipe);
+  if (status != nullptr) *status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  return nlohmann::json::parse(output, nullptr, false);
+}
+
+// A summary figure of the comparison: {"a": {...}, "b": {...}, "differs": ...}.
+nlohmann::json Metric(const nlohmann::json& comparison, const std::string& name) {
+  for (const nlohmann::json& m : comparison["summary"]) {
+    if (m["metric"] == name) return m;
+  }
+  return nullptr;
+}
+
+// Seed 003's two examples side by side: the demo (minMember 3, three of six nginx pods run) and
+// the same with minMember 4 (the cluster holds three: none runs).
+TEST(CompareCommandTest, TheSeedDemoWithMinMemberThreeAndFour) {
+  const std::string min4 = kRoot + "/examples/compare/nginx-min-member-4.yaml";
+  const CommandResult run = Muster("compare --b-file " + min4);
+  ASSERT_EQ(run.status, 0) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("PodGroup default/nginx (" + min4 +
+                                    ": document 1 replaces <built-in demo>: document 4)"));
+  EXPECT_THAT(run.output, ::testing::ContainsRegex("\nbound +3 +0 +differs\n"));
+  EXPECT_THAT(run.output, ::testing::ContainsRegex("\npending +3 +6 +differs\n"));
+  EXPECT_THAT(run.output, ::testing::ContainsRegex("\ngangs at quorum +1 +0 +differs\n"));
+  EXPECT_THAT(run.output, ::testing::ContainsRegex("\nattempts +6 +6\n"));
+  EXPECT_THAT(run.output, HasSubstr("PODS THAT DIFFER (3 of 6 compared)"));
+  EXPECT_THAT(run.output, HasSubstr("B pending, 3 of the pods that differ: 3/6 members fit "
+                                    "(minMember 4)"));
+  EXPECT_THAT(run.output, ::testing::ContainsRegex("default/nginx +3 +4 +3 +0 +0s +never"));
+  // The README shows this run's output as it is printed.
+  const std::string readme = Readme();
+  const size_t intro = readme.find("`minMember: 4` (`examples/compare/nginx-min-member-4.yaml`):");
+  ASSERT_NE(intro, std::string::npos);
+  const size_t begin = readme.find("```\n", intro) + 4;
+  const size_t end = readme.find("```\n", begin);
+  EXPECT_THAT(run.output, HasSubstr(readme.substr(begin, end - begin)));
+  // The demo is said once, not once a side.
+  EXPECT_EQ(run.output.find("running the built-in demo"),
+            run.output.rfind("running the built-in demo"));
+
+  int status = -1;
+  const nlohmann::json c = CompareJson("--b-file " + min4, &status);
+  ASSERT_EQ(status, 0);
+  ASSERT_TRUE(c.is_object());
+  EXPECT_EQ(c["kind"], "SimulationComparison");
+  EXPECT_EQ(c["seeds"], nlohmann::json::array({0}));
+  EXPECT_EQ(c["sides"][1]["files"], nlohmann::json::array({min4}));
+  EXPECT_EQ(c["sides"][0]["replaced"].size(), 0u);
+  EXPECT_EQ(c["sides"][1]["replaced"].size(), 1u);
+  EXPECT_EQ(Metric(c, "bound")["a"]["mean"], 3);
+  EXPECT_EQ(Metric(c, "bound")["b"]["mean"], 0);
+  EXPECT_EQ(c["pods"]["compared"], 6);
+  ASSERT_EQ(c["pods"]["items"].size(), 3u);
+  std::set<std::string> nodes;
+  for (const nlohmann::json& p : c["pods"]["items"]) {
+    EXPECT_EQ(p["differs"], "binding");
+    EXPECT_EQ(p["workload"], "ReplicaSet default/nginx");
+    EXPECT_EQ(p["a"]["bound"], 1);
+    ASSERT_EQ(p["a"]["nodes"].size(), 1u);
+    nodes.insert(p["a"]["nodes"].begin().key());
+    EXPECT_EQ(p["b"]["status"], "Pending");
+    EXPECT_THAT(p["b"]["message"].get<std::string>(), HasSubstr("minMember 4"));
+  }
+  EXPECT_EQ(nodes, (std::set<std::string>{"node-1", "node-2", "node-3"}));
+  ASSERT_EQ(c["podGroups"].size(), 1u);
+  EXPECT_EQ(c["podGroups"][0]["minCount"]["a"]["mean"], 3);
+  EXPECT_EQ(c["podGroups"][0]["minCount"]["b"]["mean"], 4);
+  EXPECT_TRUE(c["podGroups"][0]["quorumAfter"]["b"].is_null());
+  // Every node runs one 3-CPU pod of its 4 on A, none on B.
+  for (const nlohmann::json& n : c["nodes"]["items"]) {
+    EXPECT_EQ(n["cpu"]["a"]["mean"], 75) << n.dump();
+    EXPECT_EQ(n["cpu"]["b"]["mean"], 0) << n.dump();
+    EXPECT_TRUE(n["differs"].get<bool>());
+  }
+}
+
+// Spreading against bin packing (examples/compare): kube-scheduler's LeastAllocated puts the four
+// 2-CPU web pods on four nodes and leaves no node free for the two 8-CPU training workers;
+// MostAllocated packs them on one node and the gang runs.
+TEST(CompareCommandTest, SpreadingAgainstBinPackingTwoConfigurations) {
+  const std::string args = "-f " + kRoot + "/examples/compare/cluster.yaml --config " + kRoot +
+                           "/examples/compare/spread.yaml --config " + kRoot +
+                           "/examples/compare/bin-pack.yaml";
+  int status = -1;
+  const nlohmann::json c = CompareJson(args, &status);
+  ASSERT_EQ(status, 0);
+  ASSERT_TRUE(c.is_object());
+  EXPECT_EQ(Metric(c, "bound")["a"]["mean"], 4);
+  EXPECT_EQ(Metric(c, "bound")["b"]["mean"], 6);
+  EXPECT_EQ(Metric(c, "gangsAtQuorum")["a"]["mean"], 0);
+  EXPECT_EQ(Metric(c, "gangsAtQuorum")["b"]["mean"], 1);
+  // 8 of 32 CPUs against 24 of 32.
+  EXPECT_EQ(Metric(c, "cpu")["a"]["mean"], 25);
+  EXPECT_EQ(Metric(c, "cpu")["b"]["mean"], 75);
+  ASSERT_EQ(c["workloads"].size(), 1u);
+  const nlohmann::json& web = c["workloads"][0];
+  EXPECT_EQ(web["workload"], "Deployment default/web");
+  int a_nodes = 0, b_nodes = 0;
+  for (const nlohmann::json& n : web["nodes"]) {
+    a_nodes += n["a"]["max"] > 0;
+    b_nodes += n["b"]["max"] > 0;
+    if (n["b"]["max"] > 0) {
+      EXPECT_EQ(n["b"]["mean"], 4);
+    }
+  }
+  EXPECT_EQ(a_nodes, 4);
+  EXPECT_EQ(b_nodes, 1);
+  // Utilisation by zone: the zones' label is found without --label.
+  ASSERT_EQ(c["labels"].size(), 1u);
+  EXPECT_EQ(c["labels"][0]["label"], "topology.kubernetes.io/zone");
+  EXPECT_EQ(c["labels"][0]["values"].size(), 2u);
+  for (const nlohmann::json& p : c["pods"]["items"]) {
+    if (p["pod"].get<std::string>().starts_with("default/train-")) {
+      EXPECT_EQ(p["differs"], "binding");
+      EXPECT_EQ(p["a"]["bound"], 0);
+    } else {
+      EXPECT_EQ(p["differs"], "placement") << p.dump();
+    }
+  }
+
+  // Over five seeds the web pods' names change with the seed: they are compared through their
+  // Deployment, the training workers by name. Spreading puts one web pod a node in every run.
+  const nlohmann::json seeds = CompareJson(args + " --seeds 5 --seed 7", &status);
+  ASSERT_EQ(status, 0);
+  EXPECT_EQ(seeds["seeds"], nlohmann::json::array({7, 8, 9, 10, 11}));
+  EXPECT_EQ(seeds["pods"]["compared"], 2);
+  for (const nlohmann::json& n : seeds["workloads"][0]["nodes"]) {
+    EXPECT_EQ(n["a"], nlohmann::json({{"mean", 1.0}, {"min", 1.0}, {"max", 1.0}, {"runs", 5}}))
+        << n.dump();
+  }
+  EXPECT_TRUE(Metric(seeds, "gangsAtQuorum")["differs"].get<bool>());
+
+  // The table says the same; and the same input gives the same bytes.
+  const CommandResult table = Muster("compare " + args);
+  ASSERT_EQ(table.status, 0) << table.output;
+  EXPECT_THAT(table.output, ::testing::ContainsRegex("\nbound +4 +6 +differs\n"));
+  EXPECT_THAT(table.output, HasSubstr("BY topology.kubernetes.io/zone"));
+  EXPECT_EQ(Muster("compare " + args).output, table.output);
+}
+
+// --report: one page with the comparison's tables and each side's report, ids their own.
+TEST(CompareCommandTest, ReportHasTheComparisonAndBothSides) {
+  const std::string page = ::testing::TempDir() + "/muster-compare.html";
+  const CommandResult run = Muster("compare --b-file " + kRoot +
+                                   "/examples/compare/nginx-min-member-4.yaml --report " + page);
+  ASSERT_EQ(run.status, 0) << run.output;
+  std::ifstream file(page);
+  std::stringstream text;
+  text << file.rdbuf();
+  const std::string html = text.str();
+  EXPECT_THAT(html, HasSubstr("<h1>muster compare</h1>"));
+  EXPECT_THAT(html, HasSubstr("id=\"pods-differing\""));
+  EXPECT_THAT(html, HasSubstr("id=\"a-nodes\""));
+  EXPECT_THAT(html, HasSubstr("id=\"b-nodes\""));
+  EXPECT_THAT(html, HasSubstr("<tr class=\"differs\">"));
+  EXPECT_THAT(html, Not(HasSubstr("<script")));
+  const std::set<std::string> ids = AllMatches(html, " id=\"[^\"]+\"");
+  size_t count = 0;
+  for (size_t at = html.find(" id=\""); at != std::string::npos; at = html.find(" id=\"", at + 1)) {
+    ++count;
+  }
+  EXPECT_EQ(ids.size(), count) << "an id is used twice";
+}
+
+// What compare refuses: sides that do not differ, a third --config, an unknown output, stdin
+// twice, an --a-file that does not exist (named); each exits 2 and simulates nothing.
+TEST(CompareCommandTest, RefusesSidesThatCannotBeCompared) {
+  const std::string config = kRoot + "/examples/compare/spread.yaml";
+  CommandResult run = Muster("compare");
+  EXPECT_EQ(run.status, 2) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("compare needs two sides that differ"));
+  run = Muster("compare --config " + config);
+  EXPECT_EQ(run.status, 2) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("compare needs two sides that differ"));
+  run = Muster("compare --config " + config + " --config " + config + " --config " + config);
+  EXPECT_EQ(run.status, 2) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("--config: given 3 times"));
+  run = Muster("compare -o yaml --config " + config + " --config " + config);
+  EXPECT_EQ(run.status, 2) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("unknown output format \"yaml\""));
+  run = Muster("compare -f - --a-file - < /dev/null");
+  EXPECT_EQ(run.status, 2) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("- (stdin) may be given once"));
+  run = Muster("compare --a-file /nonexistent/side.yaml");
+  EXPECT_EQ(run.status, 2) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("/nonexistent/side.yaml: no such file or directory"));
+  EXPECT_THAT(run.output, HasSubstr("nothing was simulated"));
+  run = Muster("compare --seeds 0 --config " + config + " --config " + config);
+  EXPECT_EQ(run.status, 2) << run.output;
 }
 
 }  // namespace

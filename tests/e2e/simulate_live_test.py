@@ -154,6 +154,24 @@ def test(binary, server, audit_log):
     for node in ("n0", "n1", "n2"):
         assert re.search(node + r" +1 +NodeResourcesFit: Insufficient cpu", r.stdout), r.stdout
 
+    # compare reads the cluster once for both sides. B replaces the pending pod with one of 5
+    # CPUs, which no node holds: pending on B, bound on A.
+    bigger = os.path.join(work, "bigger.yaml")
+    with open(bigger, "w") as f:
+        f.write(pod_yaml("pending-p", "5"))
+    r = subprocess.run([binary, "compare", "-o", "json", "--kubeconfig", kubeconfig, "--b-file",
+                        bigger], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, f"exit {r.returncode}: {r.stderr}"
+    assert r.stderr.count("muster: read 3 nodes") == 1, r.stderr
+    comparison = json.loads(r.stdout)
+    replaced = comparison["sides"][1]["replaced"]
+    assert len(replaced) == 1 and replaced[0].startswith(
+        f"Pod default/pending-p ({bigger}: document 1 replaces cluster "), replaced
+    differing = {p["pod"]: p for p in comparison["pods"]["items"]}
+    assert differing["default/pending-p"]["differs"] == "binding", differing
+    assert differing["default/pending-p"]["a"]["bound"] == 1, differing
+    assert "Insufficient cpu" in differing["default/pending-p"]["b"]["message"], differing
+
     # It only read: every request of its ServiceAccount is a get or a list.
     verbs = {}
     with open(audit_log) as f:

@@ -730,51 +730,128 @@ std::optional<FieldValidation> ParseFieldValidation(std::string_view name) {
   return std::nullopt;
 }
 
-LoadResult LoadManifests(const std::vector<std::string>& paths, std::istream& stdin_stream,
-                         FieldValidation field_validation, const std::vector<NamedText>& first) {
+namespace {
+
+// Decodes PATH (a file, a directory's manifests, or "-" for `stdin_stream`) into `result`.
+void DecodePath(const std::string& path, std::istream& stdin_stream, LoadResult& result) {
   namespace fs = std::filesystem;
+  if (path == "-") {
+    std::ostringstream ss;
+    ss << stdin_stream.rdbuf();
+    DecodeText(ss.str(), "<stdin>", result);
+    return;
+  }
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::directory_iterator(path, ec)) {
+      const std::string ext = entry.path().extension().string();
+      if (entry.is_regular_file() && (ext == ".yaml" || ext == ".yml" || ext == ".json")) {
+        files.push_back(entry.path());
+      }
+    }
+    std::sort(files.begin(), files.end());
+    for (const fs::path& f : files) {
+      std::string error;
+      const std::string text = ReadFile(f, &error);
+      if (!error.empty()) {
+        result.errors.push_back(fmt::format("{}: {}", f.string(), error));
+        continue;
+      }
+      DecodeText(text, f.string(), result);
+    }
+    return;
+  }
+  if (!fs::exists(path, ec)) {
+    result.errors.push_back(fmt::format("{}: no such file or directory", path));
+    return;
+  }
+  std::string error;
+  const std::string text = ReadFile(path, &error);
+  if (!error.empty()) {
+    result.errors.push_back(fmt::format("{}: {}", path, error));
+    return;
+  }
+  DecodeText(text, path, result);
+}
+
+// The objects from order[from] on take the place of those before `from` of the same kind,
+// namespace and name (of the same kind, for a kind without metadata); they leave the order and
+// their kind's vector, where they were last.
+void ApplyOverrides(LoadResult& result, size_t from) {
+  Manifests& m = result.manifests;
+  // "<row> <namespace/name>", or "<row>" for a kind without metadata; empty for an object
+  // without a name yet (generateName), which replaces nothing.
+  auto key_of = [&](const ObjectEntry& e) {
+    return Visit(m, e, [&]<typename T>(const T& object) -> std::string {
+      const auto metadata = KindOf<T>().metadata;
+      if (metadata == nullptr) return std::to_string(e.row);
+      if ((object.*metadata).name.empty()) return "";
+      return fmt::format("{} {}", e.row, (object.*metadata).Key());
+    });
+  };
+  std::map<std::string, size_t> before;
+  for (size_t i = 0; i < from; ++i) {
+    if (std::string key = key_of(m.order[i]); !key.empty()) before.emplace(std::move(key), i);
+  }
+  // Per row, the indexes of the objects that moved into an earlier object's place.
+  std::map<size_t, std::vector<size_t>> moved;
+  std::vector<ObjectEntry> order;
+  order.reserve(m.order.size());
+  order.assign(m.order.begin(), m.order.begin() + static_cast<ptrdiff_t>(from));
+  for (size_t i = from; i < m.order.size(); ++i) {
+    const ObjectEntry& e = m.order[i];
+    const std::string key = key_of(e);
+    auto it = key.empty() ? before.end() : before.find(key);
+    if (it == before.end()) {
+      order.push_back(e);
+      continue;
+    }
+    ObjectEntry& target = order[it->second];
+    std::string name;
+    ForKindAt(e.row, [&](const auto& kind) {
+      auto& objects = m.*kind.objects;
+      if (kind.metadata != nullptr) name = " " + (objects[e.index].*kind.metadata).Key();
+      objects[target.index] = std::move(objects[e.index]);
+    });
+    result.replaced.push_back(fmt::format("{}{} ({} replaces {})", e.kind, name,
+                                          e.source.ToString(), target.source.ToString()));
+    target.source = e.source;
+    target.served = e.served;
+    moved[e.row].push_back(e.index);
+    // A second object of the same key among the overrides is a duplicate of the first.
+    before.erase(it);
+  }
+  for (auto& [row, indexes] : moved) {
+    std::sort(indexes.begin(), indexes.end());
+    ForKindAt(row, [&](const auto& kind) {
+      auto& objects = m.*kind.objects;
+      for (auto i = indexes.rbegin(); i != indexes.rend(); ++i) {
+        objects.erase(objects.begin() + static_cast<ptrdiff_t>(*i));
+      }
+    });
+    for (ObjectEntry& e : order) {
+      if (e.row != row) continue;
+      e.index -= static_cast<size_t>(std::lower_bound(indexes.begin(), indexes.end(), e.index) -
+                                     indexes.begin());
+    }
+  }
+  m.order = std::move(order);
+}
+
+}  // namespace
+
+LoadResult LoadManifests(const std::vector<std::string>& paths, std::istream& stdin_stream,
+                         FieldValidation field_validation, const std::vector<NamedText>& first,
+                         const std::vector<std::string>& overrides) {
   LoadResult result;
   result.field_validation = field_validation;
   for (const NamedText& t : first) DecodeText(t.text, t.name, result);
-  for (const std::string& path : paths) {
-    if (path == "-") {
-      std::ostringstream ss;
-      ss << stdin_stream.rdbuf();
-      DecodeText(ss.str(), "<stdin>", result);
-      continue;
-    }
-    std::error_code ec;
-    if (fs::is_directory(path, ec)) {
-      std::vector<fs::path> files;
-      for (const auto& entry : fs::directory_iterator(path, ec)) {
-        const std::string ext = entry.path().extension().string();
-        if (entry.is_regular_file() && (ext == ".yaml" || ext == ".yml" || ext == ".json")) {
-          files.push_back(entry.path());
-        }
-      }
-      std::sort(files.begin(), files.end());
-      for (const fs::path& f : files) {
-        std::string error;
-        const std::string text = ReadFile(f, &error);
-        if (!error.empty()) {
-          result.errors.push_back(fmt::format("{}: {}", f.string(), error));
-          continue;
-        }
-        DecodeText(text, f.string(), result);
-      }
-      continue;
-    }
-    if (!fs::exists(path, ec)) {
-      result.errors.push_back(fmt::format("{}: no such file or directory", path));
-      continue;
-    }
-    std::string error;
-    const std::string text = ReadFile(path, &error);
-    if (!error.empty()) {
-      result.errors.push_back(fmt::format("{}: {}", path, error));
-      continue;
-    }
-    DecodeText(text, path, result);
+  for (const std::string& path : paths) DecodePath(path, stdin_stream, result);
+  if (!overrides.empty()) {
+    const size_t from = result.manifests.order.size();
+    for (const std::string& path : overrides) DecodePath(path, stdin_stream, result);
+    ApplyOverrides(result, from);
   }
   FinishLoad(result);
   // Nothing at all to act on, as kubectl refuses it ("no objects passed to apply"): an empty

@@ -91,6 +91,9 @@ struct LoadResult {
   // passed over rather than refused, so that a pod bound by another scheduler still counts.
   FieldValidation field_validation = FieldValidation::kStrict;
   bool served = false;
+  // What LoadManifests' `overrides` replaced, one line each: "PodGroup default/nginx (b.yaml:
+  // document 1 replaces cluster.yaml: document 4)".
+  std::vector<std::string> replaced;
 
   bool ok() const { return errors.empty(); }
 };
@@ -113,10 +116,15 @@ struct NamedText {
 // pods against the PriorityClasses in the input (priority from priorityClassName or the global
 // default); a workload whose template names a class that does not exist is a warning. Kinds
 // muster does not model are skipped with one warning naming them.
-// `first` are decoded before the PATHs, as if they were files given first.
+// `first` are decoded before the PATHs, as if they were files given first. `overrides` (paths
+// as PATHs) are decoded last, and each of their objects takes the place of the object of the
+// same kind, namespace and name decoded before them, as `kubectl apply` of an edited manifest
+// replaces it (a KubeSchedulerConfiguration takes the place of the one before it); one that
+// replaces nothing is added.
 LoadResult LoadManifests(const std::vector<std::string>& paths, std::istream& stdin_stream,
                          FieldValidation field_validation = FieldValidation::kStrict,
-                         const std::vector<NamedText>& first = {});
+                         const std::vector<NamedText>& first = {},
+                         const std::vector<std::string>& overrides = {});
 
 // Decodes one stream's text as if it were the file `name`. Appends to `result`; does not run the
 // cross-object checks (duplicates, priority admission) that LoadManifests runs at the end.

@@ -4,6 +4,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "muster/api/feature_gates.h"
 #include "muster/api/pod_resources.h"
 
@@ -1747,6 +1750,85 @@ status: {disruptedPods: {web-0: yesterday}}
 )");
   ASSERT_EQ(bad.errors.size(), 1u);
   EXPECT_THAT(bad.errors[0], HasSubstr("status.disruptedPods.web-0: invalid RFC 3339 time"));
+}
+
+// LoadManifests' overrides (compare's --a-file and --b-file): an object takes the place of the
+// one of the same kind, namespace and name read before it, where it was; one that replaces
+// nothing is added; two of the same name among the overrides are a duplicate.
+TEST(LoadManifestsTest, OverridesTakeThePlaceOfTheObjectsTheyName) {
+  const std::string dir = ::testing::TempDir();
+  const std::string overrides = dir + "/muster-overrides.yaml";
+  std::ofstream(overrides) << R"(apiVersion: scheduling.x-k8s.io/v1alpha1
+kind: PodGroup
+metadata: {name: nginx}
+spec: {minMember: 4}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: extra}
+status: {allocatable: {cpu: "2"}}
+---
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: other
+)";
+  std::istringstream no_stdin;
+  const std::string base = std::string(kSeedDemo) + R"(
+---
+apiVersion: v1
+kind: Node
+metadata: {name: node-1}
+---
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+)";
+  const LoadResult r =
+      LoadManifests({}, no_stdin, FieldValidation::kStrict, {{"base.yaml", base}}, {overrides});
+  ASSERT_THAT(r.errors, IsEmpty());
+  const Manifests& m = r.manifests;
+  ASSERT_EQ(m.order.size(), 5u);
+  // In the order of the base: the PodGroup first, now with minMember 4, from the override.
+  EXPECT_EQ(m.order[0].kind, "PodGroup");
+  EXPECT_EQ(m.order[0].source.file, overrides);
+  ASSERT_EQ(m.pod_groups.size(), 1u);
+  EXPECT_EQ(m.pod_groups[m.order[0].index].spec.min_member, 4);
+  EXPECT_EQ(m.order[1].kind, "ReplicaSet");
+  EXPECT_EQ(m.order[2].kind, "Node");
+  EXPECT_EQ(m.nodes[m.order[2].index].metadata.name, "node-1");
+  // The configuration (a kind without metadata) is replaced in its place too.
+  EXPECT_EQ(m.order[3].kind, "KubeSchedulerConfiguration");
+  ASSERT_EQ(m.scheduler_configs.size(), 1u);
+  EXPECT_EQ(m.scheduler_configs[m.order[3].index].profiles.at(0).scheduler_name, "other");
+  // The new node is added at the end, its index re-counted.
+  EXPECT_EQ(m.order[4].kind, "Node");
+  ASSERT_EQ(m.nodes.size(), 2u);
+  EXPECT_EQ(m.nodes[m.order[4].index].metadata.name, "extra");
+  EXPECT_THAT(r.replaced,
+              ElementsAre(fmt::format("PodGroup default/nginx ({}: document 1 replaces base.yaml: "
+                                      "document 1)",
+                                      overrides),
+                          fmt::format("KubeSchedulerConfiguration ({}: document 3 replaces "
+                                      "base.yaml: document 4)",
+                                      overrides)));
+
+  std::ofstream(overrides) << R"(apiVersion: v1
+kind: Node
+metadata: {name: node-1}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: node-1}
+)";
+  const LoadResult twice =
+      LoadManifests({}, no_stdin, FieldValidation::kStrict, {{"base.yaml", base}}, {overrides});
+  ASSERT_EQ(twice.errors.size(), 1u);
+  EXPECT_THAT(twice.errors[0], HasSubstr(overrides +
+                                         ": document 2 (Node node-1): metadata.name: "
+                                         "Duplicate value: already defined at " +
+                                         overrides + ": document 1"));
 }
 
 }  // namespace

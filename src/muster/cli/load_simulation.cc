@@ -74,10 +74,9 @@ LoadedSimulation BadInput(const std::vector<std::string>& errors, std::ostream& 
   return {};
 }
 
-// Reads the cluster `input` names, once, into a snapshot (saved when asked). Returns the exit
-// status: 0; 2 when the kubeconfig cannot be used; 1 when the cluster cannot be read or the
-// snapshot written (each error on `err`).
-int ReadLiveCluster(const SimulationInput& input, api::NamedText* snapshot, std::ostream& err) {
+}  // namespace
+
+int ReadClusterSnapshot(const SimulationInput& input, api::NamedText* snapshot, std::ostream& err) {
   namespace kube = cluster::kube;
   kube::RestConfigOptions rest_options;
   rest_options.kubeconfig = input.kubeconfig;
@@ -119,7 +118,16 @@ int ReadLiveCluster(const SimulationInput& input, api::NamedText* snapshot, std:
   return kExitOk;
 }
 
-}  // namespace
+std::optional<std::string> ClusterFlagWithoutKubeconfig(const SimulationInput& input) {
+  if (!input.kubeconfig.empty()) return std::nullopt;
+  for (const auto& [flag, given] :
+       {std::pair{"--context", !input.context.empty()},
+        std::pair{"--save-snapshot", !input.save_snapshot.empty()},
+        std::pair{"--scheduler-name", !input.scheduler_names.empty()}}) {
+    if (given) return fmt::format("{}: reads a live cluster: give --kubeconfig too", flag);
+  }
+  return std::nullopt;
+}
 
 LoadedSimulation LoadSimulation(const SimulationInput& input, sim::SimulationOptions options,
                                 std::istream& in, std::ostream& err, const AmendManifests& amend) {
@@ -134,21 +142,15 @@ LoadedSimulation LoadSimulation(const SimulationInput& input, sim::SimulationOpt
     options.until = *d;
   }
 
-  if (input.kubeconfig.empty()) {
-    for (const auto& [flag, given] :
-         {std::pair{"--context", !input.context.empty()},
-          std::pair{"--save-snapshot", !input.save_snapshot.empty()},
-          std::pair{"--scheduler-name", !input.scheduler_names.empty()}}) {
-      if (given) {
-        return BadInput({fmt::format("{}: reads a live cluster: give --kubeconfig too", flag)},
-                        err);
-      }
-    }
+  if (const std::optional<std::string> error = ClusterFlagWithoutKubeconfig(input)) {
+    return BadInput({*error}, err);
   }
   std::vector<api::NamedText> cluster;
-  if (!input.kubeconfig.empty()) {
+  if (input.snapshot) {
+    cluster.push_back(*input.snapshot);
+  } else if (!input.kubeconfig.empty()) {
     api::NamedText snapshot;
-    if (const int code = ReadLiveCluster(input, &snapshot, err); code != kExitOk) {
+    if (const int code = ReadClusterSnapshot(input, &snapshot, err); code != kExitOk) {
       err << "nothing was simulated\n";
       LoadedSimulation out;
       out.runtime_error = code == kExitRuntimeError;
@@ -158,8 +160,10 @@ LoadedSimulation LoadSimulation(const SimulationInput& input, sim::SimulationOpt
   }
 
   if (input.paths.empty() && cluster.empty()) {
-    err << "muster: no -f given: running the built-in demo (seed 000's coscheduling demo; see "
-           "examples/coscheduling)\n";
+    if (input.announce_demo) {
+      err << "muster: no -f given: running the built-in demo (seed 000's coscheduling demo; see "
+             "examples/coscheduling)\n";
+    }
     cluster.push_back({std::string(kDemoName), std::string(kDemoManifests)});
     if (input.config.empty()) {
       cluster.push_back({std::string(kDemoName) + " config", std::string(kDemoConfig)});
@@ -167,12 +171,14 @@ LoadedSimulation LoadSimulation(const SimulationInput& input, sim::SimulationOpt
   }
   std::vector<std::string> paths = input.paths;
   paths.insert(paths.end(), input.added_paths.begin(), input.added_paths.end());
-  api::LoadResult loaded = api::LoadManifests(paths, in, input.field_validation, cluster);
+  api::LoadResult loaded =
+      api::LoadManifests(paths, in, input.field_validation, cluster, input.overrides);
   for (const std::string& w : loaded.warnings) err << "warning: " << w << "\n";
 
   // The scheduler configuration: --config, else one KubeSchedulerConfiguration among the inputs.
   // Its errors are reported with the manifests', all at once.
   LoadedSimulation out;
+  out.replaced = loaded.replaced;
   std::vector<std::string> errors = loaded.errors;
   out.config = ResolveConfig(input.config, loaded.manifests, in, &errors);
   if (!errors.empty()) {

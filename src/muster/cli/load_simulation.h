@@ -37,6 +37,14 @@ struct SimulationInput {
   // Read after the cluster (the -f paths, the live read, or without either the built-in demo):
   // what a command adds to it (capacity's template).
   std::vector<std::string> added_paths;
+  // Read last: objects that take the place of those of the same kind, namespace and name
+  // (api::LoadManifests' overrides; compare's --a-file and --b-file).
+  std::vector<std::string> overrides;
+  // The live cluster already read (ReadClusterSnapshot), used instead of reading it again.
+  std::optional<api::NamedText> snapshot;
+  // Whether running the built-in demo is said on `err` (a second load of the same input need
+  // not say it again).
+  bool announce_demo = true;
 };
 
 // What a simulated pod costs at most, measured (`simulate -o json` of 100,000 pods: 7.1 KiB each
@@ -54,7 +62,17 @@ struct LoadedSimulation {
   // Without a simulation: whether the cluster could not be read or the snapshot not written
   // (exit 1) rather than the input being bad (exit 2).
   bool runtime_error = false;
+  // What the input's overrides replaced (api::LoadResult::replaced).
+  std::vector<std::string> replaced;
 };
+
+// Reads the cluster `input.kubeconfig` names, once, into `*snapshot` (and input.save_snapshot
+// when given), saying what it read on `err`. Returns the exit status: 0; 2 when the kubeconfig
+// cannot be used; 1 when the cluster cannot be read or the snapshot written.
+int ReadClusterSnapshot(const SimulationInput& input, api::NamedText* snapshot, std::ostream& err);
+
+// The flags that only mean something with --kubeconfig, as an error when given without it.
+std::optional<std::string> ClusterFlagWithoutKubeconfig(const SimulationInput& input);
 
 // What a command changes in the loaded manifests before the simulation is built from them
 // (capacity adds its replicas): each error is one line, and bad input.

@@ -16,6 +16,7 @@
 #include "muster/api/feature_gates.h"
 #include "muster/cli/bench.h"
 #include "muster/cli/capacity.h"
+#include "muster/cli/compare.h"
 #include "muster/cli/completion.h"
 #include "muster/cli/explain.h"
 #include "muster/cli/out_of_memory.h"
@@ -243,6 +244,55 @@ int Main(int argc, char** argv) {
                     capacity_flags.input.save_snapshot, capacity_flags.input.scheduler_names);
   add_validate_flag(capacity);
 
+  muster::cli::CompareFlags compare_flags;
+  CLI::App* compare = app.add_subcommand(
+      "compare",
+      "Simulate the same cluster and workload on two sides, A and B (two scheduler "
+      "configurations, or objects of their own), and show what differs: placements, pending "
+      "pods and why, gangs' time to quorum, utilisation by node and label, preemptions");
+  compare
+      ->add_option("-f,--filename", compare_flags.input.paths,
+                   "What both sides simulate: a file, a directory or - (repeatable); without "
+                   "it or --kubeconfig, the built-in demo")
+      ->take_all();
+  compare
+      ->add_option("--config", compare_flags.configs,
+                   "A KubeSchedulerConfiguration file: give it twice, A's then B's (once: both "
+                   "sides')")
+      ->allow_extra_args(false);
+  compare
+      ->add_option("--a-file", compare_flags.a_files,
+                   "Objects of side A only: each takes the place of the input's object of the "
+                   "same kind, namespace and name, or is added (repeatable)")
+      ->allow_extra_args(false);
+  compare
+      ->add_option("--b-file", compare_flags.b_files,
+                   "Objects of side B only, as --a-file (repeatable)")
+      ->allow_extra_args(false);
+  compare
+      ->add_option("--seeds", compare_flags.seeds,
+                   "Run each side with this many seeds (--seed on) and compare what differs "
+                   "beyond what the tie-breaking seed moves (default 1)")
+      ->check(WholeNumber(1));
+  add_seed_and_max_pods(compare, compare_flags.input);
+  compare->add_option("--until", compare_flags.input.until,
+                      "Stop each run at this virtual time (as simulate's)");
+  compare
+      ->add_option("--label", compare_flags.labels,
+                   "A node label to total utilisation by (repeatable), besides "
+                   "topology.kubernetes.io/zone and node.kubernetes.io/instance-type")
+      ->allow_extra_args(false);
+  compare->add_option("-o,--output", compare_flags.output, "table or json");
+  compare
+      ->add_option("--report", compare_flags.report,
+                   "Also write an HTML page: the comparison's tables, then each side's first run "
+                   "as simulate's report shows it, in two columns")
+      ->type_name("FILE")
+      ->check(kFileName);
+  add_cluster_flags(compare, compare_flags.input.kubeconfig, compare_flags.input.context,
+                    compare_flags.input.save_snapshot, compare_flags.input.scheduler_names);
+  add_validate_flag(compare);
+
   muster::cli::BenchFlags bench_flags;
   CLI::App* bench = app.add_subcommand(
       "bench",
@@ -349,7 +399,7 @@ int Main(int argc, char** argv) {
   run->add_option("--logging-format", run_flags.logging_format, "text (klog's) or json")
       ->default_val("text");
   std::string feature_gates;
-  for (CLI::App* sub : {validate, simulate, explain, capacity, bench, run}) {
+  for (CLI::App* sub : {validate, simulate, explain, capacity, compare, bench, run}) {
     sub->set_version_flag("--version", kVersion, "Print the version and exit");
     sub->add_option("--feature-gates", feature_gates,
                     "Kubernetes feature gates as kube-scheduler takes them (key=value pairs, "
@@ -391,6 +441,7 @@ int Main(int argc, char** argv) {
   simulate_flags.field_validation = field_validation;
   explain_flags.input.field_validation = field_validation;
   capacity_flags.input.field_validation = field_validation;
+  compare_flags.input.field_validation = field_validation;
   if (leader_elect_flag->count() > 0) run_flags.leader_elect = leader_elect;
   for (const auto& [flag, value] : leader_flags) {
     if (flag->count() > 0) *value = flag->as<std::string>();
@@ -428,6 +479,10 @@ int Main(int argc, char** argv) {
   }
   if (capacity->parsed()) {
     return muster::cli::RunCapacity(capacity_flags, std::cin, std::cout, std::cerr);
+  }
+  if (compare->parsed()) {
+    compare_flags.progress = muster::cli::StderrIsTerminal();
+    return muster::cli::RunCompare(compare_flags, std::cin, std::cout, std::cerr);
   }
   if (bench->parsed()) {
     bench_flags.progress = muster::cli::StderrIsTerminal();

@@ -85,7 +85,10 @@ bool ReportFile::Write(const sim::Simulation& sim, const report::HtmlReportOptio
                        std::ostream& err) {
   std::ostringstream page;
   report::WriteHtmlReport(sim, options, page);
-  const std::string text = std::move(page).str();
+  return WritePage(std::move(page).str(), err);
+}
+
+bool ReportFile::WritePage(const std::string& text, std::ostream& err) {
   errno = 0;
   const bool written = std::fwrite(text.data(), 1, text.size(), file_) == text.size();
   int error = errno;

@@ -44,6 +44,8 @@ class ReportFile {
   // Writes the report and closes the file; false (with the same error) when that fails.
   bool Write(const sim::Simulation& sim, const report::HtmlReportOptions& options,
              std::ostream& err);
+  // Writes a page made elsewhere (compare's) and closes the file, as Write.
+  bool WritePage(const std::string& page, std::ostream& err);
 
  private:
   bool Fail(int error, std::ostream& err);

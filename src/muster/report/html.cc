@@ -13,6 +13,7 @@
 #include "muster/api/gang.h"
 #include "muster/cluster/memory.h"
 #include "muster/report/charts.h"
+#include "muster/report/comparison.h"
 #include "muster/report/simulation_output.h"
 
 namespace muster::report {
@@ -813,19 +814,12 @@ void PodTable(std::string& out, const sim::Simulation& sim, const Facts& f,
 
 }  // namespace
 
-void WriteHtmlReport(const sim::Simulation& sim, const HtmlReportOptions& options,
-                     std::ostream& out) {
+namespace {
+
+// Everything below the header: the summary to the pod table.
+void Sections(std::string& page, const sim::Simulation& sim, const HtmlReportOptions& options) {
   const Facts facts = Gather(sim);
   const std::vector<const cluster::StoredEvent*> preemptions = PreemptionEvents(sim);
-  std::string page;
-  page.reserve(256 * 1024);
-  Put(page,
-      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-      "<meta http-equiv=\"Content-Security-Policy\" content=\"{}\">\n"
-      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-      "<title>{}</title>\n<style>{}</style></head>\n<body><main>\n",
-      kContentSecurityPolicy, Escape(options.title), kStyle);
-  Header(page, sim, options);
   Summary(page, sim, facts, preemptions.size());
   page += "\n";
   PodsOverTime(page, sim, facts);
@@ -843,9 +837,252 @@ void WriteHtmlReport(const sim::Simulation& sim, const HtmlReportOptions& option
   Configuration(page, options);
   page += "\n";
   PodTable(page, sim, facts, options);
+}
+
+void PageStart(std::string& page, const std::string& title, std::string_view more_style = "") {
+  Put(page,
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+      "<meta http-equiv=\"Content-Security-Policy\" content=\"{}\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+      "<title>{}</title>\n<style>{}{}</style></head>\n<body><main>\n",
+      kContentSecurityPolicy, Escape(title), kStyle, more_style);
+}
+
+}  // namespace
+
+void WriteHtmlReport(const sim::Simulation& sim, const HtmlReportOptions& options,
+                     std::ostream& out) {
+  std::string page;
+  page.reserve(256 * 1024);
+  PageStart(page, options.title);
+  Header(page, sim, options);
+  Sections(page, sim, options);
   page +=
       "\n<footer>Written by <code>muster simulate --report</code>. The charts are inline SVG "
       "drawn by muster; the page loads nothing.</footer>\n</main></body></html>\n";
+  out << page;
+}
+
+// ---- muster compare --report ----
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+constexpr std::string_view kCompareStyle = R"(
+.sides{display:grid;grid-template-columns:1fr 1fr;gap:0 18px}
+.sides>div{min-width:0}
+.sides h2.side{font-size:18px;margin:18px 0 0}
+.sides .cards{grid-template-columns:repeat(auto-fit,minmax(96px,1fr))}
+tr.differs td{background:#fff6e5}
+td.differs{color:#a86400;font-weight:600}
+)";
+
+// A table of text cells (escaped here); a row whose last cell is "differs" is marked.
+void Table(std::string& out, const std::vector<std::vector<std::string>>& rows,
+           size_t first_number_column) {
+  out += "<div class=\"scroll\"><table><thead><tr>";
+  for (size_t i = 0; i < rows[0].size(); ++i) {
+    Put(out, "<th{}>{}</th>",
+        i >= first_number_column && i + 1 < rows[0].size() ? " class=\"num\"" : "",
+        Escape(rows[0][i]));
+  }
+  out += "</tr></thead><tbody>";
+  for (size_t r = 1; r < rows.size(); ++r) {
+    const bool differs = rows[r].back() == "differs";
+    out += differs ? "<tr class=\"differs\">" : "<tr>";
+    for (size_t i = 0; i < rows[r].size(); ++i) {
+      const bool last = i + 1 == rows[r].size();
+      Put(out, "<td{}>{}</td>",
+          last ? (differs ? " class=\"differs\"" : "")
+               : (i >= first_number_column ? " class=\"num\"" : (i == 0 ? " class=\"mono\"" : "")),
+          Escape(rows[r][i]));
+    }
+    out += "</tr>";
+  }
+  out += "</tbody></table></div>";
+}
+
+// The comparison's own tables, from `muster compare -o json`'s document.
+void ComparisonTables(std::string& out, const json& c, size_t max_rows) {
+  const std::string a = c["sides"][0]["name"], b = c["sides"][1]["name"];
+  const bool seeds = c["seeds"].size() > 1;
+  const std::vector<std::string> resources = c["nodes"]["resources"];
+  auto is_resource = [&](const std::string& m) {
+    return std::find(resources.begin(), resources.end(), m) != resources.end();
+  };
+  out += "<section id=\"summary\"><h2>Summary</h2><p class=\"note\">";
+  out += seeds ? "Each figure is the mean over the seeds, with its least and greatest. "
+               : "One run a side. ";
+  out +=
+      "A figure differs when the two sides' values do not overlap: what the tie-breaking seed "
+      "alone moves is not counted as the sides' difference.</p>";
+  std::vector<std::vector<std::string>> rows = {{"", a, b, ""}};
+  for (const json& m : c["summary"]) {
+    const std::string metric = m["metric"];
+    const Unit unit = metric.starts_with("bindLatency") || metric == "end" ? Unit::kSeconds
+                      : is_resource(metric)                                ? Unit::kPercent
+                                                                           : Unit::kCount;
+    rows.push_back({is_resource(metric) ? metric + " requested" : metric, SpreadText(m["a"], unit),
+                    SpreadText(m["b"], unit), m["differs"].get<bool>() ? "differs" : ""});
+  }
+  Table(out, rows, 1);
+  out += "</section>\n";
+
+  const json& pods = c["pods"];
+  Put(out,
+      "<section id=\"pods-differing\"><h2>Pods that differ</h2><p class=\"note\">{} of {} "
+      "pods compared by name: pending on one side and bound on the other, or bound on no node "
+      "in common.</p>",
+      Thousands(pods["differing"].get<int64_t>()), Thousands(pods["compared"].get<int64_t>()));
+  if (!pods["items"].empty()) {
+    rows = {{"Pod", a, b, "Differs"}};
+    auto cell = [&](const json& side) {
+      if (side["runs"] == 0) return std::string("(absent)");
+      if (side["bound"] == 0) {
+        const std::string message = side["message"];
+        return side["status"].get<std::string>() + (message.empty() ? "" : ": " + message);
+      }
+      std::vector<std::string> nodes;
+      for (const auto& [node, n] : side["nodes"].items()) {
+        nodes.push_back(seeds ? fmt::format("{} x{}", node, n.get<int>()) : node);
+      }
+      return fmt::format("{}", fmt::join(nodes, ", "));
+    };
+    for (const json& p : pods["items"]) {
+      if (rows.size() > max_rows) break;
+      rows.push_back({p["pod"], cell(p["a"]), cell(p["b"]), p["differs"]});
+    }
+    Table(out, rows, 99);
+  }
+  out += "</section>\n";
+
+  if (!c["podGroups"].empty()) {
+    out +=
+        "<section id=\"podgroups-compared\"><h2>PodGroups</h2><p class=\"note\">Time to "
+        "quorum and to every member bound, from the later of the group's creation and its "
+        "first member's.</p>";
+    rows = {{"PodGroup", "min " + a, "min " + b, "bound " + a, "bound " + b, "quorum " + a,
+             "quorum " + b, "all bound " + a, "all bound " + b, ""}};
+    for (const json& g : c["podGroups"]) {
+      if (rows.size() > max_rows) break;
+      rows.push_back({g["podGroup"], SpreadText(g["minCount"]["a"], Unit::kCount),
+                      SpreadText(g["minCount"]["b"], Unit::kCount),
+                      SpreadText(g["bound"]["a"], Unit::kCount),
+                      SpreadText(g["bound"]["b"], Unit::kCount),
+                      SpreadText(g["quorumAfter"]["a"], Unit::kSeconds),
+                      SpreadText(g["quorumAfter"]["b"], Unit::kSeconds),
+                      SpreadText(g["allBoundAfter"]["a"], Unit::kSeconds),
+                      SpreadText(g["allBoundAfter"]["b"], Unit::kSeconds),
+                      g["differs"].get<bool>() ? "differs" : ""});
+    }
+    Table(out, rows, 1);
+    out += "</section>\n";
+  }
+
+  if (!c["workloads"].empty()) {
+    out += "<section id=\"workloads\"><h2>Workloads</h2>";
+    rows = {{"Workload", "pods " + a, "pods " + b, "bound " + a, "bound " + b, ""}};
+    for (const json& w : c["workloads"]) {
+      if (rows.size() > max_rows) break;
+      rows.push_back(
+          {w["workload"], SpreadText(w["pods"]["a"], Unit::kCount),
+           SpreadText(w["pods"]["b"], Unit::kCount), SpreadText(w["bound"]["a"], Unit::kCount),
+           SpreadText(w["bound"]["b"], Unit::kCount), w["differs"].get<bool>() ? "differs" : ""});
+    }
+    Table(out, rows, 1);
+    out += "</section>\n";
+  }
+
+  auto figures = [&](const std::string& first, const json& items, bool only_differing) {
+    std::vector<std::vector<std::string>> table = {{first, "pods " + a, "pods " + b}};
+    for (const std::string& r : resources) {
+      table[0].push_back(r + " " + a);
+      table[0].push_back(r + " " + b);
+    }
+    table[0].push_back("");
+    for (const json& n : items) {
+      if (only_differing && !n["differs"].get<bool>()) continue;
+      if (table.size() > max_rows) break;
+      const std::string name = n.contains("node") ? n["node"] : n["value"];
+      std::vector<std::string> row = {name.empty() ? "(unset)" : name,
+                                      SpreadText(n["pods"]["a"], Unit::kCount),
+                                      SpreadText(n["pods"]["b"], Unit::kCount)};
+      for (const std::string& r : resources) {
+        row.push_back(SpreadText(n[r]["a"], Unit::kPercent));
+        row.push_back(SpreadText(n[r]["b"], Unit::kPercent));
+      }
+      row.push_back(n["differs"].get<bool>() ? "differs" : "");
+      table.push_back(std::move(row));
+    }
+    return table;
+  };
+  Put(out,
+      "<section id=\"nodes-differing\"><h2>Nodes that differ</h2><p class=\"note\">{} of "
+      "{} nodes; pods and requested share of each resource at the end.</p>",
+      Thousands(c["nodes"]["differing"].get<int64_t>()),
+      Thousands(static_cast<int64_t>(c["nodes"]["items"].size())));
+  if (c["nodes"]["differing"] != 0) Table(out, figures("Node", c["nodes"]["items"], true), 1);
+  out += "</section>\n";
+  for (const json& label : c["labels"]) {
+    Put(out, "<section><h2>By <code>{}</code></h2>", Escape(label["label"].get<std::string>()));
+    Table(out, figures("Value", label["values"], false), 1);
+    out += "</section>\n";
+  }
+}
+
+// A side's report sections, their ids made its own.
+std::string SideSections(const HtmlSide& side, std::string_view prefix) {
+  std::string sections;
+  Sections(sections, side.sim, side.options);
+  std::string out;
+  out.reserve(sections.size() + 1024);
+  const std::string id = " id=\"";
+  size_t from = 0;
+  for (size_t at = sections.find(id); at != std::string::npos; at = sections.find(id, from)) {
+    out.append(sections, from, at + id.size() - from);
+    out += prefix;
+    from = at + id.size();
+  }
+  out.append(sections, from);
+  return out;
+}
+
+}  // namespace
+
+void WriteHtmlComparison(const nlohmann::ordered_json& comparison, const HtmlSide& a,
+                         const HtmlSide& b, std::ostream& out) {
+  std::string page;
+  page.reserve(512 * 1024);
+  PageStart(page, "muster compare", kCompareStyle);
+  page += "<header><h1>muster compare</h1>";
+  std::vector<std::string> seeds;
+  for (const json& s : comparison["seeds"]) seeds.push_back(std::to_string(s.get<uint64_t>()));
+  Put(page, "<div class=\"sub\">{} &middot; seed{} {}</div>",
+      a.options.inputs.empty() ? std::string()
+                               : "Inputs <code>" + Escape(a.options.inputs.front()) + "</code>",
+      seeds.size() == 1 ? "" : "s", Escape(fmt::format("{}", fmt::join(seeds, ", "))));
+  for (const json& side : comparison["sides"]) {
+    std::string what = Escape(ConfigurationText(side));
+    for (const json& f : side["files"])
+      what += " &middot; <code>" + Escape(f.get<std::string>()) + "</code>";
+    for (const json& r : side["replaced"]) what += "<br>" + Escape(r.get<std::string>());
+    Put(page, "<div class=\"sub\"><b>{}</b>: {}</div>", Escape(side["name"].get<std::string>()),
+        what);
+  }
+  page += "</header>\n";
+  ComparisonTables(page, comparison, a.options.max_pod_rows);
+  const std::string name_a = comparison["sides"][0]["name"],
+                    name_b = comparison["sides"][1]["name"];
+  Put(page, "<div class=\"sides\"><div><h2 class=\"side\">{} (seed {})</h2>\n", Escape(name_a),
+      a.sim.options().seed);
+  page += SideSections(a, "a-");
+  Put(page, "</div><div><h2 class=\"side\">{} (seed {})</h2>\n", Escape(name_b),
+      b.sim.options().seed);
+  page += SideSections(b, "b-");
+  page +=
+      "</div></div>\n<footer>Written by <code>muster compare --report</code>. The charts are "
+      "inline SVG drawn by muster; the page loads nothing.</footer>\n</main></body></html>\n";
   out << page;
 }
 

@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <iosfwd>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -38,5 +39,17 @@ struct HtmlReportOptions {
 
 void WriteHtmlReport(const sim::Simulation& sim, const HtmlReportOptions& options,
                      std::ostream& out);
+
+// One side of `muster compare --report`: its first run, and how to present it.
+struct HtmlSide {
+  const sim::Simulation& sim;
+  const HtmlReportOptions& options;
+};
+
+// `muster compare --report FILE`: the comparison's tables (from its -o json document, see
+// report/comparison.h), then each side's first run as the report above shows it, the two in
+// columns. Self-contained and byte-identical for the same input, as the report.
+void WriteHtmlComparison(const nlohmann::ordered_json& comparison, const HtmlSide& a,
+                         const HtmlSide& b, std::ostream& out);
 
 }  // namespace muster::report
