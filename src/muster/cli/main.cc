@@ -336,28 +336,13 @@ int Main(int argc, char** argv) {
           ->expected(0, 1)
           ->default_str("true");
   // kube-scheduler's --leader-elect-* flags: each one given wins over the configuration's.
-  std::string lease_duration, renew_deadline, retry_period, resource_lock, resource_name,
-      resource_namespace;
-  const std::vector<std::pair<CLI::Option*, std::optional<std::string>*>> leader_flags = {
-      {run->add_option("--leader-elect-lease-duration", lease_duration,
-                       "How long a lease lasts without renewal (default 15s)"),
-       &run_flags.lease_duration},
-      {run->add_option("--leader-elect-renew-deadline", renew_deadline,
-                       "How long the leader tries to renew before it stops leading (default 10s)"),
-       &run_flags.renew_deadline},
-      {run->add_option("--leader-elect-retry-period", retry_period,
-                       "How long between tries to take or renew the lease (default 2s)"),
-       &run_flags.retry_period},
-      {run->add_option("--leader-elect-resource-lock", resource_lock,
-                       "The lock's kind: leases, the only one client-go still has"),
-       &run_flags.resource_lock},
-      {run->add_option("--leader-elect-resource-name", resource_name,
-                       "The Lease's name (default kube-scheduler)"),
-       &run_flags.resource_name},
-      {run->add_option("--leader-elect-resource-namespace", resource_namespace,
-                       "The Lease's namespace (default kube-system)"),
-       &run_flags.resource_namespace},
-  };
+  const std::vector<muster::cli::LeaderElectFlag>& leader_table = muster::cli::LeaderElectFlags();
+  std::vector<std::string> leader_values(leader_table.size());
+  std::vector<CLI::Option*> leader_flags;
+  for (size_t i = 0; i < leader_table.size(); ++i) {
+    leader_flags.push_back(run->add_option(std::string(leader_table[i].flag), leader_values[i],
+                                           std::string(leader_table[i].help)));
+  }
   double kube_api_qps = 0;
   int kube_api_burst = 0;
   CLI::Option* qps_flag = run->add_option(
@@ -443,8 +428,8 @@ int Main(int argc, char** argv) {
   capacity_flags.input.field_validation = field_validation;
   compare_flags.input.field_validation = field_validation;
   if (leader_elect_flag->count() > 0) run_flags.leader_elect = leader_elect;
-  for (const auto& [flag, value] : leader_flags) {
-    if (flag->count() > 0) *value = flag->as<std::string>();
+  for (size_t i = 0; i < leader_table.size(); ++i) {
+    if (leader_flags[i]->count() > 0) run_flags.*leader_table[i].value = leader_values[i];
   }
   if (qps_flag->count() > 0) run_flags.kube_api_qps = kube_api_qps;
   if (burst_flag->count() > 0) run_flags.kube_api_burst = kube_api_burst;

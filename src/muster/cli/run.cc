@@ -7,7 +7,6 @@
 #include <ostream>
 #include <set>
 #include <thread>
-#include <tuple>
 
 #include "muster/cli/config_file.h"
 #include "muster/cli/validate.h"
@@ -18,14 +17,11 @@
 namespace muster::cli {
 namespace {
 
-// The configuration field each --leader-elect-* flag sets, for messages.
-std::string LeaderElectFlag(const std::string& field) {
-  if (field == "leaseDuration") return "--leader-elect-lease-duration";
-  if (field == "renewDeadline") return "--leader-elect-renew-deadline";
-  if (field == "retryPeriod") return "--leader-elect-retry-period";
-  if (field == "resourceLock") return "--leader-elect-resource-lock";
-  if (field == "resourceName") return "--leader-elect-resource-name";
-  if (field == "resourceNamespace") return "--leader-elect-resource-namespace";
+// The flag that sets a leaderElection field, for messages (the field when none does).
+std::string FlagOfField(const std::string& field) {
+  for (const LeaderElectFlag& f : LeaderElectFlags()) {
+    if (f.field == field) return std::string(f.flag);
+  }
   return field;
 }
 
@@ -38,35 +34,25 @@ std::optional<api::LeaderElectionConfig> LeaderElection(const RunFlags& flags,
   api::LeaderElectionConfig le = config ? config->leader_election : api::LeaderElectionConfig{};
   if (flags.leader_elect) le.leader_elect = *flags.leader_elect;
   std::set<std::string> from_flags;
-  auto duration = [&](const std::optional<std::string>& flag, std::string_view name,
-                      const char* field, api::Duration* out) {
-    if (!flag) return;
-    from_flags.insert(field);
-    if (std::optional<api::Duration> d = api::ParseDuration(*flag)) {
-      *out = *d;
+  for (const LeaderElectFlag& f : LeaderElectFlags()) {
+    const std::optional<std::string>& given = flags.*f.value;
+    if (!given) continue;
+    from_flags.insert(std::string(f.field));
+    if (const auto* duration = std::get_if<api::Duration api::LeaderElectionConfig::*>(&f.sets)) {
+      if (std::optional<api::Duration> d = api::ParseDuration(*given)) {
+        le.** duration = *d;
+      } else {
+        errors->push_back(fmt::format("{} {}: not a duration (e.g. 15s, 1m30s)", f.flag, *given));
+      }
     } else {
-      errors->push_back(fmt::format("{} {}: not a duration (e.g. 15s, 1m30s)", name, *flag));
-    }
-  };
-  duration(flags.lease_duration, "--leader-elect-lease-duration", "leaseDuration",
-           &le.lease_duration);
-  duration(flags.renew_deadline, "--leader-elect-renew-deadline", "renewDeadline",
-           &le.renew_deadline);
-  duration(flags.retry_period, "--leader-elect-retry-period", "retryPeriod", &le.retry_period);
-  for (const auto& [flag, field, out] :
-       {std::tuple{&flags.resource_lock, "resourceLock", &le.resource_lock},
-        std::tuple{&flags.resource_name, "resourceName", &le.resource_name},
-        std::tuple{&flags.resource_namespace, "resourceNamespace", &le.resource_namespace}}) {
-    if (*flag) {
-      *out = **flag;
-      from_flags.insert(field);
+      le.*std::get<std::string api::LeaderElectionConfig::*>(f.sets) = *given;
     }
   }
   if (!errors->empty()) return std::nullopt;
   if (le.leader_elect) {
     for (const auto& [field, why] : api::LeaderElectionProblems(le)) {
       if (from_flags.contains(field) || config == nullptr) {
-        errors->push_back(fmt::format("{}: {}", LeaderElectFlag(field), why));
+        errors->push_back(fmt::format("{}: {}", FlagOfField(field), why));
       } else {
         errors->push_back(fmt::format("{}: leaderElection.{}: {}", config->source, field, why));
       }
@@ -77,6 +63,26 @@ std::optional<api::LeaderElectionConfig> LeaderElection(const RunFlags& flags,
 }
 
 }  // namespace
+
+const std::vector<LeaderElectFlag>& LeaderElectFlags() {
+  using L = api::LeaderElectionConfig;
+  static const std::vector<LeaderElectFlag> flags = {
+      {"--leader-elect-lease-duration", "leaseDuration", &RunFlags::lease_duration,
+       &L::lease_duration, "How long a lease lasts without renewal (default 15s)"},
+      {"--leader-elect-renew-deadline", "renewDeadline", &RunFlags::renew_deadline,
+       &L::renew_deadline,
+       "How long the leader tries to renew before it stops leading (default 10s)"},
+      {"--leader-elect-retry-period", "retryPeriod", &RunFlags::retry_period, &L::retry_period,
+       "How long between tries to take or renew the lease (default 2s)"},
+      {"--leader-elect-resource-lock", "resourceLock", &RunFlags::resource_lock, &L::resource_lock,
+       "The lock's kind: leases, the only one client-go still has"},
+      {"--leader-elect-resource-name", "resourceName", &RunFlags::resource_name, &L::resource_name,
+       "The Lease's name (default kube-scheduler)"},
+      {"--leader-elect-resource-namespace", "resourceNamespace", &RunFlags::resource_namespace,
+       &L::resource_namespace, "The Lease's namespace (default kube-system)"},
+  };
+  return flags;
+}
 
 int RunRun(const RunFlags& flags, std::ostream& err) {
   run::LogFormat format = run::LogFormat::kText;

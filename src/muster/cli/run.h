@@ -3,7 +3,11 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <variant>
 #include <vector>
+
+#include "muster/api/scheduler_config.h"
 
 namespace muster::cli {
 
@@ -36,6 +40,19 @@ struct RunFlags {
   int verbosity = 0;                                // -v N, as klog's
   std::string logging_format = "text";              // --logging-format text|json
 };
+
+// kube-scheduler's --leader-elect-* flags that take a value, each written once: the flag, the
+// leaderElection field of the configuration it sets (for messages), where RunFlags keeps it,
+// what it sets, and its help. main.cc registers them from this table, run.cc applies them.
+struct LeaderElectFlag {
+  std::string_view flag;   // "--leader-elect-lease-duration"
+  std::string_view field;  // "leaseDuration"
+  std::optional<std::string> RunFlags::*value;
+  std::variant<api::Duration api::LeaderElectionConfig::*, std::string api::LeaderElectionConfig::*>
+      sets;
+  std::string_view help;
+};
+const std::vector<LeaderElectFlag>& LeaderElectFlags();
 
 // `muster run`: schedules a real cluster through its API server until SIGTERM or SIGINT.
 // Returns the exit status: 0 when stopped, 1 on a runtime failure, 2 on bad input.
