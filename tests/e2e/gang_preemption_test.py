@@ -24,12 +24,17 @@ def test(binary, server):
             "metadata": {"name": "training"}, "value": 1000})
     m = kube.Muster(binary, server.kubeconfig, config=CONFIG)
     try:
+        # Both PodGroups first. A pod whose PodGroup the scheduler has not seen yet is scheduled
+        # as a lone pod, as scheduler-plugins' Coscheduling does (its PreFilter passes a pod whose
+        # group it cannot get), and the PodGroup and pod watches are separate streams: created
+        # just before its pods, "new" could arrive after new-0. Created with "old", it is known
+        # before old's pods are bound.
         c.create_pod_group("old", 2)
+        c.create_pod_group("new", 2)
         for i in range(2):
             c.create_pod(f"old-{i}", cpu="2", group="old")
         kube.wait_until("old bound", lambda: c.all_bound(["old-0", "old-1"]))
 
-        c.create_pod_group("new", 2)
         for i in range(2):
             c.create_pod(f"new-{i}", cpu="1", group="new", priority_class="training")
         # The gang's preemption deletes the whole of old: both members, on both nodes.
