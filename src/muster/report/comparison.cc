@@ -767,7 +767,33 @@ std::string ConfigurationText(const json& side) {
   return config.empty() ? "the default profile" : "the configuration of " + config;
 }
 
-namespace {}  // namespace
+
+std::string MetricLabel(const std::string& metric) {
+  static const std::map<std::string, std::string> kLabels = {{"pods", "pods"},
+                                                             {"bound", "bound"},
+                                                             {"pending", "pending"},
+                                                             {"gated", "gated"},
+                                                             {"running", "running"},
+                                                             {"succeeded", "succeeded"},
+                                                             {"failed", "failed"},
+                                                             {"preempted", "preempted"},
+                                                             {"gangsAtQuorum", "gangs at quorum"},
+                                                             {"bindLatencyP50", "time to bind p50"},
+                                                             {"bindLatencyP90", "time to bind p90"},
+                                                             {"bindLatencyMax", "time to bind max"},
+                                                             {"end", "last change"},
+                                                             {"attempts", "attempts"}};
+  auto label = kLabels.find(metric);
+  return label != kLabels.end() ? label->second : metric + " requested";
+}
+
+Unit MetricUnit(const std::string& metric, const std::vector<std::string>& resources) {
+  if (metric.starts_with("bindLatency") || metric == "end") return Unit::kSeconds;
+  if (std::find(resources.begin(), resources.end(), metric) != resources.end()) {
+    return Unit::kPercent;
+  }
+  return Unit::kCount;
+}
 
 void PrintComparison(const json& c, std::ostream& out) {
   const json& sides = c["sides"];
@@ -794,33 +820,11 @@ void PrintComparison(const json& c, std::ostream& out) {
   Heading(out, "SUMMARY" + note);
   std::vector<std::vector<std::string>> rows = {{"", a, b, ""}};
   const std::vector<std::string> resources = c["nodes"]["resources"];
-  auto unit_of = [&](const std::string& metric) {
-    if (metric.starts_with("bindLatency") || metric == "end") return Unit::kSeconds;
-    if (std::find(resources.begin(), resources.end(), metric) != resources.end()) {
-      return Unit::kPercent;
-    }
-    return Unit::kCount;
-  };
-  static const std::map<std::string, std::string> kLabels = {{"pods", "pods"},
-                                                             {"bound", "bound"},
-                                                             {"pending", "pending"},
-                                                             {"gated", "gated"},
-                                                             {"running", "running"},
-                                                             {"succeeded", "succeeded"},
-                                                             {"failed", "failed"},
-                                                             {"preempted", "preempted"},
-                                                             {"gangsAtQuorum", "gangs at quorum"},
-                                                             {"bindLatencyP50", "time to bind p50"},
-                                                             {"bindLatencyP90", "time to bind p90"},
-                                                             {"bindLatencyMax", "time to bind max"},
-                                                             {"end", "last change"},
-                                                             {"attempts", "attempts"}};
   for (const json& m : c["summary"]) {
     const std::string metric = m["metric"];
-    auto label = kLabels.find(metric);
-    rows.push_back({label != kLabels.end() ? label->second : metric + " requested",
-                    SpreadText(m["a"], unit_of(metric)), SpreadText(m["b"], unit_of(metric)),
-                    Mark(m)});
+    const Unit unit = MetricUnit(metric, resources);
+    rows.push_back(
+        {MetricLabel(metric), SpreadText(m["a"], unit), SpreadText(m["b"], unit), Mark(m)});
   }
   Columns(rows, out);
 

@@ -89,6 +89,11 @@ void PrintComparison(const nlohmann::ordered_json& comparison, std::ostream& out
 enum class Unit { kCount, kSeconds, kPercent };
 std::string SpreadText(const nlohmann::ordered_json& spread, Unit unit);
 
+// A summary metric's name as the tables show it ("gangsAtQuorum": "gangs at quorum"; a resource:
+// "cpu requested"), and its unit (`resources`: the document's nodes.resources).
+std::string MetricLabel(const std::string& metric);
+Unit MetricUnit(const std::string& metric, const std::vector<std::string>& resources);
+
 // A side's configuration (an item of the document's "sides"), as a phrase.
 std::string ConfigurationText(const nlohmann::ordered_json& side);
 

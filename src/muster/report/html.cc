@@ -908,9 +908,6 @@ void ComparisonTables(std::string& out, const json& c, size_t max_rows) {
   const std::string a = c["sides"][0]["name"], b = c["sides"][1]["name"];
   const bool seeds = c["seeds"].size() > 1;
   const std::vector<std::string> resources = c["nodes"]["resources"];
-  auto is_resource = [&](const std::string& m) {
-    return std::find(resources.begin(), resources.end(), m) != resources.end();
-  };
   out += "<section id=\"summary\"><h2>Summary</h2><p class=\"note\">";
   out += seeds ? "Each figure is the mean over the seeds, with its least and greatest. "
                : "One run a side. ";
@@ -920,10 +917,8 @@ void ComparisonTables(std::string& out, const json& c, size_t max_rows) {
   std::vector<std::vector<std::string>> rows = {{"", a, b, ""}};
   for (const json& m : c["summary"]) {
     const std::string metric = m["metric"];
-    const Unit unit = metric.starts_with("bindLatency") || metric == "end" ? Unit::kSeconds
-                      : is_resource(metric)                                ? Unit::kPercent
-                                                                           : Unit::kCount;
-    rows.push_back({is_resource(metric) ? metric + " requested" : metric, SpreadText(m["a"], unit),
+    const Unit unit = MetricUnit(metric, resources);
+    rows.push_back({MetricLabel(metric), SpreadText(m["a"], unit),
                     SpreadText(m["b"], unit), m["differs"].get<bool>() ? "differs" : ""});
   }
   Table(out, rows, 1);
