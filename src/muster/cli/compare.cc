@@ -8,7 +8,6 @@
 #include <sstream>
 #include <utility>
 
-#include "muster/cli/demo.h"
 #include "muster/cli/progress.h"
 #include "muster/cli/report_file.h"
 #include "muster/cli/validate.h"
@@ -117,23 +116,13 @@ int RunCompare(const CompareFlags& flags, std::istream& in, std::ostream& out, s
       return loaded.runtime_error ? kExitRuntimeError : kExitBadInput;
     }
     side.compared.replaced = loaded.replaced;
-    const ConfigText config_text = FindConfigText(
-        input.config, loaded.simulation->manifests(),
-        {{"<stdin>", stdin_text}, {std::string(kDemoName) + " config", kDemoConfig}});
-    side.compared.config = config_text.text.empty() ? "" : config_text.source;
+    side.report_options = ReportOptionsFor(common.paths, common.kubeconfig, input.config,
+                                           loaded.simulation->manifests(), stdin_text);
     side.report_options.title = "muster compare: " + side.compared.name;
-    side.report_options.inputs = common.paths;
     side.report_options.inputs.insert(side.report_options.inputs.end(), input.overrides.begin(),
                                       input.overrides.end());
-    if (!common.kubeconfig.empty()) {
-      side.report_options.inputs.insert(side.report_options.inputs.begin(),
-                                        "the cluster of --kubeconfig " + common.kubeconfig);
-    }
-    if (common.paths.empty() && common.kubeconfig.empty()) {
-      side.report_options.inputs.insert(side.report_options.inputs.begin(), std::string(kDemoName));
-    }
-    side.report_options.config_source = config_text.source;
-    side.report_options.config_text = config_text.text;
+    side.compared.config =
+        side.report_options.config_text.empty() ? "" : side.report_options.config_source;
 
     // The other seeds' runs start from the same decoded input, with the same options (--until).
     const api::Manifests manifests =

@@ -11,6 +11,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "muster/api/kinds.h"
+#include "muster/cli/demo.h"
 
 namespace muster::cli {
 namespace {
@@ -62,6 +63,25 @@ ConfigText FindConfigText(const std::string& config_path, const api::Manifests& 
     return out;
   }
   return {};
+}
+
+report::HtmlReportOptions ReportOptionsFor(const std::vector<std::string>& paths,
+                                           const std::string& kubeconfig,
+                                           const std::string& config_path,
+                                           const api::Manifests& inputs,
+                                           const std::string& stdin_text) {
+  report::HtmlReportOptions options;
+  options.inputs = paths;
+  if (!kubeconfig.empty()) {
+    options.inputs.insert(options.inputs.begin(), "the cluster of --kubeconfig " + kubeconfig);
+  }
+  if (options.inputs.empty()) options.inputs.push_back(std::string(kDemoName));
+  const ConfigText config_text = FindConfigText(
+      config_path, inputs,
+      {{"<stdin>", stdin_text}, {std::string(kDemoName) + " config", kDemoConfig}});
+  options.config_source = config_text.source;
+  options.config_text = config_text.text;
+  return options;
 }
 
 ReportFile::~ReportFile() {

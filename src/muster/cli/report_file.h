@@ -29,6 +29,16 @@ struct ConfigText {
 ConfigText FindConfigText(const std::string& config_path, const api::Manifests& inputs,
                           const std::map<std::string, std::string_view>& texts);
 
+// The report's options for a run of `paths` (after the live cluster of `kubeconfig` when given;
+// without either, the built-in demo) with --config `config_path` (empty: the one among
+// `inputs`, if any): what was simulated and the configuration's text. `stdin_text` is what was
+// read from stdin, for a configuration given as "-".
+report::HtmlReportOptions ReportOptionsFor(const std::vector<std::string>& paths,
+                                           const std::string& kubeconfig,
+                                           const std::string& config_path,
+                                           const api::Manifests& inputs,
+                                           const std::string& stdin_text);
+
 // The report's file. Open it before the run, so that a path that cannot be written fails before
 // the work is done; write it after.
 class ReportFile {

@@ -6,7 +6,6 @@
 
 #include <fmt/format.h>
 
-#include "muster/cli/demo.h"
 #include "muster/cli/load_simulation.h"
 #include "muster/cli/progress.h"
 #include "muster/cli/report_file.h"
@@ -72,18 +71,8 @@ int RunSimulate(const SimulateFlags& flags, std::istream& in, std::ostream& out,
     }
   }
   if (!flags.report.empty()) {
-    report::HtmlReportOptions report_options;
-    report_options.inputs = flags.paths;
-    if (!flags.kubeconfig.empty()) {
-      report_options.inputs.insert(report_options.inputs.begin(),
-                                   "the cluster of --kubeconfig " + flags.kubeconfig);
-    }
-    if (report_options.inputs.empty()) report_options.inputs.push_back(std::string(kDemoName));
-    const ConfigText config_text = FindConfigText(
-        flags.config, simulation->manifests(),
-        {{"<stdin>", stdin_text}, {std::string(kDemoName) + " config", kDemoConfig}});
-    report_options.config_source = config_text.source;
-    report_options.config_text = config_text.text;
+    const report::HtmlReportOptions report_options = ReportOptionsFor(
+        flags.paths, flags.kubeconfig, flags.config, simulation->manifests(), stdin_text);
     if (!report.Write(*simulation, report_options, err)) return kExitRuntimeError;
   }
   if (const std::optional<sim::Violation> v = simulation->violation()) {
