@@ -460,15 +460,61 @@ Status Framework::RunPreScorePlugins(CycleState& state, const PodInfo& pod,
   });
 }
 
+void ScoreTops::Note(size_t begin, std::span<const int64_t> totals) {
+  Block block{totals.empty() ? 0 : totals[0], 0};
+  for (const int64_t total : totals) {
+    if (total > block.top) block = Block{total, 0};
+    block.count += total == block.top;
+  }
+  blocks_[begin / kBlock] = block;
+}
+
+void ScoreTops::Recount(std::span<const int64_t> totals) {
+  Reset(totals.size());
+  for (size_t b = 0; b < totals.size(); b += kBlock) {
+    Note(b, totals.subspan(b, std::min(kBlock, totals.size() - b)));
+  }
+}
+
+int64_t ScoreTops::Top() const {
+  if (blocks_.empty()) return 0;
+  int64_t top = blocks_[0].top;
+  for (const Block& block : blocks_) top = std::max(top, block.top);
+  return top;
+}
+
+int64_t ScoreTops::Ties(int64_t top) const {
+  int64_t ties = 0;
+  for (const Block& block : blocks_) {
+    if (block.top == top) ties += block.count;
+  }
+  return ties;
+}
+
+size_t ScoreTops::NthTie(std::span<const int64_t> totals, int64_t top, int64_t k) const {
+  for (size_t b = 0; b < blocks_.size(); ++b) {
+    if (blocks_[b].top != top) continue;
+    if (k >= blocks_[b].count) {
+      k -= blocks_[b].count;
+      continue;
+    }
+    for (size_t i = b * kBlock;; ++i) {
+      if (totals[i] == top && k-- == 0) return i;
+    }
+  }
+  return totals.size();  // k >= Ties(top): not reached by a caller that keeps the contract
+}
+
 Status Framework::RunScorePlugins(const CycleState& state, const PodInfo& pod,
-                                  std::span<NodeInfo* const> nodes,
-                                  std::vector<int64_t>* totals) const {
-  return Measured(ExtensionPoint::kScore, [&] { return ScorePoint(state, pod, nodes, totals); });
+                                  std::span<NodeInfo* const> nodes, std::vector<int64_t>* totals,
+                                  ScoreTops* tops) const {
+  return Measured(ExtensionPoint::kScore,
+                  [&] { return ScorePoint(state, pod, nodes, totals, tops); });
 }
 
 Status Framework::ScorePoint(const CycleState& state, const PodInfo& pod,
-                             std::span<NodeInfo* const> nodes,
-                             std::vector<int64_t>* totals) const {
+                             std::span<NodeInfo* const> nodes, std::vector<int64_t>* totals,
+                             ScoreTops* tops) const {
   std::vector<const std::pair<ScorePlugin*, int32_t>*> active;
   std::vector<size_t> position;  // of active[p] in the profile's Score list
   // What the plugins that skipped with a uniform score add to every node's total.
@@ -481,7 +527,6 @@ Status Framework::ScorePoint(const CycleState& state, const PodInfo& pod,
       uniform += score->second * plugins_.score[i].second;
     }
   }
-  totals->assign(nodes.size(), uniform);
   PluginTally* tally = state.plugin_tally.get();
   AttemptTrace* trace = Recording(state);
   std::vector<size_t> column;  // active[p]'s column in the trace
@@ -501,11 +546,18 @@ Status Framework::ScorePoint(const CycleState& state, const PodInfo& pod,
           std::vector<int64_t>(nodes.size(), score ? score->second : 0)});
     }
   }
-  if (active.empty()) return Status::OK();
+  const size_t n = nodes.size();
+  if (active.empty()) {
+    totals->assign(n, uniform);
+    if (tops != nullptr) tops->Recount(*totals);
+    return Status::OK();
+  }
+  // The loop below writes every total (each block's by the thread that scored it), unless a
+  // plugin fails, and then none is read.
+  totals->resize(n);
   // A plugin that normalizes needs every node's score before any is final: its scores are kept
   // whole, in `flat` (the k-th such plugin's score of nodes[i] is flat[k * n + i]), and weighed
   // after the loop. The others' are checked and weighed in the loop, a block of nodes at a time.
-  const size_t n = nodes.size();
   std::vector<size_t> flat_at(active.size(), SIZE_MAX);
   size_t normalizing = 0;
   for (size_t p = 0; p < active.size(); ++p) {
@@ -515,16 +567,23 @@ Status Framework::ScorePoint(const CycleState& state, const PodInfo& pod,
   std::atomic<bool> failed{false};
   std::vector<Status> errors(active.size());
   std::vector<std::atomic<bool>> out_of_range(active.size());
-  // Each block of nodes goes through every plugin in turn while its nodes are still in cache.
+  // The blocks' highest totals are final in the loop when no plugin normalizes.
+  if (tops != nullptr) tops->Reset(n);
+  const bool tops_in_loop = tops != nullptr && normalizing == 0;
+  // Each block of nodes goes through every plugin in turn while its nodes are still in cache,
+  // its totals summed on the stack and written once (ranges are whole blocks: ScoreTops').
   auto score_range = [&](size_t begin, size_t end) {
-    constexpr size_t kBlock = 64;
+    constexpr size_t kBlock = ScoreTops::kBlock;
     std::array<NodeScore, kBlock> block;
+    std::array<int64_t, kBlock> sum;
     for (size_t b = begin; b < end; b += kBlock) {
       const size_t len = std::min(kBlock, end - b);
       // The block's nodes are all asked for before the first plugin reads one.
       for (size_t j = 0; j < len; ++j) PrefetchHotLines(nodes[b + j]);
+      std::fill_n(sum.begin(), len, uniform);
       for (size_t p = 0; p < active.size(); ++p) {
-        const auto& [plugin, weight] = *active[p];
+        ScorePlugin* const plugin = active[p]->first;
+        const int64_t weight = active[p]->second;
         const std::span<NodeScore> scores = flat_at[p] == SIZE_MAX
                                                 ? std::span(block.data(), len)
                                                 : std::span(flat).subspan(flat_at[p] + b, len);
@@ -544,18 +603,22 @@ Status Framework::ScorePoint(const CycleState& state, const PodInfo& pod,
           for (size_t j = 0; j < len; ++j) trace->scores[column[p]].raw[b + j] = scores[j].score;
         }
         if (flat_at[p] != SIZE_MAX) continue;
+        bool invalid = false;
         for (size_t j = 0; j < len; ++j) {
+          // Summed in unsigned arithmetic, which wraps where signed would overflow: an invalid
+          // score (reported below) may be anything, and its node's total is never read.
           const int64_t score = scores[j].score;
-          if (score < kMinNodeScore || score > kMaxNodeScore) {
-            out_of_range[p].store(true, std::memory_order_relaxed);
-            break;
-          }
-          (*totals)[b + j] += score * weight;
+          invalid |= score < kMinNodeScore || score > kMaxNodeScore;
+          const uint64_t weighed = static_cast<uint64_t>(score) * static_cast<uint64_t>(weight);
+          sum[j] = static_cast<int64_t>(static_cast<uint64_t>(sum[j]) + weighed);
         }
+        if (invalid) out_of_range[p].store(true, std::memory_order_relaxed);
       }
+      std::copy_n(sum.begin(), len, totals->begin() + static_cast<std::ptrdiff_t>(b));
+      if (tops_in_loop) tops->Note(b, std::span(sum.data(), len));
     }
   };
-  ParallelRanges(0, n, score_range, kParallelChunk, score_busy_);
+  ParallelRanges(0, n, score_range, ScoreTops::kBlock, score_busy_);
   if (!score_evaluations_.empty()) {
     for (size_t p = 0; p < active.size(); ++p) {
       score_evaluations_[position[p]]->Increment(static_cast<double>(n));
@@ -608,6 +671,7 @@ Status Framework::ScorePoint(const CycleState& state, const PodInfo& pod,
       (*totals)[i] += score * weight;
     }
   }
+  if (tops != nullptr && !tops_in_loop) tops->Recount(*totals);
   if (trace != nullptr) trace->totals = *totals;
   return Status::OK();
 }

@@ -65,6 +65,38 @@ struct ProfilePlugins {
 // by one thread.
 using FilterEvaluations = std::array<uint64_t, CycleState::kMaxPluginsPerPoint>;
 
+// Where the highest total scores lie, noted while the nodes are scored: for each block of
+// kBlock nodes (block k holds nodes k * kBlock onwards), its highest total and how many of its
+// nodes have it. Choosing among the nodes with the highest total then reads the blocks and one
+// block's totals, not every node's total again, on the one thread that chooses.
+class ScoreTops {
+ public:
+  static constexpr size_t kBlock = 64;
+
+  struct Block {
+    int64_t top = 0;
+    int64_t count = 0;
+  };
+
+  // Notes the block that starts at node `begin` (a multiple of kBlock) with these totals.
+  // Blocks are noted concurrently, each by one thread, once Reset has sized them.
+  void Note(size_t begin, std::span<const int64_t> totals);
+  // Sizes the blocks for n nodes; each is then noted once.
+  void Reset(size_t n) { blocks_.resize((n + kBlock - 1) / kBlock); }
+  // Notes every block again from all the totals (once something else changed them).
+  void Recount(std::span<const int64_t> totals);
+
+  // The highest total of all; 0 when there are no nodes.
+  int64_t Top() const;
+  // How many nodes have total `top` (Top()).
+  int64_t Ties(int64_t top) const;
+  // The position of the k-th node (from 0, in node order) whose total is `top`: k < Ties(top).
+  size_t NthTie(std::span<const int64_t> totals, int64_t top, int64_t k) const;
+
+ private:
+  std::vector<Block> blocks_;
+};
+
 class Framework final : public Handle {
  public:
   Framework(std::string scheduler_name, std::optional<int32_t> percentage_of_nodes_to_score,
@@ -135,9 +167,11 @@ class Framework final : public Handle {
                             std::span<NodeInfo* const> nodes) const;
   bool HasScorePlugins() const { return !plugins_.score.empty(); }
   // Scores every node with every score plugin (in parallel over nodes), normalises, checks each
-  // score is in [0, 100], and writes the weighted sums into totals[i] for nodes[i].
+  // score is in [0, 100], and writes the weighted sums into totals[i] for nodes[i]; with `tops`,
+  // notes where the highest totals lie.
   Status RunScorePlugins(const CycleState& state, const PodInfo& pod,
-                         std::span<NodeInfo* const> nodes, std::vector<int64_t>* totals) const;
+                         std::span<NodeInfo* const> nodes, std::vector<int64_t>* totals,
+                         ScoreTops* tops = nullptr) const;
   Status RunReservePluginsReserve(CycleState& state, const PodInfo& pod, api::Symbol node) const;
   // In reverse order.
   void RunReservePluginsUnreserve(CycleState& state, const PodInfo& pod, api::Symbol node) const;
@@ -207,7 +241,7 @@ class Framework final : public Handle {
   Status PostFilterPoint(CycleState& state, const PodInfo& pod, const NodeToStatus& statuses,
                          PostFilterResult* result) const;
   Status ScorePoint(const CycleState& state, const PodInfo& pod, std::span<NodeInfo* const> nodes,
-                    std::vector<int64_t>* totals) const;
+                    std::vector<int64_t>* totals, ScoreTops* tops) const;
   Status PermitPoint(CycleState& state, const PodInfo& pod, api::Symbol node,
                      std::vector<std::pair<std::string, api::Duration>>* waiting) const;
 

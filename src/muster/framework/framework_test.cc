@@ -1,6 +1,8 @@
 #include "muster/framework/framework.h"
 
+#include <algorithm>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
@@ -206,7 +208,7 @@ class RuleScore final : public ScorePlugin {
 using Scorers = std::vector<std::pair<std::unique_ptr<ScorePlugin>, int32_t>>;
 
 // Runs the Score plugins `scorers` over 300 nodes on two threads.
-Status ScoreWith(Scorers scorers, std::vector<int64_t>* totals) {
+Status ScoreWith(Scorers scorers, std::vector<int64_t>* totals, ScoreTops* tops = nullptr) {
   testing::FakeServices services;
   Framework fw("test", std::nullopt, services);
   ProfilePlugins plugins;
@@ -224,7 +226,7 @@ Status ScoreWith(Scorers scorers, std::vector<int64_t>* totals) {
   CycleState state;
   LoopPool pool(2);
   LoopPool::Use use(&pool);
-  return fw.RunScorePlugins(state, *pod, nodes, totals);
+  return fw.RunScorePlugins(state, *pod, nodes, totals, tops);
 }
 
 TEST(RunScorePlugins, TotalsAreTheWeightedSumsAfterNormalizing) {
@@ -241,6 +243,62 @@ TEST(RunScorePlugins, TotalsAreTheWeightedSumsAfterNormalizing) {
   for (int i = 0; i < 300; ++i) {
     EXPECT_EQ(totals[static_cast<size_t>(i)], 2 * (i % 101) + 3 * (i * 100 / 299) + 7) << i;
   }
+}
+
+// Where the highest totals lie, noted in the loop (no plugin normalizes) or counted after it
+// (one does), agrees with the totals themselves: the top, how many have it, and the k-th of
+// them in node order, across the 64-node blocks.
+TEST(RunScorePlugins, TheTopsAreWhereTheHighestTotalsAre) {
+  for (const bool normalizing : {false, true}) {
+    Scorers scorers;
+    // 100 on the nodes 7 (mod 50) and on node 299; less elsewhere.
+    auto rule = [](int i) { return i % 50 == 7 || i == 299 ? 100 : i % 90; };
+    if (normalizing) {
+      scorers.emplace_back(std::make_unique<RuleScore>("Rule", rule, [](int64_t s) { return s; }),
+                           2);
+    } else {
+      scorers.emplace_back(std::make_unique<RuleScore>("Rule", rule), 2);
+    }
+    scorers.emplace_back(std::make_unique<RuleScore>("Flat", [](int) { return 3; }), 1);
+    std::vector<int64_t> totals;
+    ScoreTops tops;
+    ASSERT_TRUE(ScoreWith(std::move(scorers), &totals, &tops).IsSuccess());
+    const int64_t top = *std::max_element(totals.begin(), totals.end());
+    EXPECT_EQ(top, 203);
+    EXPECT_EQ(tops.Top(), top);
+    ASSERT_EQ(tops.Ties(top), std::count(totals.begin(), totals.end(), top));
+    EXPECT_EQ(tops.Ties(top), 7);  // 7, 57, 107, 157, 207, 257 and 299
+    std::vector<size_t> expected;
+    for (size_t i = 0; i < totals.size(); ++i) {
+      if (totals[i] == top) expected.push_back(i);
+    }
+    for (int64_t k = 0; k < tops.Ties(top); ++k) {
+      EXPECT_EQ(tops.NthTie(totals, top, k), expected[static_cast<size_t>(k)])
+          << "k " << k << " normalizing " << normalizing;
+    }
+  }
+}
+
+TEST(ScoreTopsTest, RecountAfterTheTotalsChange) {
+  std::vector<int64_t> totals(130, 5);
+  ScoreTops tops;
+  tops.Recount(totals);
+  EXPECT_EQ(tops.Top(), 5);
+  EXPECT_EQ(tops.Ties(5), 130);
+  EXPECT_EQ(tops.NthTie(totals, 5, 129), 129u);
+  // An extender's score lifts two nodes in different blocks.
+  totals[70] = 9;
+  totals[128] = 9;
+  tops.Recount(totals);
+  EXPECT_EQ(tops.Top(), 9);
+  EXPECT_EQ(tops.Ties(9), 2);
+  EXPECT_EQ(tops.NthTie(totals, 9, 0), 70u);
+  EXPECT_EQ(tops.NthTie(totals, 9, 1), 128u);
+  // Negative totals (an extender's saturated score) are totals like any other.
+  std::vector<int64_t> low(3, std::numeric_limits<int64_t>::min());
+  tops.Recount(low);
+  EXPECT_EQ(tops.Top(), std::numeric_limits<int64_t>::min());
+  EXPECT_EQ(tops.Ties(tops.Top()), 3);
 }
 
 // A plugin's error, in upstream's words for each step (runtime/framework.go).

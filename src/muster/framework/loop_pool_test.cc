@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <thread>
 #include <vector>
 
@@ -116,6 +117,63 @@ TEST(LoopPoolTest, UseSetsTheCurrentPoolForItsScope) {
     EXPECT_EQ(LoopPool::Current(), &a);
   }
   EXPECT_EQ(LoopPool::Current(), nullptr);
+}
+
+// Each thread starts on its own share, the same from one loop to the next: a range the caller
+// took first in one loop is the caller's first in the next (filtering a pod's nodes, then
+// scoring them). Only the first range each thread takes is certain to be its own (after that,
+// one may take from the other's share).
+TEST(LoopPoolTest, EachThreadStartsOnItsOwnShare) {
+  LoopPool pool(2);
+  LoopPool::Use use(&pool);
+  const std::thread::id caller = std::this_thread::get_id();
+  for (int round = 0; round < 50; ++round) {
+    std::atomic<size_t> caller_first{SIZE_MAX}, worker_first{SIZE_MAX};
+    ParallelRanges(
+        0, 1000,
+        [&](size_t begin, size_t) {
+          std::atomic<size_t>& first =
+              std::this_thread::get_id() == caller ? caller_first : worker_first;
+          size_t none = SIZE_MAX;
+          first.compare_exchange_strong(none, begin);
+        },
+        10);
+    // A thread's share is its own until it is done with it, unless the other took all of it
+    // first (from the back, once done with its own): then that thread takes nothing at all.
+    EXPECT_TRUE(caller_first.load() == 0 || caller_first.load() == SIZE_MAX) << caller_first.load();
+    EXPECT_TRUE(worker_first.load() == 500 || worker_first.load() == SIZE_MAX)
+        << worker_first.load();
+  }
+}
+
+// Each thread of a loop has its own index below threads(), the caller 0: a body may keep what
+// it gathers in a row per thread.
+TEST(LoopPoolTest, ThreadIndexesAreTheLoopsOwn) {
+  LoopPool pool(3);
+  LoopPool::Use use(&pool);
+  const std::thread::id caller = std::this_thread::get_id();
+  EXPECT_EQ(LoopPool::ThreadIndex(), 0);
+  std::vector<std::atomic<std::thread::id>> owner(3);
+  std::atomic<bool> shared{false};
+  std::atomic<bool> caller_not_zero{false};
+  for (int round = 0; round < 200; ++round) {
+    ParallelRanges(
+        0, 4096,
+        [&](size_t, size_t) {
+          const int index = LoopPool::ThreadIndex();
+          ASSERT_GE(index, 0);
+          ASSERT_LT(index, 3);
+          if (std::this_thread::get_id() == caller && index != 0) caller_not_zero = true;
+          std::thread::id none;
+          const std::thread::id me = std::this_thread::get_id();
+          if (!owner[static_cast<size_t>(index)].compare_exchange_strong(none, me) && none != me) {
+            shared = true;
+          }
+        },
+        16);
+  }
+  EXPECT_FALSE(caller_not_zero.load());
+  EXPECT_FALSE(shared.load()) << "two threads had one index";
 }
 
 TEST(LoopPoolTest, ParallelRangesSpreadsOverThePoolsThreads) {

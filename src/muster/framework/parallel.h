@@ -1,10 +1,10 @@
 #pragma once
 
-// Per-node loops spread over the current LoopPool (the scheduler's, upstream's parallelizer), in
-// ranges its threads take in turn, large first and down to one chunk at the end: per-node work
-// varies (a walk over each node's pods), and on measurement fixed coarse ranges lost more on
-// uneven work than they saved on even work. Without a pool (a plugin called outside a
-// scheduler) loops run on the caller.
+// Per-node loops spread over the current LoopPool (the scheduler's, upstream's parallelizer): each
+// thread works through its own share of the range, larger ranges first, and then takes what is
+// left of the others' a chunk at a time. Per-node work varies (a walk over each node's pods), and
+// on measurement fixed coarse ranges lost more on uneven work than they saved on even work.
+// Without a pool (a plugin called outside a scheduler) loops run on the caller.
 
 #include <atomic>
 #include <cstddef>

@@ -264,6 +264,12 @@ std::vector<framework::NodeInfo*> Scheduler::FilterNodes(
     bool error;
   };
   std::vector<Block> blocks;
+  // What each Filter plugin ran on, gathered by each thread in its own row and counted into the
+  // metric once: the threads adding to shared counters range by range cost more than the count.
+  framework::LoopPool* pool = framework::LoopPool::Current();
+  filter_evaluations_.assign(pool != nullptr ? static_cast<size_t>(pool->threads()) : 1,
+                             framework::FilterEvaluations{});
+  const size_t filters = fwk.plugins().filter.size();
   bool failed = false;
   size_t examined = 0;
   size_t found = 0;
@@ -318,7 +324,11 @@ std::vector<framework::NodeInfo*> Scheduler::FilterNodes(
             }
             blocks[first_block + (b - examined) / kFilterBlock] = Block{b, passed, error};
           }
-          fwk.CountFilterEvaluations(evaluated);
+          // (Outside a pool one thread runs the loop: the first row.)
+          framework::FilterEvaluations& mine =
+              filter_evaluations_[std::min(static_cast<size_t>(framework::LoopPool::ThreadIndex()),
+                                           filter_evaluations_.size() - 1)];
+          for (size_t k = 0; k < filters; ++k) mine[k] += evaluated[k];
         },
         kFilterBlock, fwk.filter_busy());
     for (size_t k = first_block; k < blocks.size(); ++k) {
@@ -326,6 +336,9 @@ std::vector<framework::NodeInfo*> Scheduler::FilterNodes(
       failed |= blocks[k].error;
     }
     examined = end;
+  }
+  for (framework::FilterEvaluations& evaluated : filter_evaluations_) {
+    fwk.CountFilterEvaluations(evaluated);
   }
   if (failed) {
     for (size_t i = 0; i < examined; ++i) {
@@ -340,6 +353,19 @@ std::vector<framework::NodeInfo*> Scheduler::FilterNodes(
   result.reserve(std::min(found, to_find));
   size_t processed = examined;
   for (const Block& block : blocks) {
+    // A whole block that passed, inside the node list (not across its end), is copied as it is:
+    // on a cluster with room, most blocks.
+    const size_t at = start + block.begin < n ? start + block.begin : start + block.begin - n;
+    if (block.passed == ~uint64_t{0} && to_find - result.size() >= kFilterBlock &&
+        at + kFilterBlock <= n) {
+      const auto first = nodes.begin() + static_cast<std::ptrdiff_t>(at);
+      result.insert(result.end(), first, first + kFilterBlock);
+      if (result.size() == to_find) {
+        processed = block.begin + kFilterBlock;
+        break;
+      }
+      continue;
+    }
     for (uint64_t passed = block.passed; passed != 0; passed &= passed - 1) {
       const size_t i = block.begin + static_cast<size_t>(std::countr_zero(passed));
       result.push_back(node_at(i));
@@ -402,27 +428,25 @@ Status Scheduler::SchedulePod(const framework::Framework& fwk, framework::CycleS
     return Status::OK();
   }
   std::vector<int64_t> totals;
+  framework::ScoreTops tops;
   if (fwk.HasScorePlugins() || !extenders_.empty()) {
     Status s = fwk.RunPreScorePlugins(state, pod, feasible);
     if (!s.IsSuccess()) return s;
-    s = fwk.RunScorePlugins(state, pod, feasible, &totals);
+    s = fwk.RunScorePlugins(state, pod, feasible, &totals, &tops);
     if (!s.IsSuccess()) return s;
-    AddExtenderScores(pod, feasible, state, totals);
+    if (AddExtenderScores(pod, feasible, state, totals)) tops.Recount(totals);
   } else {
     totals.assign(feasible.size(), 1);
+    tops.Recount(totals);
   }
   // The highest score wins; ties are broken uniformly at random with the seeded generator, as
   // upstream's selectHost. Upstream draws once per tie (reservoir sampling); one draw among the
-  // counted ties picks with the same odds, and most nodes tie on a lightly loaded cluster.
-  const int64_t top = *std::max_element(totals.begin(), totals.end());
-  const auto ties = std::count(totals.begin(), totals.end(), top);
-  auto pick = std::uniform_int_distribution<std::ptrdiff_t>(0, ties - 1)(rng_);  // the pick-th tie
-  size_t best = 0;
-  for (;; ++best) {
-    if (totals[best] != top) continue;
-    if (pick == 0) break;
-    --pick;
-  }
+  // counted ties picks with the same odds, and most nodes tie on a lightly loaded cluster. The
+  // scoring loop noted each block's highest total, so this reads the blocks, not every node.
+  const int64_t top = tops.Top();
+  const int64_t ties = tops.Ties(top);
+  const int64_t pick = std::uniform_int_distribution<int64_t>(0, ties - 1)(rng_);
+  const size_t best = tops.NthTie(totals, top, pick);
   *host = feasible[best]->name();
   if (trace != nullptr) {
     trace->selected_node = host->string();
@@ -436,14 +460,14 @@ Status Scheduler::SchedulePod(const framework::Framework& fwk, framework::CycleS
   return Status::OK();
 }
 
-void Scheduler::AddExtenderScores(const framework::PodInfo& pod,
+bool Scheduler::AddExtenderScores(const framework::PodInfo& pod,
                                   std::span<framework::NodeInfo* const> nodes,
                                   framework::CycleState& state, std::vector<int64_t>& totals) {
   std::vector<framework::Extender*> asked;
   for (framework::Extender* extender : extenders_) {
     if (extender->IsPrioritizer() && extender->IsInterested(pod.pod)) asked.push_back(extender);
   }
-  if (asked.empty()) return;
+  if (asked.empty()) return false;
   struct Answer {
     Status status;
     std::vector<std::pair<std::string, int64_t>> scores;
@@ -504,6 +528,7 @@ void Scheduler::AddExtenderScores(const framework::PodInfo& pod,
       }
     }
   }
+  return true;
 }
 
 std::unique_ptr<framework::CycleState> Scheduler::NewCycleState(const framework::Framework& fwk,

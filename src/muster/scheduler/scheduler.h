@@ -190,8 +190,9 @@ class Scheduler final : public framework::SchedulerServices {
       const framework::PodInfo& pod, std::vector<framework::NodeInfo*> feasible,
       framework::CycleState& state, Diagnosis* diagnosis, framework::Status* error);
   // Upstream prioritizeNodes' extender half: each interested prioritizer's scores, scaled to
-  // the plugins' range and weighted, added to `totals`. A failed call adds nothing.
-  void AddExtenderScores(const framework::PodInfo& pod, std::span<framework::NodeInfo* const> nodes,
+  // the plugins' range and weighted, added to `totals`. A failed call adds nothing. False when
+  // no extender was asked (totals unchanged).
+  bool AddExtenderScores(const framework::PodInfo& pod, std::span<framework::NodeInfo* const> nodes,
                          framework::CycleState& state, std::vector<int64_t>& totals);
   // Upstream extendersBinding: the first binder extender interested in the pod binds it
   // (*bound); an ignorable one that fails is passed over.
@@ -330,6 +331,8 @@ class Scheduler final : public framework::SchedulerServices {
   size_t next_start_node_index_ = 0;
   // Filter's verdicts, one per node, reused from cycle to cycle.
   std::vector<framework::Status> filter_statuses_;
+  // FilterNodes' count of each Filter plugin's nodes, a row per thread of the pool.
+  std::vector<framework::FilterEvaluations> filter_evaluations_;
   SchedulerStats stats_;
   // The sweep of the reports due (SweepGated), while one is due; and when the last one ran.
   std::optional<framework::Clock::TimerId> gate_sweep_;

@@ -501,6 +501,7 @@ TEST(ScoredResources, LargeQuantitiesDoNotOverflow) {
 TEST(ScoreNodes, CpuThenMemoryAgreesWithTheGeneralPath) {
   // The default resources (cpu then memory) have a path of their own; the same two listed the
   // other way round take the general one, and each scorer's arithmetic is symmetric in them.
+  // (The own path divides by the weights' sum through its reciprocal: many weight pairs.)
   std::mt19937 rng(7);
   auto draw = [&](int64_t lo, int64_t hi) {
     return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
@@ -524,7 +525,7 @@ TEST(ScoreNodes, CpuThenMemoryAgreesWithTheGeneralPath) {
     nodes.push_back(info.get());
     infos.push_back(std::move(info));
   }
-  for (int round = 0; round < 40; ++round) {
+  for (int round = 0; round < 200; ++round) {
     SCOPED_TRACE(round);
     const int64_t cpu_weight = draw(1, 100), memory_weight = draw(1, 100);
     const framework::PodInfoPtr pod = framework::PodInfo::Make(
