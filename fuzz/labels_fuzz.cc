@@ -7,14 +7,14 @@
 //    convert.
 // Any violation traps.
 
-#include <fuzzer/FuzzedDataProvider.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <fuzzer/FuzzedDataProvider.h>
 
 #include "muster/api/labels.h"
 #include "muster/api/manifests.h"

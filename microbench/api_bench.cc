@@ -1,9 +1,9 @@
 // Micro-benchmarks of the api layer's hot paths: the operations filter and score run per node.
 
-#include <benchmark/benchmark.h>
-
 #include <string>
 #include <vector>
+
+#include <benchmark/benchmark.h>
 
 #include "muster/api/labels.h"
 #include "muster/api/node_selector.h"
@@ -33,9 +33,10 @@ BENCHMARK(BM_SymbolIntern);
 void BM_LabelSelectorMatches(benchmark::State& state) {
   LabelSelector sel;
   sel.match_labels.push_back({Symbol("kubernetes.io/os"), Symbol("linux")});
-  sel.match_expressions.push_back(
-      {Symbol("topology.kubernetes.io/zone"), SelectorOperator::kIn,
-       {Symbol("zone-0"), Symbol("zone-1")}, 0});
+  sel.match_expressions.push_back({Symbol("topology.kubernetes.io/zone"),
+                                   SelectorOperator::kIn,
+                                   {Symbol("zone-0"), Symbol("zone-1")},
+                                   0});
   PrepareLabelSelector(sel);
   std::vector<LabelSet> nodes;
   for (int i = 0; i < 1024; ++i) nodes.push_back(NodeLabels(i));
@@ -48,9 +49,11 @@ void BM_NodeSelectorMatches(benchmark::State& state) {
   NodeSelector sel;
   NodeSelectorTerm term;
   term.match_expressions.push_back({Symbol("node.kubernetes.io/instance-type"),
-                                    SelectorOperator::kNotIn, {Symbol("t3.small")}, 0});
-  term.match_fields.push_back({Symbol("metadata.name"), SelectorOperator::kIn,
-                               {Symbol("node-7")}, 0});
+                                    SelectorOperator::kNotIn,
+                                    {Symbol("t3.small")},
+                                    0});
+  term.match_fields.push_back(
+      {Symbol("metadata.name"), SelectorOperator::kIn, {Symbol("node-7")}, 0});
   sel.terms.push_back(term);
   PrepareNodeSelector(sel);
   std::vector<LabelSet> nodes;

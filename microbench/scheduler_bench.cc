@@ -3,22 +3,21 @@
 // nodes the adaptive percentageOfNodesToScore gives 5000 nodes), the queue's push and pop, and
 // the cache's incremental snapshot update.
 
-#include <benchmark/benchmark.h>
-
 #include <memory>
 #include <string>
 #include <vector>
 
+#include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
 #include "muster/bench/workloads.h"
 #include "muster/framework/profile.h"
+#include "muster/framework/testing/fake_services.h"
+#include "muster/framework/virtual_clock.h"
 #include "muster/plugins/queuesort/priority_sort.h"
 #include "muster/plugins/registry.h"
 #include "muster/scheduler/cache.h"
 #include "muster/scheduler/queue.h"
-#include "muster/framework/virtual_clock.h"
-#include "muster/framework/testing/fake_services.h"
 
 namespace muster::bench {
 namespace {

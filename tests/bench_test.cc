@@ -1,6 +1,8 @@
 // `muster bench` scaled down: every workload runs to the end with the real scheduler, places
 // every pod it can, keeps gangs whole, and prints DESIGN.md's JSON. No timing is asserted.
 
+#include "muster/cli/bench.h"
+
 #include <set>
 #include <sstream>
 #include <string>
@@ -11,9 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "muster/bench/run_workload.h"
-#include "muster/report/bench_output.h"
 #include "muster/bench/workloads.h"
-#include "muster/cli/bench.h"
+#include "muster/report/bench_output.h"
 
 namespace muster::bench {
 namespace {

@@ -2,6 +2,8 @@
 // invariant behind the scheduler's back (a binding it never made, a pod its informer never saw)
 // and expects the violation, named with the event that broke it.
 
+#include "muster/sim/checker.h"
+
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -16,7 +18,6 @@
 #include "muster/framework/virtual_clock.h"
 #include "muster/host/host.h"
 #include "muster/plugins/registry.h"
-#include "muster/sim/checker.h"
 #include "muster/sim/testing/random_workload.h"
 
 namespace muster::sim {
@@ -136,8 +137,7 @@ TEST_F(CheckerTest, AGangBoundBelowMinMember) {
   clock_.RunDue();
   EXPECT_FALSE(checker_->violation()) << Violated();  // the instant is not over yet
   checker_->EndOfInstant();
-  EXPECT_THAT(Violated(),
-              HasSubstr("gang default/g bound 2 member(s), fewer than its minCount 3"));
+  EXPECT_THAT(Violated(), HasSubstr("gang default/g bound 2 member(s), fewer than its minCount 3"));
 }
 
 TEST_F(CheckerTest, WithoutAGroupPluginAPodGroupPromisesNothing) {

@@ -1,18 +1,18 @@
 // Whole-program tests: run the muster binary as a user would and check exit status and output.
 
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-#include <sys/wait.h>
-
 #include <algorithm>
 #include <array>
 #include <cstdio>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
 #include <sstream>
 #include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
 
 namespace {
 
@@ -25,14 +25,14 @@ struct CommandResult {
 };
 
 CommandResult Muster(const std::string& args) {
-  const std::string command =
-      std::string(MUSTER_BINARY) + " " + args + " 2>&1";
+  const std::string command = std::string(MUSTER_BINARY) + " " + args + " 2>&1";
   CommandResult run;
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return run;
   std::array<char, 4096> buffer;
   size_t n;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) run.output.append(buffer.data(), n);
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
+    run.output.append(buffer.data(), n);
   const int raw = pclose(pipe);
   run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
   return run;
@@ -62,8 +62,8 @@ std::set<std::string> AllMatches(const std::string& text, const std::string& pat
 // runs; a gate muster switches changes what it decides.
 TEST(FeatureGatesFlagTest, EveryCommandTakesItAndRefusesAsKubeSchedulerDoes) {
   const std::string demo = " -f " + kRoot + "/examples/coscheduling";
-  for (const std::string& command :
-       {"validate" + demo, "simulate" + demo, "explain nginx" + demo, std::string("bench --list")}) {
+  for (const std::string& command : {"validate" + demo, "simulate" + demo, "explain nginx" + demo,
+                                     std::string("bench --list")}) {
     SCOPED_TRACE(command);
     const CommandResult run = Muster(command + " --feature-gates=NoSuchGate=true");
     EXPECT_EQ(run.status, 2) << run.output;
@@ -74,7 +74,7 @@ TEST(FeatureGatesFlagTest, EveryCommandTakesItAndRefusesAsKubeSchedulerDoes) {
       Muster("run --feature-gates InPlacePodVerticalScaling=false --kubeconfig /nonexistent");
   EXPECT_EQ(locked.status, 2) << locked.output;
   EXPECT_THAT(locked.output, HasSubstr("cannot set feature gate InPlacePodVerticalScaling to "
-                                      "false, feature is locked to true"));
+                                       "false, feature is locked to true"));
   const CommandResult internal =
       Muster("validate" + demo + " --feature-gates=SchedulerAsyncAPICalls=true");
   EXPECT_EQ(internal.status, 0) << internal.output;
@@ -92,7 +92,8 @@ TEST(FeatureGatesFlagTest, PodLevelResourcesOffCountsTheContainers) {
   const CommandResult on = Muster("validate -f " + file);
   EXPECT_EQ(on.status, 0) << on.output;
   EXPECT_THAT(on.output, HasSubstr("requests cpu=2 "));
-  const CommandResult off = Muster("validate -f " + file + " --feature-gates PodLevelResources=false");
+  const CommandResult off =
+      Muster("validate -f " + file + " --feature-gates PodLevelResources=false");
   EXPECT_EQ(off.status, 0) << off.output;
   EXPECT_THAT(off.output, HasSubstr("requests cpu=500m "));
   EXPECT_THAT(off.output, HasSubstr("spec.resources: the PodLevelResources feature gate is off"));
@@ -101,7 +102,7 @@ TEST(FeatureGatesFlagTest, PodLevelResourcesOffCountsTheContainers) {
 
 TEST(ValidateCommandTest, AcceptsTheSeedExamples) {
   CommandResult run = Muster("validate -f " + kRoot + "/examples/coscheduling -f " + kRoot +
-                   "/examples/config/coscheduling.yaml");
+                             "/examples/config/coscheduling.yaml");
   EXPECT_EQ(run.status, 0) << run.output;
   EXPECT_THAT(run.output, HasSubstr("PodGroup"));
   EXPECT_THAT(run.output, HasSubstr("default/nginx"));
@@ -146,7 +147,7 @@ TEST(ValidateCommandTest, BadInputExitsTwoAndNamesFileDocumentAndField) {
 
 TEST(ValidateCommandTest, OneBadFileRejectsEverything) {
   CommandResult run = Muster("validate -f " + kRoot + "/examples/coscheduling -f " + kRoot +
-                   "/tests/data/bad/negative-min-member.yaml");
+                             "/tests/data/bad/negative-min-member.yaml");
   EXPECT_EQ(run.status, 2);
   EXPECT_THAT(run.output, HasSubstr("spec.minMember: Invalid value: -2"));
   EXPECT_THAT(run.output, Not(HasSubstr("default/nginx ")));
@@ -155,7 +156,9 @@ TEST(ValidateCommandTest, OneBadFileRejectsEverything) {
 TEST(ValidateCommandTest, MalformedYaml) {
   CommandResult run = Muster("validate -f " + kRoot + "/tests/data/bad/malformed.yaml");
   EXPECT_EQ(run.status, 2);
-  EXPECT_THAT(run.output, HasSubstr("malformed.yaml: line 5, column 7: invalid YAML: end of sequence flow not found"));
+  EXPECT_THAT(
+      run.output,
+      HasSubstr("malformed.yaml: line 5, column 7: invalid YAML: end of sequence flow not found"));
 }
 
 TEST(ValidateCommandTest, MissingFile) {
@@ -301,9 +304,10 @@ TEST(SimulateCommandTest, UnknownPluginNamesFileAndExitsTwo) {
   CommandResult run = Muster("simulate -f " + kRoot + "/examples/coscheduling --config " + kRoot +
                              "/tests/data/bad/unknown-plugin.yaml");
   EXPECT_EQ(run.status, 2);
-  EXPECT_THAT(run.output, HasSubstr("unknown-plugin.yaml: document 1 (KubeSchedulerConfiguration): "
-                                    "profiles[0] (default-scheduler): FilterPlugin \"NoSuchPlugin\" "
-                                    "does not exist"));
+  EXPECT_THAT(run.output,
+              HasSubstr("unknown-plugin.yaml: document 1 (KubeSchedulerConfiguration): "
+                        "profiles[0] (default-scheduler): FilterPlugin \"NoSuchPlugin\" "
+                        "does not exist"));
   EXPECT_THAT(run.output, HasSubstr("nothing was simulated"));
 }
 
@@ -476,7 +480,8 @@ TEST(SimulateCommandTest, PodGroupWithoutAGangPluginIsWarnedOnce) {
   const std::string warning = "warning: PodGroup default/";
   const size_t first = run.output.find(warning);
   ASSERT_NE(first, std::string::npos) << run.output;
-  EXPECT_THAT(run.output.substr(first), HasSubstr("no profile enables a gang plugin (Coscheduling)"));
+  EXPECT_THAT(run.output.substr(first),
+              HasSubstr("no profile enables a gang plugin (Coscheduling)"));
   EXPECT_EQ(run.output.find(warning, first + 1), std::string::npos) << run.output;
 
   run = Muster("simulate -f " + kRoot + "/examples/coscheduling --config " + kRoot +
@@ -514,13 +519,17 @@ TEST(ValidateCommandTest, EveryErrorAtOnce) {
     EXPECT_EQ(run.status, 2) << command;
     const std::string errors = ErrorLines(run.output);
     EXPECT_THAT(errors, HasSubstr("unknown field \"spec.nodeSelectr\"; did you mean "
-                                  "\"spec.nodeSelector\"?")) << command;
+                                  "\"spec.nodeSelector\"?"))
+        << command;
     EXPECT_THAT(errors, HasSubstr("unknown field \"percentageOfNodeToScore\"; did you mean "
-                                  "\"percentageOfNodesToScore\"?")) << command;
+                                  "\"percentageOfNodesToScore\"?"))
+        << command;
     EXPECT_THAT(errors, HasSubstr("ScorePlugin \"NodeResourceFit\" does not exist; did you mean "
-                                  "\"NodeResourcesFit\"?")) << command;
+                                  "\"NodeResourcesFit\"?"))
+        << command;
     EXPECT_THAT(errors, HasSubstr("ScorePlugin \"ImageLocalty\" does not exist; did you mean "
-                                  "\"ImageLocality\"?")) << command;
+                                  "\"ImageLocality\"?"))
+        << command;
     EXPECT_THAT(run.output, HasSubstr("4 error(s)")) << command << "\n" << run.output;
   }
   // Two configurations: both named.
@@ -528,20 +537,21 @@ TEST(ValidateCommandTest, EveryErrorAtOnce) {
                                    " --config " + kRoot + "/examples/config/second-scheduler.yaml");
   EXPECT_EQ(two.status, 2);
   EXPECT_THAT(two.output, HasSubstr("more than one KubeSchedulerConfiguration given (" + kRoot +
-                                    "/examples/config/second-scheduler.yaml: document 1, " +
-                                    kRoot + "/examples/config/coscheduling.yaml: document 1)"));
+                                    "/examples/config/second-scheduler.yaml: document 1, " + kRoot +
+                                    "/examples/config/coscheduling.yaml: document 1)"));
 }
 
 // A kind a letter from one muster models is a typo that would make its objects vanish.
 TEST(ValidateCommandTest, MisspeltKindIsAnError) {
-  const CommandResult run = Muster("validate -f - < " + kRoot + "/tests/data/bad/misspelt-kind.yaml");
+  const CommandResult run =
+      Muster("validate -f - < " + kRoot + "/tests/data/bad/misspelt-kind.yaml");
   EXPECT_EQ(run.status, 2) << run.output;
   EXPECT_THAT(run.output, HasSubstr("<stdin>: document 1: kind \"PodGrop\" is not one muster "
                                     "knows; did you mean \"PodGroup\"?"));
   // With --validate=warn it is a warning, and the object is skipped as any kind muster does not
   // model.
-  const CommandResult warn = Muster("validate --validate=warn -f - < " + kRoot +
-                                    "/tests/data/bad/misspelt-kind.yaml");
+  const CommandResult warn =
+      Muster("validate --validate=warn -f - < " + kRoot + "/tests/data/bad/misspelt-kind.yaml");
   EXPECT_EQ(warn.status, 0) << warn.output;
   EXPECT_THAT(warn.output, HasSubstr("warning: <stdin>: document 1: kind \"PodGrop\""));
 }
@@ -564,9 +574,9 @@ TEST(FlagsTest, TheReadmesRunFlagsAreRunsFlags) {
 // Shell completion, generated from the flags that parse: run in bash as the shell would run it.
 TEST(FlagsTest, CompletionOffersWhatParses) {
   auto complete = [](const std::string& shell, const std::string& words) {
-    const std::string script = "source <(" + std::string(MUSTER_BINARY) + " completion " + shell +
-                               "); COMP_WORDS=(" + words + "); COMP_CWORD=$((${#COMP_WORDS[@]}-1)); " +
-                               "_muster; echo \"${COMPREPLY[*]}\"";
+    const std::string script =
+        "source <(" + std::string(MUSTER_BINARY) + " completion " + shell + "); COMP_WORDS=(" +
+        words + "); COMP_CWORD=$((${#COMP_WORDS[@]}-1)); " + "_muster; echo \"${COMPREPLY[*]}\"";
     const std::string command = "bash -c '" + script + "'";
     std::string output;
     FILE* pipe = popen(command.c_str(), "r");
@@ -827,9 +837,9 @@ TEST(CompareCommandTest, TheSeedDemoWithMinMemberThreeAndFour) {
   const size_t begin = readme.find("```\n", intro) + 4;
   const size_t end = readme.find("```\n", begin);
   // As run from the checkout: the README names the file from there.
-  EXPECT_THAT(run.output,
-              HasSubstr(std::regex_replace(readme.substr(begin, end - begin),
-                                           std::regex("examples/compare/"), kRoot + "/examples/compare/")));
+  EXPECT_THAT(run.output, HasSubstr(std::regex_replace(readme.substr(begin, end - begin),
+                                                       std::regex("examples/compare/"),
+                                                       kRoot + "/examples/compare/")));
   // The demo is said once, not once a side.
   EXPECT_EQ(run.output.find("running the built-in demo"),
             run.output.rfind("running the built-in demo"));

@@ -3,6 +3,8 @@
 // upstream's formulas, and against what the scheduler did with them (the node it bound, the
 // message it wrote on the pod).
 
+#include "muster/cli/explain.h"
+
 #include <optional>
 #include <set>
 #include <sstream>
@@ -14,7 +16,6 @@
 #include <nlohmann/json.hpp>
 
 #include "muster/api/feature_gates.h"
-#include "muster/cli/explain.h"
 #include "muster/report/explain_output.h"
 #include "muster/sim/testing/random_workload.h"
 #include "simulate_text.h"
@@ -54,8 +55,7 @@ json Explain(std::string_view manifests, const std::string& pod,
   if (p == nullptr) return nullptr;
   const auto& traces = simulation->scheduler().traces();
   const auto it = traces.find("default/" + pod);
-  return report::BuildExplanation(*simulation, *p,
-                                  it == traces.end() ? nullptr : it->second.get());
+  return report::BuildExplanation(*simulation, *p, it == traces.end() ? nullptr : it->second.get());
 }
 
 // explain's table for `pod`, the manifests read from stdin as `explain -f - POD` reads them;
@@ -259,10 +259,10 @@ TEST(ExplainTest, FilterVerdictsPerNodeAndTheFitError) {
   struct Expected {
     std::string node, plugin, reason;
   };
-  for (const Expected& x : std::vector<Expected>{
-           {"tainted", "TaintToleration", "node(s) had untolerated taint(s)"},
-           {"small", "NodeResourcesFit", "Insufficient cpu"},
-           {"cordoned", "NodeUnschedulable", "node(s) were unschedulable"}}) {
+  for (const Expected& x :
+       std::vector<Expected>{{"tainted", "TaintToleration", "node(s) had untolerated taint(s)"},
+                             {"small", "NodeResourcesFit", "Insufficient cpu"},
+                             {"cordoned", "NodeUnschedulable", "node(s) were unschedulable"}}) {
     SCOPED_TRACE(x.node);
     const json* node = FindBy(filter["nodes"], "node", x.node);
     ASSERT_NE(node, nullptr);
@@ -349,8 +349,8 @@ TEST(ExplainTest, ThePreemptingAttemptSaysWhomItEvicted) {
   options.traced = [](const api::Pod& p) { return p.metadata.name == "urgent"; };
   options.until = std::chrono::seconds(5);
   std::string error;
-  auto simulation = testing::SimulateText(kPreemption, "test.yaml", std::string(kDefaultConfig),
-                                          options, &error);
+  auto simulation =
+      testing::SimulateText(kPreemption, "test.yaml", std::string(kDefaultConfig), options, &error);
   ASSERT_NE(simulation, nullptr) << error;
   simulation->Run();
   const auto& traces = simulation->scheduler().traces();
@@ -656,7 +656,8 @@ TEST(ExplainTest, TableForPeople) {
   const std::string table = ExplainTable(std::string{kNoRoom}, "default/big");
   ASSERT_FALSE(table.empty());
   for (const char* expected :
-       {"Pod default/big: Pending when the run ended", "Last attempt: #", "Result: Unschedulable: 0/3 nodes",
+       {"Pod default/big: Pending when the run ended", "Last attempt: #",
+        "Result: Unschedulable: 0/3 nodes",
         "Filter (plugins in order: ", "cordoned   Rejected   NodeUnschedulable",
         "small      Rejected   NodeResourcesFit ", "PostFilter", "DefaultPreemption"}) {
     EXPECT_NE(table.find(expected), std::string::npos) << expected << "\n" << table;
@@ -722,8 +723,8 @@ spec:
 
 TEST(ExplainTest, NothingIsRecordedUnlessAsked) {
   std::string error;
-  auto simulation = testing::SimulateText(kLeastAllocated, "test.yaml",
-                                          std::string(kDefaultConfig), {}, &error);
+  auto simulation =
+      testing::SimulateText(kLeastAllocated, "test.yaml", std::string(kDefaultConfig), {}, &error);
   ASSERT_NE(simulation, nullptr) << error;
   simulation->Run();
   EXPECT_TRUE(simulation->scheduler().traces().empty());
@@ -773,7 +774,8 @@ TEST(ExplainTest, RecordingChangesNoDecision) {
       options.until = std::chrono::hours(1);
       if (traced) options.traced = [](const api::Pod&) { return true; };
       std::string error;
-      auto simulation = testing::SimulateText(w.manifests, "random.yaml", w.config, options, &error);
+      auto simulation =
+          testing::SimulateText(w.manifests, "random.yaml", w.config, options, &error);
       EXPECT_NE(simulation, nullptr) << error;
       if (simulation == nullptr) return std::string();
       simulation->Run();

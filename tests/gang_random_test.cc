@@ -72,9 +72,9 @@ Drawn Manifests(uint64_t seed) {
     if (n > 0 && pick(0, 4) == 0) {
       out << fmt::format("  annotations: {{muster.dev/create-after: {}s}}\n", pick(1, 30));
     }
-    out << fmt::format("spec:\n  taints: {}\n", pick(0, 5) == 0
-                                                    ? "[{key: dedicated, value: infra, effect: NoSchedule}]"
-                                                    : "[]");
+    out << fmt::format(
+        "spec:\n  taints: {}\n",
+        pick(0, 5) == 0 ? "[{key: dedicated, value: infra, effect: NoSchedule}]" : "[]");
     out << fmt::format("status: {{capacity: {{cpu: \"{}\", memory: 64Gi, pods: \"{}\"}}}}\n---\n",
                        pick(2, 8), pick(3, 20));
   }
@@ -133,7 +133,8 @@ Drawn Manifests(uint64_t seed) {
       std::string annotations;
       const bool gated = pick(0, 9) == 0;
       if (gated) annotations += fmt::format("muster.dev/ungate-after: {}s, ", pick(1, 20));
-      if (pick(0, 9) == 0) annotations += fmt::format("muster.dev/create-after: {}s, ", pick(1, 20));
+      if (pick(0, 9) == 0)
+        annotations += fmt::format("muster.dev/create-after: {}s, ", pick(1, 20));
       if (!annotations.empty()) {
         out << "  annotations: {" << annotations.substr(0, annotations.size() - 2) << "}\n";
       }

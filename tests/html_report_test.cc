@@ -1,8 +1,6 @@
 // The HTML report of `muster simulate --report`: what the simulation records for it
 // (sim/history.h) over whole runs, the page report/html.h writes, and the flag.
 
-#include <sys/wait.h>
-
 #include <array>
 #include <cstdio>
 #include <fstream>
@@ -14,6 +12,7 @@
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include "muster/api/pod_resources.h"
 #include "muster/cli/demo.h"

@@ -68,20 +68,34 @@ TEST(Metrics, TheSeedDemoCountsAttemptsQueuesAndTheGang) {
   std::string text;
   const auto m = Simulate({"examples/coscheduling"}, "examples/config/coscheduling.yaml", &text);
   // Three pods bound; the other three tried and turned away.
-  EXPECT_EQ(At(m, R"(scheduler_schedule_attempts_total{profile="default-scheduler",result="scheduled"})"), 3);
-  EXPECT_GE(At(m, R"(scheduler_schedule_attempts_total{profile="default-scheduler",result="unschedulable"})"), 3);
-  EXPECT_EQ(At(m, R"(scheduler_schedule_attempts_total{profile="default-scheduler",result="error"})"), 0);
-  EXPECT_EQ(At(m, R"(scheduler_scheduling_attempt_duration_seconds_count{profile="default-scheduler",result="scheduled"})"), 3);
+  EXPECT_EQ(
+      At(m, R"(scheduler_schedule_attempts_total{profile="default-scheduler",result="scheduled"})"),
+      3);
+  EXPECT_GE(
+      At(m,
+         R"(scheduler_schedule_attempts_total{profile="default-scheduler",result="unschedulable"})"),
+      3);
+  EXPECT_EQ(
+      At(m, R"(scheduler_schedule_attempts_total{profile="default-scheduler",result="error"})"), 0);
+  EXPECT_EQ(
+      At(m,
+         R"(scheduler_scheduling_attempt_duration_seconds_count{profile="default-scheduler",result="scheduled"})"),
+      3);
   EXPECT_EQ(At(m, "scheduler_pod_scheduling_attempts_count"), 3);
   // Each bound pod on its first attempt, so all three SLI observations carry attempts="1".
   EXPECT_EQ(At(m, R"(scheduler_pod_scheduling_sli_duration_seconds_count{attempts="1"})"), 3);
   // Every pod entered the queue when it was created: the gang's first two members aside (held
   // at PreEnqueue, their PodGroup short of minMember 3), the others in activeQ; the third's
   // arrival made the gang whole and moved the two held ones to activeQ with it.
-  EXPECT_EQ(At(m, R"(scheduler_queue_incoming_pods_total{event="PodAdd",queue="unschedulable"})"), 2);
+  EXPECT_EQ(At(m, R"(scheduler_queue_incoming_pods_total{event="PodAdd",queue="unschedulable"})"),
+            2);
   EXPECT_EQ(At(m, R"(scheduler_queue_incoming_pods_total{event="PodAdd",queue="active"})"), 4);
-  EXPECT_EQ(At(m, R"(scheduler_queue_incoming_pods_total{event="UnscheduledPodAdd",queue="active"})"), 2);
-  EXPECT_GE(At(m, R"(scheduler_queue_incoming_pods_total{event="ScheduleAttemptFailure",queue="unschedulable"})"), 3);
+  EXPECT_EQ(
+      At(m, R"(scheduler_queue_incoming_pods_total{event="UnscheduledPodAdd",queue="active"})"), 2);
+  EXPECT_GE(
+      At(m,
+         R"(scheduler_queue_incoming_pods_total{event="ScheduleAttemptFailure",queue="unschedulable"})"),
+      3);
   // At the end the three left over wait for a cluster event; nothing else is queued.
   EXPECT_EQ(At(m, R"(scheduler_pending_pods{queue="unschedulable"})"), 3);
   EXPECT_EQ(At(m, R"(scheduler_pending_pods{queue="active"})"), 0);
@@ -90,20 +104,31 @@ TEST(Metrics, TheSeedDemoCountsAttemptsQueuesAndTheGang) {
   EXPECT_EQ(At(m, R"(scheduler_scheduler_cache_size{type="assumed_pods"})"), 0);
   // The gang, placed whole in one group cycle: one quorum, no group waiting, and Permit let
   // each of the three through at once, nothing held waiting.
-  EXPECT_EQ(At(m, R"(muster_podgroup_time_to_quorum_seconds_count{profile="default-scheduler"})"), 1);
+  EXPECT_EQ(At(m, R"(muster_podgroup_time_to_quorum_seconds_count{profile="default-scheduler"})"),
+            1);
   EXPECT_EQ(At(m, R"(muster_podgroup_time_to_quorum_seconds_sum{profile="default-scheduler"})"), 0);
   EXPECT_EQ(At(m, R"(muster_podgroups_waiting{profile="default-scheduler"})"), 0);
-  EXPECT_EQ(At(m, R"(scheduler_framework_extension_point_duration_seconds_count{extension_point="Permit",profile="default-scheduler",status="Success"})"), 3);
+  EXPECT_EQ(
+      At(m,
+         R"(scheduler_framework_extension_point_duration_seconds_count{extension_point="Permit",profile="default-scheduler",status="Success"})"),
+      3);
   EXPECT_EQ(text.find(R"(extension_point="Permit",profile="default-scheduler",status="Wait")"),
             std::string::npos);
-  EXPECT_EQ(At(m, R"(scheduler_framework_extension_point_duration_seconds_count{extension_point="Bind",profile="default-scheduler",status="Success"})"), 3);
+  EXPECT_EQ(
+      At(m,
+         R"(scheduler_framework_extension_point_duration_seconds_count{extension_point="Bind",profile="default-scheduler",status="Success"})"),
+      3);
   // The first cycle, the group's, is sampled: NodeResourcesFit passed the first member on all
   // three nodes, the second on the two left with room, the third on the last one.
-  EXPECT_EQ(At(m, R"(scheduler_plugin_execution_duration_seconds_count{extension_point="Filter",plugin="NodeResourcesFit",status="Success"})"), 3 + 2 + 1);
+  EXPECT_EQ(
+      At(m,
+         R"(scheduler_plugin_execution_duration_seconds_count{extension_point="Filter",plugin="NodeResourcesFit",status="Success"})"),
+      3 + 2 + 1);
   // The text format: HELP and TYPE lines, cumulative buckets up to +Inf.
   EXPECT_NE(text.find("# TYPE scheduler_schedule_attempts_total counter"), std::string::npos);
   EXPECT_NE(text.find("# TYPE scheduler_pending_pods gauge"), std::string::npos);
-  EXPECT_NE(text.find(R"(scheduler_pod_scheduling_attempts_bucket{le="+Inf"} 3)"), std::string::npos);
+  EXPECT_NE(text.find(R"(scheduler_pod_scheduling_attempts_bucket{le="+Inf"} 3)"),
+            std::string::npos);
 }
 
 // scheduler_unschedulable_pods: the pods waiting in the queue by the plugins that turned them
@@ -112,11 +137,20 @@ TEST(Metrics, TheSeedDemoCountsAttemptsQueuesAndTheGang) {
 TEST(Metrics, UnschedulablePodsByPlugin) {
   const auto cordoned = Simulate({"tests/scenarios/cordoned-node/cluster.yaml"}, "");
   // too-big: more cpu than the small node has, and the big one cordoned.
-  EXPECT_EQ(At(cordoned, R"(scheduler_unschedulable_pods{plugin="NodeResourcesFit",profile="default-scheduler"})"), 1);
-  EXPECT_EQ(At(cordoned, R"(scheduler_unschedulable_pods{plugin="NodeUnschedulable",profile="default-scheduler"})"), 1);
+  EXPECT_EQ(
+      At(cordoned,
+         R"(scheduler_unschedulable_pods{plugin="NodeResourcesFit",profile="default-scheduler"})"),
+      1);
+  EXPECT_EQ(
+      At(cordoned,
+         R"(scheduler_unschedulable_pods{plugin="NodeUnschedulable",profile="default-scheduler"})"),
+      1);
   const auto gated = Simulate({"tests/scenarios/scheduling-gates/all.yaml"}, "");
   // held waits at its gates; released was held too, then scheduled.
-  EXPECT_EQ(At(gated, R"(scheduler_unschedulable_pods{plugin="SchedulingGates",profile="default-scheduler"})"), 1);
+  EXPECT_EQ(
+      At(gated,
+         R"(scheduler_unschedulable_pods{plugin="SchedulingGates",profile="default-scheduler"})"),
+      1);
 }
 
 TEST(Metrics, PreemptionCountsItsAttemptAndVictims) {
@@ -125,7 +159,9 @@ TEST(Metrics, PreemptionCountsItsAttemptAndVictims) {
   EXPECT_EQ(At(m, "scheduler_preemption_victims_count"), 1);
   EXPECT_EQ(At(m, R"(scheduler_preemption_victims_bucket{le="1"})"), 1);
   // The urgent pod was turned away once (and preempted), then bound; so was the victim, once.
-  EXPECT_EQ(At(m, R"(scheduler_schedule_attempts_total{profile="default-scheduler",result="scheduled"})"), 2);
+  EXPECT_EQ(
+      At(m, R"(scheduler_schedule_attempts_total{profile="default-scheduler",result="scheduled"})"),
+      2);
   EXPECT_EQ(At(m, R"(scheduler_pod_scheduling_sli_duration_seconds_count{attempts="2"})"), 1);
 }
 
@@ -133,10 +169,17 @@ TEST(Metrics, AGroupThatCannotFormCountsAQuorumFailure) {
   // Group mode: each group cycle short of quorum counts; the group still waits at the end.
   const auto m = Simulate({"tests/scenarios/gang-too-large-beside-fitting/all.yaml"},
                           "tests/scenarios/gang-too-large-beside-fitting/scheduler.yaml");
-  EXPECT_GE(At(m, R"(muster_podgroup_quorum_failures_total{point="GroupCycle",profile="default-scheduler"})"), 1);
-  EXPECT_EQ(At(m, R"(muster_podgroup_quorum_failures_total{point="PostFilter",profile="default-scheduler"})"), 0);
+  EXPECT_GE(
+      At(m,
+         R"(muster_podgroup_quorum_failures_total{point="GroupCycle",profile="default-scheduler"})"),
+      1);
+  EXPECT_EQ(
+      At(m,
+         R"(muster_podgroup_quorum_failures_total{point="PostFilter",profile="default-scheduler"})"),
+      0);
   EXPECT_EQ(At(m, R"(muster_podgroups_waiting{profile="default-scheduler"})"), 1);
-  EXPECT_EQ(At(m, R"(muster_podgroup_time_to_quorum_seconds_count{profile="default-scheduler"})"), 1)
+  EXPECT_EQ(At(m, R"(muster_podgroup_time_to_quorum_seconds_count{profile="default-scheduler"})"),
+            1)
       << "the small group formed";
 }
 
@@ -144,8 +187,14 @@ TEST(Metrics, APerPodGroupThatCannotFormCountsAPostFilterQuorumFailure) {
   // PerPod mode (upstream's): members held at Permit are released by PostFilter.
   const auto m = Simulate({"tests/scenarios/gang-perpod-starvation/all.yaml"},
                           "tests/scenarios/gang-perpod-starvation/scheduler.yaml");
-  EXPECT_GE(At(m, R"(muster_podgroup_quorum_failures_total{point="PostFilter",profile="default-scheduler"})"), 1);
-  EXPECT_EQ(At(m, R"(muster_podgroup_quorum_failures_total{point="GroupCycle",profile="default-scheduler"})"), 0);
+  EXPECT_GE(
+      At(m,
+         R"(muster_podgroup_quorum_failures_total{point="PostFilter",profile="default-scheduler"})"),
+      1);
+  EXPECT_EQ(
+      At(m,
+         R"(muster_podgroup_quorum_failures_total{point="GroupCycle",profile="default-scheduler"})"),
+      0);
   EXPECT_EQ(At(m, R"(muster_podgroups_waiting{profile="default-scheduler"})"), 0);
   EXPECT_GE(At(m, R"(scheduler_permit_wait_duration_seconds_count{result="allowed"})"), 7);
 }

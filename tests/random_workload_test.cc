@@ -6,6 +6,8 @@
 // A failing seed writes its manifests and configuration to a folder and prints the command that
 // replays it exactly (the folder can also become a scenario under tests/scenarios).
 
+#include "muster/sim/testing/random_workload.h"
+
 #include <charconv>
 #include <cstdlib>
 #include <filesystem>
@@ -19,7 +21,6 @@
 #include <gtest/gtest.h>
 
 #include "muster/sim/simulation.h"
-#include "muster/sim/testing/random_workload.h"
 #include "simulate_text.h"
 
 namespace {
@@ -56,9 +57,10 @@ std::optional<SeedRange> Seeds(std::string* error) {
                                                   number(all.substr(dash + 1), &range.last);
   if (dash == std::string::npos) range.last = range.first;
   if (!ok || range.first > range.last) {
-    *error = fmt::format("MUSTER_RANDOM_SEEDS=\"{}\": want FIRST-LAST (FIRST at most LAST) or "
-                         "one seed",
-                         text);
+    *error = fmt::format(
+        "MUSTER_RANDOM_SEEDS=\"{}\": want FIRST-LAST (FIRST at most LAST) or "
+        "one seed",
+        text);
     return std::nullopt;
   }
   return range;
@@ -148,8 +150,7 @@ TEST(RandomWorkloadCoverage, TheSeedsExerciseTheScheduler) {
       (pod->spec.node_name.empty() ? pending : bound)++;
       if (!pod->spec.node_name.empty() && !pod->spec.volumes.empty()) ++bound_with_claims;
     }
-    for (const auto& [key, claim] :
-         sim->cluster().Objects<muster::api::PersistentVolumeClaim>()) {
+    for (const auto& [key, claim] : sim->cluster().Objects<muster::api::PersistentVolumeClaim>()) {
       if (claim->FullyBound()) ++claims_bound;
     }
     for (const auto& e : sim->cluster().events()) {

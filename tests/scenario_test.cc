@@ -45,8 +45,8 @@ bool Matches(const json& element, const YAML::Node& want, std::string* mismatch 
     const std::string expected = it->second.Scalar();
     const std::string actual = element.contains(key) ? Text(element[key]) : "<absent>";
     const bool prefix = !expected.empty() && expected.back() == '*';
-    const bool equal = prefix ? actual.starts_with(expected.substr(0, expected.size() - 1))
-                              : actual == expected;
+    const bool equal =
+        prefix ? actual.starts_with(expected.substr(0, expected.size() - 1)) : actual == expected;
     if (!equal) {
       if (mismatch) *mismatch = key + ": want \"" + expected + "\", got \"" + actual + "\"";
       return false;
@@ -136,7 +136,8 @@ TEST_P(ScenarioTest, MatchesExpectations) {
       if (rule["expect"]) {
         for (const json* element : matched) {
           std::string mismatch;
-          EXPECT_TRUE(Matches(*element, rule["expect"], &mismatch)) << where.str() << ": " << mismatch;
+          EXPECT_TRUE(Matches(*element, rule["expect"], &mismatch))
+              << where.str() << ": " << mismatch;
         }
       }
     }

@@ -42,8 +42,7 @@ inline std::unique_ptr<sim::Simulation> SimulateText(std::string_view manifests,
   }
   std::istringstream config_in(config_text);
   std::vector<std::string> errors;
-  std::optional<api::SchedulerConfiguration> config =
-      cli::LoadConfigFile("-", config_in, &errors);
+  std::optional<api::SchedulerConfiguration> config = cli::LoadConfigFile("-", config_in, &errors);
   if (!config) {
     *error = "invalid configuration: " + errors.front();
     return nullptr;

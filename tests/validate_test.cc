@@ -1,13 +1,13 @@
 // `muster validate` in process: the listing's facts are what simulate will use (a workload's
 // pods admitted as they will be when created), and what the API server accepts it accepts.
 
+#include "muster/cli/validate.h"
+
 #include <sstream>
 #include <string>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-
-#include "muster/cli/validate.h"
 
 namespace muster {
 namespace {
@@ -105,9 +105,10 @@ TEST(ValidateTest, DroppedConfigurationVersionsAreWarnedOf) {
   };
   const Validated beta2 = Validate("-", config("v1beta2"));
   ASSERT_EQ(beta2.status, cli::kExitOk) << beta2.err;
-  EXPECT_THAT(beta2.err, HasSubstr("warning: <stdin>: document 1: kube-scheduler 1.28 and later refuse "
-                                   "kubescheduler.config.k8s.io/v1beta2 (muster reads it); 1.27 "
-                                   "is the last release that reads it"));
+  EXPECT_THAT(beta2.err,
+              HasSubstr("warning: <stdin>: document 1: kube-scheduler 1.28 and later refuse "
+                        "kubescheduler.config.k8s.io/v1beta2 (muster reads it); 1.27 "
+                        "is the last release that reads it"));
   const Validated beta3 = Validate("-", config("v1beta3"));
   EXPECT_THAT(beta3.err, HasSubstr("kube-scheduler 1.29 and later refuse "
                                    "kubescheduler.config.k8s.io/v1beta3 (muster reads it); 1.28 "

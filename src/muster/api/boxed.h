@@ -45,11 +45,14 @@ class Boxed {
   }
   void reset() { value_.reset(); }
 
+  // clang-format 14 misplaces requires-clauses.
+  // clang-format off
   friend bool operator==(const Boxed& a, const Boxed& b)
     requires requires(const T& x) { x == x; }
   {
     return a.has_value() == b.has_value() && (!a || *a == *b);
   }
+  // clang-format on
 
  private:
   std::unique_ptr<T> value_;

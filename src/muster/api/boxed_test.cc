@@ -1,10 +1,10 @@
 #include "muster/api/boxed.h"
 
-#include <gtest/gtest.h>
-
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "muster/api/types.h"
 

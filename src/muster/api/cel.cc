@@ -1,7 +1,5 @@
 #include "muster/api/cel.h"
 
-#include <re2/re2.h>
-
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -12,6 +10,8 @@
 #include <optional>
 #include <utility>
 #include <vector>
+
+#include <re2/re2.h>
 
 // The pipeline: a lexer and a recursive-descent parser build an Expr tree (the grammar and node
 // positions of cel-go's CEL.g4); Checker type-checks it as cel-go's checker does and lowers it to

@@ -1,13 +1,13 @@
 #include "muster/api/cel.h"
 
-#include <gtest/gtest.h>
-
 #include <atomic>
 #include <cstdlib>
 #include <new>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 // Counts heap allocations while `g_counting` is set, to hold Evaluate to its promise of not
 // allocating for the common selector shapes.

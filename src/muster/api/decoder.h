@@ -116,7 +116,7 @@ inline std::string Describe(const YAML::Node& n) {
 // Reports each of a name validator's messages as the API server does:
 // `<path>: Invalid value: "<value>": <message>`.
 inline void ReportInvalid(Decoder& d, const std::string& path, std::string_view value,
-                   const std::vector<std::string>& messages) {
+                          const std::vector<std::string>& messages) {
   for (const std::string& message : messages) {
     d.Error(path, FieldError::Invalid(path, value, message).message);
   }
@@ -135,7 +135,9 @@ enum class Fields { kAsInput, kStrict, kUnchecked };
 class Map {
  public:
   Map(Decoder& d, const YAML::Node& node, std::string path, Fields fields = Fields::kAsInput)
-      : d_(d), node_(node), path_(std::move(path)),
+      : d_(d),
+        node_(node),
+        path_(std::move(path)),
         check_(fields == Fields::kStrict || (fields == Fields::kAsInput && d.ChecksFields())),
         always_(fields == Fields::kStrict) {
     if (node_ && !node_.IsNull() && !node_.IsMap()) {
@@ -155,11 +157,10 @@ class Map {
       } else if (!seen_.contains(key)) {
         const std::optional<std::string> near =
             Nearest(key, std::vector<std::string>(seen_.begin(), seen_.end()));
-        d_.FieldProblem(fmt::format("unknown field \"{}\"{}", Join(path_, key),
-                                    near ? fmt::format("; did you mean \"{}\"?",
-                                                       Join(path_, *near))
-                                         : ""),
-                        always_);
+        d_.FieldProblem(
+            fmt::format("unknown field \"{}\"{}", Join(path_, key),
+                        near ? fmt::format("; did you mean \"{}\"?", Join(path_, *near)) : ""),
+            always_);
       }
     }
   }
@@ -202,8 +203,8 @@ inline bool Present(const YAML::Node& n) { return n && !n.IsNull(); }
 // into JSON, when it is not a string: "number" or "boolean"; null for a string.
 const char* PlainScalarType(std::string_view text);
 
-inline std::optional<std::string> ReadString(
-    Decoder& d, const YAML::Node& n, const std::string& path) {
+inline std::optional<std::string> ReadString(Decoder& d, const YAML::Node& n,
+                                             const std::string& path) {
   if (!Present(n)) return std::nullopt;
   if (!n.IsScalar()) {
     d.Error(path, fmt::format("expected a string, got {}", Describe(n)));
@@ -223,7 +224,7 @@ inline std::optional<std::string> ReadString(
 }
 
 inline std::optional<int64_t> ReadInt(Decoder& d, const YAML::Node& n, const std::string& path,
-                               int64_t min = INT32_MIN, int64_t max = INT32_MAX) {
+                                      int64_t min = INT32_MIN, int64_t max = INT32_MAX) {
   if (!Present(n)) return std::nullopt;
   // A quoted scalar is a string in YAML and JSON alike: the API server refuses it for an integer.
   if (!n.IsScalar() || n.Tag() == "!") {
@@ -271,12 +272,12 @@ inline std::optional<bool> ReadBool(Decoder& d, const YAML::Node& n, const std::
   return std::nullopt;
 }
 
-inline std::optional<Quantity> ReadQuantity(
-    Decoder& d, const YAML::Node& n, const std::string& path) {
+inline std::optional<Quantity> ReadQuantity(Decoder& d, const YAML::Node& n,
+                                            const std::string& path) {
   if (!Present(n)) return std::nullopt;
   if (!n.IsScalar()) {
-    d.Error(path, fmt::format("invalid quantity: expected a string or number, got {}",
-                              Describe(n)));
+    d.Error(path,
+            fmt::format("invalid quantity: expected a string or number, got {}", Describe(n)));
     return std::nullopt;
   }
   std::optional<Quantity> q = Quantity::Parse(n.Scalar());
@@ -284,8 +285,8 @@ inline std::optional<Quantity> ReadQuantity(
   return q;
 }
 
-inline std::optional<Duration> ReadDuration(
-    Decoder& d, const YAML::Node& n, const std::string& path) {
+inline std::optional<Duration> ReadDuration(Decoder& d, const YAML::Node& n,
+                                            const std::string& path) {
   auto s = ReadString(d, n, path);
   if (!s) return std::nullopt;
   auto dur = ParseDuration(*s);
@@ -324,8 +325,8 @@ void ReadMapEntries(Decoder& d, const YAML::Node& n, const std::string& path, Fn
   }
 }
 
-inline std::vector<std::string> ReadStringList(
-    Decoder& d, const YAML::Node& n, const std::string& path) {
+inline std::vector<std::string> ReadStringList(Decoder& d, const YAML::Node& n,
+                                               const std::string& path) {
   std::vector<std::string> out;
   ReadList(d, n, path, [&](const YAML::Node& item, const std::string& p) {
     if (auto s = ReadString(d, item, p)) out.push_back(*s);
@@ -333,8 +334,8 @@ inline std::vector<std::string> ReadStringList(
   return out;
 }
 
-inline std::vector<Symbol> ReadSymbolList(
-    Decoder& d, const YAML::Node& n, const std::string& path) {
+inline std::vector<Symbol> ReadSymbolList(Decoder& d, const YAML::Node& n,
+                                          const std::string& path) {
   std::vector<Symbol> out;
   for (const std::string& s : ReadStringList(d, n, path)) out.emplace_back(s);
   return out;

@@ -1,9 +1,9 @@
 #include "muster/api/feature_gates.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <optional>
+
+#include <fmt/format.h>
 
 namespace muster::api {
 namespace {

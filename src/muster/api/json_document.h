@@ -3,11 +3,11 @@
 // JSON parsed with simdjson (an API server's lists and watch streams, a cluster snapshot: the
 // bulk of what muster reads) handed to the decoders as the document tree they read.
 
-#include <simdjson.h>
-#include <yaml-cpp/yaml.h>
-
 #include <string>
 #include <string_view>
+
+#include <simdjson.h>
+#include <yaml-cpp/yaml.h>
 
 namespace muster::api {
 

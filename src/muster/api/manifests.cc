@@ -1,21 +1,21 @@
 #include "muster/api/manifests.h"
 
-#include <fmt/format.h>
-#include <simdjson.h>
-#include <yaml-cpp/depthguard.h>
-#include <yaml-cpp/eventhandler.h>
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <sstream>
 #include <type_traits>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <simdjson.h>
+#include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/yaml.h>
 
 #include "muster/api/decoder.h"
 #include "muster/api/generated_name.h"
@@ -149,8 +149,8 @@ void DecodeObject(const YAML::Node& doc, const Source& source, LoadResult& resul
                   std::map<std::string, int>& skipped) {
   if (!Present(doc)) return;  // empty documents are skipped, as kubectl does
   if (!doc.IsMap()) {
-    result.errors.push_back(fmt::format("{}: expected an object, got {}", source.ToString(),
-                                        Describe(doc)));
+    result.errors.push_back(
+        fmt::format("{}: expected an object, got {}", source.ToString(), Describe(doc)));
     return;
   }
   const YAML::Node& kind_node = doc["kind"];
@@ -654,9 +654,10 @@ void FinishLoad(LoadResult& result) {
     // By row, not name: the two PodGroup kinds are objects of two APIs.
     auto [it, inserted] = seen.emplace(fmt::format("{} {}", e.row, key), &e.source);
     if (!inserted) {
-      result.errors.push_back(fmt::format("{} ({}): metadata.name: Duplicate value: already "
-                                          "defined at {}",
-                                          e.source.ToString(), key, it->second->ToString()));
+      result.errors.push_back(
+          fmt::format("{} ({}): metadata.name: Duplicate value: already "
+                      "defined at {}",
+                      e.source.ToString(), key, it->second->ToString()));
     }
   }
   // Only one PriorityClass may be the global default.
@@ -702,8 +703,8 @@ void FinishLoad(LoadResult& result) {
   }
   // The API server accepts a workload whatever its template says: it is each pod the
   // controller creates from it that admission refuses (simulate records FailedCreate).
-  auto check_template = [&](const PodTemplateSpec& t, std::string_view kind,
-                            const ObjectMeta& meta, const Source& source) {
+  auto check_template = [&](const PodTemplateSpec& t, std::string_view kind, const ObjectMeta& meta,
+                            const Source& source) {
     Pod probe;
     probe.spec = t.spec;
     if (std::string err = resolver.Admit(probe); !err.empty()) {

@@ -1,11 +1,11 @@
 #include "muster/api/manifests.h"
 
+#include <fstream>
+#include <sstream>
+
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-
-#include <fstream>
-#include <sstream>
 
 #include "muster/api/feature_gates.h"
 #include "muster/api/pod_resources.h"
@@ -128,7 +128,8 @@ TEST(DecodeTest, NegativeAndZeroMinMemberAreRejected) {
 apiVersion: scheduling.x-k8s.io/v1alpha1
 kind: PodGroup
 metadata: {name: g, namespace: team}
-spec: {minMember: )") + value + "}\n";
+spec: {minMember: )") + value +
+                       "}\n";
     LoadResult r = Decode(text, "g.yaml");
     ASSERT_EQ(r.errors.size(), 1u) << value;
     EXPECT_THAT(r.errors[0], HasSubstr("g.yaml: document 1 (PodGroup team/g): spec.minMember: "
@@ -460,7 +461,8 @@ metadata: {name: c}
 apiVersion: v1
 kind: Service
 metadata: {name: s2}
-)", "mixed.yaml");
+)",
+                        "mixed.yaml");
   EXPECT_THAT(r.errors, IsEmpty());
   EXPECT_THAT(r.warnings, ElementsAre("mixed.yaml: skipping 3 object(s) of kinds muster does not "
                                       "model: ConfigMap, Service"));
@@ -472,11 +474,13 @@ TEST(DecodeTest, ListAndJson) {
      "status": {"capacity": {"cpu": "4", "memory": "8Gi", "pods": 110}}},
     {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
      "spec": {"containers": [{"name": "c", "image": "i",
-              "resources": {"requests": {"cpu": 0.5}}}]}}]})", "list.json");
+              "resources": {"requests": {"cpu": 0.5}}}]}}]})",
+                        "list.json");
   ASSERT_THAT(r.errors, IsEmpty());
   ASSERT_EQ(r.manifests.nodes.size(), 1u);
   const Node& n = r.manifests.nodes[0];
-  EXPECT_EQ(n.status.allocatable.Get("cpu")->MilliValue(), 4000) << "allocatable defaults to capacity";
+  EXPECT_EQ(n.status.allocatable.Get("cpu")->MilliValue(), 4000)
+      << "allocatable defaults to capacity";
   EXPECT_EQ(n.status.allocatable.Get("pods")->Value(), 110);
   EXPECT_EQ(PodRequests(r.manifests.pods[0]).milli_cpu, 500);
   EXPECT_EQ(r.manifests.order[1].source.ToString(), "list.json: document 1, items[1]");
@@ -491,10 +495,12 @@ items:
   kind: Node
   metadata: {name: n1}
   status: {capacity: {cpu: lots}}
-)", "l.yaml");
+)",
+                        "l.yaml");
   ASSERT_EQ(r.errors.size(), 1u);
-  EXPECT_EQ(r.errors[0], "l.yaml: document 1, items[0] (Node n1): status.capacity.cpu: invalid "
-                         "quantity \"lots\"");
+  EXPECT_EQ(r.errors[0],
+            "l.yaml: document 1, items[0] (Node n1): status.capacity.cpu: invalid "
+            "quantity \"lots\"");
 }
 
 TEST(DecodeTest, RequestsDefaultToLimits) {
@@ -586,7 +592,8 @@ kind: ReplicaSet
 metadata: {name: b}
 ---
 metadata: {name: c}
-)", "v.yaml");
+)",
+                        "v.yaml");
   ASSERT_EQ(r.errors.size(), 3u);
   EXPECT_EQ(r.errors[0], "v.yaml: document 1 (Pod default/a): apiVersion: Required value");
   EXPECT_THAT(r.errors[1], HasSubstr("(ReplicaSet default/b): apiVersion: no kind \"ReplicaSet\" "
@@ -761,10 +768,12 @@ apiVersion: v1
 kind: Pod
 metadata: {name: missing}
 spec: {priorityClassName: gold, containers: [{name: c, image: i}]}
-)", "p.yaml");
+)",
+                        "p.yaml");
   ASSERT_EQ(r.errors.size(), 1u);
-  EXPECT_EQ(r.errors[0], "p.yaml: document 3 (Pod default/missing): spec.priorityClassName: no "
-                         "PriorityClass with name gold was found");
+  EXPECT_EQ(r.errors[0],
+            "p.yaml: document 3 (Pod default/missing): spec.priorityClassName: no "
+            "PriorityClass with name gold was found");
   EXPECT_EQ(r.manifests.pods[0].Priority(), 1000);
 }
 
@@ -1067,12 +1076,16 @@ profiles:
   - name: Coscheduling
     args: {permitWaitingTimeSeconds: 60}
     extra: 1
-)", "cfg.yaml");
+)",
+                        "cfg.yaml");
   ASSERT_EQ(r.errors.size(), 2u);
-  EXPECT_EQ(r.errors[0], "cfg.yaml: document 1 (KubeSchedulerConfiguration): "
-                         "unknown field \"profiles[0].plugins.sore\"; did you mean \"profiles[0].plugins.score\"?");
-  EXPECT_EQ(r.errors[1], "cfg.yaml: document 1 (KubeSchedulerConfiguration): "
-                         "unknown field \"profiles[0].pluginConfig[0].extra\"");
+  EXPECT_EQ(
+      r.errors[0],
+      "cfg.yaml: document 1 (KubeSchedulerConfiguration): "
+      "unknown field \"profiles[0].plugins.sore\"; did you mean \"profiles[0].plugins.score\"?");
+  EXPECT_EQ(r.errors[1],
+            "cfg.yaml: document 1 (KubeSchedulerConfiguration): "
+            "unknown field \"profiles[0].pluginConfig[0].extra\"");
 }
 
 // kubectl's --validate=strict, the default: a field the API does not have, or a field given
@@ -1311,14 +1324,15 @@ spec: {holderIdentity: a, leaseDuration: 15}
 
 // --validate=warn: the same findings are warnings, and the objects are decoded; ignore: nothing.
 TEST(DecodeTest, FieldValidationWarnAndIgnore) {
-  const std::string pod = std::string(kPodHead) +
-                          "spec: {nodeSelectr: {a: b}, containers: [{name: c}]}\n";
+  const std::string pod =
+      std::string(kPodHead) + "spec: {nodeSelectr: {a: b}, containers: [{name: c}]}\n";
   LoadResult warn;
   warn.field_validation = FieldValidation::kWarn;
   DecodeText(pod, "in.yaml", warn);
   EXPECT_THAT(warn.errors, IsEmpty());
   EXPECT_THAT(warn.warnings,
-              ElementsAre("in.yaml: document 1 (Pod default/p): unknown field \"spec.nodeSelectr\"; did you mean \"spec.nodeSelector\"?"));
+              ElementsAre("in.yaml: document 1 (Pod default/p): unknown field "
+                          "\"spec.nodeSelectr\"; did you mean \"spec.nodeSelector\"?"));
   EXPECT_EQ(warn.manifests.pods.size(), 1u);
   LoadResult ignore;
   ignore.field_validation = FieldValidation::kIgnore;
@@ -1328,11 +1342,15 @@ TEST(DecodeTest, FieldValidationWarnAndIgnore) {
   // A KubeSchedulerConfiguration is strict whatever --validate says, as kube-scheduler decodes.
   LoadResult config;
   config.field_validation = FieldValidation::kIgnore;
-  DecodeText("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
-             "percentageOfNodeToScore: 50\n",
-             "cfg.yaml", config);
-  EXPECT_THAT(config.errors, ElementsAre("cfg.yaml: document 1 (KubeSchedulerConfiguration): "
-                                         "unknown field \"percentageOfNodeToScore\"; did you mean \"percentageOfNodesToScore\"?"));
+  DecodeText(
+      "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+      "percentageOfNodeToScore: 50\n",
+      "cfg.yaml", config);
+  EXPECT_THAT(
+      config.errors,
+      ElementsAre(
+          "cfg.yaml: document 1 (KubeSchedulerConfiguration): "
+          "unknown field \"percentageOfNodeToScore\"; did you mean \"percentageOfNodesToScore\"?"));
   EXPECT_EQ(ParseFieldValidation("warn"), FieldValidation::kWarn);
   EXPECT_EQ(ParseFieldValidation("false"), FieldValidation::kIgnore);
   EXPECT_EQ(ParseFieldValidation("loose"), std::nullopt);
@@ -1344,7 +1362,8 @@ TEST(DecodeTest, PodLevelResourcesCount) {
   LoadResult r = Decode(std::string(kPodHead) + R"(spec:
   resources: {requests: {cpu: 2, hugepages-2Mi: 4Mi}, limits: {hugepages-2Mi: 4Mi}}
   containers: [{name: a, resources: {requests: {cpu: 500m, memory: 1Gi}}}, {name: b}]
-)", "in.yaml");
+)",
+                        "in.yaml");
   ASSERT_THAT(r.errors, IsEmpty());
   const Pod& pod = r.manifests.pods[0];
   ASSERT_NE(pod.spec.resources, nullptr);
@@ -1362,7 +1381,8 @@ TEST(DecodeTest, PodLevelRequestsDefaultAsTheApiServerDefaultsThem) {
   containers:
   - {name: a, resources: {requests: {cpu: 500m}}}
   - {name: b, resources: {limits: {cpu: 1, hugepages-2Mi: 2Mi}}}
-)", "in.yaml");
+)",
+                        "in.yaml");
   ASSERT_THAT(r.errors, IsEmpty());
   const PodLevelResources& level = *r.manifests.pods[0].spec.resources;
   EXPECT_EQ(level.requests.Get("cpu")->String(), "1500m");
@@ -1411,10 +1431,12 @@ TEST(DecodeTest, PodLevelResourcesAreValidatedAsTheApiServerValidatesThem) {
 
 TEST(DecodeTest, LeaderElectionIsValidatedAsUpstreamValidatesIt) {
   auto errors = [](const std::string& leader_election) {
-    return Decode("apiVersion: kubescheduler.config.k8s.io/v1\n"
-                  "kind: KubeSchedulerConfiguration\n"
-                  "leaderElection: " + leader_election + "\n",
-                  "cfg.yaml")
+    return Decode(
+               "apiVersion: kubescheduler.config.k8s.io/v1\n"
+               "kind: KubeSchedulerConfiguration\n"
+               "leaderElection: " +
+                   leader_election + "\n",
+               "cfg.yaml")
         .errors;
   };
   const std::string at = "cfg.yaml: document 1 (KubeSchedulerConfiguration): leaderElection.";
@@ -1625,8 +1647,7 @@ TEST(DecodeTest, StrayCommaIsAnErrorNotAHang) {
   LoadResult r = Decode(",\n", "bad.yaml");
   EXPECT_THAT(r.errors, ElementsAre("bad.yaml: line 1, column 1: invalid YAML: a document "
                                     "cannot start here"));
-  r = Decode("apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n---\n\"x\" , y\n",
-             "bad.yaml");
+  r = Decode("apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n---\n\"x\" , y\n", "bad.yaml");
   EXPECT_THAT(r.errors, ElementsAre("bad.yaml: line 5, column 5: invalid YAML: a document "
                                     "cannot start here"));
 }

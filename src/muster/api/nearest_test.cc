@@ -20,7 +20,7 @@ TEST(Nearest, SuggestsOnlyLikelyMisspellings) {
   EXPECT_EQ(Nearest("nodename", fields), "nodeName");
   EXPECT_EQ(Nearest("affinity", fields), std::nullopt);  // nothing near
   EXPECT_EQ(Nearest("nodeName", fields), std::nullopt);  // not misspelt
-  EXPECT_EQ(Nearest("ab", {"ac"}), std::nullopt);         // one edit in two letters is too many
+  EXPECT_EQ(Nearest("ab", {"ac"}), std::nullopt);        // one edit in two letters is too many
   EXPECT_EQ(DidYouMean("PodGrop", {"PodGroup", "Pod"}), "; did you mean \"PodGroup\"?");
   EXPECT_EQ(DidYouMean("Widget", {"PodGroup", "Pod"}), "");
 }

@@ -1,9 +1,9 @@
 #include "muster/api/node_selector.h"
 
-#include <gtest/gtest.h>
-
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 namespace muster::api {
 namespace {

@@ -1,14 +1,14 @@
 // The pieces of objects that several kinds share: metadata, selectors, the pod spec, conditions.
 
-#include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
 #include <cctype>
 #include <limits>
 #include <set>
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
 
 #include "muster/api/decoder.h"
 #include "muster/api/feature_gates.h"
@@ -121,25 +121,25 @@ std::map<std::string, std::string> ReadAnnotations(Decoder& d, const YAML::Node&
                                                    const std::string& path) {
   std::map<std::string, std::string> annotations;
   size_t bytes = 0;
-  ReadMapEntries(d, n, path,
-                 [&](const std::string& key, const YAML::Node& v, const std::string& p) {
-                   std::string value = ReadString(d, v, p).value_or("");
-                   if (!d.Served()) {
-                     // Checked in lower case, as upstream's; most keys are already, and
-                     // are not copied.
-                     std::string lower;
-                     const bool upper = std::any_of(
-                         key.begin(), key.end(), [](unsigned char c) { return std::isupper(c); });
-                     if (upper) {
-                       lower = key;
-                       std::transform(lower.begin(), lower.end(), lower.begin(),
-                                      [](unsigned char c) { return std::tolower(c); });
-                     }
-                     ReportInvalid(d, path, key, LabelKeyErrors(upper ? lower : key));
-                     bytes += key.size() + value.size();
-                   }
-                   annotations[key] = std::move(value);
-                 });
+  ReadMapEntries(
+      d, n, path, [&](const std::string& key, const YAML::Node& v, const std::string& p) {
+        std::string value = ReadString(d, v, p).value_or("");
+        if (!d.Served()) {
+          // Checked in lower case, as upstream's; most keys are already, and
+          // are not copied.
+          std::string lower;
+          const bool upper =
+              std::any_of(key.begin(), key.end(), [](unsigned char c) { return std::isupper(c); });
+          if (upper) {
+            lower = key;
+            std::transform(lower.begin(), lower.end(), lower.begin(),
+                           [](unsigned char c) { return std::tolower(c); });
+          }
+          ReportInvalid(d, path, key, LabelKeyErrors(upper ? lower : key));
+          bytes += key.size() + value.size();
+        }
+        annotations[key] = std::move(value);
+      });
   if (bytes > kTotalAnnotationSizeLimit) {
     d.Error(path,
             fmt::format("Too long: may not be more than {} bytes", kTotalAnnotationSizeLimit));
@@ -443,25 +443,10 @@ Container ReadContainer(Decoder& d, const YAML::Node& n, const std::string& path
   Container c;
   Map m(d, n, path);
   // What the kubelet reads and the scheduler does not.
-  m.Known({"command",
-           "args",
-           "workingDir",
-           "envFrom",
-           "env",
-           "resizePolicy",
-           "volumeMounts",
-           "volumeDevices",
-           "livenessProbe",
-           "readinessProbe",
-           "startupProbe",
-           "lifecycle",
-           "terminationMessagePath",
-           "terminationMessagePolicy",
-           "imagePullPolicy",
-           "securityContext",
-           "stdin",
-           "stdinOnce",
-           "tty"});
+  m.Known({"command", "args", "workingDir", "envFrom", "env", "resizePolicy", "volumeMounts",
+           "volumeDevices", "livenessProbe", "readinessProbe", "startupProbe", "lifecycle",
+           "terminationMessagePath", "terminationMessagePolicy", "imagePullPolicy",
+           "securityContext", "stdin", "stdinOnce", "tty"});
   c.name = ReadString(d, m.Get("name"), m.Path("name")).value_or("");
   c.image = Symbol(ReadString(d, m.Get("image"), m.Path("image")).value_or(""));
   {
@@ -938,7 +923,8 @@ namespace {
 // The node declared features a pod spec needs (api/node_features.h), as upstream's
 // InferForPodScheduling finds them. The fields it looks at are the kubelet's: they are read here
 // for this alone, without a type check of their own (the API server's).
-NodeFeatureSet InferRequiredNodeFeatures(Map& m, bool host_network, std::optional<bool> host_users) {
+NodeFeatureSet InferRequiredNodeFeatures(Map& m, bool host_network,
+                                         std::optional<bool> host_users) {
   auto items = [](const YAML::Node& n, auto&& each) {
     if (!n || !n.IsSequence()) return;
     for (const YAML::Node& item : n) {

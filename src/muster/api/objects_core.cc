@@ -1,11 +1,11 @@
 // The core/v1 kinds (Pod, Node, Namespace, Binding) and Events (core/v1 and events.k8s.io/v1).
 
-#include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
 
 #include "muster/api/decoder.h"
 #include "muster/api/kinds.h"

@@ -1,11 +1,11 @@
 // PodDisruptionBudget (policy/v1) and Lease (coordination.k8s.io/v1).
 
-#include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
 
 #include "muster/api/decoder.h"
 #include "muster/api/kinds.h"

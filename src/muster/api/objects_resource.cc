@@ -6,14 +6,14 @@
 // Fields of alpha features muster does not model (consumable capacity, binding conditions) are
 // refused; read from a cluster, which validated them, they are a warning there instead.
 
-#include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <set>
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
 
 #include "muster/api/cel.h"
 #include "muster/api/decoder.h"

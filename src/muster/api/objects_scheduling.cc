@@ -1,9 +1,6 @@
 // The scheduling kinds: PodGroup (scheduler-plugins' CRD, both its API groups), Kubernetes' own
 // gang API (scheduling.k8s.io Workload and PodGroup, in each version) and PriorityClass.
 
-#include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
 #include <climits>
 #include <cstdint>
@@ -13,6 +10,9 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
 
 #include "muster/api/decoder.h"
 #include "muster/api/feature_gates.h"

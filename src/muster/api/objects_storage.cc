@@ -3,13 +3,13 @@
 // and validation are the API server's (pkg/apis/core and pkg/apis/storage: v1 defaults,
 // validation) for the fields the volume plugins read.
 
-#include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
 #include <span>
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
 
 #include "muster/api/decoder.h"
 #include "muster/api/kinds.h"

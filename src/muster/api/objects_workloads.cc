@@ -1,14 +1,14 @@
 // The workloads whose pods the simulation makes: ReplicaSet, Deployment, StatefulSet (apps/v1) and
 // Job (batch/v1).
 
-#include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
 #include <map>
 #include <set>
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
 
 #include "muster/api/decoder.h"
 #include "muster/api/kinds.h"

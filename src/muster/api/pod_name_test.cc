@@ -1,8 +1,8 @@
 #include "muster/api/pod_name.h"
 
-#include <gtest/gtest.h>
-
 #include <unordered_set>
+
+#include <gtest/gtest.h>
 
 #include "muster/api/testing/builders.h"
 

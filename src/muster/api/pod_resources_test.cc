@@ -107,9 +107,12 @@ TEST(PodRequestsTest, FitRequestsCountThePod) {
 }
 
 TEST(ResourceTest, FromListUsesUpstreamUnits) {
-  ResourceList list = testing::MakeResourceList(
-      {{"cpu", "1.5"}, {"memory", "1Gi"}, {"pods", "110"}, {"ephemeral-storage", "10G"},
-       {"example.com/foo", "3"}, {"unknown", "7"}});
+  ResourceList list = testing::MakeResourceList({{"cpu", "1.5"},
+                                                 {"memory", "1Gi"},
+                                                 {"pods", "110"},
+                                                 {"ephemeral-storage", "10G"},
+                                                 {"example.com/foo", "3"},
+                                                 {"unknown", "7"}});
   Resource r = Resource::FromList(list);
   EXPECT_EQ(r.milli_cpu, 1500);
   EXPECT_EQ(r.memory, int64_t{1} << 30);
@@ -248,10 +251,8 @@ TEST(ResizeTest, ShrinkInProgressCountsTheLargerActuatedValue) {
 }
 
 TEST(ResizeTest, GrowthNotYetAdmittedCountsTheSpec) {
-  Pod pod = MakePod()
-                .Req({{"cpu", "3"}})
-                .ContainerStatus("c0", {{"cpu", "2"}}, {{"cpu", "2"}})
-                .Obj();
+  Pod pod =
+      MakePod().Req({{"cpu", "3"}}).ContainerStatus("c0", {{"cpu", "2"}}, {{"cpu", "2"}}).Obj();
   EXPECT_EQ(PodRequests(pod).milli_cpu, 3000);
 }
 
@@ -288,10 +289,7 @@ TEST(ResizeTest, InfeasibleResizeCountsNothingForAContainerWithoutStatus) {
 
 TEST(ResizeTest, ActuatedFallsBackToAllocated) {
   // No resources.requests reported: the actuated sum reads allocatedResources.
-  Pod pod = MakePod()
-                .Req({{"memory", "1Gi"}})
-                .ContainerStatus("c0", {{"memory", "2Gi"}}, {})
-                .Obj();
+  Pod pod = MakePod().Req({{"memory", "1Gi"}}).ContainerStatus("c0", {{"memory", "2Gi"}}, {}).Obj();
   EXPECT_EQ(PodRequests(pod).memory, int64_t{2} << 30);
 }
 

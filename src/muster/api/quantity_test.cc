@@ -1,13 +1,13 @@
 #include "muster/api/quantity.h"
 
-#include <gtest/gtest.h>
-
 #include <climits>
 #include <cstdint>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 namespace muster::api {
 namespace {

@@ -72,8 +72,9 @@ void ResourceList::Set(Symbol name, Quantity q) {
       return;
     }
   }
-  auto pos = std::lower_bound(entries_.begin(), entries_.end(), name.str(),
-                              [](const Entry& e, std::string_view text) { return e.first.str() < text; });
+  auto pos =
+      std::lower_bound(entries_.begin(), entries_.end(), name.str(),
+                       [](const Entry& e, std::string_view text) { return e.first.str() < text; });
   entries_.insert(pos, Entry{name, q});
 }
 
@@ -156,10 +157,13 @@ bool Resource::IsZero() const {
 
 ResourceList Resource::ToList() const {
   ResourceList list;
-  if (milli_cpu != 0) list.Set(kResourceCPU, Quantity::FromMilli(milli_cpu, QuantityFormat::kDecimalSI));
-  if (memory != 0) list.Set(kResourceMemory, Quantity::FromValue(memory, QuantityFormat::kBinarySI));
+  if (milli_cpu != 0)
+    list.Set(kResourceCPU, Quantity::FromMilli(milli_cpu, QuantityFormat::kDecimalSI));
+  if (memory != 0)
+    list.Set(kResourceMemory, Quantity::FromValue(memory, QuantityFormat::kBinarySI));
   if (ephemeral_storage != 0) {
-    list.Set(kResourceEphemeralStorage, Quantity::FromValue(ephemeral_storage, QuantityFormat::kBinarySI));
+    list.Set(kResourceEphemeralStorage,
+             Quantity::FromValue(ephemeral_storage, QuantityFormat::kBinarySI));
   }
   if (allowed_pod_number != 0) {
     list.Set(kResourcePods, Quantity::FromValue(allowed_pod_number, QuantityFormat::kDecimalSI));

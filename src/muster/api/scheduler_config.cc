@@ -36,19 +36,19 @@ std::vector<std::pair<std::string, std::string>> LeaderElectionProblems(
     invalid("renewDeadline", l.renew_deadline,
             "renewDeadline must be greater than retryPeriod*JitterFactor (1.2)");
   }
-  for (const auto& [field, value] : {std::pair<std::string, const std::string*>{
-                                         "resourceLock", &l.resource_lock},
-                                     {"resourceNamespace", &l.resource_namespace},
-                                     {"resourceName", &l.resource_name}}) {
+  for (const auto& [field, value] :
+       {std::pair<std::string, const std::string*>{"resourceLock", &l.resource_lock},
+        {"resourceNamespace", &l.resource_namespace},
+        {"resourceName", &l.resource_name}}) {
     if (value->empty()) {
       problems.emplace_back(field, fmt::format("Invalid value: \"\": {} is required", field));
     }
   }
   if (!l.resource_lock.empty() && l.resource_lock != "leases") {
     // The other locks (endpoints, configmaps and their *leases pairs) are gone from client-go.
-    problems.emplace_back("resourceLock",
-                          fmt::format("Unsupported value: \"{}\": supported values: \"leases\"",
-                                      l.resource_lock));
+    problems.emplace_back(
+        "resourceLock",
+        fmt::format("Unsupported value: \"{}\": supported values: \"leases\"", l.resource_lock));
   }
   return problems;
 }
@@ -81,14 +81,19 @@ PluginSet ReadPluginSet(Decoder& d, const YAML::Node& n, const std::string& path
 Plugins ReadPlugins(Decoder& d, const YAML::Node& n, const std::string& path) {
   Plugins plugins;
   Map m(d, n, path, Fields::kStrict);
-  const std::pair<std::string_view, PluginSet*> points[] = {
-      {"preEnqueue", &plugins.pre_enqueue}, {"queueSort", &plugins.queue_sort},
-      {"preFilter", &plugins.pre_filter},   {"filter", &plugins.filter},
-      {"postFilter", &plugins.post_filter}, {"preScore", &plugins.pre_score},
-      {"score", &plugins.score},            {"reserve", &plugins.reserve},
-      {"permit", &plugins.permit},          {"preBind", &plugins.pre_bind},
-      {"bind", &plugins.bind},              {"postBind", &plugins.post_bind},
-      {"multiPoint", &plugins.multi_point}};
+  const std::pair<std::string_view, PluginSet*> points[] = {{"preEnqueue", &plugins.pre_enqueue},
+                                                            {"queueSort", &plugins.queue_sort},
+                                                            {"preFilter", &plugins.pre_filter},
+                                                            {"filter", &plugins.filter},
+                                                            {"postFilter", &plugins.post_filter},
+                                                            {"preScore", &plugins.pre_score},
+                                                            {"score", &plugins.score},
+                                                            {"reserve", &plugins.reserve},
+                                                            {"permit", &plugins.permit},
+                                                            {"preBind", &plugins.pre_bind},
+                                                            {"bind", &plugins.bind},
+                                                            {"postBind", &plugins.post_bind},
+                                                            {"multiPoint", &plugins.multi_point}};
   for (const auto& [field, set] : points) *set = ReadPluginSet(d, m.Get(field), m.Path(field));
   return plugins;
 }
@@ -237,7 +242,9 @@ SchedulerConfiguration ReadSchedulerConfig(Decoder& d, Map& m, const std::string
   c.api_version = api_version;
   c.source = d.source().ToString();
   if (auto p = ReadInt(d, m.Get("parallelism"), "parallelism")) {
-    if (*p <= 0) d.Error("parallelism", fmt::format("Invalid value: {}: should be an integer value greater than zero", *p));
+    if (*p <= 0)
+      d.Error("parallelism",
+              fmt::format("Invalid value: {}: should be an integer value greater than zero", *p));
     c.parallelism = static_cast<int32_t>(*p);
   }
   {
@@ -254,9 +261,8 @@ SchedulerConfiguration ReadSchedulerConfig(Decoder& d, Map& m, const std::string
         ReadString(d, le.Get("resourceLock"), le.Path("resourceLock")).value_or(l.resource_lock);
     l.resource_name =
         ReadString(d, le.Get("resourceName"), le.Path("resourceName")).value_or(l.resource_name);
-    l.resource_namespace =
-        ReadString(d, le.Get("resourceNamespace"), le.Path("resourceNamespace"))
-            .value_or(l.resource_namespace);
+    l.resource_namespace = ReadString(d, le.Get("resourceNamespace"), le.Path("resourceNamespace"))
+                               .value_or(l.resource_namespace);
     if (l.leader_elect) ValidateLeaderElection(d, le, l);
   }
   {
@@ -268,16 +274,19 @@ SchedulerConfiguration ReadSchedulerConfig(Decoder& d, Map& m, const std::string
     cl.content_type =
         ReadString(d, cc.Get("contentType"), cc.Path("contentType")).value_or(cl.content_type);
     cl.qps = ReadNumber(d, cc.Get("qps"), cc.Path("qps")).value_or(cl.qps);
-    cl.burst = static_cast<int32_t>(ReadInt(d, cc.Get("burst"), cc.Path("burst")).value_or(cl.burst));
+    cl.burst =
+        static_cast<int32_t>(ReadInt(d, cc.Get("burst"), cc.Path("burst")).value_or(cl.burst));
   }
   c.percentage_of_nodes_to_score = ReadPercentage(d, m, "percentageOfNodesToScore");
   if (auto v = ReadInt(d, m.Get("podInitialBackoffSeconds"), "podInitialBackoffSeconds", INT64_MIN,
                        INT64_MAX)) {
-    if (*v <= 0) d.Error("podInitialBackoffSeconds", fmt::format("Invalid value: {}: must be greater than 0", *v));
+    if (*v <= 0)
+      d.Error("podInitialBackoffSeconds",
+              fmt::format("Invalid value: {}: must be greater than 0", *v));
     c.pod_initial_backoff_seconds = *v;
   }
-  if (auto v = ReadInt(d, m.Get("podMaxBackoffSeconds"), "podMaxBackoffSeconds", INT64_MIN,
-                       INT64_MAX)) {
+  if (auto v =
+          ReadInt(d, m.Get("podMaxBackoffSeconds"), "podMaxBackoffSeconds", INT64_MIN, INT64_MAX)) {
     c.pod_max_backoff_seconds = *v;
   }
   if (c.pod_max_backoff_seconds < c.pod_initial_backoff_seconds) {

@@ -35,8 +35,9 @@ struct Plugins {
 
 struct PluginConfig {
   std::string name;
-  YAML::Node args;         // null when absent
-  std::string error_prefix;  // "file: document N (KubeSchedulerConfiguration): profiles[0].pluginConfig[1].args"
+  YAML::Node args;           // null when absent
+  std::string error_prefix;  // "file: document N (KubeSchedulerConfiguration):
+                             // profiles[0].pluginConfig[1].args"
 };
 
 struct SchedulerProfile {

@@ -1,10 +1,10 @@
 #include "muster/api/semver.h"
 
-#include <gtest/gtest.h>
-
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 namespace muster::api {
 namespace {

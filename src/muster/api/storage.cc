@@ -23,7 +23,6 @@ std::vector<std::string_view> AccessModes::Names() const {
   return names;
 }
 
-
 std::string_view PersistentVolume::ClassName() const {
   if (const std::string* a = Annotation(metadata, kBetaStorageClassAnnotation)) return *a;
   return spec.storage_class_name;

@@ -1,11 +1,11 @@
 #include "muster/api/taints.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <array>
 #include <iterator>
 #include <string>
+
+#include <fmt/format.h>
 
 #include "muster/api/feature_gates.h"
 
@@ -121,7 +121,7 @@ namespace {
 // Lt and Gt, kept out of line: Tolerates runs for every taint of every node a pod is filtered
 // on, and the parsing would keep it (and the filters' loops around it) from being inlined.
 [[gnu::noinline, gnu::cold]] bool ToleratesByComparison(TolerationOperator op, Symbol value,
-                                                         Symbol taint_value) {
+                                                        Symbol taint_value) {
   if (!Features().Enabled(Feature::kTaintTolerationComparisonOperators)) return false;
   const std::optional<int64_t> mine = ParseCanonicalInt(value.str());
   const std::optional<int64_t> theirs = ParseCanonicalInt(taint_value.str());
@@ -204,8 +204,8 @@ std::vector<FieldError> ValidateToleration(const Toleration& toleration, std::st
       if (v.empty()) {
         errors.push_back(FieldError::Invalid(value_path, v, "must be non-empty"));
       } else if (!LooksCanonical(v)) {
-        errors.push_back(
-            FieldError::Invalid(value_path, v, "must be a valid decimal integer in canonical form"));
+        errors.push_back(FieldError::Invalid(value_path, v,
+                                             "must be a valid decimal integer in canonical form"));
       }
       if (std::string_view why; !GoParseInt(v, &why)) {
         errors.push_back(FieldError::Invalid(

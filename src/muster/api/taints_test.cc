@@ -1,9 +1,9 @@
 #include "muster/api/taints.h"
 
-#include <gtest/gtest.h>
-
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "muster/api/feature_gates.h"
 
@@ -158,12 +158,12 @@ TEST(TolerationTest, ComparisonOperatorsLikeUpstream) {
         << TolerationOperatorName(c.op) << " " << c.toleration << " / taint " << c.taint;
   }
   // Key and effect rules are Equal's.
-  EXPECT_FALSE(MakeToleration("sla", kGt, "1", kNoSchedule)
-                   .Tolerates(MakeTaint("other", "5", kNoSchedule)));
-  EXPECT_FALSE(MakeToleration("sla", kGt, "1", kNoSchedule)
-                   .Tolerates(MakeTaint("sla", "5", kNoExecute)));
-  EXPECT_TRUE(MakeToleration("sla", kGt, "1", std::nullopt)
-                  .Tolerates(MakeTaint("sla", "5", kNoExecute)));
+  EXPECT_FALSE(
+      MakeToleration("sla", kGt, "1", kNoSchedule).Tolerates(MakeTaint("other", "5", kNoSchedule)));
+  EXPECT_FALSE(
+      MakeToleration("sla", kGt, "1", kNoSchedule).Tolerates(MakeTaint("sla", "5", kNoExecute)));
+  EXPECT_TRUE(
+      MakeToleration("sla", kGt, "1", std::nullopt).Tolerates(MakeTaint("sla", "5", kNoExecute)));
 }
 
 TEST(TolerationTest, ComparisonOperatorsTolerateNothingWithTheirGateOff) {
@@ -201,10 +201,11 @@ TEST(TolerationValidationTest, ComparisonOperators) {
                 "canonical form",
                 "t[0].value: Invalid value: \"abc\": strconv.ParseInt: parsing \"abc\": invalid "
                 "syntax"}));
-  EXPECT_EQ(validate(TolerationOperator::kLt, ""),
-            (std::vector<std::string>{
-                "t[0].value: Invalid value: \"\": must be non-empty",
-                "t[0].value: Invalid value: \"\": strconv.ParseInt: parsing \"\": invalid syntax"}));
+  EXPECT_EQ(
+      validate(TolerationOperator::kLt, ""),
+      (std::vector<std::string>{
+          "t[0].value: Invalid value: \"\": must be non-empty",
+          "t[0].value: Invalid value: \"\": strconv.ParseInt: parsing \"\": invalid syntax"}));
   EXPECT_EQ(validate(TolerationOperator::kGt, "99999999999999999999"),
             std::vector<std::string>{
                 "t[0].value: Invalid value: \"99999999999999999999\": strconv.ParseInt: parsing "

@@ -14,8 +14,8 @@ struct Unit {
   std::string_view name;
   double micros;
 };
-constexpr Unit kUnits[] = {{"ns", 1e-3}, {"us", 1}, {"\xC2\xB5s", 1}, {"\xCE\xBCs", 1}, {"ms", 1e3},
-                           {"s", 1e6},   {"m", 60e6}, {"h", 3600e6}};
+constexpr Unit kUnits[] = {{"ns", 1e-3}, {"us", 1},  {"\xC2\xB5s", 1}, {"\xCE\xBCs", 1},
+                           {"ms", 1e3},  {"s", 1e6}, {"m", 60e6},      {"h", 3600e6}};
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 

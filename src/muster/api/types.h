@@ -464,8 +464,15 @@ Symbol PodGroupName(const Pod& pod);
 // in schedulingConstraints.topology: the node label whose one domain its members share.
 inline constexpr std::string_view kTopologyKeyAnnotation = "muster.dev/topology-key";
 
-enum class PodGroupPhase { kPending, kPreScheduling, kScheduling, kScheduled, kRunning, kFinished,
-                           kFailed };
+enum class PodGroupPhase {
+  kPending,
+  kPreScheduling,
+  kScheduling,
+  kScheduled,
+  kRunning,
+  kFinished,
+  kFailed
+};
 std::string_view PodGroupPhaseName(PodGroupPhase p);
 std::optional<PodGroupPhase> ParsePodGroupPhase(std::string_view s);
 
@@ -716,8 +723,7 @@ struct PersistentVolumeClaim {
 };
 
 enum class VolumeBindingMode { kImmediate, kWaitForFirstConsumer };
-inline constexpr std::string_view kVolumeBindingModeNames[] = {"Immediate",
-                                                               "WaitForFirstConsumer"};
+inline constexpr std::string_view kVolumeBindingModeNames[] = {"Immediate", "WaitForFirstConsumer"};
 inline std::string_view VolumeBindingModeName(VolumeBindingMode m) {
   return kVolumeBindingModeNames[static_cast<size_t>(m)];
 }

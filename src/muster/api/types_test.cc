@@ -10,10 +10,12 @@ namespace {
 using testing::MakePod;
 
 TEST(PodGroupName, TheCurrentLabelFirstThenTheOlderOne) {
-  EXPECT_EQ(PodGroupName(MakePod().Name("a").Label("scheduling.x-k8s.io/pod-group", "x").Obj()).str(),
-            "x");
-  EXPECT_EQ(PodGroupName(MakePod().Name("b").Label("pod-group.scheduling.sigs.k8s.io", "y").Obj()).str(),
-            "y");
+  EXPECT_EQ(
+      PodGroupName(MakePod().Name("a").Label("scheduling.x-k8s.io/pod-group", "x").Obj()).str(),
+      "x");
+  EXPECT_EQ(
+      PodGroupName(MakePod().Name("b").Label("pod-group.scheduling.sigs.k8s.io", "y").Obj()).str(),
+      "y");
   EXPECT_EQ(PodGroupName(MakePod()
                              .Name("c")
                              .Label("pod-group.scheduling.sigs.k8s.io", "old")

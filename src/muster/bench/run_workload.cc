@@ -1,10 +1,5 @@
 #include "muster/bench/run_workload.h"
 
-#include <fmt/format.h>
-#include <malloc.h>
-#include <sys/resource.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <fstream>
@@ -12,6 +7,11 @@
 #include <memory>
 #include <random>
 #include <unordered_map>
+
+#include <fmt/format.h>
+#include <malloc.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "muster/api/cel.h"
 #include "muster/api/gang.h"
@@ -54,7 +54,8 @@ api::SchedulerConfiguration CoschedulingConfig(bool backoff, const std::string& 
   profile.plugins = plugins;
   api::PluginConfig args;
   args.name = plugins::coscheduling::kName;
-  args.args = YAML::Load(fmt::format("{{mode: {}{}}}", mode, backoff ? ", podGroupBackoffSeconds: 10" : ""));
+  args.args = YAML::Load(
+      fmt::format("{{mode: {}{}}}", mode, backoff ? ", podGroupBackoffSeconds: 10" : ""));
   args.error_prefix = config.source;
   profile.plugin_config.push_back(std::move(args));
   config.profiles.push_back(profile);
@@ -83,7 +84,6 @@ void ResetPeakRss() {
   std::ofstream clear_refs("/proc/self/clear_refs");
   clear_refs << "5";
 }
-
 
 // Watches bindings as a client of the cluster would: pods bound per namespace (ever bound: a
 // later deletion does not uncount them) and per PodGroup, checking that no group is ever seen
@@ -230,8 +230,8 @@ class Run {
 
 bool Run::Setup() {
   std::vector<std::string> errors;
-  const api::SchedulerConfiguration config =
-      CoschedulingConfig(workload_.profile == Profile::kCoschedulingWithBackoff, options_.gang_mode);
+  const api::SchedulerConfiguration config = CoschedulingConfig(
+      workload_.profile == Profile::kCoschedulingWithBackoff, options_.gang_mode);
   // The host subscribes the scheduler first: its informers see each change before the tracker
   // counts it.
   host_ = host::Host::Create(cluster_, clock_,

@@ -33,9 +33,9 @@ struct Progress {
 };
 
 struct RunOptions {
-  std::optional<int32_t> nodes;  // the workload's node count when unset
-  std::optional<int32_t> pods;   // the workload's measured pod count when unset
-  uint64_t seed = 0;             // node and pod name suffixes, the scheduler's tie-breaks
+  std::optional<int32_t> nodes;     // the workload's node count when unset
+  std::optional<int32_t> pods;      // the workload's measured pod count when unset
+  uint64_t seed = 0;                // node and pod name suffixes, the scheduler's tie-breaks
   std::string gang_mode = "Group";  // Coscheduling's mode (args.mode) in the gang workloads
   // Called about four times a second while the workload runs.
   std::function<void(const Progress&)> progress;

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <array>
-#include <span>
 #include <cstdlib>
+#include <span>
 
 namespace muster::bench {
 namespace {

@@ -5,10 +5,10 @@
 #include <fmt/format.h>
 
 #include "muster/bench/run_workload.h"
-#include "muster/report/bench_output.h"
 #include "muster/bench/workloads.h"
 #include "muster/cli/progress.h"
 #include "muster/cli/validate.h"
+#include "muster/report/bench_output.h"
 
 namespace muster::cli {
 namespace {

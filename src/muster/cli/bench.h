@@ -19,9 +19,9 @@ struct BenchFlags {
 };
 
 // `muster bench`: runs the workloads and prints what each measured, with a progress line on
-// `err` while a run is long (with flags.progress). Returns 0; 1 when a run is not valid (pods left unbound, a gang
-// bound below minMember), its errors on `err`; 2 for bad usage (an unknown workload is listed
-// with the known ones).
+// `err` while a run is long (with flags.progress). Returns 0; 1 when a run is not valid (pods left
+// unbound, a gang bound below minMember), its errors on `err`; 2 for bad usage (an unknown workload
+// is listed with the known ones).
 int RunBench(const BenchFlags& flags, std::ostream& out, std::ostream& err);
 
 }  // namespace muster::cli

@@ -1,16 +1,16 @@
 #include "muster/cli/capacity.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <limits>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <ostream>
 #include <set>
 #include <utility>
 #include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "muster/api/gang.h"
 #include "muster/api/pod_resources.h"

@@ -1,12 +1,12 @@
 #include "muster/cli/compare.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <memory>
 #include <ostream>
 #include <sstream>
 #include <utility>
+
+#include <fmt/format.h>
 
 #include "muster/cli/progress.h"
 #include "muster/cli/report_file.h"

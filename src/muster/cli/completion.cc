@@ -1,12 +1,12 @@
 #include "muster/cli/completion.h"
 
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-
 #include <ostream>
 #include <set>
 #include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "muster/bench/workloads.h"
 
@@ -15,13 +15,21 @@ namespace {
 
 // Flags whose value is a file or a folder.
 bool TakesFile(const std::string& flag) {
-  static const std::set<std::string> kFiles = {
-      "--filename", "-f", "--config", "--report", "--kubeconfig", "--tls-cert-file",
-      "--tls-private-key-file", "--authentication-kubeconfig", "--authorization-kubeconfig"};
+  static const std::set<std::string> kFiles = {"--filename",
+                                               "-f",
+                                               "--config",
+                                               "--report",
+                                               "--kubeconfig",
+                                               "--tls-cert-file",
+                                               "--tls-private-key-file",
+                                               "--authentication-kubeconfig",
+                                               "--authorization-kubeconfig"};
   return kFiles.contains(flag);
 }
 
-std::string Words(const std::vector<std::string>& words) { return fmt::format("{}", fmt::join(words, " ")); }
+std::string Words(const std::vector<std::string>& words) {
+  return fmt::format("{}", fmt::join(words, " "));
+}
 
 }  // namespace
 
@@ -53,7 +61,8 @@ bool WriteCompletion(const CLI::App& app, const std::string& shell, std::ostream
   }
   if (shell == "zsh") {
     out << "#compdef muster\n"
-           "# muster's completion for zsh: eval \"$(muster completion zsh)\", or save it as _muster\n"
+           "# muster's completion for zsh: eval \"$(muster completion zsh)\", or save it as "
+           "_muster\n"
            "# in a folder of $fpath. It runs the bash completion through zsh's bashcompinit.\n"
            "autoload -U +X bashcompinit && bashcompinit\n";
   } else {
@@ -70,7 +79,8 @@ bool WriteCompletion(const CLI::App& app, const std::string& shell, std::ostream
          "  case \"$prev\" in\n"
       << fmt::format("    {})\n", fmt::join(file_flags, "|"))
       << "      COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n"
-         "    -o|--output) COMPREPLY=($(compgen -W \"table wide json yaml\" -- \"$cur\")); return ;;\n"
+         "    -o|--output) COMPREPLY=($(compgen -W \"table wide json yaml\" -- \"$cur\")); return "
+         ";;\n"
          "    --validate) COMPREPLY=($(compgen -W \"strict warn ignore\" -- \"$cur\")); return ;;\n"
          "    --logging-format) COMPREPLY=($(compgen -W \"text json\" -- \"$cur\")); return ;;\n"
          "    --gang-mode) COMPREPLY=($(compgen -W \"Group PerPod\" -- \"$cur\")); return ;;\n"

@@ -16,9 +16,9 @@ std::optional<api::SchedulerConfiguration> LoadConfigFile(const std::string& pat
     errors->insert(errors->end(), cfg.errors.begin(), cfg.errors.end());
     // Every error at once: a misspelt field does not hide a misspelt plugin.
     if (cfg.manifests.scheduler_configs.size() == 1) {
-      for (std::string& e : host::ValidateConfiguration(cfg.manifests.scheduler_configs[0],
-                                                        plugins::InTreeRegistry(),
-                                                        plugins::DefaultPlugins())) {
+      for (std::string& e :
+           host::ValidateConfiguration(cfg.manifests.scheduler_configs[0],
+                                       plugins::InTreeRegistry(), plugins::DefaultPlugins())) {
         errors->push_back(std::move(e));
       }
     }
@@ -48,9 +48,9 @@ std::optional<api::SchedulerConfiguration> ResolveConfig(const std::string& path
     for (const api::SchedulerConfiguration& c : inputs.scheduler_configs) {
       sources.push_back(c.source);
     }
-    errors->push_back(fmt::format(
-        "more than one KubeSchedulerConfiguration given ({}); give exactly one",
-        fmt::join(sources, ", ")));
+    errors->push_back(
+        fmt::format("more than one KubeSchedulerConfiguration given ({}); give exactly one",
+                    fmt::join(sources, ", ")));
     return std::nullopt;
   }
   return inputs.scheduler_configs[0];

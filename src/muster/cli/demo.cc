@@ -4,7 +4,8 @@ namespace muster::cli {
 
 // Kept equal to examples/coscheduling/*.yaml and examples/config/coscheduling.yaml (a test
 // checks it).
-const std::string_view kDemoManifests = R"yaml(# Three nodes, each with room for one 3-CPU nginx pod: the cluster "can only afford 3 nginx pods".
+const std::string_view kDemoManifests =
+    R"yaml(# Three nodes, each with room for one 3-CPU nginx pod: the cluster "can only afford 3 nginx pods".
 apiVersion: v1
 kind: Node
 metadata:

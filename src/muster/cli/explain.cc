@@ -62,9 +62,10 @@ int RunExplain(const ExplainFlags& flags, std::istream& in, std::ostream& out, s
     } else {
       std::vector<std::string> keys;
       for (const api::Pod* p : found) keys.push_back(p->metadata.Key());
-      err << fmt::format("error: POD: \"{}\" names a pod in several namespaces ({}): give "
-                         "NAMESPACE/NAME\n",
-                         name, fmt::join(keys, ", "));
+      err << fmt::format(
+          "error: POD: \"{}\" names a pod in several namespaces ({}): give "
+          "NAMESPACE/NAME\n",
+          name, fmt::join(keys, ", "));
       return kExitBadInput;
     }
   }
@@ -74,9 +75,10 @@ int RunExplain(const ExplainFlags& flags, std::istream& in, std::ostream& out, s
     if (std::any_of(traces.begin(), traces.end(), [&](const auto& t) {
           return t.first == key || t.first.ends_with("/" + name);
         })) {
-      err << fmt::format("error: pod \"{}\" was deleted before the run ended at {}; explain it "
-                         "at an earlier time with --until\n",
-                         key, api::FormatDuration(simulation.Elapsed()));
+      err << fmt::format(
+          "error: pod \"{}\" was deleted before the run ended at {}; explain it "
+          "at an earlier time with --until\n",
+          key, api::FormatDuration(simulation.Elapsed()));
     } else {
       err << fmt::format("error: pod \"{}\" not found in the cluster at the end of the run ({})",
                          key, api::FormatDuration(simulation.Elapsed()));

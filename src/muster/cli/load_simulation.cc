@@ -1,13 +1,13 @@
 #include "muster/cli/load_simulation.h"
 
-#include <fmt/format.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <ostream>
 #include <utility>
+
+#include <fmt/format.h>
+#include <unistd.h>
 
 #include "muster/api/manifests.h"
 #include "muster/cli/config_file.h"
@@ -135,9 +135,8 @@ LoadedSimulation LoadSimulation(const SimulationInput& input, sim::SimulationOpt
   if (!input.until.empty()) {
     auto d = api::ParseDuration(input.until);
     if (!d || d->count() < 0) {
-      return BadInput({fmt::format("--until: invalid duration \"{}\" (want e.g. 90s, 5m)",
-                                   input.until)},
-                      err);
+      return BadInput(
+          {fmt::format("--until: invalid duration \"{}\" (want e.g. 90s, 5m)", input.until)}, err);
     }
     options.until = *d;
   }
@@ -198,10 +197,9 @@ LoadedSimulation LoadSimulation(const SimulationInput& input, sim::SimulationOpt
           TooManyPods(loaded.manifests, input.max_pods.value_or(DefaultMaxPods()))) {
     return BadInput({*too_many}, err);
   }
-  out.simulation = sim::Simulation::Create(std::move(loaded.manifests),
-                                           out.config ? &*out.config : nullptr, options,
-                                           plugins::InTreeRegistry(), plugins::DefaultPlugins(),
-                                           &errors);
+  out.simulation = sim::Simulation::Create(
+      std::move(loaded.manifests), out.config ? &*out.config : nullptr, options,
+      plugins::InTreeRegistry(), plugins::DefaultPlugins(), &errors);
   if (out.simulation == nullptr) return BadInput(errors, err);
   return out;
 }
@@ -218,11 +216,11 @@ std::function<void(const sim::Simulation&)> SimulationProgress(ProgressLine& lin
   return [&line](const sim::Simulation& simulation) {
     if (!line.Due()) return;
     const uint64_t bound = simulation.scheduler().stats().scheduled;
-    line.Update(fmt::format("simulating: {} of virtual time, {} pods bound, {} pending, {:.0f} "
-                            "pods/s",
-                            api::FormatDuration(simulation.Elapsed()), bound,
-                            simulation.scheduler().queue().NumPods(),
-                            static_cast<double>(bound) / line.Elapsed()));
+    line.Update(fmt::format(
+        "simulating: {} of virtual time, {} pods bound, {} pending, {:.0f} "
+        "pods/s",
+        api::FormatDuration(simulation.Elapsed()), bound, simulation.scheduler().queue().NumPods(),
+        static_cast<double>(bound) / line.Elapsed()));
   };
 }
 

@@ -1,8 +1,5 @@
 // The muster command: parses flags and hands each subcommand to its runner.
 
-#include <fmt/format.h>
-
-#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
@@ -12,6 +9,9 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include "muster/api/feature_gates.h"
 #include "muster/cli/bench.h"
@@ -33,8 +33,8 @@
 
 namespace {
 
-const std::string kVersion = "muster " MUSTER_VERSION " (commit " MUSTER_GIT_COMMIT
-                             ", " MUSTER_BUILD_KIND " build)";
+const std::string kVersion =
+    "muster " MUSTER_VERSION " (commit " MUSTER_GIT_COMMIT ", " MUSTER_BUILD_KIND " build)";
 
 // kubectl's and kube-scheduler's spellings all work: `--flag value`, `--flag=value`, `-f value`
 // and `-f=value` (CLI11 takes the first three; the last is split here).
@@ -100,8 +100,9 @@ int Main(int argc, char** argv) {
   std::vector<std::string> validate_paths;
   CLI::App* validate = app.add_subcommand(
       "validate", "Decode manifests and print one line per object, or the errors (exit 2)");
-  validate->add_option("-f,--filename", validate_paths,
-                       "A file, a directory (its *.yaml, *.yml, *.json) or - for stdin")
+  validate
+      ->add_option("-f,--filename", validate_paths,
+                   "A file, a directory (its *.yaml, *.yml, *.json) or - for stdin")
       ->required()
       ->take_all();
   std::string validate_config;
@@ -129,9 +130,10 @@ int Main(int argc, char** argv) {
   CLI::App* simulate = app.add_subcommand(
       "simulate",
       "Schedule manifests on an in-memory cluster with a virtual clock and print the outcome");
-  simulate->add_option("-f,--filename", simulate_flags.paths,
-                       "Manifests: a file, a directory or - for stdin (repeatable); without it, "
-                       "the built-in demo")
+  simulate
+      ->add_option("-f,--filename", simulate_flags.paths,
+                   "Manifests: a file, a directory or - for stdin (repeatable); without it, "
+                   "the built-in demo")
       ->take_all();
   simulate->add_option("--config", simulate_flags.config, "A KubeSchedulerConfiguration file");
   simulate->add_option("--until", simulate_flags.until,
@@ -186,9 +188,10 @@ int Main(int argc, char** argv) {
       "Filter verdicts, each plugin's scores, the node chosen or why none was, preemption, "
       "and its PodGroup");
   explain->add_option("pod", explain_flags.pod, "The pod: NAME or NAMESPACE/NAME");
-  explain->add_option("-f,--filename", explain_flags.input.paths,
-                      "Manifests: a file, a directory or - for stdin (repeatable); without it, "
-                      "the built-in demo")
+  explain
+      ->add_option("-f,--filename", explain_flags.input.paths,
+                   "Manifests: a file, a directory or - for stdin (repeatable); without it, "
+                   "the built-in demo")
       ->take_all();
   explain->add_option("--config", explain_flags.input.config, "A KubeSchedulerConfiguration file");
   explain->add_option("--until", explain_flags.input.until,
@@ -345,13 +348,13 @@ int Main(int argc, char** argv) {
   }
   double kube_api_qps = 0;
   int kube_api_burst = 0;
-  CLI::Option* qps_flag = run->add_option(
-      "--kube-api-qps", kube_api_qps,
-      "Requests a second to the API server (default 50; ignored with --config, as "
-      "kube-scheduler ignores it: set clientConnection.qps)");
-  CLI::Option* burst_flag = run->add_option(
-      "--kube-api-burst", kube_api_burst,
-      "Burst of requests to the API server (default 100; ignored with --config)");
+  CLI::Option* qps_flag =
+      run->add_option("--kube-api-qps", kube_api_qps,
+                      "Requests a second to the API server (default 50; ignored with --config, as "
+                      "kube-scheduler ignores it: set clientConnection.qps)");
+  CLI::Option* burst_flag =
+      run->add_option("--kube-api-burst", kube_api_burst,
+                      "Burst of requests to the API server (default 100; ignored with --config)");
   run->add_option("--secure-port", run_flags.secure_port,
                   "Serve /healthz, /livez, /readyz and /metrics over HTTPS on this port, "
                   "authenticated and authorized by the API server (0: not at all)")

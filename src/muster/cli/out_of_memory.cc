@@ -1,9 +1,9 @@
 #include "muster/cli/out_of_memory.h"
 
-#include <unistd.h>
-
 #include <new>
 #include <string_view>
+
+#include <unistd.h>
 
 #include "muster/cli/validate.h"
 

@@ -1,8 +1,8 @@
 #include "muster/cli/out_of_memory.h"
 
-#include <gtest/gtest.h>
-
 #include <new>
+
+#include <gtest/gtest.h>
 
 namespace muster::cli {
 namespace {

@@ -1,8 +1,8 @@
 #include "muster/cli/progress.h"
 
-#include <unistd.h>
-
 #include <ostream>
+
+#include <unistd.h>
 
 namespace muster::cli {
 namespace {

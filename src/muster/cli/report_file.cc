@@ -76,9 +76,9 @@ report::HtmlReportOptions ReportOptionsFor(const std::vector<std::string>& paths
     options.inputs.insert(options.inputs.begin(), "the cluster of --kubeconfig " + kubeconfig);
   }
   if (options.inputs.empty()) options.inputs.push_back(std::string(kDemoName));
-  const ConfigText config_text = FindConfigText(
-      config_path, inputs,
-      {{"<stdin>", stdin_text}, {std::string(kDemoName) + " config", kDemoConfig}});
+  const ConfigText config_text =
+      FindConfigText(config_path, inputs,
+                     {{"<stdin>", stdin_text}, {std::string(kDemoName) + " config", kDemoConfig}});
   options.config_source = config_text.source;
   options.config_text = config_text.text;
   return options;

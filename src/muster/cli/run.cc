@@ -1,12 +1,12 @@
 #include "muster/cli/run.h"
 
-#include <fmt/format.h>
-
 #include <csignal>
 #include <iostream>
 #include <ostream>
 #include <set>
 #include <thread>
+
+#include <fmt/format.h>
 
 #include "muster/cli/config_file.h"
 #include "muster/cli/validate.h"
@@ -108,11 +108,12 @@ int RunRun(const RunFlags& flags, std::ostream& err) {
   std::optional<api::LeaderElectionConfig> election =
       LeaderElection(flags, config ? &*config : nullptr, &errors);
   if (flags.kube_api_burst && *flags.kube_api_burst < 0) {
-    errors.push_back(fmt::format("--kube-api-burst {}: must be non-negative", *flags.kube_api_burst));
+    errors.push_back(
+        fmt::format("--kube-api-burst {}: must be non-negative", *flags.kube_api_burst));
   }
   if (flags.secure_port < 0 || flags.secure_port > 65535) {
-    errors.push_back(fmt::format("--secure-port {}: must be between 0 and 65535 (0: no secure serving)",
-                                 flags.secure_port));
+    errors.push_back(fmt::format(
+        "--secure-port {}: must be between 0 and 65535 (0: no secure serving)", flags.secure_port));
   }
   if (flags.tls_cert_file.empty() != flags.tls_private_key_file.empty()) {
     errors.push_back("--tls-cert-file and --tls-private-key-file: give both or neither");

@@ -18,27 +18,27 @@ struct RunFlags {
   std::string config;      // --config FILE
   // Leader election, as kube-scheduler's flags: each one given wins over the configuration's
   // leaderElection, with or without --config.
-  std::optional<bool> leader_elect;                 // --leader-elect
-  std::optional<std::string> lease_duration;        // --leader-elect-lease-duration (15s)
-  std::optional<std::string> renew_deadline;        // --leader-elect-renew-deadline (10s)
-  std::optional<std::string> retry_period;          // --leader-elect-retry-period (2s)
-  std::optional<std::string> resource_lock;         // --leader-elect-resource-lock (leases)
-  std::optional<std::string> resource_name;         // --leader-elect-resource-name
-  std::optional<std::string> resource_namespace;    // --leader-elect-resource-namespace
+  std::optional<bool> leader_elect;               // --leader-elect
+  std::optional<std::string> lease_duration;      // --leader-elect-lease-duration (15s)
+  std::optional<std::string> renew_deadline;      // --leader-elect-renew-deadline (10s)
+  std::optional<std::string> retry_period;        // --leader-elect-retry-period (2s)
+  std::optional<std::string> resource_lock;       // --leader-elect-resource-lock (leases)
+  std::optional<std::string> resource_name;       // --leader-elect-resource-name
+  std::optional<std::string> resource_namespace;  // --leader-elect-resource-namespace
   // The client's rate limit: kube-scheduler applies them only without --config.
-  std::optional<double> kube_api_qps;               // --kube-api-qps
-  std::optional<int> kube_api_burst;                // --kube-api-burst
+  std::optional<double> kube_api_qps;  // --kube-api-qps
+  std::optional<int> kube_api_burst;   // --kube-api-burst
   // Serving (run/serving.h).
-  int secure_port = 10259;                          // --secure-port; 0: none
-  std::string bind_address = "0.0.0.0";            // --bind-address
-  std::string tls_cert_file;                        // --tls-cert-file
-  std::string tls_private_key_file;                 // --tls-private-key-file
-  std::string authentication_kubeconfig;            // --authentication-kubeconfig
-  std::string authorization_kubeconfig;             // --authorization-kubeconfig
+  int secure_port = 10259;                // --secure-port; 0: none
+  std::string bind_address = "0.0.0.0";   // --bind-address
+  std::string tls_cert_file;              // --tls-cert-file
+  std::string tls_private_key_file;       // --tls-private-key-file
+  std::string authentication_kubeconfig;  // --authentication-kubeconfig
+  std::string authorization_kubeconfig;   // --authorization-kubeconfig
   std::vector<std::string> always_allow_paths = {"/healthz", "/readyz", "/livez"};
-  std::string metrics_bind_address;                 // plain HTTP, only when given
-  int verbosity = 0;                                // -v N, as klog's
-  std::string logging_format = "text";              // --logging-format text|json
+  std::string metrics_bind_address;     // plain HTTP, only when given
+  int verbosity = 0;                    // -v N, as klog's
+  std::string logging_format = "text";  // --logging-format text|json
 };
 
 // kube-scheduler's --leader-elect-* flags that take a value, each written once: the flag, the

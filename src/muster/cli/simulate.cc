@@ -29,9 +29,8 @@ int RunSimulate(const SimulateFlags& flags, std::istream& in, std::ostream& out,
   if (flags.progress) options.progress = SimulationProgress(progress);
 
   // The report shows the configuration as written, so it keeps what it reads from stdin.
-  const bool reads_stdin =
-      flags.config == "-" ||
-      std::find(flags.paths.begin(), flags.paths.end(), "-") != flags.paths.end();
+  const bool reads_stdin = flags.config == "-" || std::find(flags.paths.begin(), flags.paths.end(),
+                                                            "-") != flags.paths.end();
   std::string stdin_text;
   std::istringstream stdin_copy;
   if (!flags.report.empty() && reads_stdin) {
@@ -77,7 +76,8 @@ int RunSimulate(const SimulateFlags& flags, std::istream& in, std::ostream& out,
   }
   if (const std::optional<sim::Violation> v = simulation->violation()) {
     err << "error: invariant violated " << v->String() << "\n"
-        << "the simulation stopped at the end of that turn; the outcome above is the cluster then\n";
+        << "the simulation stopped at the end of that turn; the outcome above is the cluster "
+           "then\n";
     return kExitRuntimeError;
   }
   return kExitOk;

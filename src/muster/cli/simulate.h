@@ -17,9 +17,9 @@ struct SimulateFlags {
   uint64_t seed = 0;
   api::FieldValidation field_validation = api::FieldValidation::kStrict;  // --validate
   std::optional<uint64_t> max_pods;                                       // --max-pods
-  bool check = false;              // --check: the invariant checker
-  std::string report;              // --report FILE: the HTML report
-  bool progress = false;           // a progress line on `err` (stderr is a terminal)
+  bool check = false;     // --check: the invariant checker
+  std::string report;     // --report FILE: the HTML report
+  bool progress = false;  // a progress line on `err` (stderr is a terminal)
   // A live cluster to read and simulate with the manifests (load_simulation.h).
   std::string kubeconfig;                    // --kubeconfig
   std::string context;                       // --context
@@ -32,7 +32,6 @@ struct SimulateFlags {
 // the outcome, and with --report writes the HTML report too. Returns the exit status: 0; 2 for
 // bad input or usage; 1 when --check found a broken invariant (the outcome up to it is printed,
 // the violation on `err`), the cluster could not be read or a file could not be written.
-int RunSimulate(const SimulateFlags& flags, std::istream& in, std::ostream& out,
-                std::ostream& err);
+int RunSimulate(const SimulateFlags& flags, std::istream& in, std::ostream& out, std::ostream& err);
 
 }  // namespace muster::cli

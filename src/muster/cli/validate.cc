@@ -201,11 +201,14 @@ Listing Describe(const api::ResourceClaimTemplate& t) {
   return {t.metadata.Key(), ClaimFacts(t.spec.spec)};
 }
 
+// clang-format 14 misplaces requires-clauses.
+// clang-format off
 template <typename T>
   requires requires(const T& o) { o.metadata.Key(); }
 Listing Describe(const T& object) {
   return {object.metadata.Key(), ""};
 }
+// clang-format on
 
 // A workload's listing also takes the PriorityResolver its pods will be admitted by.
 template <typename Replicated>
@@ -257,9 +260,9 @@ std::string Modes(api::AccessModes modes) {
 }
 
 Listing Describe(const api::PersistentVolume& pv) {
-  std::string facts = fmt::format("capacity {} {} class \"{}\" source {}",
-                                  pv.spec.capacity.String(), Modes(pv.spec.access_modes),
-                                  pv.ClassName(), pv.spec.source.kind);
+  std::string facts =
+      fmt::format("capacity {} {} class \"{}\" source {}", pv.spec.capacity.String(),
+                  Modes(pv.spec.access_modes), pv.ClassName(), pv.spec.source.kind);
   if (pv.spec.claim_ref) {
     facts += fmt::format(" claim {}/{}", pv.spec.claim_ref->namespace_, pv.spec.claim_ref->name);
   }
@@ -271,8 +274,8 @@ Listing Describe(const api::PersistentVolumeClaim& pvc) {
   std::string facts = fmt::format(
       "request {} {} class {}", pvc.spec.storage ? pvc.spec.storage->String() : "none",
       Modes(pvc.spec.access_modes),
-      pvc.spec.storage_class_name || pvc.metadata.annotations.contains(
-                                         std::string(api::kBetaStorageClassAnnotation))
+      pvc.spec.storage_class_name ||
+              pvc.metadata.annotations.contains(std::string(api::kBetaStorageClassAnnotation))
           ? fmt::format("\"{}\"", pvc.ClassName())
           : std::string("default"));
   if (!pvc.spec.volume_name.empty()) facts += " volume " + pvc.spec.volume_name.string();

@@ -18,7 +18,7 @@ inline constexpr int kExitBadInput = 2;
 // line per object with its key facts to `out` and returns kExitOk, or prints every error to
 // `err` and returns kExitBadInput.
 int RunValidate(const std::vector<std::string>& paths, const std::string& config_path,
-                api::FieldValidation field_validation,
-                std::istream& in, std::ostream& out, std::ostream& err);
+                api::FieldValidation field_validation, std::istream& in, std::ostream& out,
+                std::ostream& err);
 
 }  // namespace muster::cli

@@ -7,8 +7,8 @@
 
 #include <algorithm>
 #include <type_traits>
-#include <vector>
 #include <variant>
+#include <vector>
 
 #include "muster/api/gang.h"
 #include "muster/api/kinds.h"
@@ -74,10 +74,13 @@ class TypedObserver : public ClusterObserver {
   }
 
  private:
+  // clang-format 14 misplaces requires-clauses.
+  // clang-format off
   static constexpr bool kWatchesGangs = requires(Self& s) {
     s.GangDefined(api::Symbol(), api::GangDefinition{});
     s.GangRemoved(api::Symbol(), api::Symbol());
   };
+  // clang-format on
 
   Self& self() { return static_cast<Self&>(*this); }
 

@@ -1,10 +1,10 @@
 #include "muster/cluster/memory.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <memory>
 #include <utility>
+
+#include <fmt/format.h>
 
 #include "muster/api/generated_name.h"
 
@@ -25,10 +25,11 @@ Status AlreadyExists(std::string_view kind, std::string_view key) {
 
 // The API server's answer to a write made on an old version of the object.
 Status Conflict(std::string_view kind, std::string_view key) {
-  return Status::Error(fmt::format("Operation cannot be fulfilled on {} \"{}\": the object has "
-                                   "been modified; please apply your changes to the latest "
-                                   "version and try again",
-                                   kind, key));
+  return Status::Error(
+      fmt::format("Operation cannot be fulfilled on {} \"{}\": the object has "
+                  "been modified; please apply your changes to the latest "
+                  "version and try again",
+                  kind, key));
 }
 
 }  // namespace

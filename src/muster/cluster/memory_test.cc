@@ -1,12 +1,12 @@
 #include "muster/cluster/memory.h"
 
-#include <gtest/gtest.h>
-
 #include <string>
 #include <vector>
 
-#include "muster/framework/virtual_clock.h"
+#include <gtest/gtest.h>
+
 #include "muster/api/testing/builders.h"
+#include "muster/framework/virtual_clock.h"
 
 namespace muster::cluster {
 namespace {

@@ -31,8 +31,7 @@ struct ObjectReference {
 };
 
 // A reference to an object of the given kind, from its metadata.
-ObjectReference ReferenceTo(const api::ObjectMeta& meta, std::string kind,
-                            std::string api_version);
+ObjectReference ReferenceTo(const api::ObjectMeta& meta, std::string kind, std::string api_version);
 inline ObjectReference ReferenceTo(const api::Pod& pod) {
   return ReferenceTo(pod.metadata, "Pod", "v1");
 }

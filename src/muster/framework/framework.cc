@@ -75,8 +75,8 @@ void Framework::SetPlugins(ProfilePlugins plugins, std::vector<std::unique_ptr<P
   }
   score_of_pre_score_.clear();
   for (const PreScorePlugin* pl : plugins_.pre_score) {
-    score_of_pre_score_.push_back(position(pl->Name(), plugins_.score,
-                                           [](const auto& entry) { return entry.first; }));
+    score_of_pre_score_.push_back(
+        position(pl->Name(), plugins_.score, [](const auto& entry) { return entry.first; }));
   }
   pre_filter_evaluations_.clear();
   filter_evaluations_.clear();
@@ -111,8 +111,8 @@ const Plugin* Framework::FindPlugin(std::string_view name) const {
   return nullptr;
 }
 
-std::vector<std::pair<std::string, std::vector<ClusterEventWithHint>>>
-Framework::EventsToRegister() const {
+std::vector<std::pair<std::string, std::vector<ClusterEventWithHint>>> Framework::EventsToRegister()
+    const {
   std::vector<std::pair<std::string, std::vector<ClusterEventWithHint>>> out;
   for (const auto& p : owned_) {
     if (const auto* ext = dynamic_cast<const EnqueueExtensions*>(p.get())) {
@@ -217,8 +217,8 @@ Status Framework::RunPreFilterExtensionAddPod(CycleState& state, const PodInfo& 
     Status s = Timed(state, ExtensionPoint::kPreFilterExtensionAddPod, pl->Name(),
                      [&] { return ext->AddPod(state, pod, to_add, node); });
     if (!s.IsSuccess()) {
-      return Status::Error(fmt::format("running AddPod on PreFilter plugin \"{}\": {}", pl->Name(),
-                                       s.Message()));
+      return Status::Error(
+          fmt::format("running AddPod on PreFilter plugin \"{}\": {}", pl->Name(), s.Message()));
     }
   }
   return Status::OK();
@@ -233,8 +233,8 @@ Status Framework::RunPreFilterExtensionRemovePod(CycleState& state, const PodInf
     Status s = Timed(state, ExtensionPoint::kPreFilterExtensionRemovePod, pl->Name(),
                      [&] { return ext->RemovePod(state, pod, to_remove, node); });
     if (!s.IsSuccess()) {
-      return Status::Error(fmt::format("running RemovePod on PreFilter plugin \"{}\": {}",
-                                       pl->Name(), s.Message()));
+      return Status::Error(
+          fmt::format("running RemovePod on PreFilter plugin \"{}\": {}", pl->Name(), s.Message()));
     }
   }
   return Status::OK();
@@ -411,8 +411,8 @@ Status Framework::PostFilterPoint(CycleState& state, const PodInfo& pod,
                      [&] { return pl->PostFilter(state, pod, statuses, &r); });
     // A plugin that stood aside (Unschedulable, saying nothing and nominating nothing, as
     // Coscheduling does in Group mode) is not part of explain's record of the attempt.
-    const bool stood_aside = s.code() == Code::kUnschedulable && s.reasons().empty() &&
-                             r.mode == NominatingMode::kNoop;
+    const bool stood_aside =
+        s.code() == Code::kUnschedulable && s.reasons().empty() && r.mode == NominatingMode::kNoop;
     if (trace != nullptr) {
       trace->in_post_filter = false;
       if (!stood_aside || !trace->post_filter_notes.empty()) {
@@ -703,10 +703,10 @@ void Framework::RunReservePluginsUnreserve(CycleState& state, const PodInfo& pod
   });
 }
 
-Status Framework::RunPermitPlugins(CycleState& state, const PodInfo& pod, api::Symbol node,
-                                   std::vector<std::pair<std::string, api::Duration>>* waiting) const {
-  return Measured(ExtensionPoint::kPermit,
-                  [&] { return PermitPoint(state, pod, node, waiting); });
+Status Framework::RunPermitPlugins(
+    CycleState& state, const PodInfo& pod, api::Symbol node,
+    std::vector<std::pair<std::string, api::Duration>>* waiting) const {
+  return Measured(ExtensionPoint::kPermit, [&] { return PermitPoint(state, pod, node, waiting); });
 }
 
 Status Framework::PermitPoint(CycleState& state, const PodInfo& pod, api::Symbol node,
@@ -819,8 +819,8 @@ void Framework::ObservePluginTally(const CycleState& state) const {
     uint64_t calls = 0;
     for (const auto& c : tally->filter_calls[i]) calls += c.load(std::memory_order_relaxed);
     if (calls == 0) continue;
-    const double mean = static_cast<double>(tally->filter_nanos[i].exchange(0)) * 1e-9 /
-                        static_cast<double>(calls);
+    const double mean =
+        static_cast<double>(tally->filter_nanos[i].exchange(0)) * 1e-9 / static_cast<double>(calls);
     for (size_t code = 0; code < PluginTally::kNumCodes; ++code) {
       metrics_->PluginExecution(plugins_.filter[i]->Name(), ExtensionPoint::kFilter,
                                 static_cast<Code>(code), mean,
@@ -830,8 +830,8 @@ void Framework::ObservePluginTally(const CycleState& state) const {
   for (size_t i = 0; i < plugins_.score.size() && i < PluginTally::kMaxPlugins; ++i) {
     const uint64_t calls = tally->score_calls[i].exchange(0);
     if (calls == 0) continue;
-    const double mean = static_cast<double>(tally->score_nanos[i].exchange(0)) * 1e-9 /
-                        static_cast<double>(calls);
+    const double mean =
+        static_cast<double>(tally->score_nanos[i].exchange(0)) * 1e-9 / static_cast<double>(calls);
     metrics_->PluginExecution(plugins_.score[i].first->Name(), ExtensionPoint::kScore,
                               Code::kSuccess, mean, calls);
   }

@@ -136,8 +136,8 @@ class Framework final : public Handle {
   // and names the plugin in *rejector; results are intersected into *result.
   Status RunPreFilterPlugins(CycleState& state, const PodInfo& pod, PreFilterResult* result,
                              std::string* rejector) const;
-  Status RunPreFilterExtensionAddPod(CycleState& state, const PodInfo& pod,
-                                     const PodInfo& to_add, const NodeInfo& node) const;
+  Status RunPreFilterExtensionAddPod(CycleState& state, const PodInfo& pod, const PodInfo& to_add,
+                                     const NodeInfo& node) const;
   Status RunPreFilterExtensionRemovePod(CycleState& state, const PodInfo& pod,
                                         const PodInfo& to_remove, const NodeInfo& node) const;
   // Stops at the node's first failure. Thread-safe: runs concurrently over nodes.
@@ -185,8 +185,7 @@ class Framework final : public Handle {
   // rejection or error.
   // Upstream RunPreBindPreFlights: Success when a PreBind plugin will act for the pod, Skip
   // when none will, or the first other answer (an Error).
-  Status RunPreBindPreFlights(const CycleState& state, const PodInfo& pod,
-                              api::Symbol node) const;
+  Status RunPreBindPreFlights(const CycleState& state, const PodInfo& pod, api::Symbol node) const;
   Status RunPreBindPlugins(CycleState& state, const PodInfo& pod, api::Symbol node,
                            size_t* next = nullptr) const;
   // Asks the plugin at `index`, which returned Wait from PreBind, whether the pod may go on:

@@ -12,8 +12,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "muster/framework/loop_pool.h"
 #include "muster/api/testing/builders.h"
+#include "muster/framework/loop_pool.h"
 #include "muster/framework/testing/fake_services.h"
 
 namespace muster::framework {
@@ -233,8 +233,8 @@ TEST(RunScorePlugins, TotalsAreTheWeightedSumsAfterNormalizing) {
   Scorers scorers;
   scorers.emplace_back(std::make_unique<RuleScore>("Mod", [](int i) { return i % 101; }), 2);
   // Raw scores up to 299, normalized into [0, 100] as upstream's DefaultNormalizeScore would.
-  scorers.emplace_back(std::make_unique<RuleScore>("Raw", [](int i) { return i; },
-                                                   [](int64_t s) { return s * 100 / 299; }),
+  scorers.emplace_back(std::make_unique<RuleScore>(
+                           "Raw", [](int i) { return i; }, [](int64_t s) { return s * 100 / 299; }),
                        3);
   scorers.emplace_back(std::make_unique<RuleScore>("Flat", [](int) { return 7; }), 1);
   std::vector<int64_t> totals;
@@ -353,8 +353,8 @@ TEST(RunScorePlugins, TheFirstInvalidScoreIsReportedInPluginThenNodeOrder) {
   // A normalizing plugin before them that leaves a score out of range is reported first.
   Scorers normalized_first;
   normalized_first.emplace_back(
-      std::make_unique<RuleScore>("Normalized", [](int i) { return i; },
-                                  [](int64_t s) { return s == 200 ? -1 : 0; }),
+      std::make_unique<RuleScore>(
+          "Normalized", [](int i) { return i; }, [](int64_t s) { return s == 200 ? -1 : 0; }),
       1);
   normalized_first.emplace_back(std::make_unique<RuleScore>("High", too_high_from(5)), 1);
   EXPECT_EQ(error_of(std::move(normalized_first)),

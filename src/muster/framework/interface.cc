@@ -1,9 +1,9 @@
 #include "muster/framework/interface.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <map>
+
+#include <fmt/format.h>
 
 namespace muster::framework {
 

@@ -108,8 +108,8 @@ struct PreFilterResult {
 class PreFilterExtensions {
  public:
   virtual ~PreFilterExtensions() = default;
-  virtual Status AddPod(CycleState& state, const PodInfo& pod_to_schedule, const PodInfo& pod_to_add,
-                        const NodeInfo& node) const = 0;
+  virtual Status AddPod(CycleState& state, const PodInfo& pod_to_schedule,
+                        const PodInfo& pod_to_add, const NodeInfo& node) const = 0;
   virtual Status RemovePod(CycleState& state, const PodInfo& pod_to_schedule,
                            const PodInfo& pod_to_remove, const NodeInfo& node) const = 0;
 };
@@ -124,7 +124,8 @@ class PreFilterPlugin : public virtual Plugin {
 
 class FilterPlugin : public virtual Plugin {
  public:
-  virtual Status Filter(const CycleState& state, const PodInfo& pod, const NodeInfo& node) const = 0;
+  virtual Status Filter(const CycleState& state, const PodInfo& pod,
+                        const NodeInfo& node) const = 0;
   // Filter over many nodes at once: statuses[i], Success on entry, is set to nodes[i]'s status
   // where that is not Success; returns how many it set. The default calls Filter on each node.
   // The framework filters thousands of nodes per pod through this; a plugin overrides it to read

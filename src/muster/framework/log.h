@@ -6,18 +6,18 @@
 // install none, and then V() is one relaxed load and a compare, so a log statement costs
 // nothing on their hot path.
 
-#include <fmt/format.h>
-
 #include <atomic>
 #include <charconv>
 #include <cmath>
-#include <cstdint>
 #include <concepts>
+#include <cstdint>
 #include <functional>
 #include <initializer_list>
 #include <span>
 #include <string>
 #include <string_view>
+
+#include <fmt/format.h>
 
 namespace muster::log {
 
@@ -32,8 +32,8 @@ class Field {
   Field(std::string_view k, bool v) : key(k), text_(v ? "true" : "false"), quoted(false) {}
   template <std::integral T>
   Field(std::string_view k, T v) : key(k), quoted(false) {
-    number_len_ = static_cast<uint8_t>(std::to_chars(number_, number_ + sizeof number_, v).ptr -
-                                       number_);
+    number_len_ =
+        static_cast<uint8_t>(std::to_chars(number_, number_ + sizeof number_, v).ptr - number_);
   }
   Field(std::string_view k, double v) : key(k), quoted(false) {
     if (!std::isfinite(v)) {  // not a JSON number: a string, as Go's encoder refuses them
@@ -41,8 +41,8 @@ class Field {
       quoted = true;
       return;
     }
-    number_len_ = static_cast<uint8_t>(std::to_chars(number_, number_ + sizeof number_, v).ptr -
-                                       number_);
+    number_len_ =
+        static_cast<uint8_t>(std::to_chars(number_, number_ + sizeof number_, v).ptr - number_);
   }
 
   std::string_view value() const {
@@ -80,18 +80,18 @@ inline std::atomic<int> verbosity{-1};  // -1: no sink, nothing is logged
 void Install(Sink sink, int verbosity);
 
 // Whether info lines at `level` are written.
-inline bool V(int level) {
-  return level <= internal::verbosity.load(std::memory_order_relaxed);
-}
+inline bool V(int level) { return level <= internal::verbosity.load(std::memory_order_relaxed); }
 
 void Write(const Record& record);
 
 inline void Info(int v, std::string_view msg, std::initializer_list<Field> fields = {}) {
-  if (V(v)) Write(Record{Severity::kInfo, v, msg, std::span<const Field>(fields.begin(), fields.size())});
+  if (V(v))
+    Write(Record{Severity::kInfo, v, msg, std::span<const Field>(fields.begin(), fields.size())});
 }
 inline void Warning(std::string_view msg, std::initializer_list<Field> fields = {}) {
   if (V(0)) {
-    Write(Record{Severity::kWarning, 0, msg, std::span<const Field>(fields.begin(), fields.size())});
+    Write(
+        Record{Severity::kWarning, 0, msg, std::span<const Field>(fields.begin(), fields.size())});
   }
 }
 inline void Error(std::string_view msg, std::initializer_list<Field> fields = {}) {

@@ -53,8 +53,7 @@ class LoopPool {
   // in ranges of a quarter of what is left of it, the others' a chunk at a time. body must not
   // throw. A loop started from inside another (on any of the pool's threads) runs on its
   // thread alone. One thread at a time may call Run (the scheduler's loop does).
-  void Run(size_t first, size_t last, size_t chunk, void (*body)(void*, size_t, size_t),
-           void* ctx);
+  void Run(size_t first, size_t last, size_t chunk, void (*body)(void*, size_t, size_t), void* ctx);
 
   // The pool that loops started on this thread use, or null (set by Use).
   static LoopPool* Current();

@@ -1,13 +1,13 @@
 #include "muster/framework/loop_pool.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <thread>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "muster/framework/parallel.h"
 

@@ -24,13 +24,11 @@ const prometheus::Histogram::BucketBoundaries& PluginBuckets() {  // 10us .. ~22
 }
 
 constexpr std::array<std::string_view, 3> kResults = {"scheduled", "unschedulable", "error"};
-constexpr std::array<std::string_view, 4> kQueues = {"active", "backoff", "unschedulable",
-                                                     "gated"};
+constexpr std::array<std::string_view, 4> kQueues = {"active", "backoff", "unschedulable", "gated"};
 
 }  // namespace
 
-prometheus::Histogram::BucketBoundaries ExponentialBuckets(double start, double factor,
-                                                           int count) {
+prometheus::Histogram::BucketBoundaries ExponentialBuckets(double start, double factor, int count) {
   prometheus::Histogram::BucketBoundaries bounds;
   double b = start;
   for (int i = 0; i < count; ++i) {
@@ -47,10 +45,21 @@ const prometheus::Histogram::BucketBoundaries& SliBuckets() {
 
 std::string_view ExtensionPointName(ExtensionPoint point) {
   static constexpr std::array<std::string_view, kNumExtensionPoints> kNames = {
-      "PreEnqueue", "PreFilter", "PreFilterExtensionAddPod", "PreFilterExtensionRemovePod",
-      "Filter",     "PostFilter", "PreScore",                "Score",
-      "ScoreExtensionNormalize", "Reserve", "Unreserve",     "Permit",
-      "PreBind",    "Bind",       "PostBind"};
+      "PreEnqueue",
+      "PreFilter",
+      "PreFilterExtensionAddPod",
+      "PreFilterExtensionRemovePod",
+      "Filter",
+      "PostFilter",
+      "PreScore",
+      "Score",
+      "ScoreExtensionNormalize",
+      "Reserve",
+      "Unreserve",
+      "Permit",
+      "PreBind",
+      "Bind",
+      "PostBind"};
   return kNames[static_cast<size_t>(point)];
 }
 
@@ -58,8 +67,9 @@ Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()) {
   auto& r = *registry_;
   attempts_family_ = &prometheus::BuildCounter()
                           .Name("scheduler_schedule_attempts_total")
-                          .Help("Scheduling attempts by result: 'unschedulable' when no node "
-                                "fits the pod, 'error' when the scheduler itself failed.")
+                          .Help(
+                              "Scheduling attempts by result: 'unschedulable' when no node "
+                              "fits the pod, 'error' when the scheduler itself failed.")
                           .Register(r);
   attempt_duration_family_ =
       &prometheus::BuildHistogram()
@@ -73,25 +83,29 @@ Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()) {
            .Register(r);
   plugin_family_ = &prometheus::BuildHistogram()
                         .Name("scheduler_plugin_execution_duration_seconds")
-                        .Help("Time one plugin takes at one extension point, in seconds "
-                              "(sampled: one scheduling cycle in ten).")
+                        .Help(
+                            "Time one plugin takes at one extension point, in seconds "
+                            "(sampled: one scheduling cycle in ten).")
                         .Register(r);
   sli_family_ = &prometheus::BuildHistogram()
                      .Name("scheduler_pod_scheduling_sli_duration_seconds")
-                     .Help("Time from a pod's entry into the scheduling queue to its binding, "
-                           "over all its attempts, in seconds.")
+                     .Help(
+                         "Time from a pod's entry into the scheduling queue to its binding, "
+                         "over all its attempts, in seconds.")
                      .Register(r);
   incoming_family_ = &prometheus::BuildCounter()
                           .Name("scheduler_queue_incoming_pods_total")
-                          .Help("Pods added to the scheduling queues, by queue and by the event "
-                                "that moved them.")
+                          .Help(
+                              "Pods added to the scheduling queues, by queue and by the event "
+                              "that moved them.")
                           .Register(r);
   unschedulable_family_ = &prometheus::BuildGauge()
-                              .Name("scheduler_unschedulable_pods")
-                              .Help("Pods in the scheduling queue that a plugin turned away at "
-                                    "their last attempt or holds at PreEnqueue, by plugin and "
-                                    "profile.")
-                              .Register(r);
+                               .Name("scheduler_unschedulable_pods")
+                               .Help(
+                                   "Pods in the scheduling queue that a plugin turned away at "
+                                   "their last attempt or holds at PreEnqueue, by plugin and "
+                                   "profile.")
+                               .Register(r);
   evaluation_family_ = &prometheus::BuildCounter()
                             .Name("scheduler_plugin_evaluation_total")
                             .Help(
@@ -144,9 +158,10 @@ Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()) {
   permit_rejected_ = &permit.Add({{"result", "rejected"}}, AttemptBuckets());
   auto& pending = prometheus::BuildGauge()
                       .Name("scheduler_pending_pods")
-                      .Help("Pods waiting to be scheduled, by queue: 'active' ready, 'backoff' "
-                            "waiting out a backoff, 'unschedulable' waiting for a cluster event, "
-                            "'gated' held by a PreEnqueue plugin and never attempted.")
+                      .Help(
+                          "Pods waiting to be scheduled, by queue: 'active' ready, 'backoff' "
+                          "waiting out a backoff, 'unschedulable' waiting for a cluster event, "
+                          "'gated' held by a PreEnqueue plugin and never attempted.")
                       .Register(r);
   for (size_t i = 0; i < kQueues.size(); ++i) {
     pending_[i] = &pending.Add({{"queue", std::string(kQueues[i])}});
@@ -212,11 +227,11 @@ void Metrics::PluginExecution(std::string_view plugin, ExtensionPoint point, Cod
     std::lock_guard lock(mu_);
     auto it = plugins_.find(std::make_tuple(plugin, point, code));
     if (it == plugins_.end()) {
-      prometheus::Histogram* created = &plugin_family_->Add(
-          {{"plugin", std::string(plugin)},
-           {"extension_point", std::string(ExtensionPointName(point))},
-           {"status", std::string(CodeName(code))}},
-          PluginBuckets());
+      prometheus::Histogram* created =
+          &plugin_family_->Add({{"plugin", std::string(plugin)},
+                                {"extension_point", std::string(ExtensionPointName(point))},
+                                {"status", std::string(CodeName(code))}},
+                               PluginBuckets());
       it = plugins_.emplace(std::make_tuple(std::string(plugin), point, code), created).first;
     }
     h = it->second;
@@ -255,9 +270,9 @@ void Metrics::QueueIncoming(QueueName queue, std::string_view event) {
     std::lock_guard lock(mu_);
     auto it = incoming_.find(std::make_tuple(queue, event));
     if (it == incoming_.end()) {
-      prometheus::Counter* created = &incoming_family_->Add(
-          {{"queue", std::string(kQueues[static_cast<size_t>(queue)])},
-           {"event", std::string(event)}});
+      prometheus::Counter* created =
+          &incoming_family_->Add({{"queue", std::string(kQueues[static_cast<size_t>(queue)])},
+                                  {"event", std::string(event)}});
       it = incoming_.emplace(std::make_tuple(queue, std::string(event)), created).first;
     }
     c = it->second;
@@ -265,8 +280,7 @@ void Metrics::QueueIncoming(QueueName queue, std::string_view event) {
   c->Increment();
 }
 
-void Metrics::UnschedulableReason(std::string_view plugin, std::string_view profile,
-                                  double delta) {
+void Metrics::UnschedulableReason(std::string_view plugin, std::string_view profile, double delta) {
   prometheus::Gauge* g;
   {
     std::lock_guard lock(mu_);
@@ -274,8 +288,8 @@ void Metrics::UnschedulableReason(std::string_view plugin, std::string_view prof
     if (it == unschedulable_.end()) {
       prometheus::Gauge* created = &unschedulable_family_->Add(
           {{"plugin", std::string(plugin)}, {"profile", std::string(profile)}});
-      it = unschedulable_.emplace(std::make_tuple(std::string(plugin), std::string(profile)),
-                                  created)
+      it = unschedulable_
+               .emplace(std::make_tuple(std::string(plugin), std::string(profile)), created)
                .first;
     }
     g = it->second;

@@ -137,7 +137,8 @@ class Metrics {
   void PluginExecution(std::string_view plugin, ExtensionPoint point, Code code, double seconds,
                        uint64_t count = 1);
 
-  // A pod bound: scheduler_pod_scheduling_attempts and scheduler_pod_scheduling_sli_duration_seconds.
+  // A pod bound: scheduler_pod_scheduling_attempts and
+  // scheduler_pod_scheduling_sli_duration_seconds.
   void PodScheduled(int attempts, double sli_seconds);
   // scheduler_scheduling_algorithm_duration_seconds: Filter and Score of one cycle.
   void SchedulingAlgorithm(double seconds) { algorithm_->Observe(seconds); }
@@ -173,7 +174,9 @@ class Metrics {
   // `plugin` turned away (or gated at PreEnqueue), moved by `delta`.
   void UnschedulableReason(std::string_view plugin, std::string_view profile, double delta);
   // scheduler_pending_pods{queue}.
-  void SetPending(QueueName queue, size_t n) { pending_[static_cast<size_t>(queue)]->Set(double(n)); }
+  void SetPending(QueueName queue, size_t n) {
+    pending_[static_cast<size_t>(queue)]->Set(double(n));
+  }
   // scheduler_scheduler_cache_size{type}.
   void SetCacheSize(size_t nodes, size_t pods, size_t assumed_pods);
 

@@ -1,8 +1,8 @@
 #include "muster/framework/metrics.h"
 
-#include <gtest/gtest.h>
-
 #include <string>
+
+#include <gtest/gtest.h>
 
 namespace muster::framework {
 namespace {
@@ -17,14 +17,22 @@ TEST(Metrics, SeriesAppearOnceUsedWithKubeSchedulersLabels) {
   EXPECT_EQ(&p, &m.ForProfile("default-scheduler"));
   p.ExtensionPoint(ExtensionPoint::kPermit, Code::kWait, 0.00015);
   const std::string text = m.Text();
-  EXPECT_TRUE(Has(text, R"(scheduler_framework_extension_point_duration_seconds_count{extension_point="Permit",profile="default-scheduler",status="Wait"} 1)"))
+  EXPECT_TRUE(Has(
+      text,
+      R"(scheduler_framework_extension_point_duration_seconds_count{extension_point="Permit",profile="default-scheduler",status="Wait"} 1)"))
       << text;
   // 0.1ms is the first bound: 0.15ms falls in the second (0.2ms).
-  EXPECT_TRUE(Has(text, R"(scheduler_framework_extension_point_duration_seconds_bucket{extension_point="Permit",profile="default-scheduler",status="Wait",le="0.0001"} 0)"));
-  EXPECT_TRUE(Has(text, R"(scheduler_framework_extension_point_duration_seconds_bucket{extension_point="Permit",profile="default-scheduler",status="Wait",le="0.0002"} 1)"));
+  EXPECT_TRUE(Has(
+      text,
+      R"(scheduler_framework_extension_point_duration_seconds_bucket{extension_point="Permit",profile="default-scheduler",status="Wait",le="0.0001"} 0)"));
+  EXPECT_TRUE(Has(
+      text,
+      R"(scheduler_framework_extension_point_duration_seconds_bucket{extension_point="Permit",profile="default-scheduler",status="Wait",le="0.0002"} 1)"));
   // A point never run has no series; attempt series exist from the start, at zero.
   EXPECT_EQ(text.find(R"(extension_point="Bind")"), std::string::npos);
-  EXPECT_TRUE(Has(text, R"(scheduler_schedule_attempts_total{profile="default-scheduler",result="scheduled"} 0)"));
+  EXPECT_TRUE(Has(
+      text,
+      R"(scheduler_schedule_attempts_total{profile="default-scheduler",result="scheduled"} 0)"));
 }
 
 TEST(Metrics, ManyPluginCallsAreObservedAtOnceInTheirMeansBucket) {
@@ -40,7 +48,9 @@ TEST(Metrics, ManyPluginCallsAreObservedAtOnceInTheirMeansBucket) {
   const size_t at = text.find(series + R"("3.375)");
   ASSERT_NE(at, std::string::npos) << text;
   EXPECT_EQ(text.substr(text.find('}', at), 5), "} 64\n");
-  EXPECT_TRUE(Has(text, R"(scheduler_plugin_execution_duration_seconds_count{extension_point="Filter",plugin="NodeResourcesFit",status="Success"} 64)"));
+  EXPECT_TRUE(Has(
+      text,
+      R"(scheduler_plugin_execution_duration_seconds_count{extension_point="Filter",plugin="NodeResourcesFit",status="Success"} 64)"));
   // No calls, no series.
   EXPECT_EQ(text.find(R"(status="Unschedulable")"), std::string::npos);
 }
@@ -52,7 +62,8 @@ TEST(Metrics, TheSliIsLabelledWithAttemptsUpToFifteenPlus) {
   m.PodScheduled(40, 3);
   const std::string text = m.Text();
   EXPECT_TRUE(Has(text, R"(scheduler_pod_scheduling_sli_duration_seconds_count{attempts="1"} 1)"));
-  EXPECT_TRUE(Has(text, R"(scheduler_pod_scheduling_sli_duration_seconds_count{attempts="15+"} 2)"));
+  EXPECT_TRUE(
+      Has(text, R"(scheduler_pod_scheduling_sli_duration_seconds_count{attempts="15+"} 2)"));
   EXPECT_TRUE(Has(text, R"(scheduler_pod_scheduling_sli_duration_seconds_sum{attempts="15+"} 5)"));
   EXPECT_TRUE(Has(text, "scheduler_pod_scheduling_attempts_count 3"));
 }
@@ -65,7 +76,9 @@ TEST(Metrics, QueueSeriesByQueueAndEvent) {
   m.SetPending(QueueName::kGated, 4);
   const std::string text = m.Text();
   EXPECT_TRUE(Has(text, R"(scheduler_queue_incoming_pods_total{event="PodAdd",queue="active"} 2)"));
-  EXPECT_TRUE(Has(text, R"(scheduler_queue_incoming_pods_total{event="ScheduleAttemptFailure",queue="backoff"} 1)"));
+  EXPECT_TRUE(Has(
+      text,
+      R"(scheduler_queue_incoming_pods_total{event="ScheduleAttemptFailure",queue="backoff"} 1)"));
   EXPECT_TRUE(Has(text, R"(scheduler_pending_pods{queue="gated"} 4)"));
   EXPECT_TRUE(Has(text, R"(scheduler_pending_pods{queue="active"} 0)"));
 }

@@ -16,8 +16,8 @@ std::shared_ptr<const PodInfo> PodInfo::Make(api::PodPtr object) {
   facts.non_zero_requests = {non_zero.milli_cpu, non_zero.memory};
   if (pod.spec.affinity) {
     const auto& a = *pod.spec.affinity;
-    const bool affinity = a.pod_affinity && (!a.pod_affinity->required.empty() ||
-                                             !a.pod_affinity->preferred.empty());
+    const bool affinity =
+        a.pod_affinity && (!a.pod_affinity->required.empty() || !a.pod_affinity->preferred.empty());
     const bool anti = a.pod_anti_affinity && (!a.pod_anti_affinity->required.empty() ||
                                               !a.pod_anti_affinity->preferred.empty());
     facts.has_affinity = affinity || anti;

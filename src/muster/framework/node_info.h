@@ -29,13 +29,13 @@ struct PodFacts {
   // comparison, and the pod's own fields lie cache lines in (the gang behind its labels).
   int32_t priority = 0;
   api::GangRef gang;
-  api::Resource requests;           // PodRequests: what Fit checks and the node accounts
+  api::Resource requests;  // PodRequests: what Fit checks and the node accounts
   // PodRequests' cpu and memory with defaults for containers that request none, for scoring.
   struct CpuMemory {
     int64_t milli_cpu = 0;
     int64_t memory = 0;
   } non_zero_requests;
-  bool has_affinity = false;            // required or preferred pod affinity/anti-affinity
+  bool has_affinity = false;  // required or preferred pod affinity/anti-affinity
   bool has_required_anti_affinity = false;
   // Whether each affinity term list has only well-formed selectors, checked once here rather
   // than for every existing pod in every cycle (upstream's PodInfo parses its terms once too).

@@ -84,12 +84,12 @@ TEST(NodeInfoTest, RemovePodMatchesByName) {
 }
 
 TEST(NodeInfoTest, KeepsTheNodesHotFieldsBesideItsAccounting) {
-  NodeInfo node(std::make_shared<const api::Node>(
-      testing::MakeNode()
-          .Name("n1")
-          .Unschedulable()
-          .Taint("gpu", "true", api::TaintEffect::kNoSchedule)
-          .Obj()));
+  NodeInfo node(
+      std::make_shared<const api::Node>(testing::MakeNode()
+                                            .Name("n1")
+                                            .Unschedulable()
+                                            .Taint("gpu", "true", api::TaintEffect::kNoSchedule)
+                                            .Obj()));
   EXPECT_EQ(node.name().str(), "n1");
   EXPECT_TRUE(node.unschedulable());
   ASSERT_EQ(node.taints().size(), 1u);

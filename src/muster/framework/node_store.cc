@@ -73,8 +73,8 @@ std::vector<ImageState> NodeStore::ImageStatesOf(const api::Node& node) const {
     for (const std::string& image_name : image.names) {
       auto it = image_nodes_.find(image_name);
       if (it == image_nodes_.end()) continue;
-      states.push_back(ImageState{image_name, image.size_bytes,
-                                             static_cast<int32_t>(it->second.second.size())});
+      states.push_back(
+          ImageState{image_name, image.size_bytes, static_cast<int32_t>(it->second.second.size())});
     }
   }
   return states;
@@ -86,7 +86,8 @@ void NodeStore::AddNode(const api::Node& node) {
   info.SetNode(std::make_shared<const api::Node>(node));
   TrackImages(node, true);
   const std::string zone = ZoneKey(node);
-  auto z = std::find_if(zones_.begin(), zones_.end(), [&](const auto& e) { return e.first == zone; });
+  auto z =
+      std::find_if(zones_.begin(), zones_.end(), [&](const auto& e) { return e.first == zone; });
   if (z == zones_.end()) {
     zones_.emplace_back(zone, std::vector<api::Symbol>{name});
   } else if (std::find(z->second.begin(), z->second.end(), name) == z->second.end()) {

@@ -1,10 +1,10 @@
 #include "muster/framework/object_table.h"
 
-#include <gtest/gtest.h>
-
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 namespace muster::framework {
 namespace {

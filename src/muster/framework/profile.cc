@@ -10,6 +10,8 @@
 // collected, but a later stage only runs when the earlier one found nothing, so that one mistake
 // is not reported again as its consequences.
 
+#include "muster/framework/profile.h"
+
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -27,7 +29,6 @@
 #include <yaml-cpp/yaml.h>
 
 #include "muster/api/nearest.h"
-#include "muster/framework/profile.h"
 
 namespace muster::framework {
 namespace {
@@ -384,7 +385,7 @@ class FrameworkBuilder {
         if (it == by_name_.end()) {
           if (reported.insert(ref.name).second) {
             Error(fmt::format("{} {} does not exist{}", point.type, Quote(ref.name),
-                          api::DidYouMean(ref.name, registry_.Names())));
+                              api::DidYouMean(ref.name, registry_.Names())));
           }
           continue;
         }

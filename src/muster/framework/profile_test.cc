@@ -1,3 +1,5 @@
+#include "muster/framework/profile.h"
+
 #include <functional>
 #include <memory>
 #include <optional>
@@ -12,7 +14,6 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
-#include "muster/framework/profile.h"
 #include "muster/framework/testing/null_client.h"
 
 namespace muster::framework {
@@ -145,7 +146,6 @@ class FakeServices final : public SchedulerServices,
 
   void Iterate(const std::function<void(WaitingPod&)>&) override {}
   WaitingPod* Get(std::string_view) override { return nullptr; }
-
 
   std::vector<const api::Pod*> PodsWithLabel(api::Symbol, api::Symbol, api::Symbol) const override {
     return {};

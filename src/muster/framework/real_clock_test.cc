@@ -1,9 +1,9 @@
 #include "muster/framework/real_clock.h"
 
-#include <gtest/gtest.h>
-
 #include <thread>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 namespace muster::framework {
 namespace {

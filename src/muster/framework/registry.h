@@ -19,7 +19,8 @@ namespace muster::framework {
 // "<error_prefix>.<field>: <message>".
 struct PluginArgs {
   YAML::Node args;           // null when the profile gives none: use the defaults
-  std::string error_prefix;  // e.g. "cfg.yaml: document 1 (KubeSchedulerConfiguration): profiles[0].pluginConfig[1].args"
+  std::string error_prefix;  // e.g. "cfg.yaml: document 1 (KubeSchedulerConfiguration):
+                             // profiles[0].pluginConfig[1].args"
 };
 
 // Builds a plugin, or returns nullptr with *error set (bad args).

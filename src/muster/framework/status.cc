@@ -8,8 +8,8 @@ namespace muster::framework {
 
 std::string_view CodeName(Code code) {
   static constexpr std::array<std::string_view, 7> kNames = {
-      "Success", "Error", "Unschedulable", "UnschedulableAndUnresolvable", "Wait", "Skip",
-      "Pending"};
+      "Success", "Error", "Unschedulable", "UnschedulableAndUnresolvable",
+      "Wait",    "Skip",  "Pending"};
   return kNames[static_cast<size_t>(code)];
 }
 

@@ -22,8 +22,15 @@ namespace muster::framework {
 //     Bind: this plugin does not bind this pod, ask the next.
 //   kPending: the pod waits on something outside the scheduler (not a failure to fit); it is
 //     retried without backoff when its event comes.
-enum class Code { kSuccess, kError, kUnschedulable, kUnschedulableAndUnresolvable, kWait, kSkip,
-                  kPending };
+enum class Code {
+  kSuccess,
+  kError,
+  kUnschedulable,
+  kUnschedulableAndUnresolvable,
+  kWait,
+  kSkip,
+  kPending
+};
 
 std::string_view CodeName(Code code);
 

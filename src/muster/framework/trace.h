@@ -107,7 +107,7 @@ class AttemptTrace {
   api::Time time{};
   std::string profile;
   int32_t all_nodes = 0;
-  int32_t nodes_to_find = 0;  // numFeasibleNodesToFind (percentageOfNodesToScore)
+  int32_t nodes_to_find = 0;   // numFeasibleNodesToFind (percentageOfNodesToScore)
   int32_t nodes_filtered = 0;  // how many Filter examined before it had found enough
   int32_t nodes_feasible = 0;
   std::optional<int32_t> percentage_of_nodes_to_score;  // the one in force, when configured

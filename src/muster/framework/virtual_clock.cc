@@ -2,8 +2,7 @@
 
 namespace muster::framework {
 
-Clock::TimerId VirtualClock::AddTimer(api::Time at, std::function<void()> fn,
-                                                 bool keeps_alive) {
+Clock::TimerId VirtualClock::AddTimer(api::Time at, std::function<void()> fn, bool keeps_alive) {
   if (at < now_) at = now_;
   const TimerId id = next_id_++;
   timers_.emplace(std::make_pair(at, id), Timer{std::move(fn), keeps_alive});

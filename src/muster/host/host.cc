@@ -1,8 +1,8 @@
 #include "muster/host/host.h"
 
-#include <fmt/format.h>
-
 #include <array>
+
+#include <fmt/format.h>
 
 #include "muster/cluster/kube/extender.h"
 #include "muster/cluster/memory.h"

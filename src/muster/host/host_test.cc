@@ -1,15 +1,15 @@
 #include "muster/host/host.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
+#include "muster/api/testing/builders.h"
 #include "muster/cluster/memory.h"
 #include "muster/framework/virtual_clock.h"
-#include "muster/api/testing/builders.h"
 
 namespace muster::host {
 namespace {

@@ -1,8 +1,8 @@
 #include "muster/host/podgroup_controller.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
+
+#include <fmt/format.h>
 
 namespace muster::host {
 

@@ -30,28 +30,16 @@ class UnusedHandle final : public framework::Handle {
 
 TEST(InTreeRegistry, RegistersEveryPluginUnderItsUpstreamName) {
   const framework::Registry registry = InTreeRegistry();
-  EXPECT_EQ(registry.Names(), (std::vector<std::string>{"Coscheduling",
-                                                        "DefaultBinder",
-                                                        "DefaultPreemption",
-                                                        "DynamicResources",
-                                                        "GangScheduling",
-                                                        "ImageLocality",
-                                                        "InterPodAffinity",
-                                                        "NodeAffinity",
-                                                        "NodeDeclaredFeatures",
-                                                        "NodeName",
-                                                        "NodePorts",
-                                                        "NodeResourcesBalancedAllocation",
-                                                        "NodeResourcesFit",
-                                                        "NodeUnschedulable",
-                                                        "NodeVolumeLimits",
-                                                        "PodTopologySpread",
-                                                        "PrioritySort",
-                                                        "SchedulingGates",
-                                                        "TaintToleration",
-                                                        "VolumeBinding",
-                                                        "VolumeRestrictions",
-                                                        "VolumeZone"}));
+  EXPECT_EQ(registry.Names(),
+            (std::vector<std::string>{
+                "Coscheduling",      "DefaultBinder",     "DefaultPreemption",
+                "DynamicResources",  "GangScheduling",    "ImageLocality",
+                "InterPodAffinity",  "NodeAffinity",      "NodeDeclaredFeatures",
+                "NodeName",          "NodePorts",         "NodeResourcesBalancedAllocation",
+                "NodeResourcesFit",  "NodeUnschedulable", "NodeVolumeLimits",
+                "PodTopologySpread", "PrioritySort",      "SchedulingGates",
+                "TaintToleration",   "VolumeBinding",     "VolumeRestrictions",
+                "VolumeZone"}));
   UnusedHandle handle;
   for (const std::string& name : registry.Names()) {
     SCOPED_TRACE(name);

@@ -1,10 +1,10 @@
 #include "muster/report/charts.h"
 
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-
 #include <string>
 #include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 
 namespace muster::report::charts {
 namespace {

@@ -1,7 +1,5 @@
 #include "muster/report/comparison.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -10,6 +8,8 @@
 #include <set>
 #include <sstream>
 #include <unordered_map>
+
+#include <fmt/format.h>
 
 #include "muster/api/gang.h"
 #include "muster/report/simulation_output.h"
@@ -766,7 +766,6 @@ std::string ConfigurationText(const json& side) {
   const std::string config = side["config"];
   return config.empty() ? "the default profile" : "the configuration of " + config;
 }
-
 
 std::string MetricLabel(const std::string& metric) {
   static const std::map<std::string, std::string> kLabels = {{"pods", "pods"},

@@ -53,9 +53,8 @@ json FilterJson(const sim::Simulation& sim, const api::Pod& pod, const AttemptTr
   filter["plugins"] = trace.filter_plugins;
   json skipped = json::array();
   for (const AttemptTrace::Outcome& o : trace.pre_filter) {
-    if (o.code == Code::kSkip &&
-        std::find(trace.filter_plugins.begin(), trace.filter_plugins.end(), o.plugin) !=
-            trace.filter_plugins.end()) {
+    if (o.code == Code::kSkip && std::find(trace.filter_plugins.begin(), trace.filter_plugins.end(),
+                                           o.plugin) != trace.filter_plugins.end()) {
       skipped.push_back(o.plugin);
     }
   }
@@ -252,8 +251,8 @@ std::string NoAttemptReason(const sim::Simulation& sim, const api::Pod& pod) {
   }
   // Held at PreEnqueue by another plugin (a gang short of members, a claim not made yet).
   std::string message;
-  if (const framework::QueuedPodInfo* held = sim.scheduler().queue().Held(pod.metadata.Key(),
-                                                                          &message)) {
+  if (const framework::QueuedPodInfo* held =
+          sim.scheduler().queue().Held(pod.metadata.Key(), &message)) {
     return fmt::format("{} held the pod at PreEnqueue: {}; it never reached a scheduling cycle",
                        held->gating_plugin, message);
   }
@@ -428,7 +427,8 @@ void PrintFilter(const json& filter, size_t top, std::ostream& out) {
   out << fmt::format("\nFilter (plugins in order: {}", fmt::join(plugins, ", "));
   std::vector<std::string> skipped;
   for (const json& p : filter["skipped"]) skipped.push_back(Str(p));
-  if (!skipped.empty()) out << fmt::format("; skipped after PreFilter: {}", fmt::join(skipped, ", "));
+  if (!skipped.empty())
+    out << fmt::format("; skipped after PreFilter: {}", fmt::join(skipped, ", "));
   out << ")\n";
   std::vector<const json*> passed, rejected;
   for (const json& n : nodes) (Str(n["result"]) == "Passed" ? passed : rejected).push_back(&n);
@@ -463,15 +463,16 @@ void PrintFilter(const json& filter, size_t top, std::ostream& out) {
   }
   std::vector<std::pair<std::pair<std::string, std::string>, std::vector<std::string>>> sorted(
       by_reason.begin(), by_reason.end());
-  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
-    return a.second.size() > b.second.size();
-  });
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
   out << fmt::format("  {} rejected, by reason:\n", rejected.size());
   std::vector<std::vector<std::string>> summary{{"    COUNT", "PLUGIN", "REASON", "NODES"}};
   for (const auto& [why, names] : sorted) {
-    std::vector<std::string> shown(names.begin(), names.begin() + std::min<size_t>(3, names.size()));
-    summary.push_back({fmt::format("    {}", names.size()), why.first, why.second,
-                       fmt::format("{}{}", fmt::join(shown, ", "), names.size() > 3 ? ", ..." : "")});
+    std::vector<std::string> shown(names.begin(),
+                                   names.begin() + std::min<size_t>(3, names.size()));
+    summary.push_back(
+        {fmt::format("    {}", names.size()), why.first, why.second,
+         fmt::format("{}{}", fmt::join(shown, ", "), names.size() > 3 ? ", ..." : "")});
   }
   PrintColumns(summary, out);
 }

@@ -918,8 +918,8 @@ void ComparisonTables(std::string& out, const json& c, size_t max_rows) {
   for (const json& m : c["summary"]) {
     const std::string metric = m["metric"];
     const Unit unit = MetricUnit(metric, resources);
-    rows.push_back({MetricLabel(metric), SpreadText(m["a"], unit),
-                    SpreadText(m["b"], unit), m["differs"].get<bool>() ? "differs" : ""});
+    rows.push_back({MetricLabel(metric), SpreadText(m["a"], unit), SpreadText(m["b"], unit),
+                    m["differs"].get<bool>() ? "differs" : ""});
   }
   Table(out, rows, 1);
   out += "</section>\n";

@@ -14,9 +14,10 @@
 
 #include <cstddef>
 #include <iosfwd>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "muster/sim/simulation.h"
 

@@ -176,8 +176,8 @@ json VolumesJson(const cluster::MemoryCluster& c) {
     j["storageClassName"] = std::string(pv.ClassName());
     j["capacity"] = pv.spec.capacity.String();
     j["accessModes"] = AccessModesJson(pv.spec.access_modes);
-    j["claim"] = pv.spec.claim_ref ? pv.spec.claim_ref->namespace_ + "/" + pv.spec.claim_ref->name
-                                   : "";
+    j["claim"] =
+        pv.spec.claim_ref ? pv.spec.claim_ref->namespace_ + "/" + pv.spec.claim_ref->name : "";
     volumes.push_back(std::move(j));
   }
   return volumes;
@@ -197,7 +197,8 @@ std::string HumanDuration(api::Duration d) {
   if (minutes < 180) return fmt::format("{}m", minutes);
   const int64_t hours = minutes / 60;
   if (hours < 8) {
-    return minutes % 60 == 0 ? fmt::format("{}h", hours) : fmt::format("{}h{}m", hours, minutes % 60);
+    return minutes % 60 == 0 ? fmt::format("{}h", hours)
+                             : fmt::format("{}h{}m", hours, minutes % 60);
   }
   if (hours < 48) return fmt::format("{}h", hours);
   if (hours < 24 * 8) {
@@ -473,7 +474,8 @@ nlohmann::ordered_json BuildResult(const sim::Simulation& sim) {
     n["name"] = name;
     n["allocatable"] = ResourcesJson(node.status.allocatable);
     auto it = per_node.find(name);
-    n["requested"] = it == per_node.end() ? json::object() : ResourcesJson(it->second.first.ToList());
+    n["requested"] =
+        it == per_node.end() ? json::object() : ResourcesJson(it->second.first.ToList());
     n["pods"] = it == per_node.end() ? 0 : it->second.second;
     nodes.push_back(std::move(n));
   }

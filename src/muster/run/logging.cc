@@ -1,10 +1,10 @@
 #include "muster/run/logging.h"
 
-#include <fmt/format.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <ctime>
+
+#include <fmt/format.h>
+#include <unistd.h>
 
 namespace muster::run {
 namespace {
@@ -15,11 +15,21 @@ void AppendQuoted(std::string& out, std::string_view s) {
   out.push_back('"');
   for (const char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           out += fmt::format("\\u{:04x}", static_cast<unsigned char>(c));
@@ -33,9 +43,12 @@ void AppendQuoted(std::string& out, std::string_view s) {
 
 char SeverityLetter(log::Severity s) {
   switch (s) {
-    case log::Severity::kWarning: return 'W';
-    case log::Severity::kError: return 'E';
-    case log::Severity::kInfo: break;
+    case log::Severity::kWarning:
+      return 'W';
+    case log::Severity::kError:
+      return 'E';
+    case log::Severity::kInfo:
+      break;
   }
   return 'I';
 }
@@ -61,7 +74,7 @@ std::string FormatLogLine(const log::Record& record, LogFormat format, int64_t n
       line += fmt::format(",\"v\":{}", record.v);
     } else {
       line += record.severity == log::Severity::kError ? ",\"level\":\"error\""
-                                                        : ",\"level\":\"warning\"";
+                                                       : ",\"level\":\"warning\"";
     }
     line += ",\"msg\":";
     AppendQuoted(line, record.msg);
@@ -106,8 +119,7 @@ void InstallLog(LogFormat format, int verbosity, std::FILE* out) {
         const int64_t now_us = std::chrono::duration_cast<std::chrono::microseconds>(
                                    std::chrono::system_clock::now().time_since_epoch())
                                    .count();
-        const std::string line =
-            FormatLogLine(record, format, now_us, static_cast<long>(getpid()));
+        const std::string line = FormatLogLine(record, format, now_us, static_cast<long>(getpid()));
         std::fwrite(line.data(), 1, line.size(), to);
         std::fflush(to);
       },

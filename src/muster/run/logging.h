@@ -1,8 +1,9 @@
 #pragma once
 
 // `muster run`'s log sink: log::Record lines on stderr, as kube-scheduler writes them.
-//   text: I1125 17:07:46.123456   12345 muster] "Successfully bound pod to node" pod="default/web-0" node="n1"
-//   json: {"ts":1764090466123.456,"v":2,"msg":"Successfully bound pod to node","pod":"default/web-0","node":"n1"}
+//   text: I1125 17:07:46.123456   12345 muster] "Successfully bound pod to node"
+//   pod="default/web-0" node="n1" json: {"ts":1764090466123.456,"v":2,"msg":"Successfully bound pod
+//   to node","pod":"default/web-0","node":"n1"}
 // (klog's header: severity, date, time in UTC, process id; JSON as component-base's: ts in
 // milliseconds since the epoch, v for info lines, "err" for what went wrong.)
 

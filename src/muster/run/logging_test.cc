@@ -1,10 +1,10 @@
 #include "muster/run/logging.h"
 
-#include <gtest/gtest.h>
-
 #include <cmath>
 #include <cstdio>
 #include <string>
+
+#include <gtest/gtest.h>
 
 namespace muster::run {
 namespace {
@@ -13,8 +13,8 @@ namespace {
 constexpr int64_t kNow = 1764090466123456;
 
 TEST(LogLine, TextIsKlogsHeaderThenQuotedMessageAndPairs) {
-  const log::Field fields[] = {{"pod", "default/web-0"}, {"node", "n1"},
-                               {"evaluatedNodes", 3}, {"ok", true}};
+  const log::Field fields[] = {
+      {"pod", "default/web-0"}, {"node", "n1"}, {"evaluatedNodes", 3}, {"ok", true}};
   const log::Record r{log::Severity::kInfo, 2, "Successfully bound pod to node", fields};
   EXPECT_EQ(FormatLogLine(r, LogFormat::kText, kNow, 4242),
             "I1125 17:07:46.123456    4242 muster] \"Successfully bound pod to node\" "
@@ -23,11 +23,12 @@ TEST(LogLine, TextIsKlogsHeaderThenQuotedMessageAndPairs) {
 
 TEST(LogLine, TextMarksWarningsAndErrorsAndEscapesQuotes) {
   const log::Field fields[] = {{"err", "0/1 nodes: \"x\"\nnext"}};
-  EXPECT_EQ(FormatLogLine(log::Record{log::Severity::kError, 0, "Error", fields},
-                          LogFormat::kText, kNow, 1),
-            "E1125 17:07:46.123456       1 muster] \"Error\" err=\"0/1 nodes: \\\"x\\\"\\nnext\"\n");
-  EXPECT_EQ(FormatLogLine(log::Record{log::Severity::kWarning, 0, "careful", {}},
-                          LogFormat::kText, kNow, 1)
+  EXPECT_EQ(
+      FormatLogLine(log::Record{log::Severity::kError, 0, "Error", fields}, LogFormat::kText, kNow,
+                    1),
+      "E1125 17:07:46.123456       1 muster] \"Error\" err=\"0/1 nodes: \\\"x\\\"\\nnext\"\n");
+  EXPECT_EQ(FormatLogLine(log::Record{log::Severity::kWarning, 0, "careful", {}}, LogFormat::kText,
+                          kNow, 1)
                 .substr(0, 1),
             "W");
 }
@@ -38,23 +39,25 @@ TEST(LogLine, JsonIsOneObjectWithMillisecondsAndVerbosity) {
                           LogFormat::kJson, kNow, 1),
             "{\"ts\":1764090466123.456,\"v\":2,\"msg\":\"bound \\\"x\\\"\","
             "\"pod\":\"default/web-0\",\"feasibleNodes\":2}\n");
-  EXPECT_EQ(FormatLogLine(log::Record{log::Severity::kError, 0, "failed", {}}, LogFormat::kJson,
-                          kNow, 1),
-            "{\"ts\":1764090466123.456,\"level\":\"error\",\"msg\":\"failed\"}\n");
+  EXPECT_EQ(
+      FormatLogLine(log::Record{log::Severity::kError, 0, "failed", {}}, LogFormat::kJson, kNow, 1),
+      "{\"ts\":1764090466123.456,\"level\":\"error\",\"msg\":\"failed\"}\n");
 }
 
 TEST(LogLine, NonFiniteNumbersAreStrings) {
   const log::Field fields[] = {{"ratio", 1.5}, {"nan", std::nan("")}};
-  EXPECT_EQ(FormatLogLine(log::Record{log::Severity::kInfo, 0, "m", fields}, LogFormat::kJson,
-                          kNow, 1),
-            "{\"ts\":1764090466123.456,\"v\":0,\"msg\":\"m\",\"ratio\":1.5,\"nan\":\"NaN\"}\n");
+  EXPECT_EQ(
+      FormatLogLine(log::Record{log::Severity::kInfo, 0, "m", fields}, LogFormat::kJson, kNow, 1),
+      "{\"ts\":1764090466123.456,\"v\":0,\"msg\":\"m\",\"ratio\":1.5,\"nan\":\"NaN\"}\n");
 }
 
 TEST(LogLine, ControlCharactersAreEscaped) {
-  const log::Field fields[] = {{"raw", std::string_view("a\x01" "b", 3)}};
-  EXPECT_EQ(FormatLogLine(log::Record{log::Severity::kInfo, 0, "m", fields}, LogFormat::kJson,
-                          kNow, 1),
-            "{\"ts\":1764090466123.456,\"v\":0,\"msg\":\"m\",\"raw\":\"a\\u0001b\"}\n");
+  const log::Field fields[] = {{"raw", std::string_view("a\x01"
+                                                        "b",
+                                                        3)}};
+  EXPECT_EQ(
+      FormatLogLine(log::Record{log::Severity::kInfo, 0, "m", fields}, LogFormat::kJson, kNow, 1),
+      "{\"ts\":1764090466123.456,\"v\":0,\"msg\":\"m\",\"raw\":\"a\\u0001b\"}\n");
 }
 
 TEST(LogVerbosity, LinesAboveTheLevelAreDropped) {

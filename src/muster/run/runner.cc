@@ -1,9 +1,9 @@
 #include "muster/run/runner.h"
 
-#include <fmt/format.h>
-
 #include <random>
 #include <thread>
+
+#include <fmt/format.h>
 
 #include "muster/cluster/kube/http.h"
 #include "muster/cluster/kube/kube_cluster.h"
@@ -59,7 +59,7 @@ int Run(const RunOptions& options, const std::atomic<bool>& stop,
   rest->burst = options.burst.value_or(config.client_connection.burst);
   for (const std::string& w : rest->warnings) log::Warningf("{}", w);
   log::Infof(0, "API server {} ({}), qps {} burst {}", rest->server, rest->source, rest->qps,
-               rest->burst);
+             rest->burst);
 
   const api::LeaderElectionConfig& election =
       options.leader_election ? *options.leader_election : config.leader_election;
@@ -133,7 +133,8 @@ int Run(const RunOptions& options, const std::atomic<bool>& stop,
   }
   std::atomic<bool> ready{false};
   const framework::Metrics& metrics = *host->scheduler().metrics();
-  Serving serving(ready, [&metrics] { return metrics.Text(); }, auth.get());
+  Serving serving(
+      ready, [&metrics] { return metrics.Text(); }, auth.get());
   if (!serving.Start(options.serving, &error)) {
     log::Errorf("{}", error);
     return kRunBadInput;
@@ -187,8 +188,8 @@ int Run(const RunOptions& options, const std::atomic<bool>& stop,
   // check): a standby replica is ready to take over, and a rolling update does not wait on it.
   ready.store(true);
   log::Infof(0, "informers synced in {}ms: {} nodes, {} pods",
-               std::chrono::duration_cast<std::chrono::milliseconds>(Steady::now() - began).count(),
-               cluster.num_nodes(), cluster.num_pods());
+             std::chrono::duration_cast<std::chrono::milliseconds>(Steady::now() - began).count(),
+             cluster.num_nodes(), cluster.num_pods());
 
   std::unique_ptr<cluster::kube::LeaderElector> elector;
   std::atomic<bool> leading{!leader_elect};
@@ -239,7 +240,7 @@ int Run(const RunOptions& options, const std::atomic<bool>& stop,
   cluster.Stop();
   serving.Stop();
   log::Infof(0, "stopped: {} pods bound, {} attempts", host->scheduler().stats().scheduled,
-               host->scheduler().stats().attempts);
+             host->scheduler().stats().attempts);
   over();  // a lease that lapsed while stopping is a failure all the same
   return exit_code();
 }

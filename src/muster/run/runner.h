@@ -28,7 +28,7 @@ struct RunOptions {
   // --kube-api-qps and --kube-api-burst (without --config); nullopt: the configuration's.
   std::optional<double> qps;
   std::optional<int32_t> burst;
-  ServingOptions serving;            // --secure-port, --tls-*, --metrics-bind-address...
+  ServingOptions serving;                 // --secure-port, --tls-*, --metrics-bind-address...
   std::string authentication_kubeconfig;  // empty: the scheduler's own connection
   std::string authorization_kubeconfig;
   // The identity in the Lease; empty: hostname_uuid.

@@ -1,23 +1,21 @@
 #include "muster/run/serving.h"
 
-#include <sys/socket.h>
-
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <httplib.h>
+#include <nlohmann/json.hpp>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/rsa.h>
 #include <openssl/sha.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
+#include <sys/socket.h>
 #include <unistd.h>
-
-#include <algorithm>
-#include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "muster/framework/log.h"
 
@@ -119,8 +117,7 @@ bool SplitHostPort(const std::string& address, std::string* host, int* port) {
 DelegatedAuth::DelegatedAuth(cluster::kube::Http& authn, cluster::kube::Http& authz)
     : authn_(authn), authz_(authz) {}
 
-std::optional<UserInfo> DelegatedAuth::Authenticate(const std::string& token,
-                                                    std::string* error) {
+std::optional<UserInfo> DelegatedAuth::Authenticate(const std::string& token, std::string* error) {
   // Cached by the token's digest: the tokens themselves are not kept.
   unsigned char digest[SHA256_DIGEST_LENGTH];
   SHA256(reinterpret_cast<const unsigned char*>(token.data()), token.size(), digest);
@@ -135,7 +132,7 @@ std::optional<UserInfo> DelegatedAuth::Authenticate(const std::string& token,
                        {"kind", "TokenReview"},
                        {"spec", {{"token", token}}}};
   const cluster::kube::Response r = authn_.Do("POST", "/apis/authentication.k8s.io/v1/tokenreviews",
-                                               review.dump(), "application/json", kReviewTimeout);
+                                              review.dump(), "application/json", kReviewTimeout);
   if (!r.ok()) {
     *error = "TokenReview: " + r.Describe();
     return std::nullopt;
@@ -182,9 +179,8 @@ std::optional<bool> DelegatedAuth::Authorize(const UserInfo& user, const std::st
       return it->second.second;
     }
   }
-  const Json review = {{"apiVersion", "authorization.k8s.io/v1"},
-                       {"kind", "SubjectAccessReview"},
-                       {"spec", spec}};
+  const Json review = {
+      {"apiVersion", "authorization.k8s.io/v1"}, {"kind", "SubjectAccessReview"}, {"spec", spec}};
   const cluster::kube::Response r =
       authz_.Do("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", review.dump(),
                 "application/json", kReviewTimeout);
@@ -214,9 +210,8 @@ DelegatedAuth::Decision DelegatedAuth::Check(const std::string& authorization,
   fields >> scheme >> token;
   const bool bearer =
       scheme.size() == kBearer.size() &&
-      std::equal(kBearer.begin(), kBearer.end(), scheme.begin(), [](char a, char b) {
-        return a == std::tolower(static_cast<unsigned char>(b));
-      });
+      std::equal(kBearer.begin(), kBearer.end(), scheme.begin(),
+                 [](char a, char b) { return a == std::tolower(static_cast<unsigned char>(b)); });
   if (!bearer || token.empty() || (fields >> more)) {
     return {Verdict::kUnauthenticated, "Unauthorized"};
   }
@@ -333,38 +328,37 @@ bool Serving::Start(const ServingOptions& options, std::string* error) {
     }
     // Every request but the ones to the paths always allowed is authenticated and authorized
     // by the API server first.
-    server->set_pre_routing_handler(
-        [this, allow = options.always_allow_paths](const httplib::Request& req,
-                                                   httplib::Response& res) {
-          using R = httplib::Server::HandlerResponse;
-          if (std::find(allow.begin(), allow.end(), req.path) != allow.end()) return R::Unhandled;
-          std::string verb = req.method;
-          std::transform(verb.begin(), verb.end(), verb.begin(),
-                         [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-          if (verb == "head") verb = "get";
-          const DelegatedAuth::Decision d =
-              auth_->Check(req.get_header_value("Authorization"), verb, req.path);
-          switch (d.verdict) {
-            case DelegatedAuth::Verdict::kAllowed:
-              return R::Unhandled;
-            case DelegatedAuth::Verdict::kUnauthenticated:
-              res.status = 401;
-              res.set_content(StatusBody(401, "Unauthorized", d.message), "application/json");
-              break;
-            case DelegatedAuth::Verdict::kForbidden:
-              res.status = 403;
-              res.set_content(StatusBody(403, "Forbidden", d.message), "application/json");
-              break;
-            case DelegatedAuth::Verdict::kError:
-              log::Error("Unable to authenticate or authorize a request",
-                         {{"path", req.path}, {"err", d.message}});
-              res.status = 500;
-              res.set_content(StatusBody(500, "InternalError", "Internal Server Error"),
-                              "application/json");
-              break;
-          }
-          return R::Handled;
-        });
+    server->set_pre_routing_handler([this, allow = options.always_allow_paths](
+                                        const httplib::Request& req, httplib::Response& res) {
+      using R = httplib::Server::HandlerResponse;
+      if (std::find(allow.begin(), allow.end(), req.path) != allow.end()) return R::Unhandled;
+      std::string verb = req.method;
+      std::transform(verb.begin(), verb.end(), verb.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      if (verb == "head") verb = "get";
+      const DelegatedAuth::Decision d =
+          auth_->Check(req.get_header_value("Authorization"), verb, req.path);
+      switch (d.verdict) {
+        case DelegatedAuth::Verdict::kAllowed:
+          return R::Unhandled;
+        case DelegatedAuth::Verdict::kUnauthenticated:
+          res.status = 401;
+          res.set_content(StatusBody(401, "Unauthorized", d.message), "application/json");
+          break;
+        case DelegatedAuth::Verdict::kForbidden:
+          res.status = 403;
+          res.set_content(StatusBody(403, "Forbidden", d.message), "application/json");
+          break;
+        case DelegatedAuth::Verdict::kError:
+          log::Error("Unable to authenticate or authorize a request",
+                     {{"path", req.path}, {"err", d.message}});
+          res.status = 500;
+          res.set_content(StatusBody(500, "InternalError", "Internal Server Error"),
+                          "application/json");
+          break;
+      }
+      return R::Handled;
+    });
     Routes(*server);
     if (std::string why; !BindExclusive(*server, options.bind_address, options.secure_port, &why)) {
       *error = fmt::format("--bind-address {}, --secure-port {}: listen tcp {}: {}",
@@ -374,8 +368,8 @@ bool Serving::Start(const ServingOptions& options, std::string* error) {
     }
     log::Info(0, "Serving securely",
               {{"address", fmt::format("{}:{}", options.bind_address, options.secure_port)},
-               {"certificate", options.tls_cert_file.empty() ? "self-signed"
-                                                             : options.tls_cert_file.c_str()}});
+               {"certificate",
+                options.tls_cert_file.empty() ? "self-signed" : options.tls_cert_file.c_str()}});
     servers_.push_back(std::move(server));
     Listen(*servers_.back());
   }
@@ -389,8 +383,8 @@ bool Serving::Start(const ServingOptions& options, std::string* error) {
     auto server = std::make_unique<httplib::Server>();
     Routes(*server);
     if (std::string why; !BindExclusive(*server, host, port, &why)) {
-      *error = fmt::format("--metrics-bind-address {}: listen tcp {}: {}",
-                           options.insecure_address, ListenAddress(host, port), why);
+      *error = fmt::format("--metrics-bind-address {}: listen tcp {}: {}", options.insecure_address,
+                           ListenAddress(host, port), why);
       return false;
     }
     log::Info(0, "Serving insecurely (plain HTTP, no authentication)",

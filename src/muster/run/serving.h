@@ -29,10 +29,10 @@ namespace muster::run {
 struct ServingOptions {
   int secure_port = 10259;  // 0: no HTTPS listener
   std::string bind_address = "0.0.0.0";
-  std::string tls_cert_file;         // with tls_private_key_file; empty: self-signed
+  std::string tls_cert_file;  // with tls_private_key_file; empty: self-signed
   std::string tls_private_key_file;
   std::vector<std::string> always_allow_paths = {"/healthz", "/readyz", "/livez"};
-  std::string insecure_address;      // --metrics-bind-address: plain HTTP, no authentication
+  std::string insecure_address;  // --metrics-bind-address: plain HTTP, no authentication
 };
 
 // Who a bearer token is, by the API server's TokenReview.

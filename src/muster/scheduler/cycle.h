@@ -78,8 +78,8 @@ struct Scheduler::BindingContext {
   framework::QueuedPodInfo queued;
   framework::PodInfoPtr assumed;  // the pod with spec.nodeName set
   api::Symbol node;
-  framework::Stopwatch started;   // when its scheduling attempt began
-  int32_t evaluated_nodes = 0;    // for the log, as Diagnosis's
+  framework::Stopwatch started;  // when its scheduling attempt began
+  int32_t evaluated_nodes = 0;   // for the log, as Diagnosis's
   int32_t feasible_nodes = 0;
   // Whether the pod is bound for its node past Permit: from then on the cluster counts as
   // changed by it (see Scheduler::Permit), and again if it lets the node go.

@@ -2,14 +2,14 @@
 // findNodesThatPassExtenders, prioritizeNodes, extendersBinding), with extenders in memory. The
 // HTTP side is cluster/kube/extender_test.cc.
 
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 
 #include "muster/api/testing/builders.h"
 #include "muster/framework/extender.h"

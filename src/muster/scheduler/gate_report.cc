@@ -1,6 +1,6 @@
-#include <fmt/format.h>
-
 #include <algorithm>
+
+#include <fmt/format.h>
 
 #include "muster/api/gang.h"
 #include "muster/framework/log.h"
@@ -107,8 +107,7 @@ void Scheduler::ReportGated(const std::string& key, const std::string& message) 
   if (gang_wait) ReportGangWaiting(*gang, fwk->scheduler_name());
 }
 
-void Scheduler::ReportGangWaiting(const framework::Gang& gang,
-                                  const std::string& scheduler_name) {
+void Scheduler::ReportGangWaiting(const framework::Gang& gang, const std::string& scheduler_name) {
   const auto members = static_cast<int32_t>(gang.members.size());
   const int32_t ready = api::SchedulableMembers(gang.members);
   std::string message;

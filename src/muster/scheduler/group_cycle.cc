@@ -1,5 +1,3 @@
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -8,6 +6,8 @@
 #include <unordered_set>
 #include <utility>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "muster/framework/log.h"
 #include "muster/scheduler/cycle.h"
@@ -37,8 +37,7 @@ struct Scheduler::GroupMember {
 };
 
 void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupPlugin& plugin,
-                              framework::QueuedPodInfo popped,
-                              const framework::Gang& gang) {
+                              framework::QueuedPodInfo popped, const framework::Gang& gang) {
   const int32_t min_member = gang.min_count;
   const std::string gang_key = gang.Key();
   const framework::Stopwatch started;
@@ -46,8 +45,7 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
   gangs_waiting_.erase(gang_key);  // its members are here: a later wait is a new one
   if (log::V(3)) {
     log::Info(3, "Attempting to schedule pod group",
-              {{"podGroup", gang_key}, {"pod", last_attempted_},
-               {"minMember", min_member}});
+              {{"podGroup", gang_key}, {"pod", last_attempted_}, {"minMember", min_member}});
   }
 
   // The members to place: the popped pod and its siblings still pending in the queue (not
@@ -168,8 +166,10 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
     metrics_.SchedulingAlgorithm(started.Seconds());
     if (log::V(4)) {
       log::Info(4, "Selected node for pod group member",
-                {{"pod", m.queued.info->Key()}, {"podGroup", gang_key},
-                 {"node", host.str()}, {"feasibleNodes", m.diagnosis.feasible_nodes}});
+                {{"pod", m.queued.info->Key()},
+                 {"podGroup", gang_key},
+                 {"node", host.str()},
+                 {"feasibleNodes", m.diagnosis.feasible_nodes}});
     }
     std::shared_ptr<BindingContext> ctx =
         Assume(fwk, std::move(m.state), std::move(m.queued), host, started);
@@ -286,8 +286,7 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
     // With the quorum placed, a member that failed before others were placed tries again
     // beside them (their room is taken, but their labels may be what its affinity needs), so
     // that each failure has seen the whole group's placement.
-    while (placed_after_failure &&
-           assigned + static_cast<int32_t>(placed.size()) >= min_member) {
+    while (placed_after_failure && assigned + static_cast<int32_t>(placed.size()) >= min_member) {
       placed_after_failure = false;
       std::vector<GroupMember> retry = std::move(failed);
       failed.clear();
@@ -330,7 +329,7 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
     }
     for (const GroupMember& m : failed) {
       picture.failed.emplace_back(m.queued.info->pod.metadata.name,
-                                  m.diagnosis.fit_error ? m.diagnosis.Reasons()
+                                  m.diagnosis.fit_error  ? m.diagnosis.Reasons()
                                   : m.status.IsSuccess() ? group_status.Message()
                                                          : m.status.Message());
     }
@@ -493,13 +492,14 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
     waits_on.pending_plugins.insert(m.diagnosis.pending_plugins.begin(),
                                     m.diagnosis.pending_plugins.end());
   }
-  const Status status = error ? Status::Error(message)
-                              : Status(Code::kUnschedulable, message).WithPlugin(
-                                    std::string(plugin.Name()));
+  const Status status =
+      error ? Status::Error(message)
+            : Status(Code::kUnschedulable, message).WithPlugin(std::string(plugin.Name()));
   trace_group(/*scheduled=*/false, message, &status);
   const api::Time backoff_until =
       gang.backoff > api::Duration::zero() ? clock_.Now() + gang.backoff : api::Time{};
-  auto requeue = [&](framework::QueuedPodInfo queued, const framework::PostFilterResult* nomination) {
+  auto requeue = [&](framework::QueuedPodInfo queued,
+                     const framework::PostFilterResult* nomination) {
     const std::string key = queued.info->Key();
     queued.backoff_until = backoff_until;
     HandleSchedulingFailure(fwk, started, std::move(queued), status, &waits_on, nomination);
@@ -528,9 +528,9 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
     log::Info(2, "Unable to schedule pod group; waiting",
               {{"podGroup", gang_key}, {"err", message}});
   }
-  client_.RecordEvent(framework::EventRecord{gang.object, "Warning",
-                                             "FailedScheduling", "Scheduling", message,
-                                             std::nullopt, fwk.scheduler_name()});
+  client_.RecordEvent(framework::EventRecord{gang.object, "Warning", "FailedScheduling",
+                                             "Scheduling", message, std::nullopt,
+                                             fwk.scheduler_name()});
   set_conditions(/*scheduled=*/false, message, error);
 }
 
@@ -643,7 +643,10 @@ std::vector<framework::TrialPlacement> Scheduler::TrialPlace(
 void Scheduler::SetGroupCondition(const framework::Gang& gang, bool scheduled,
                                   const std::string& message, bool error) {
   WriteGroupCondition(gang, scheduled,
-                      scheduled ? "Scheduled" : error ? "SchedulerError" : "Unschedulable", message);
+                      scheduled ? "Scheduled"
+                      : error   ? "SchedulerError"
+                                : "Unschedulable",
+                      message);
 }
 
 void Scheduler::WriteGroupCondition(const framework::Gang& gang, bool scheduled,

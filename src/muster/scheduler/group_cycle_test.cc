@@ -1,11 +1,11 @@
 // The whole-group cycle (group_cycle.cc): a group's pending members placed together against one
 // snapshot, then kept only when minMember of the group are placed.
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "muster/api/testing/builders.h"
 #include "muster/scheduler/testing/harness.h"
@@ -15,8 +15,8 @@ namespace {
 
 using testing::kGangLabel;
 using testing::MakeNode;
-using testing::MakePodGroup;
 using testing::MakePod;
+using testing::MakePodGroup;
 using testing::SchedulerHarness;
 
 class GroupCycleTest : public ::testing::Test {

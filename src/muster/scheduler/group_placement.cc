@@ -1,9 +1,9 @@
 #include "muster/scheduler/group_placement.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <utility>
+
+#include <fmt/format.h>
 
 #include "muster/scheduler/cycle.h"
 

@@ -1,10 +1,10 @@
 // The informer handlers (informer_handlers.cc): what each cluster event does to the store, the
 // cache, the queue and the cluster version.
 
-#include <gtest/gtest.h>
-
 #include <memory>
 #include <string>
+
+#include <gtest/gtest.h>
 
 #include "muster/api/testing/builders.h"
 #include "muster/scheduler/testing/harness.h"
@@ -14,8 +14,8 @@ namespace {
 
 using testing::kGangLabel;
 using testing::MakeNode;
-using testing::MakePodGroup;
 using testing::MakePod;
+using testing::MakePodGroup;
 using testing::SchedulerHarness;
 
 TEST(InformerHandlers, AnAddedPendingPodIsQueuedAndABoundOneCached) {

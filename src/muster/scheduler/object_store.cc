@@ -80,7 +80,7 @@ int ObjectStore::Attempts(api::PodName name) const {
 }
 
 std::vector<const api::Pod*> ObjectStore::PodsWithLabel(api::Symbol ns, api::Symbol key,
-                                                      api::Symbol value) const {
+                                                        api::Symbol value) const {
   std::vector<const api::Pod*> out;
   auto it = label_index_.find(std::make_tuple(ns.id(), key.id(), value.id()));
   if (it == label_index_.end()) return out;

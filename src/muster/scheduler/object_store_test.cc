@@ -1,11 +1,11 @@
 #include "muster/scheduler/object_store.h"
 
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 
 #include "muster/api/testing/builders.h"
 

@@ -499,8 +499,7 @@ void SchedulingQueue::Requeue(Entry* e, Strategy strategy) {
   }
 }
 
-SchedulingQueue::Strategy SchedulingQueue::WorthRequeuing(const Entry& e,
-                                                          const ClusterEvent& event,
+SchedulingQueue::Strategy SchedulingQueue::WorthRequeuing(const Entry& e, const ClusterEvent& event,
                                                           const EventObjects& objects) const {
   const QueuedPodInfo& info = e.info;
   if (info.unschedulable_plugins.empty() && info.pending_plugins.empty()) {

@@ -53,11 +53,12 @@ class QueueProfiles {
                       const framework::QueuedPodInfo& b) const = 0;
   virtual framework::Status PreEnqueue(const api::Pod& pod) const = 0;
   // Whether `plugin` registered, in any profile, for an event matching `event`.
-  virtual bool Interested(const std::string& plugin, const framework::ClusterEvent& event) const = 0;
+  virtual bool Interested(const std::string& plugin,
+                          const framework::ClusterEvent& event) const = 0;
   // The hints `plugin` registered in the pod's profile for events matching `event`.
-  virtual void ForEachHint(const api::Pod& pod, const std::string& plugin,
-                           const framework::ClusterEvent& event,
-                           const std::function<void(const framework::QueueingHintFn&)>& fn) const = 0;
+  virtual void ForEachHint(
+      const api::Pod& pod, const std::string& plugin, const framework::ClusterEvent& event,
+      const std::function<void(const framework::QueueingHintFn&)>& fn) const = 0;
 };
 
 class SchedulingQueue {
@@ -230,7 +231,7 @@ class SchedulingQueue {
   // scheduler_unschedulable_pods: the pod counted (or no longer) under each plugin that turned
   // it away or holds it.
   void CountReasons(Entry* e, bool count);
-  uint64_t sequence_ = 0;                         // insertion order, the final tie-break
+  uint64_t sequence_ = 0;  // insertion order, the final tie-break
   uint64_t event_sequence_ = 0;
   uint64_t change_seq_ = 0;
   std::deque<RecordedEvent> in_flight_events_;

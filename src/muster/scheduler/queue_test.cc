@@ -7,10 +7,10 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "muster/framework/metrics.h"
-#include "muster/framework/virtual_clock.h"
 #include "muster/api/testing/builders.h"
+#include "muster/framework/metrics.h"
 #include "muster/framework/testing/fake_clock.h"
+#include "muster/framework/virtual_clock.h"
 
 namespace muster::scheduler {
 namespace {
@@ -44,7 +44,8 @@ class FakeProfiles : public QueueProfiles {
   }
   void ForEachHint(const api::Pod&, const std::string& plugin, const ClusterEvent& event,
                    const std::function<void(const framework::QueueingHintFn&)>& fn) const override {
-    if (plugin == "Fit" && event.resource == EventResource::kNode && (event.actions & framework::kAdd)) {
+    if (plugin == "Fit" && event.resource == EventResource::kNode &&
+        (event.actions & framework::kAdd)) {
       fn([](const api::Pod&, const EventObjects& o, framework::Status*) {
         const api::Symbol* big = o.new_node->metadata.labels.Get(api::Symbol("big"));
         return big != nullptr && big->str() == "true" ? framework::QueueingHint::kQueue
@@ -77,10 +78,12 @@ class QueueTest : public ::testing::Test {
     queue_.Done(p->info->Key());
   }
   void NodeAdded(bool big) {
-    api::Node node = testing::MakeNode().Name(big ? "big" : "small").Label("big", big ? "true" : "false").Obj();
+    api::Node node =
+        testing::MakeNode().Name(big ? "big" : "small").Label("big", big ? "true" : "false").Obj();
     EventObjects o;
     o.new_node = &node;
-    queue_.MoveAllToActiveOrBackoffQueue(ClusterEvent{EventResource::kNode, framework::kAdd, "NodeAdd"}, o);
+    queue_.MoveAllToActiveOrBackoffQueue(
+        ClusterEvent{EventResource::kNode, framework::kAdd, "NodeAdd"}, o);
   }
   void Advance(std::chrono::milliseconds d) {
     clock_.AdvanceTo(clock_.Now() + d);

@@ -1,5 +1,3 @@
-#include "muster/scheduler/scheduler.h"
-
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -16,6 +14,7 @@
 #include "muster/framework/log.h"
 #include "muster/framework/parallel.h"
 #include "muster/scheduler/cycle.h"
+#include "muster/scheduler/scheduler.h"
 #include "muster/scheduler/update_actions.h"
 
 // The scheduling cycle (upstream schedule_one.go): pop a pod, find the nodes that fit it, score
@@ -145,9 +144,9 @@ std::vector<framework::NodeInfo*> Scheduler::FindNodesThatFitPod(const framework
       static_cast<size_t>(NumFeasibleNodesToFind(fwk, static_cast<int32_t>(nodes->size())));
   if (framework::AttemptTrace* trace = state.trace.get()) {
     trace->nodes_to_find = static_cast<int32_t>(to_find);
-    trace->percentage_of_nodes_to_score =
-        fwk.percentage_of_nodes_to_score() ? fwk.percentage_of_nodes_to_score()
-                                           : options_.percentage_of_nodes_to_score;
+    trace->percentage_of_nodes_to_score = fwk.percentage_of_nodes_to_score()
+                                              ? fwk.percentage_of_nodes_to_score()
+                                              : options_.percentage_of_nodes_to_score;
   }
   // The Filter point is timed as one pass over the nodes, as upstream's.
   const framework::Stopwatch watch;
@@ -410,7 +409,8 @@ Status Scheduler::SchedulePod(const framework::Framework& fwk, framework::CycleS
     return Status(Code::kUnschedulableAndUnresolvable, "no nodes available to schedule pods");
   }
   Status error;
-  std::vector<framework::NodeInfo*> feasible = FindNodesThatFitPod(fwk, state, pod, diagnosis, &error);
+  std::vector<framework::NodeInfo*> feasible =
+      FindNodesThatFitPod(fwk, state, pod, diagnosis, &error);
   if (!error.IsSuccess()) return error;
   diagnosis->feasible_nodes = static_cast<int32_t>(feasible.size());
   diagnosis->evaluated_nodes = diagnosis->feasible_nodes + diagnosis->rejected_unkept +
@@ -453,7 +453,8 @@ Status Scheduler::SchedulePod(const framework::Framework& fwk, framework::CycleS
     trace->ties = ties;
     if (!fwk.HasScorePlugins() && extenders_.empty()) {
       trace->scored_nodes.clear();
-      for (const framework::NodeInfo* node : feasible) trace->scored_nodes.push_back(node->name().string());
+      for (const framework::NodeInfo* node : feasible)
+        trace->scored_nodes.push_back(node->name().string());
     }
     trace->totals = totals;
   }
@@ -506,9 +507,8 @@ bool Scheduler::AddExtenderScores(const framework::PodInfo& pod,
     if (trace != nullptr) {
       // A row of explain's score table: raw 0..10, scaled to 0..100, times the weight.
       trace->scores.push_back(framework::AttemptTrace::ScoreColumn{
-          TraceName(*asked[e]),
-          static_cast<int32_t>(answer.weight), true, std::vector<int64_t>(nodes.size(), 0),
-          std::vector<int64_t>(nodes.size(), 0)});
+          TraceName(*asked[e]), static_cast<int32_t>(answer.weight), true,
+          std::vector<int64_t>(nodes.size(), 0), std::vector<int64_t>(nodes.size(), 0)});
     }
     for (const auto& [host, score] : answer.scores) {
       auto it = position.find(host);
@@ -595,7 +595,9 @@ bool Scheduler::ScheduleOne() {
   metrics_.SchedulingAlgorithm(started.Seconds());
   if (log::V(4)) {
     log::Info(4, "Selected node for pod",
-              {{"pod", key}, {"node", host.str()}, {"evaluatedNodes", diagnosis.evaluated_nodes},
+              {{"pod", key},
+               {"node", host.str()},
+               {"evaluatedNodes", diagnosis.evaluated_nodes},
                {"feasibleNodes", diagnosis.feasible_nodes},
                {"algorithmSeconds", started.Seconds()}});
   }
@@ -696,7 +698,9 @@ void Scheduler::Permit(std::shared_ptr<BindingContext> ctx) {
   }
   if (p.IsWait()) {
     const api::Time since = clock_.Now();
-    auto waited = [this, since] { return std::chrono::duration<double>(clock_.Now() - since).count(); };
+    auto waited = [this, since] {
+      return std::chrono::duration<double>(clock_.Now() - since).count();
+    };
     const framework::PodInfoPtr assumed = ctx->assumed;
     const api::Symbol node = ctx->node;
     waiting_.Add(
@@ -775,16 +779,14 @@ void Scheduler::HandleSchedulingFailure(const framework::Framework& fwk,
   }
   const std::string message = status.Message();
   if (error) {
-    log::Error("Error scheduling pod; retrying",
-               {{"pod", pod.metadata.Key()}, {"err", message}});
+    log::Error("Error scheduling pod; retrying", {{"pod", pod.metadata.Key()}, {"err", message}});
   } else if (log::V(2)) {
     log::Info(2, "Unable to schedule pod; no fit; waiting",
               {{"pod", pod.metadata.Key()}, {"err", message}});
   }
-  client_.RecordEvent(framework::EventRecord{framework::ReferenceTo(pod), "Warning",
-                                             "FailedScheduling", "Scheduling",
-                                             framework::TruncateEventNote(message), std::nullopt,
-                                             fwk.scheduler_name()});
+  client_.RecordEvent(framework::EventRecord{
+      framework::ReferenceTo(pod), "Warning", "FailedScheduling", "Scheduling",
+      framework::TruncateEventNote(message), std::nullopt, fwk.scheduler_name()});
   api::Condition condition;
   condition.type = api::Symbol("PodScheduled");
   condition.status = api::Symbol("False");
@@ -843,8 +845,8 @@ bool Scheduler::DroppedWhileBinding(const BindingContext& ctx) {
 
 void Scheduler::ContinueBinding(std::shared_ptr<BindingContext> ctx) {
   auto work = [this, ctx] {
-    Status s = ctx->fwk->RunPreBindPlugins(*ctx->state, *ctx->assumed, ctx->node,
-                                           &ctx->pre_bind_next);
+    Status s =
+        ctx->fwk->RunPreBindPlugins(*ctx->state, *ctx->assumed, ctx->node, &ctx->pre_bind_next);
     if (!s.IsSuccess()) return s;
     // An extender that binds comes before the bind plugins (upstream's bind).
     bool bound = false;
@@ -906,8 +908,9 @@ void Scheduler::AwaitPreBind(std::shared_ptr<BindingContext> ctx, api::Time sinc
 void Scheduler::AskAwaitingPreBindNow() {
   for (auto& [key, waiting] : awaiting_pre_bind_) {
     clock_.CancelTimer(waiting.timer);
-    waiting.timer = clock_.AddTimer(
-        clock_.Now(), [this, ctx = waiting.ctx, since = waiting.since] { PollPreBind(ctx, since); });
+    waiting.timer = clock_.AddTimer(clock_.Now(), [this, ctx = waiting.ctx, since = waiting.since] {
+      PollPreBind(ctx, since);
+    });
   }
 }
 
@@ -972,13 +975,15 @@ void Scheduler::FinishBindingCycle(const std::shared_ptr<BindingContext>& ctx, c
   }
   if (log::V(2)) {
     log::Info(2, "Successfully bound pod to node",
-              {{"pod", key}, {"node", ctx->node.str()}, {"evaluatedNodes", ctx->evaluated_nodes},
+              {{"pod", key},
+               {"node", ctx->node.str()},
+               {"evaluatedNodes", ctx->evaluated_nodes},
                {"feasibleNodes", ctx->feasible_nodes}});
   }
-  client_.RecordEvent(framework::EventRecord{
-      framework::ReferenceTo(pod.pod), "Normal", "Scheduled", "Binding",
-      fmt::format("Successfully assigned {} to {}", key, ctx->node.str()), std::nullopt,
-      fwk.scheduler_name()});
+  client_.RecordEvent(
+      framework::EventRecord{framework::ReferenceTo(pod.pod), "Normal", "Scheduled", "Binding",
+                             fmt::format("Successfully assigned {} to {}", key, ctx->node.str()),
+                             std::nullopt, fwk.scheduler_name()});
   fwk.RunPostBindPlugins(*ctx->state, pod, ctx->node);
   queue_.Done(key);
 }

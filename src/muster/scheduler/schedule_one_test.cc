@@ -1,13 +1,13 @@
 // scheduleOne (schedule_one.cc): the scheduling cycle of one pod, through the scheduler's own
 // plugins harness (scheduler/testing/harness.h).
 
-#include <fmt/format.h>
-#include <gtest/gtest.h>
-
 #include <functional>
 #include <set>
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include "muster/api/testing/builders.h"
 #include "muster/scheduler/testing/harness.h"

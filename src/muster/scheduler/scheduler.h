@@ -11,8 +11,8 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <span>
 #include <random>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>

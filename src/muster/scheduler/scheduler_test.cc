@@ -2,10 +2,10 @@
 
 #include "muster/scheduler/scheduler.h"
 
-#include <gtest/gtest.h>
-
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "muster/api/testing/builders.h"
 #include "muster/framework/testing/fake_services.h"

@@ -17,9 +17,8 @@ inline const framework::ClusterEvent kAssignedPodDelete{framework::EventResource
                                                         framework::kDelete, "AssignedPodDelete"};
 inline const framework::ClusterEvent kUnscheduledPodAdd{framework::EventResource::kPod,
                                                         framework::kAdd, "UnscheduledPodAdd"};
-inline const framework::ClusterEvent kUnscheduledPodDelete{framework::EventResource::kPod,
-                                                           framework::kDelete,
-                                                           "UnscheduledPodDelete"};
+inline const framework::ClusterEvent kUnscheduledPodDelete{
+    framework::EventResource::kPod, framework::kDelete, "UnscheduledPodDelete"};
 inline const framework::ClusterEvent kNodeAdd{framework::EventResource::kNode, framework::kAdd,
                                               "NodeAdd"};
 inline const framework::ClusterEvent kNodeDelete{framework::EventResource::kNode,

@@ -55,9 +55,8 @@ void WaitingPodsMap::Add(framework::PodInfoPtr assumed, api::Symbol node,
                                             api::FormatDuration(timeout), plugin);
     // An init-capture, not the structured binding itself (clang 14 refuses capturing those).
     entry->pending_[plugin] =
-        clock_.AddTimer(clock_.Now() + timeout, [this, uid, plugin = plugin, message] {
-          Reject(uid, plugin, message);
-        });
+        clock_.AddTimer(clock_.Now() + timeout,
+                        [this, uid, plugin = plugin, message] { Reject(uid, plugin, message); });
   }
   order_.push_back(uid);
   pods_.emplace(uid, std::move(entry));
@@ -78,8 +77,7 @@ void WaitingPodsMap::Allow(std::string uid, std::string_view plugin) {
   allowed();
 }
 
-void WaitingPodsMap::Reject(std::string uid, std::string_view plugin,
-                            const std::string& message) {
+void WaitingPodsMap::Reject(std::string uid, std::string_view plugin, const std::string& message) {
   auto it = pods_.find(uid);
   if (it == pods_.end()) return;
   for (auto& [name, timer] : it->second->pending_) clock_.CancelTimer(timer);

@@ -33,8 +33,7 @@ class WaitingPodsMap final : public framework::WaitingPods {
   // status to fail the pod with. Either runs once, after the pod has left the map.
   void Add(framework::PodInfoPtr assumed, api::Symbol node,
            const std::vector<std::pair<std::string, api::Duration>>& pending,
-           std::function<void()> allowed,
-           std::function<void(const framework::Status&)> rejected);
+           std::function<void()> allowed, std::function<void(const framework::Status&)> rejected);
   // `uid` is taken by value: the entry that calls these is gone before they return.
   void Allow(std::string uid, std::string_view plugin);
   // `plugin` "" for a rejection of no plugin's (the pod was deleted). Called while Iterate runs,

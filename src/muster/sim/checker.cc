@@ -76,9 +76,7 @@ Checker::Checker(const cluster::MemoryCluster& cluster, scheduler::Scheduler& sc
 
 Checker::~Checker() = default;
 
-void Checker::Event(std::string what) {
-  last_event_ = std::move(what);
-}
+void Checker::Event(std::string what) { last_event_ = std::move(what); }
 
 void Checker::Fail(std::string message) {
   if (violation_) return;
@@ -271,8 +269,8 @@ void Checker::CheckBinding(const api::Pod& pod, api::Symbol node) {
 void Checker::CheckRoom(const api::Pod& pod, api::Symbol node_name) {
   auto node = allocatable_.find(node_name.string());
   if (node == allocatable_.end()) {
-    Fail(fmt::format("pod {} is bound to node {}, which does not exist",
-                     pod.metadata.Key(), node_name.str()));
+    Fail(fmt::format("pod {} is bound to node {}, which does not exist", pod.metadata.Key(),
+                     node_name.str()));
     return;
   }
   const api::Resource& allocatable = node->second;
@@ -328,9 +326,8 @@ void Checker::CheckClaims(const api::Pod& pod, api::Symbol node_name) {
     const std::string key = pod.metadata.namespace_.string() + "/" + name;
     const auto* claim = cluster_.Get<api::PersistentVolumeClaim>(key);
     if (claim == nullptr || !claim->FullyBound()) {
-      Fail(fmt::format("pod {} was bound to node {} while its claim {} was {}",
-                       pod.metadata.Key(), node_name.str(), key,
-                       claim == nullptr ? "missing" : "not bound"));
+      Fail(fmt::format("pod {} was bound to node {} while its claim {} was {}", pod.metadata.Key(),
+                       node_name.str(), key, claim == nullptr ? "missing" : "not bound"));
       return;
     }
   }
@@ -435,8 +432,8 @@ void Checker::CheckPlaces() {
     const bool waiting = scheduler_.waiting_pods().Get(scheduler::PodUid(pod)) != nullptr;
     if (pod.IsTerminal()) {
       if (where || cached != nullptr || waiting) {
-        return Fail(fmt::format("pod {} has finished ({}) but the scheduler still holds it",
-                                key, api::PodPhaseName(pod.status.phase)));
+        return Fail(fmt::format("pod {} has finished ({}) but the scheduler still holds it", key,
+                                api::PodPhaseName(pod.status.phase)));
       }
       continue;
     }
@@ -447,16 +444,15 @@ void Checker::CheckPlaces() {
                                 pod.spec.node_name.str()));
       }
       if (assumed) {
-        return Fail(fmt::format("pod {} is bound to {} and assumed again (a second binding)",
-                                key, pod.spec.node_name.str()));
+        return Fail(fmt::format("pod {} is bound to {} and assumed again (a second binding)", key,
+                                pod.spec.node_name.str()));
       }
       if (cached->pod.spec.node_name != pod.spec.node_name) {
         return Fail(fmt::format("pod {} is bound to {} but cached on {}", key,
                                 pod.spec.node_name.str(), cached->pod.spec.node_name.str()));
       }
       if (where || waiting) {
-        return Fail(fmt::format("pod {} is bound to {} and still {}", key,
-                                pod.spec.node_name.str(),
+        return Fail(fmt::format("pod {} is bound to {} and still {}", key, pod.spec.node_name.str(),
                                 waiting ? "waiting at Permit" : "in the scheduling queue"));
       }
       continue;
@@ -473,9 +469,10 @@ void Checker::CheckPlaces() {
     // A pending pod of the scheduler's: queued, or in flight and assumed (waiting at Permit or
     // binding), and nowhere else.
     if (!where) {
-      return Fail(fmt::format("pod {} is pending but the scheduler has dropped it: it is not "
-                              "queued, waiting at Permit or binding",
-                              key));
+      return Fail(
+          fmt::format("pod {} is pending but the scheduler has dropped it: it is not "
+                      "queued, waiting at Permit or binding",
+                      key));
     }
     ++expected_in_queue;
     if (*where != SchedulingQueue::Where::kInFlight) {
@@ -486,21 +483,24 @@ void Checker::CheckPlaces() {
       continue;
     }
     if (!assumed) {
-      return Fail(fmt::format("pod {} is in flight after its scheduling cycle ended, but neither "
-                              "waiting at Permit nor binding",
-                              key));
+      return Fail(
+          fmt::format("pod {} is in flight after its scheduling cycle ended, but neither "
+                      "waiting at Permit nor binding",
+                      key));
     }
     ++expected_in_cache;
   }
   if (cache.PodCount() != expected_in_cache) {
-    return Fail(fmt::format("the scheduler's cache holds {} pods; the cluster has {} bound or "
-                            "assumed (a pod that is gone or finished is still cached)",
-                            cache.PodCount(), expected_in_cache));
+    return Fail(
+        fmt::format("the scheduler's cache holds {} pods; the cluster has {} bound or "
+                    "assumed (a pod that is gone or finished is still cached)",
+                    cache.PodCount(), expected_in_cache));
   }
   if (queue.NumPods() != expected_in_queue) {
-    return Fail(fmt::format("the scheduling queue holds {} pods; the cluster has {} pending "
-                            "(a pod that is gone or bound is still queued)",
-                            queue.NumPods(), expected_in_queue));
+    return Fail(
+        fmt::format("the scheduling queue holds {} pods; the cluster has {} pending "
+                    "(a pod that is gone or bound is still queued)",
+                    queue.NumPods(), expected_in_queue));
   }
 }
 
@@ -514,11 +514,12 @@ void Checker::CheckNominations() {
     }
     const api::Pod& pod = *it->second;
     if (Bound(pod) || pod.IsTerminal() || !scheduler_.Responsible(pod)) {
-      return Fail(fmt::format("pod {} is nominated to {} but is not a pending pod of the "
-                              "scheduler's (it is {})",
-                              key, node,
-                              Bound(pod) ? "bound to " + pod.spec.node_name.string()
-                                         : std::string(api::PodPhaseName(pod.status.phase))));
+      return Fail(
+          fmt::format("pod {} is nominated to {} but is not a pending pod of the "
+                      "scheduler's (it is {})",
+                      key, node,
+                      Bound(pod) ? "bound to " + pod.spec.node_name.string()
+                                 : std::string(api::PodPhaseName(pod.status.phase))));
     }
   }
 }
@@ -541,10 +542,11 @@ void Checker::EndOfRun() {
     const framework::Framework* fwk = Profile(pod);
     if (fwk == nullptr) continue;
     if (const std::optional<std::string> node = FitsSomewhere(*fwk, pod)) {
-      return Fail(fmt::format("pod {} is left pending, but it passes PreFilter and Filter on node "
-                              "{} as the cluster ends (counting the nominated pods): its last "
-                              "rejection no longer holds and nothing retried it",
-                              key, *node));
+      return Fail(
+          fmt::format("pod {} is left pending, but it passes PreFilter and Filter on node "
+                      "{} as the cluster ends (counting the nominated pods): its last "
+                      "rejection no longer holds and nothing retried it",
+                      key, *node));
     }
   }
 }

@@ -56,9 +56,9 @@ namespace muster::sim {
 
 // A broken invariant.
 struct Violation {
-  api::Duration at;      // simulated time
-  std::string event;     // the event after which it was seen: "bind default/web-1 to node-2"
-  std::string message;   // what is broken
+  api::Duration at;     // simulated time
+  std::string event;    // the event after which it was seen: "bind default/web-1 to node-2"
+  std::string message;  // what is broken
   // "at 12s, after bind default/web-1 to node-2: <message>"
   std::string String() const;
 };
@@ -102,9 +102,7 @@ class Checker final : public cluster::TypedObserver<Checker>, private framework:
   framework::ClusterClient& client() override { return scheduler_.client(); }
   const framework::ObjectLister& lister() const override { return scheduler_.lister(); }
   void ActivatePods(std::span<const std::string>) override {}
-  std::vector<framework::PodInfoPtr> NominatedPodsForNode(api::Symbol) const override {
-    return {};
-  }
+  std::vector<framework::PodInfoPtr> NominatedPodsForNode(api::Symbol) const override { return {}; }
   int parallelism() const override { return 1; }
 
   void Event(std::string what);

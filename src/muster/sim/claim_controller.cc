@@ -1,8 +1,8 @@
 #include "muster/sim/claim_controller.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
+
+#include <fmt/format.h>
 
 #include "muster/api/generated_name.h"
 #include "muster/api/pod_claims.h"

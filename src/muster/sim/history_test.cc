@@ -1,10 +1,10 @@
 #include "muster/sim/history.h"
 
-#include <gtest/gtest.h>
-
 #include <functional>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "muster/api/testing/builders.h"
 #include "muster/cluster/memory.h"

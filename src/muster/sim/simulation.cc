@@ -1,8 +1,8 @@
 #include "muster/sim/simulation.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
+
+#include <fmt/format.h>
 
 #include "muster/api/generated_name.h"
 #include "muster/api/kinds.h"
@@ -36,7 +36,7 @@ struct Simulation::Workload {
   int32_t replicas = 0;  // ReplicaSet, StatefulSet
   int32_t parallelism = 1;
   std::optional<int32_t> completions;
-  bool ordered = false;  // StatefulSet OrderedReady
+  bool ordered = false;                             // StatefulSet OrderedReady
   std::vector<api::ClaimTemplate> claim_templates;  // StatefulSet volumeClaimTemplates
   std::vector<std::pair<api::Symbol, api::Symbol>> selector_labels;  // and their claims' labels
   const api::Job* job = nullptr;  // a Job's spec (manifests_ outlives every workload)
@@ -52,8 +52,8 @@ struct Simulation::Workload {
   std::vector<bool> completed;             // Indexed: the indexes that succeeded
   int32_t failures_since_success = 0;      // for the pod failure backoff
   api::Time last_failure{};
-  bool creation_due = false;                  // a timer creates pods when the backoff ends
-  std::optional<api::Condition> finished;     // Complete or Failed
+  bool creation_due = false;               // a timer creates pods when the backoff ends
+  std::optional<api::Condition> finished;  // Complete or Failed
 
   template <typename T>
   static std::unique_ptr<Workload> Of(Controller controller) {
@@ -67,7 +67,6 @@ struct Simulation::Workload {
     return job != nullptr && job->completion_mode == api::CompletionMode::kIndexed;
   }
 };
-
 
 Simulation::Simulation(api::Manifests manifests, SimulationOptions options)
     : options_(options),
@@ -96,7 +95,8 @@ std::unique_ptr<Simulation> Simulation::Create(api::Manifests manifests,
   sim->cluster_.AddObserver(sim.get());
   Simulation* raw = sim.get();
   sim->pod_groups_ = std::make_unique<host::PodGroupController>(
-      sim->cluster_, [raw](std::function<void()> fn) { raw->At(api::Duration::zero(), std::move(fn)); });
+      sim->cluster_,
+      [raw](std::function<void()> fn) { raw->At(api::Duration::zero(), std::move(fn)); });
   sim->cluster_.AddObserver(sim->pod_groups_.get());
   sim->volumes_ = std::make_unique<VolumeController>(sim->cluster_, sim->clock_);
   sim->cluster_.AddObserver(sim->volumes_.get());

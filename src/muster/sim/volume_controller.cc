@@ -1,9 +1,9 @@
 #include "muster/sim/volume_controller.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "muster/api/storage.h"
 

@@ -21,9 +21,7 @@ api::ResourceList MakeResourceList(ResourcePairs pairs) {
   return list;
 }
 
-PodBuilder::PodBuilder() {
-  pod_.metadata.namespace_ = api::Symbol(api::kDefaultNamespace);
-}
+PodBuilder::PodBuilder() { pod_.metadata.namespace_ = api::Symbol(api::kDefaultNamespace); }
 
 PodBuilder& PodBuilder::Name(std::string_view name) {
   pod_.metadata.name = std::string(name);

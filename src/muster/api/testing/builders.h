@@ -136,7 +136,8 @@ inline VolumeBuilder MakeVolume(std::string_view name, std::string_view class_na
 }
 
 // A StorageClass with `provisioner` and binding mode.
-api::StorageClass MakeStorageClass(std::string_view name, std::string_view provisioner,
-                                   api::VolumeBindingMode mode = api::VolumeBindingMode::kImmediate);
+api::StorageClass MakeStorageClass(
+    std::string_view name, std::string_view provisioner,
+    api::VolumeBindingMode mode = api::VolumeBindingMode::kImmediate);
 
 }  // namespace muster::testing

@@ -1,12 +1,12 @@
 #include "muster/cluster/kube/cluster_read.h"
 
-#include <fmt/format.h>
-#include <simdjson.h>
-
 #include <algorithm>
 #include <chrono>
 #include <type_traits>
 #include <utility>
+
+#include <fmt/format.h>
+#include <simdjson.h>
 
 #include "muster/api/feature_gates.h"
 #include "muster/api/json_string.h"

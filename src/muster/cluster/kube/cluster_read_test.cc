@@ -4,21 +4,21 @@
 
 #include "muster/cluster/kube/cluster_read.h"
 
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
-
-#include <functional>
-#include <map>
-#include <memory>
-#include <mutex>
 #include <nlohmann/json.hpp>
-#include <sstream>
-#include <string>
-#include <thread>
-#include <vector>
 
 #include "muster/api/manifests.h"
 

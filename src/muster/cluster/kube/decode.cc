@@ -1,9 +1,9 @@
 #include "muster/cluster/kube/decode.h"
 
-#include <simdjson.h>
-
 #include <tuple>
 #include <utility>
+
+#include <simdjson.h>
 
 #include "muster/api/json_document.h"
 #include "muster/api/kinds.h"

@@ -1,10 +1,10 @@
 #include "muster/cluster/kube/discovery.h"
 
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-
 #include <algorithm>
 #include <utility>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace muster::cluster::kube {
 

@@ -7,7 +7,6 @@
 #include <unordered_map>
 
 #include <fmt/format.h>
-
 #include <nlohmann/json.hpp>
 
 #include "muster/cluster/kube/encode.h"

@@ -4,25 +4,23 @@
 
 #include "muster/cluster/kube/extender.h"
 
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-#include <httplib.h>
-
-#include <unistd.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <functional>
 #include <future>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <string>
 #include <thread>
 
 #include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
 #include <nlohmann/json.hpp>
+#include <unistd.h>
 
 #include "muster/api/testing/builders.h"
 #include "muster/framework/node_info.h"

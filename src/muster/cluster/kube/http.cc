@@ -1,15 +1,14 @@
 #include "muster/cluster/kube/http.h"
 
-#include <curl/curl.h>
 #include <algorithm>
-
-#include <fmt/format.h>
-#include <simdjson.h>
-
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
+
+#include <curl/curl.h>
+#include <fmt/format.h>
+#include <simdjson.h>
 
 #include "muster/framework/log.h"
 
@@ -25,15 +24,22 @@ void LogRequest(std::string_view method, const std::string& url, long status, CU
                       std::chrono::steady_clock::now() - began)
                       .count();
   if (log::V(8)) {
-    log::Info(8, "Request Headers", {{"Accept", "application/json"},
-                                     {"Authorization", authorized ? "Bearer <masked>" : ""}});
+    log::Info(
+        8, "Request Headers",
+        {{"Accept", "application/json"}, {"Authorization", authorized ? "Bearer <masked>" : ""}});
   }
   if (code != CURLE_OK) {
-    log::Info(6, "HTTP", {{"verb", method}, {"url", url}, {"error", curl_easy_strerror(code)},
-                          {"milliseconds", static_cast<int64_t>(ms)}});
+    log::Info(6, "HTTP",
+              {{"verb", method},
+               {"url", url},
+               {"error", curl_easy_strerror(code)},
+               {"milliseconds", static_cast<int64_t>(ms)}});
   } else {
-    log::Info(6, "HTTP", {{"verb", method}, {"url", url}, {"status", status},
-                          {"milliseconds", static_cast<int64_t>(ms)}});
+    log::Info(6, "HTTP",
+              {{"verb", method},
+               {"url", url},
+               {"status", status},
+               {"milliseconds", static_cast<int64_t>(ms)}});
   }
 }
 

@@ -1,12 +1,12 @@
 #include "muster/cluster/kube/kube_cluster.h"
 
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-
 #include <algorithm>
-#include <nlohmann/json.hpp>
 #include <random>
 #include <type_traits>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
 
 #include "muster/api/feature_gates.h"
 #include "muster/cluster/kube/decode.h"
@@ -264,8 +264,8 @@ class Informer final : public KubeCluster::InformerBase {
               if (event.code == 410) {
                 gone = true;
               } else {
-                log::Warningf("watch {}: the server reported an error {}: {}", resource_, event.code,
-                             event.message);
+                log::Warningf("watch {}: the server reported an error {}: {}", resource_,
+                              event.code, event.message);
               }
               return false;
             case WatchEventType::kAdded:
@@ -562,7 +562,7 @@ Status KubeCluster::Bind(const api::Pod& pod, api::Symbol node) {
   const std::chrono::milliseconds budget = WriteBudget();
   if (budget.count() <= 0) {
     log::Warningf("binding {} to {} not sent: this instance no longer holds the leader lease",
-                 pod.metadata.Key(), node.str());
+                  pod.metadata.Key(), node.str());
     return Status::Error("binding not sent: the leader lease has lapsed");
   }
   {
@@ -596,9 +596,12 @@ Status KubeCluster::PatchForBinding(const std::string& path, const std::string& 
 }
 
 Status KubeCluster::BindVolume(const api::PersistentVolume& pv) {
-  if (!pv.spec.claim_ref) return Status::Error("persistentvolume " + pv.metadata.name + ": no claim");
+  if (!pv.spec.claim_ref)
+    return Status::Error("persistentvolume " + pv.metadata.name + ": no claim");
   const api::ObjectReference& claim = *pv.spec.claim_ref;
-  Json ref = {{"kind", claim.kind}, {"namespace", claim.namespace_}, {"name", claim.name},
+  Json ref = {{"kind", claim.kind},
+              {"namespace", claim.namespace_},
+              {"name", claim.name},
               {"apiVersion", claim.api_version}};
   if (!claim.uid.empty()) ref["uid"] = claim.uid;
   if (!claim.resource_version.empty()) ref["resourceVersion"] = claim.resource_version;
@@ -608,8 +611,8 @@ Status KubeCluster::BindVolume(const api::PersistentVolume& pv) {
     metadata["annotations"] = {{bound_by, it->second}};
   }
   const Json body = {{"metadata", metadata}, {"spec", {{"claimRef", ref}}}};
-  return PatchForBinding(fmt::format("/api/v1/persistentvolumes/{}", pv.metadata.name),
-                         body.dump(), "persistentvolume " + pv.metadata.name);
+  return PatchForBinding(fmt::format("/api/v1/persistentvolumes/{}", pv.metadata.name), body.dump(),
+                         "persistentvolume " + pv.metadata.name);
 }
 
 Status KubeCluster::SelectNode(const api::PersistentVolumeClaim& pvc, api::Symbol node) {
@@ -784,8 +787,8 @@ namespace {
 
 // The status subresource of `object`, whose kind's REST resource is `resource`.
 std::string StatusPath(const framework::ObjectReference& object, std::string_view resource) {
-  return fmt::format("{}/{}/status",
-                     ResourcePath(object.api_version, resource, object.namespace_), object.name);
+  return fmt::format("{}/{}/status", ResourcePath(object.api_version, resource, object.namespace_),
+                     object.name);
 }
 
 }  // namespace
@@ -818,8 +821,8 @@ Status KubeCluster::UpdateGroupCondition(const framework::ObjectReference& objec
   api::ForKindNamed(object.kind, object.api_version,
                     [&](const auto& kind) { resource = kind.resource; });
   if (resource.empty()) {
-    return Status::Error(fmt::format("{} {}: not a kind muster watches", object.kind,
-                                     object.Key()));
+    return Status::Error(
+        fmt::format("{} {}: not a kind muster watches", object.kind, object.Key()));
   }
   // A merge patch replaces the list whole: the conditions as known, this one set.
   std::vector<api::Condition> conditions = current;
@@ -864,9 +867,9 @@ void KubeCluster::RecordEvent(framework::EventRecord event) {
                                        : event.reporting_controller;
     // One series per (action, reason, controller, regarding, related), as client-go keys it:
     // the note is not part of the key, and a repeat keeps the first note.
-    const std::string key = fmt::format(
-        "{}\n{}\n{}\n{}\n{}", event.action, event.reason, controller,
-        ReferenceKey(event.regarding), event.related ? ReferenceKey(*event.related) : "");
+    const std::string key = fmt::format("{}\n{}\n{}\n{}\n{}", event.action, event.reason,
+                                        controller, ReferenceKey(event.regarding),
+                                        event.related ? ReferenceKey(*event.related) : "");
     TidyEventSeries(now, /*all=*/false);
     if (auto it = events_.find(key); it != events_.end()) {
       // The second occurrence starts the series and is written at once; later ones only count,
@@ -880,8 +883,7 @@ void KubeCluster::RecordEvent(framework::EventRecord event) {
     }
     const framework::ObjectReference& regarding = event.regarding;
     const std::string ns = regarding.namespace_.empty() ? "default" : regarding.namespace_;
-    const std::string name =
-        fmt::format("{}.{:x}", regarding.name, now.time_since_epoch().count());
+    const std::string name = fmt::format("{}.{:x}", regarding.name, now.time_since_epoch().count());
     Json body = {{"apiVersion", "events.k8s.io/v1"},
                  {"kind", "Event"},
                  {"metadata", {{"name", name}, {"namespace", ns}}},
@@ -941,7 +943,8 @@ void KubeCluster::TidyEventSeries(api::Time now, bool all) {
   if (!refresh && !finish) return;
   for (auto it = events_.begin(); it != events_.end();) {
     PostedEvent& posted = it->second;
-    const bool over = now - (posted.count > 1 ? posted.last_observed : posted.first) >= kSeriesFinish;
+    const bool over =
+        now - (posted.count > 1 ? posted.last_observed : posted.first) >= kSeriesFinish;
     if (posted.unwritten && (refresh || over)) WriteSeries(posted);
     if (finish && over) {
       it = events_.erase(it);

@@ -1,10 +1,10 @@
 #include "muster/cluster/kube/leader_election.h"
 
-#include <fmt/format.h>
-#include <unistd.h>
-
-#include <nlohmann/json.hpp>
 #include <random>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
 
 #include "muster/api/time.h"
 #include "muster/framework/log.h"
@@ -74,7 +74,7 @@ std::chrono::milliseconds LeaderElector::LeaseTimeLeft() const {
 void LeaderElector::Loop() {
   // Acquire.
   log::Infof(0, "leader election: trying to take lease {}/{} as {}", config_.lease_namespace,
-               config_.lease_name, config_.identity);
+             config_.lease_name, config_.identity);
   Steady::time_point attempt;
   while (!stop_.load()) {
     attempt = Steady::now();
@@ -104,9 +104,10 @@ void LeaderElector::Loop() {
   // Stopped with the deadline passed (the scheduler saw it first) is a loss too: nothing to
   // give up.
   if (!stop_.load() || Steady::now() >= valid_until) {
-    log::Errorf("leader election: lost lease {}/{} (not renewed within the renew deadline, "
-                  "{}ms)",
-                  config_.lease_namespace, config_.lease_name, config_.renew_deadline.count());
+    log::Errorf(
+        "leader election: lost lease {}/{} (not renewed within the renew deadline, "
+        "{}ms)",
+        config_.lease_namespace, config_.lease_name, config_.renew_deadline.count());
     leading_.store(false);
     on_stopped_();
     return;
@@ -195,7 +196,7 @@ void LeaderElector::Release() {
   const Response r = http_.Do("PUT", path, lease.dump(), "application/json", timeout);
   if (r.ok()) {
     log::Infof(0, "leader election: released lease {}/{}", config_.lease_namespace,
-                 config_.lease_name);
+               config_.lease_name);
   }
 }
 

@@ -1,12 +1,12 @@
 #include "muster/cluster/kube/rest_config.h"
 
-#include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <sstream>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
 
 #include "muster/api/base64.h"
 

@@ -1,9 +1,9 @@
 #include "muster/cluster/kube/rest_config.h"
 
-#include <gtest/gtest.h>
-
 #include <filesystem>
 #include <fstream>
+
+#include <gtest/gtest.h>
 
 namespace muster::cluster::kube {
 namespace {

@@ -1,8 +1,8 @@
-#include <gtest/gtest.h>
-
 #include <condition_variable>
 #include <mutex>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "muster/cluster/kube/kube_cluster.h"
 

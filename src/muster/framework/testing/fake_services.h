@@ -1,9 +1,9 @@
 #pragma once
 
 // Scheduler services for plugin tests: a snapshot built from nodes and bound pods (through the
-// NodeStore the scheduler's cache uses), a virtual clock, a client that records what plugins write, object listers, waiting pods
-// and nominated pods the test sets, and a Framework (the plugins' Handle) that tests may fill
-// with plugins.
+// NodeStore the scheduler's cache uses), a virtual clock, a client that records what plugins write,
+// object listers, waiting pods and nominated pods the test sets, and a Framework (the plugins'
+// Handle) that tests may fill with plugins.
 //
 //   FakeServices fake;
 //   fake.AddNode(MakeNode().Name("n1").Capacity({{"cpu", "4"}}).Obj());
@@ -18,8 +18,8 @@
 
 #include "muster/framework/framework.h"
 #include "muster/framework/node_store.h"
-#include "muster/framework/virtual_clock.h"
 #include "muster/framework/testing/fake_clock.h"
+#include "muster/framework/virtual_clock.h"
 
 namespace muster::testing {
 
@@ -56,7 +56,7 @@ class FakeServices final : public framework::SchedulerServices,
 
   // What plugins wrote.
   std::vector<std::pair<std::string, std::string>> bindings;  // pod key, node
-  std::vector<std::string> deleted;                             // pod keys
+  std::vector<std::string> deleted;                           // pod keys
   std::vector<framework::EventRecord> events;
   std::vector<std::pair<std::string, api::PodGroup::Status>> group_status_updates;
   // UpdateGroupCondition's: the object's kind/namespace/name, and the condition.

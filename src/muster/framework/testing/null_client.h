@@ -25,8 +25,8 @@ class NullClient : public framework::ClusterClient {
   Status UpdatePodGroupStatus(const api::PodGroup&, const api::PodGroup::Status&) override {
     return Status::OK();
   }
-  Status UpdateGroupCondition(const framework::ObjectReference&,
-                              const std::vector<api::Condition>&, const api::Condition&) override {
+  Status UpdateGroupCondition(const framework::ObjectReference&, const std::vector<api::Condition>&,
+                              const api::Condition&) override {
     return Status::OK();
   }
   Status BindVolume(const api::PersistentVolume&) override { return Status::OK(); }

@@ -57,12 +57,12 @@ std::optional<CoschedulingArgs> DecodeArgs(const framework::PluginArgs& args, st
   }
   // Upstream ValidateCoschedulingArgs.
   if (out.permit_waiting_time_seconds < 0) {
-    errors.Add("permitWaitingTimeSeconds",
-               fmt::format("Invalid value: {}: must be greater than 0", out.permit_waiting_time_seconds));
+    errors.Add("permitWaitingTimeSeconds", fmt::format("Invalid value: {}: must be greater than 0",
+                                                       out.permit_waiting_time_seconds));
   }
   if (out.pod_group_backoff_seconds < 0) {
-    errors.Add("podGroupBackoffSeconds",
-               fmt::format("Invalid value: {}: must be greater than 0", out.pod_group_backoff_seconds));
+    errors.Add("podGroupBackoffSeconds", fmt::format("Invalid value: {}: must be greater than 0",
+                                                     out.pod_group_backoff_seconds));
   }
   if (out.pod_group_reject_percentage < 0 || out.pod_group_reject_percentage > 100) {
     errors.Add("podGroupRejectPercentage",
@@ -107,8 +107,9 @@ Coscheduling::Coscheduling(CoschedulingArgs args, framework::Handle& handle)
   prometheus::Registry& r = metrics->registry();
   auto& failures = prometheus::BuildCounter()
                        .Name("muster_podgroup_quorum_failures_total")
-                       .Help("PodGroups whose pods held at Permit were released before quorum, "
-                             "by the extension point that released them.")
+                       .Help(
+                           "PodGroups whose pods held at Permit were released before quorum, "
+                           "by the extension point that released them.")
                        .Register(r);
   metrics_ = std::make_unique<GangMetrics>(GangMetrics{
       &prometheus::BuildGauge()
@@ -303,23 +304,24 @@ std::string Coscheduling::MinResourcesGap(api::Symbol ns, api::Symbol name,
     need.memory -= std::max<int64_t>(free.memory, 0);
     need.ephemeral_storage -= std::max<int64_t>(free.ephemeral_storage, 0);
     need.allowed_pod_number -= std::max<int64_t>(free.allowed_pod_number, 0);
-    for (auto& [resource, value] : need.scalar) value -= std::max<int64_t>(free.Scalar(resource), 0);
+    for (auto& [resource, value] : need.scalar)
+      value -= std::max<int64_t>(free.Scalar(resource), 0);
   }
   std::vector<std::string> gap;
   if (need.milli_cpu > 0) {
-    gap.push_back(fmt::format("cpu:{}", api::Quantity::FromMilli(need.milli_cpu,
-                                                                  api::QuantityFormat::kDecimalSI)
-                                            .String()));
+    gap.push_back(fmt::format(
+        "cpu:{}",
+        api::Quantity::FromMilli(need.milli_cpu, api::QuantityFormat::kDecimalSI).String()));
   }
   if (need.memory > 0) {
     gap.push_back(fmt::format(
-        "memory:{}", api::Quantity::FromValue(need.memory, api::QuantityFormat::kBinarySI).String()));
+        "memory:{}",
+        api::Quantity::FromValue(need.memory, api::QuantityFormat::kBinarySI).String()));
   }
   if (need.ephemeral_storage > 0) {
-    gap.push_back(fmt::format("ephemeral-storage:{}",
-                              api::Quantity::FromValue(need.ephemeral_storage,
-                                                       api::QuantityFormat::kBinarySI)
-                                  .String()));
+    gap.push_back(fmt::format(
+        "ephemeral-storage:{}",
+        api::Quantity::FromValue(need.ephemeral_storage, api::QuantityFormat::kBinarySI).String()));
   }
   if (need.allowed_pod_number > 0) gap.push_back(fmt::format("pods:{}", need.allowed_pod_number));
   for (const auto& [resource, value] : need.scalar) {
@@ -353,8 +355,8 @@ Status Coscheduling::PreFilter(framework::CycleState&, const framework::PodInfo&
         "group: {}",
         pod.metadata.name, members.size(), min_member));
   }
-  const auto ungated = std::count_if(members.begin(), members.end(),
-                                     [](const api::Pod* p) { return !Gated(*p); });
+  const auto ungated =
+      std::count_if(members.begin(), members.end(), [](const api::Pod* p) { return !Gated(*p); });
   if (ungated < min_member) {
     return Status::Unresolvable(fmt::format(
         "pre-filter pod {} cannot find enough sibling pods without scheduling gates, current "
@@ -362,9 +364,9 @@ Status Coscheduling::PreFilter(framework::CycleState&, const framework::PodInfo&
         pod.metadata.name, ungated, min_member));
   }
   if (group->spec.min_resources.empty() || Before(permitted_, id)) return Status::OK();
-  if (std::string gap = MinResourcesGap(group->metadata.namespace_,
-                                        api::Symbol(group->metadata.name),
-                                        group->spec.min_resources, min_member, nodes);
+  if (std::string gap =
+          MinResourcesGap(group->metadata.namespace_, api::Symbol(group->metadata.name),
+                          group->spec.min_resources, min_member, nodes);
       !gap.empty()) {
     return Status::Unresolvable(fmt::format("resource gap: map[{}]", gap));
   }
@@ -403,9 +405,9 @@ Status Coscheduling::PreEnqueue(const api::Pod& pod) {
   if (group == nullptr || HasMembers(*group)) return Status::OK();
   // Worded without the count, which changes with every arrival: the pod's condition is written
   // once per message. The PodGroup's own condition carries the count.
-  return Status::Unresolvable(fmt::format(
-      "waiting for PodGroup {} to have minMember ({}) pods that can be scheduled",
-      group->metadata.Key(), group->spec.min_member));
+  return Status::Unresolvable(
+      fmt::format("waiting for PodGroup {} to have minMember ({}) pods that can be scheduled",
+                  group->metadata.Key(), group->spec.min_member));
 }
 
 framework::QueueingHint Coscheduling::OnPodAdded(const api::Pod& pod,
@@ -440,8 +442,9 @@ void Coscheduling::BackOff(const api::Pod& pod, const api::PodGroup& group, bool
   // A backoff under way is not restarted (upstream adds to its cache only when absent).
   if (Before(backed_off_, id)) return;
   if (args_.pod_group_backoff_seconds == 0 && !released) return;
-  if (static_cast<int32_t>(GroupPods(pod.metadata.namespace_, api::Symbol(group.metadata.name))
-                               .size()) < group.spec.min_member) {
+  if (static_cast<int32_t>(
+          GroupPods(pod.metadata.namespace_, api::Symbol(group.metadata.name)).size()) <
+      group.spec.min_member) {
     return;
   }
   const api::Duration backoff = args_.pod_group_backoff_seconds > 0
@@ -481,8 +484,8 @@ Status Coscheduling::PostFilter(framework::CycleState&, const framework::PodInfo
                   group->metadata.Key(), pod.metadata.name));
 }
 
-Status Coscheduling::Permit(framework::CycleState&, const framework::PodInfo& pod_info,
-                            api::Symbol, api::Duration* timeout) {
+Status Coscheduling::Permit(framework::CycleState&, const framework::PodInfo& pod_info, api::Symbol,
+                            api::Duration* timeout) {
   const api::Pod& pod = pod_info.pod;
   const api::Symbol group_name = GroupName(pod_info);
   if (group_name.empty()) return Status::OK();

@@ -170,7 +170,12 @@ class Coscheduling final : public framework::PreEnqueuePlugin,
   // Asks the queue to re-sort the group's pending pods, whose sort time changed.
   void Reorder(api::Symbol ns, api::Symbol group);
   // How a group's wait at Permit ended: its pods were all let through, or all released.
-  enum class WaitEnd { kQuorum, kRejectedInPostFilter, kRejectedInUnreserve, kRejectedInGroupCycle };
+  enum class WaitEnd {
+    kQuorum,
+    kRejectedInPostFilter,
+    kRejectedInUnreserve,
+    kRejectedInGroupCycle
+  };
   // The group no longer waits at Permit; the gang metrics hear how that ended.
   void StopWaiting(uint64_t group, WaitEnd end);
   // Whether `until` holds a time for `group` that is still ahead.

@@ -618,8 +618,7 @@ TEST_P(CoschedulingHintTest, AnArrivalRequeuesTheGroupOnlyWhenItIsWhole) {
   EXPECT_EQ(on_add(Member("b", "g")), framework::QueueingHint::kSkip) << "2 of 3";
   EXPECT_EQ(on_add(Member("x", "other")), framework::QueueingHint::kSkip) << "another group";
   EXPECT_EQ(on_add(MakePod().Name("solo").Obj()), framework::QueueingHint::kSkip);
-  EXPECT_EQ(on_add(Member("c", "g")), framework::QueueingHint::kQueue)
-      << "whole";
+  EXPECT_EQ(on_add(Member("c", "g")), framework::QueueingHint::kQueue) << "whole";
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, CoschedulingHintTest, ::testing::Values(false, true),

@@ -1,9 +1,5 @@
 #include "muster/plugins/defaultpreemption/default_preemption.h"
 
-#include <fmt/format.h>
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cctype>
@@ -15,6 +11,10 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 
 #include "muster/api/testing/builders.h"
 #include "muster/framework/extender.h"

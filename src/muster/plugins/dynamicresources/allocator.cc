@@ -3,12 +3,12 @@
 
 #include "muster/plugins/dynamicresources/allocator.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <map>
 #include <optional>
 #include <utility>
+
+#include <fmt/format.h>
 
 #include "muster/api/cel.h"
 #include "muster/plugins/dynamicresources/args.h"

@@ -1,12 +1,12 @@
 #include "muster/plugins/dynamicresources/allocator.h"
 
-#include <fmt/format.h>
-#include <gtest/gtest.h>
-#include <yaml-cpp/yaml.h>
-
 #include <map>
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
 
 #include "muster/api/manifests.h"
 

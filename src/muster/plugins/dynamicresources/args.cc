@@ -16,8 +16,9 @@ std::optional<api::Duration> ReadDuration(const ArgsObject& object, std::string_
   if (!text) return std::nullopt;
   std::optional<api::Duration> d = api::ParseDuration(*text);
   if (!d) {
-    object.errors().Add(object.FieldPath(field),
-                        fmt::format("invalid duration \"{}\" (want a Go duration like 10s)", *text));
+    object.errors().Add(
+        object.FieldPath(field),
+        fmt::format("invalid duration \"{}\" (want a Go duration like 10s)", *text));
     return d;
   }
   // muster keeps microseconds: a positive timeout finer than that is one, not none.
@@ -72,9 +73,8 @@ std::vector<api::FieldError> Validate(const DynamicResourcesArgs& args) {
         "bindingTimeout",
         "DRADeviceBindingConditions or DRAResourceClaimDeviceStatus feature gate is disabled"));
   } else if (*args.binding_timeout < std::chrono::seconds(1)) {
-    errors.push_back(api::FieldError::InvalidRendered("bindingTimeout",
-                                                      api::FormatDuration(*args.binding_timeout),
-                                                      "must be at least 1 second"));
+    errors.push_back(api::FieldError::InvalidRendered(
+        "bindingTimeout", api::FormatDuration(*args.binding_timeout), "must be at least 1 second"));
   }
   return errors;
 }

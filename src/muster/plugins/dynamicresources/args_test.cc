@@ -1,10 +1,10 @@
 #include "muster/plugins/dynamicresources/args.h"
 
-#include <gtest/gtest.h>
-#include <yaml-cpp/yaml.h>
-
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
 
 #include "muster/api/feature_gates.h"
 

@@ -2,12 +2,12 @@
 
 #include "muster/plugins/dynamicresources/dynamic_resources.h"
 
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-
 #include <algorithm>
 #include <map>
 #include <set>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "muster/api/pod_claims.h"
 #include "muster/framework/framework.h"
@@ -948,13 +948,13 @@ std::vector<framework::ClusterEventWithHint> DynamicResources::EventsToRegister(
     if (after == nullptr) return QueueingHint::kSkip;
     if (before != nullptr && before->Allocated() && !after->Allocated())
       return QueueingHint::kQueue;
-    const bool mine = std::any_of(
-        pod.spec.resource_claims.begin(), pod.spec.resource_claims.end(),
-        [&](const api::PodResourceClaim& pc) {
-          if (after->metadata.namespace_ != pod.metadata.namespace_) return false;
-          const std::optional<api::Symbol> name = api::ClaimNameOf(pod, pc);
-          return name && !name->empty() && name->str() == after->metadata.name;
-        });
+    const bool mine =
+        std::any_of(pod.spec.resource_claims.begin(), pod.spec.resource_claims.end(),
+                    [&](const api::PodResourceClaim& pc) {
+                      if (after->metadata.namespace_ != pod.metadata.namespace_) return false;
+                      const std::optional<api::Symbol> name = api::ClaimNameOf(pod, pc);
+                      return name && !name->empty() && name->str() == after->metadata.name;
+                    });
     if (!mine) return QueueingHint::kSkip;
     if (before == nullptr) return QueueingHint::kQueue;
     const bool status_same =

@@ -1,11 +1,11 @@
 #include "muster/plugins/dynamicresources/dynamic_resources.h"
 
+#include <string>
+#include <vector>
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
-
-#include <string>
-#include <vector>
 
 #include "muster/api/dra.h"
 #include "muster/api/feature_gates.h"

@@ -4,11 +4,11 @@
 // device of the class (instance-1) and none of the resource in its allocatable; node plugged
 // serves the resource from a device plugin.
 
-#include <gtest/gtest.h>
-#include <yaml-cpp/yaml.h>
-
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
 
 #include "muster/api/dra.h"
 #include "muster/api/manifests.h"

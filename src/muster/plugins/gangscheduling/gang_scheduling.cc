@@ -1,8 +1,8 @@
 #include "muster/plugins/gangscheduling/gang_scheduling.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
+
+#include <fmt/format.h>
 
 #include "muster/api/gang.h"
 #include "muster/framework/client.h"

@@ -1,8 +1,8 @@
 #include "muster/plugins/interpodaffinity/args.h"
 
-#include <fmt/format.h>
-
 #include <cstdint>
+
+#include <fmt/format.h>
 
 #include "muster/plugins/interpodaffinity/inter_pod_affinity.h"
 

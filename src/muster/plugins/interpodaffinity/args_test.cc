@@ -1,9 +1,9 @@
 #include "muster/plugins/interpodaffinity/args.h"
 
+#include <string>
+
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
-
-#include <string>
 
 // Upstream's defaults (v1/defaults_test.go) and validation (validation_pluginargs_test.go:
 // TestValidateInterPodAffinityArgs) of InterPodAffinityArgs.

@@ -1,11 +1,11 @@
 // InterPodAffinity's PreFilter, PreFilterExtensions and Filter (upstream filtering.go).
 
-#include <fmt/format.h>
-
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "muster/plugins/interpodaffinity/inter_pod_affinity.h"
 #include "muster/plugins/interpodaffinity/parallel.h"

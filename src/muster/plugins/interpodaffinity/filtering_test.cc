@@ -1,8 +1,8 @@
-#include <gtest/gtest.h>
-
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "muster/plugins/interpodaffinity/inter_pod_affinity.h"
 #include "muster/plugins/interpodaffinity/state.h"

@@ -1,13 +1,13 @@
 #include "muster/plugins/interpodaffinity/inter_pod_affinity.h"
 
-#include <gtest/gtest.h>
-
 #include <map>
 #include <memory>
 #include <optional>
 #include <random>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "muster/plugins/interpodaffinity/terms.h"
 #include "muster/plugins/interpodaffinity/test_helpers.h"

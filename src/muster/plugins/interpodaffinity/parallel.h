@@ -3,10 +3,10 @@
 // Per-node work of PreFilter and PreScore spread over TBB's workers, as upstream spreads it over
 // its parallelizer: each worker appends to its own buffer, merged afterwards by the caller.
 
-#include <tbb/enumerable_thread_specific.h>
-
 #include <cstddef>
 #include <vector>
+
+#include <tbb/enumerable_thread_specific.h>
 
 #include "muster/framework/parallel.h"
 

@@ -1,12 +1,12 @@
 // InterPodAffinity's PreScore, Score and NormalizeScore (upstream scoring.go).
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "muster/plugins/interpodaffinity/inter_pod_affinity.h"
 #include "muster/plugins/interpodaffinity/parallel.h"

@@ -1,9 +1,9 @@
 #include "muster/plugins/interpodaffinity/terms.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <type_traits>
+
+#include <fmt/format.h>
 
 namespace muster::plugins::interpodaffinity {
 namespace {

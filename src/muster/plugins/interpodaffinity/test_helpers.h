@@ -12,10 +12,10 @@
 #include <utility>
 #include <vector>
 
-#include "muster/api/types.h"
-#include "muster/plugins/interpodaffinity/inter_pod_affinity.h"
 #include "muster/api/testing/builders.h"
+#include "muster/api/types.h"
 #include "muster/framework/testing/fake_services.h"
+#include "muster/plugins/interpodaffinity/inter_pod_affinity.h"
 
 namespace muster::plugins::interpodaffinity::test {
 

@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "muster/plugins/nodeaffinity/parse_errors.h"
 #include "muster/plugins/helper/normalize_score.h"
+#include "muster/plugins/nodeaffinity/parse_errors.h"
 
 namespace muster::plugins::nodeaffinity {
 namespace {
@@ -117,7 +117,6 @@ std::optional<bool> RequiredMatchesReportingErrors(const api::Pod& pod, const ap
   *error = AggregateMessage(errors);
   return std::nullopt;
 }
-
 
 }  // namespace
 

@@ -272,10 +272,9 @@ void BalanceOfTwo(const CpuThenMemory& resources, const framework::NodeInfo& nod
                                           memory.allocatable);
   *without_pod = resources.use_requested()
                      ? node.cpu_memory_balance()
-                     : framework::CpuMemoryBalance(cpu.requested - resources.PodRequest(0),
-                                                   cpu.allocatable,
-                                                   memory.requested - resources.PodRequest(1),
-                                                   memory.allocatable);
+                     : framework::CpuMemoryBalance(
+                           cpu.requested - resources.PodRequest(0), cpu.allocatable,
+                           memory.requested - resources.PodRequest(1), memory.allocatable);
 }
 
 // upstream balancedResourceScorer since 1.36 (kubernetes#135573): the change in balance the pod

@@ -9,8 +9,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "muster/plugins/noderesources/fit.h"
 #include "muster/api/testing/builders.h"
+#include "muster/plugins/noderesources/fit.h"
 
 // Cases and numbers from upstream least_allocated_test.go, most_allocated_test.go and
 // requested_to_capacity_ratio_test.go, run through NodeResourcesFit's PreScore and Score.

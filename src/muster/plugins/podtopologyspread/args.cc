@@ -1,9 +1,9 @@
 #include "muster/plugins/podtopologyspread/args.h"
 
-#include <fmt/format.h>
-
 #include <initializer_list>
 #include <utility>
+
+#include <fmt/format.h>
 
 namespace muster::plugins::podtopologyspread {
 namespace {

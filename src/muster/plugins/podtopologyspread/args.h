@@ -4,13 +4,13 @@
 // decoding, the v1 default (pkg/scheduler/apis/config/v1/defaults.go) and validation with
 // upstream's messages (pkg/scheduler/apis/config/validation/validation_pluginargs.go).
 
-#include <yaml-cpp/yaml.h>
-
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <yaml-cpp/yaml.h>
 
 #include "muster/api/labels.h"
 #include "muster/framework/registry.h"

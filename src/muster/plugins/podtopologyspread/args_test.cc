@@ -1,10 +1,10 @@
 #include "muster/plugins/podtopologyspread/args.h"
 
-#include <gtest/gtest.h>
-#include <yaml-cpp/yaml.h>
-
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
 
 // Validation cases from upstream validation_pluginargs_test.go (TestValidatePodTopologySpreadArgs)
 // with the full messages upstream's field errors print, and the v1 default of defaults_test.go.

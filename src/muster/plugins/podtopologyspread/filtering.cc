@@ -1,9 +1,9 @@
 // PodTopologySpread's Filter side (upstream podtopologyspread/filtering.go).
 
-#include <fmt/format.h>
-
 #include <utility>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "muster/framework/parallel.h"
 #include "muster/plugins/podtopologyspread/kept_counts.h"

@@ -1,10 +1,10 @@
-#include <gtest/gtest.h>
-
 #include <climits>
 #include <map>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "muster/plugins/podtopologyspread/pod_topology_spread.h"
 #include "muster/plugins/podtopologyspread/test_helpers.h"

@@ -1,19 +1,19 @@
 #include "muster/plugins/podtopologyspread/kept_counts.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
+#include "muster/api/testing/builders.h"
 #include "muster/framework/cycle_state.h"
 #include "muster/framework/snapshot.h"
+#include "muster/framework/testing/fake_services.h"
 #include "muster/plugins/podtopologyspread/pod_topology_spread.h"
 #include "muster/plugins/podtopologyspread/test_helpers.h"
-#include "muster/api/testing/builders.h"
-#include "muster/framework/testing/fake_services.h"
 
 namespace muster::plugins::podtopologyspread {
 namespace {

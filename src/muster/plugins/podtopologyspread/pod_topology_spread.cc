@@ -1,8 +1,8 @@
 #include "muster/plugins/podtopologyspread/pod_topology_spread.h"
 
-#include <fmt/format.h>
-
 #include <utility>
+
+#include <fmt/format.h>
 
 #include "muster/framework/metrics.h"
 

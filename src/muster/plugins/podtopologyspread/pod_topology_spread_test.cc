@@ -1,14 +1,14 @@
 #include "muster/plugins/podtopologyspread/pod_topology_spread.h"
 
-#include <gtest/gtest.h>
-#include <yaml-cpp/yaml.h>
-
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "muster/plugins/podtopologyspread/test_helpers.h"
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
 #include "muster/framework/testing/fake_services.h"
+#include "muster/plugins/podtopologyspread/test_helpers.h"
 
 // Cases from upstream plugin_test.go (Test_isSchedulableAfterNodeChange,
 // Test_isSchedulableAfterPodChange), plus the registrations of EventsToRegister and the factory.

@@ -1,12 +1,12 @@
 // PodTopologySpread's Score side (upstream podtopologyspread/scoring.go).
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <utility>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "muster/framework/parallel.h"
 #include "muster/plugins/podtopologyspread/kept_counts.h"

@@ -4,8 +4,6 @@
 // affinity and ownership setters, the selectors upstream's tests share, and a harness that builds
 // the plugin over a fake cluster.
 
-#include <gtest/gtest.h>
-
 #include <initializer_list>
 #include <map>
 #include <memory>
@@ -16,15 +14,17 @@
 #include <utility>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "muster/api/labels.h"
 #include "muster/api/node_selector.h"
+#include "muster/api/testing/builders.h"
 #include "muster/api/time.h"
 #include "muster/api/types.h"
 #include "muster/framework/cycle_state.h"
 #include "muster/framework/status.h"
-#include "muster/plugins/podtopologyspread/pod_topology_spread.h"
-#include "muster/api/testing/builders.h"
 #include "muster/framework/testing/fake_services.h"
+#include "muster/plugins/podtopologyspread/pod_topology_spread.h"
 
 namespace muster::plugins::podtopologyspread::testutil {
 

@@ -33,8 +33,7 @@ struct PreScoreState final : framework::StateData {
 // The first blocking taint among a node's `taints` the pod does not tolerate; nullptr when there
 // is none.
 const api::Taint* UntoleratedTaint(std::span<const api::Taint> taints, const api::Pod& pod) {
-  return api::FindMatchingUntoleratedTaint(taints, pod.spec.tolerations,
-                                           api::BlocksScheduling);
+  return api::FindMatchingUntoleratedTaint(taints, pod.spec.tolerations, api::BlocksScheduling);
 }
 
 // The rejection. The taint stays out of the pod's status: its key and value can be the cluster

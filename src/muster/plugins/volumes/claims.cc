@@ -1,8 +1,8 @@
 #include "muster/plugins/volumes/claims.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
+
+#include <fmt/format.h>
 
 namespace muster::plugins::volumes {
 

@@ -1,7 +1,5 @@
 // NodeVolumeLimits (upstream nodevolumelimits, CSILimits): the node's CSI attach limits.
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -10,6 +8,8 @@
 #include <string>
 #include <tuple>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "muster/api/feature_gates.h"
 #include "muster/plugins/volumes/claims.h"

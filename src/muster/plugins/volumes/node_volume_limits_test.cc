@@ -1,8 +1,8 @@
-#include <fmt/format.h>
-#include <gtest/gtest.h>
-
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include "muster/api/feature_gates.h"
 #include "muster/api/testing/builders.h"

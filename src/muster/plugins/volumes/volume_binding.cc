@@ -3,14 +3,14 @@
 
 #include "muster/plugins/volumes/volume_binding.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cmath>
 #include <mutex>
 #include <optional>
 #include <span>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "muster/plugins/volumes/claims.h"
 

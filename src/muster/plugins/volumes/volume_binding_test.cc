@@ -1,9 +1,9 @@
 #include "muster/plugins/volumes/volume_binding.h"
 
-#include <gtest/gtest.h>
-
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "muster/api/testing/builders.h"
 #include "muster/framework/testing/fake_services.h"

@@ -1,9 +1,9 @@
 // VolumeRestrictions (upstream volumerestrictions): in-tree disk conflicts and ReadWriteOncePod.
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <set>
+
+#include <fmt/format.h>
 
 #include "muster/plugins/volumes/claims.h"
 #include "muster/plugins/volumes/volumes.h"

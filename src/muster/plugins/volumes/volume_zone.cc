@@ -1,10 +1,10 @@
 // VolumeZone (upstream volumezone): the pod's bound volumes' zone and region labels against the
 // node's.
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <array>
+
+#include <fmt/format.h>
 
 #include "muster/plugins/volumes/claims.h"
 #include "muster/plugins/volumes/volumes.h"

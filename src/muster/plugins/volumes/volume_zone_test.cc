@@ -1,7 +1,7 @@
-#include <gtest/gtest.h>
-
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "muster/api/testing/builders.h"
 #include "muster/framework/testing/fake_services.h"

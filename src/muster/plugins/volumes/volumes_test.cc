@@ -1,7 +1,5 @@
 #include "muster/plugins/volumes/volumes.h"
 
-#include "muster/plugins/volumes/volume_binding.h"
-
 #include <memory>
 #include <string>
 #include <vector>
@@ -9,9 +7,10 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
-#include "muster/framework/profile.h"
 #include "muster/api/testing/builders.h"
+#include "muster/framework/profile.h"
 #include "muster/framework/testing/fake_services.h"
+#include "muster/plugins/volumes/volume_binding.h"
 
 // The volume plugins together: a profile places each at upstream's extension points (multiPoint
 // expands a plugin to every point it implements, so the interfaces are what a user's
@@ -171,10 +170,10 @@ TEST(VolumePlugins, RegisterTheKindsTheyRead) {
   EXPECT_EQ(resources(NodeVolumeLimits(services.handle())),
             (std::vector<std::string>{"CSINodeAdd", "CSINodeUpdate", "AssignedPodDelete",
                                       "PersistentVolumeClaimAdd", "VolumeAttachmentDelete"}));
-  EXPECT_EQ(resources(VolumeZone(services.handle())),
-            (std::vector<std::string>{"StorageClassAdd", "NodeAdd|UpdateNodeLabel",
-                                      "PersistentVolumeClaimAdd|Update",
-                                      "PersistentVolumeAdd|Update"}));
+  EXPECT_EQ(
+      resources(VolumeZone(services.handle())),
+      (std::vector<std::string>{"StorageClassAdd", "NodeAdd|UpdateNodeLabel",
+                                "PersistentVolumeClaimAdd|Update", "PersistentVolumeAdd|Update"}));
   EXPECT_EQ(resources(VolumeBinding(VolumeBindingArgs{}, services.handle())).size(), 6u);
 }
 

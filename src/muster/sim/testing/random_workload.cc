@@ -38,9 +38,9 @@ std::string Annotations(std::vector<std::string> items) {
 // The spec of a pod (or a pod template's, indented by `indent`) and its metadata's labels and
 // annotations.
 struct PodParts {
-  std::string labels;       // "{app: web, ...}"
+  std::string labels;  // "{app: web, ...}"
   std::vector<std::string> annotations;
-  std::string spec;         // lines of the spec, each indented by two spaces
+  std::string spec;  // lines of the spec, each indented by two spaces
 };
 
 PodParts RandomPod(Draw& d, bool allow_timing, bool gang_member, int cpu_hi) {
@@ -49,7 +49,8 @@ PodParts RandomPod(Draw& d, bool allow_timing, bool gang_member, int cpu_hi) {
   p.labels = fmt::format("app: {}", app);
   std::string& s = p.spec;
   if (allow_timing) {
-    if (d.OneIn(5)) p.annotations.push_back(fmt::format("muster.dev/create-after: {}s", d.Int(1, 40)));
+    if (d.OneIn(5))
+      p.annotations.push_back(fmt::format("muster.dev/create-after: {}s", d.Int(1, 40)));
     if (d.OneIn(3)) p.annotations.push_back(fmt::format("muster.dev/run-for: {}s", d.Int(1, 60)));
     if (d.OneIn(12)) {
       p.annotations.push_back(fmt::format("muster.dev/delete-after: {}s", d.Int(1, 60)));
@@ -106,8 +107,8 @@ PodParts RandomPod(Draw& d, bool allow_timing, bool gang_member, int cpu_hi) {
         d.Int(1, 2), d.OneIn(2) ? "topology.kubernetes.io/zone" : "kubernetes.io/hostname",
         d.OneIn(3) ? "ScheduleAnyway" : "DoNotSchedule", app);
   }
-  std::string requests = fmt::format("cpu: {}m, memory: {}Mi", d.Int(1, cpu_hi * 10) * 100,
-                                     d.Int(1, 32) * 128);
+  std::string requests =
+      fmt::format("cpu: {}m, memory: {}Mi", d.Int(1, cpu_hi * 10) * 100, d.Int(1, 32) * 128);
   std::string limits;
   if (d.OneIn(8)) {
     // An extended resource's request must equal its limit.
@@ -116,7 +117,8 @@ PodParts RandomPod(Draw& d, bool allow_timing, bool gang_member, int cpu_hi) {
     limits = fmt::format(", limits: {{example.com/gpu: \"{}\"}}", gpus);
   }
   std::string ports;
-  if (d.OneIn(10)) ports = fmt::format(", ports: [{{containerPort: 80, hostPort: {}}}]", d.Int(8080, 8082));
+  if (d.OneIn(10))
+    ports = fmt::format(", ports: [{{containerPort: 80, hostPort: {}}}]", d.Int(8080, 8082));
   s += fmt::format(
       "  containers: [{{name: c, image: registry/{}:1, resources: {{requests: {{{}}}{}}}{}}}]\n",
       app, requests, limits, ports);
@@ -139,14 +141,17 @@ class Storage {
           "values: [{}, {}]}}]}}]\n",
           d_.Pick(kZones), d_.Pick(kZones));
     }
-    out_ += "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: wait}\n"
-            "provisioner: csi.example.com\nvolumeBindingMode: WaitForFirstConsumer\n" +
-            allowed + "---\n";
-    out_ += "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: now}\n"
-            "provisioner: csi.example.com\nvolumeBindingMode: Immediate\n---\n";
-    out_ += "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: static}\n"
-            "provisioner: kubernetes.io/no-provisioner\nvolumeBindingMode: WaitForFirstConsumer\n"
-            "---\n";
+    out_ +=
+        "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: wait}\n"
+        "provisioner: csi.example.com\nvolumeBindingMode: WaitForFirstConsumer\n" +
+        allowed + "---\n";
+    out_ +=
+        "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: now}\n"
+        "provisioner: csi.example.com\nvolumeBindingMode: Immediate\n---\n";
+    out_ +=
+        "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: static}\n"
+        "provisioner: kubernetes.io/no-provisioner\nvolumeBindingMode: WaitForFirstConsumer\n"
+        "---\n";
     const int volumes = d_.Int(0, 5);
     for (int i = 0; i < volumes; ++i) {
       out_ += fmt::format(
@@ -178,7 +183,8 @@ class Storage {
     if (d_.OneIn(4)) {
       return fmt::format(
           "  volumes: [{{name: scratch, ephemeral: {{volumeClaimTemplate: {{spec: {{accessModes: "
-          "[ReadWriteOnce], storageClassName: {}, resources: {{requests: {{storage: {}Gi}}}}}}}}}}}}]\n",
+          "[ReadWriteOnce], storageClassName: {}, resources: {{requests: {{storage: "
+          "{}Gi}}}}}}}}}}}}]\n",
           cls, size);
     }
     std::string claim;
@@ -231,12 +237,15 @@ RandomWorkload MakeRandomWorkload(uint64_t seed) {
   std::string& out = w.manifests;
   out += fmt::format("# muster random workload, seed {}\n", seed);
 
-  out += "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: low}\n"
-         "value: 10\n---\n";
-  out += "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\n"
-         "value: 1000\n---\n";
-  out += "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high-never}\n"
-         "value: 1000\npreemptionPolicy: Never\n---\n";
+  out +=
+      "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: low}\n"
+      "value: 10\n---\n";
+  out +=
+      "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\n"
+      "value: 1000\n---\n";
+  out +=
+      "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high-never}\n"
+      "value: 1000\npreemptionPolicy: Never\n---\n";
 
   const int nodes = d.Int(1, 8);
   const bool removals = d.OneIn(3);
@@ -275,8 +284,8 @@ RandomWorkload MakeRandomWorkload(uint64_t seed) {
     if (group.empty()) p.spec += storage.Volumes(name);
     std::string labels = p.labels;
     if (!group.empty()) labels += ", scheduling.x-k8s.io/pod-group: " + group;
-    out += fmt::format("apiVersion: v1\nkind: Pod\nmetadata:\n  name: {}\n  labels: {{{}}}\n",
-                       name, labels);
+    out += fmt::format("apiVersion: v1\nkind: Pod\nmetadata:\n  name: {}\n  labels: {{{}}}\n", name,
+                       labels);
     out += Annotations(p.annotations);
     out += "spec:\n" + p.spec + "---\n";
     ++pods;
@@ -289,16 +298,20 @@ RandomWorkload MakeRandomWorkload(uint64_t seed) {
     const int size = d.Int(1, 8);
     const int min_member = d.Int(1, size);
     std::vector<std::string> annotations;
-    if (d.OneIn(6)) annotations.push_back(fmt::format("muster.dev/create-after: {}s", d.Int(1, 20)));
-    if (d.OneIn(8)) annotations.push_back(fmt::format("muster.dev/delete-after: {}s", d.Int(1, 60)));
+    if (d.OneIn(6))
+      annotations.push_back(fmt::format("muster.dev/create-after: {}s", d.Int(1, 20)));
+    if (d.OneIn(8))
+      annotations.push_back(fmt::format("muster.dev/delete-after: {}s", d.Int(1, 60)));
     std::string spec = fmt::format("minMember: {}", min_member);
-    if (d.OneIn(5)) spec += fmt::format(", minResources: {{cpu: \"{}\"}}", d.Int(1, 3) * min_member);
+    if (d.OneIn(5))
+      spec += fmt::format(", minResources: {{cpu: \"{}\"}}", d.Int(1, 3) * min_member);
     out += fmt::format(
         "apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\nmetadata:\n  name: g{}\n", g);
     out += Annotations(annotations);
     out += fmt::format("spec: {{{}}}\n---\n", spec);
     // Members arrive together or one by one, and run for long enough to be seen together.
-    for (int m = 0; m < size; ++m) pod(fmt::format("g{}-{}", g, m), fmt::format("g{}", g), d.OneIn(2), 2);
+    for (int m = 0; m < size; ++m)
+      pod(fmt::format("g{}-{}", g, m), fmt::format("g{}", g), d.OneIn(2), 2);
   }
 
   if (d.OneIn(3)) {
@@ -313,8 +326,8 @@ RandomWorkload MakeRandomWorkload(uint64_t seed) {
     pods += parallelism;
   }
   w.description = fmt::format("{}, {} nodes, {} pods, {} PodGroups",
-                              mode.empty() ? "default profile" : std::string(mode) + " mode",
-                              nodes, pods, groups);
+                              mode.empty() ? "default profile" : std::string(mode) + " mode", nodes,
+                              pods, groups);
   return w;
 }
 
