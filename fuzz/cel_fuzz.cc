@@ -1,7 +1,7 @@
-// CEL device selectors (api/cel.h): whatever the text, Compile either refuses it with a non-empty
-// error or gives a program; a program evaluates against a fixed device to a bool or a non-empty
-// runtime error, the same answer every time. Nesting, length and runtime work are bounded, so no
-// input may exhaust the stack or run away. Any violation traps.
+// CEL device selectors (api/cel/cel.h): whatever the text, Compile either refuses it with a
+// non-empty error or gives a program; a program evaluates against a fixed device to a bool or a
+// non-empty runtime error, the same answer every time. Nesting, length and runtime work are
+// bounded, so no input may exhaust the stack or run away. Any violation traps.
 
 #include <cstddef>
 #include <cstdint>
@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "muster/api/cel.h"
+#include "muster/api/cel/cel.h"
 
 using muster::api::DeviceAttribute;
 using muster::api::DeviceCapacity;

@@ -2,7 +2,7 @@
 
 // What a device of a ResourceSlice publishes of itself (resource.k8s.io/v1): its attributes and
 // its capacity, each under a qualified name "<domain>/<name>", the domain defaulting to the
-// driver's name. Device selectors (CEL, api/cel.h) read them.
+// driver's name. Device selectors (CEL, api/cel/cel.h) read them.
 
 #include <cstdint>
 #include <span>

@@ -15,7 +15,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
-#include "muster/api/cel.h"
+#include "muster/api/cel/cel.h"
 #include "muster/api/decoder.h"
 #include "muster/api/dra.h"
 #include "muster/api/feature_gates.h"

@@ -1,7 +1,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "muster/api/cel.h"
+#include "muster/api/cel/cel.h"
 #include "muster/api/feature_gates.h"
 #include "muster/api/manifests.h"
 

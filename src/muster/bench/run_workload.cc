@@ -13,7 +13,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "muster/api/cel.h"
+#include "muster/api/cel/cel.h"
 #include "muster/api/gang.h"
 #include "muster/api/generated_name.h"
 #include "muster/api/storage.h"

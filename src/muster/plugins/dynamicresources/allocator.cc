@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "muster/api/cel.h"
+#include "muster/api/cel/cel.h"
 #include "muster/plugins/dynamicresources/args.h"
 
 namespace muster::plugins::dynamicresources {

@@ -1,5 +1,3 @@
-#include "muster/api/cel.h"
-
 #include <atomic>
 #include <cstdlib>
 #include <new>
@@ -8,6 +6,8 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include "muster/api/cel/cel.h"
 
 // Counts heap allocations while `g_counting` is set, to hold Evaluate to its promise of not
 // allocating for the common selector shapes.
@@ -113,7 +113,7 @@ TEST_P(MatchTest, Evaluates) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Cel, MatchTest,
+    Evaluator, MatchTest,
     testing::Values(
         // Upstream's compile_test.go cases that apply to this device shape.
         MatchCase{"true", true}, MatchCase{"false", false},
@@ -275,7 +275,7 @@ TEST_P(RuntimeErrorTest, Fails) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Cel, RuntimeErrorTest,
+    Evaluator, RuntimeErrorTest,
     testing::Values(
         // Upstream's cases.
         RuntimeErrorCase{
@@ -355,148 +355,7 @@ INSTANTIATE_TEST_SUITE_P(
         RuntimeErrorCase{R"(device.driver.matches(device.driver + "("))",
                          "error parsing regexp: missing ): dra.example.com("}));
 
-// ---- compile errors ----
-
-struct CompileErrorCase {
-  std::string expression;
-  std::string error;  // the whole message
-};
-
-class CompileErrorTest : public testing::TestWithParam<CompileErrorCase> {};
-
-TEST_P(CompileErrorTest, Fails) {
-  const Compiled c = Compile(GetParam().expression);
-  EXPECT_EQ(c.program, nullptr);
-  EXPECT_EQ(c.error, GetParam().error) << GetParam().expression;
-}
-
-INSTANTIATE_TEST_SUITE_P(
-    Cel, CompileErrorTest,
-    testing::Values(
-        CompileErrorCase{"1", "must evaluate to bool or the unknown type, not int"},
-        CompileErrorCase{"device.driver", "must evaluate to bool or the unknown type, not string"},
-        CompileErrorCase{R"(device.capacity["a"].b)",
-                         "must evaluate to bool or the unknown type, not kubernetes.Quantity"},
-        CompileErrorCase{"device.attributes",
-                         "must evaluate to bool or the unknown type, not map(string, map(string, "
-                         "dyn))"},
-        CompileErrorCase{"[1]", "must evaluate to bool or the unknown type, not list(int)"},
-        CompileErrorCase{"?!",
-                         "compilation failed: ERROR: <input>:1:1: Syntax error: mismatched input "
-                         "'?' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', "
-                         "NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | ?!\n | ^"},
-        CompileErrorCase{"device.driver ==",
-                         "compilation failed: ERROR: <input>:1:17: Syntax error: mismatched input "
-                         "'<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', "
-                         "'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n"
-                         " | device.driver ==\n"
-                         " | ................^"},
-        CompileErrorCase{"(true",
-                         "compilation failed: ERROR: <input>:1:6: Syntax error: mismatched input "
-                         "'<EOF>' expecting ')'\n | (true\n | .....^"},
-        CompileErrorCase{"true true",
-                         "compilation failed: ERROR: <input>:1:6: Syntax error: mismatched input "
-                         "'true' expecting <EOF>\n | true true\n | .....^"},
-        CompileErrorCase{"device.driver == #",
-                         "compilation failed: ERROR: <input>:1:18: Syntax error: token "
-                         "recognition error at: '#'\n | device.driver == #\n | .................^"},
-        CompileErrorCase{R"("abc)",
-                         "compilation failed: ERROR: <input>:1:1: Syntax error: token recognition "
-                         "error at: '\"abc'\n | \"abc\n | ^"},
-        CompileErrorCase{R"("\q" == "")",
-                         "compilation failed: ERROR: <input>:1:1: Syntax error: token recognition "
-                         "error at: '\"\\q'\n | \"\\q\" == \"\"\n | ^"},
-        CompileErrorCase{"foo",
-                         "compilation failed: ERROR: <input>:1:1: undeclared reference to 'foo' "
-                         "(in container '')\n | foo\n | ^"},
-        CompileErrorCase{"foo && bar",
-                         "compilation failed: ERROR: <input>:1:1: undeclared reference to 'foo' "
-                         "(in container '')\n | foo && bar\n | ^\n"
-                         "ERROR: <input>:1:8: undeclared reference to 'bar' (in container '')\n"
-                         " | foo && bar\n | .......^"},
-        CompileErrorCase{"device.foo",
-                         "compilation failed: ERROR: <input>:1:7: undefined field 'foo'\n"
-                         " | device.foo\n | ......^"},
-        CompileErrorCase{"device.driver > 1",
-                         "compilation failed: ERROR: <input>:1:15: found no matching overload for "
-                         "'_>_' applied to '(string, int)'\n | device.driver > 1\n"
-                         " | ..............^"},
-        CompileErrorCase{"device.driver.contains(1)",
-                         "compilation failed: ERROR: <input>:1:23: found no matching overload for "
-                         "'contains' applied to 'string.(int)'\n | device.driver.contains(1)\n"
-                         " | ......................^"},
-        CompileErrorCase{"device.driver.frobnicate()",
-                         "compilation failed: ERROR: <input>:1:25: undeclared reference to "
-                         "'frobnicate' (in container '')\n | device.driver.frobnicate()\n"
-                         " | ........................^"},
-        CompileErrorCase{"1 == 1.0",
-                         "compilation failed: ERROR: <input>:1:3: found no matching overload for "
-                         "'_==_' applied to '(int, double)'\n | 1 == 1.0\n | ..^"},
-        CompileErrorCase{"device.attributes[1].x",
-                         "compilation failed: ERROR: <input>:1:18: found no matching overload for "
-                         "'_[_]' applied to '(map(string, map(string, dyn)), int)'\n"
-                         " | device.attributes[1].x\n | .................^"},
-        CompileErrorCase{R"(1 in device.attributes)",
-                         "compilation failed: ERROR: <input>:1:3: found no matching overload for "
-                         "'@in' applied to '(int, map(string, map(string, dyn)))'\n"
-                         " | 1 in device.attributes\n | ..^"},
-        CompileErrorCase{R"(quantity("1").sign() == 1)",
-                         "compilation failed: ERROR: <input>:1:19: found no matching overload for "
-                         "'sign' applied to 'kubernetes.Quantity.()'\n"
-                         " | quantity(\"1\").sign() == 1\n | ..................^"},
-        CompileErrorCase{R"([1, "a"] == [])",
-                         "compilation failed: ERROR: <input>:1:5: expected type 'int' but found "
-                         "'string'\n | [1, \"a\"] == []\n | ....^"},
-        CompileErrorCase{R"(device.driver.matches("["))",
-                         "compilation failed: ERROR: <input>:1:23: invalid matches argument\n"
-                         " | device.driver.matches(\"[\")\n | ......................^"},
-        CompileErrorCase{"has(device)",
-                         "compilation failed: ERROR: <input>:1:5: invalid argument to has() "
-                         "macro\n | has(device)\n | ....^"},
-        CompileErrorCase{"[1].all(1, true)",
-                         "compilation failed: ERROR: <input>:1:9: argument must be a simple "
-                         "name\n | [1].all(1, true)\n | ........^"},
-        CompileErrorCase{"1.all(x, true)",
-                         "compilation failed: ERROR: <input>:1:1: expression of type 'int' cannot "
-                         "be range of a comprehension (must be list, map, or dynamic)\n"
-                         " | 1.all(x, true)\n | ^"},
-        CompileErrorCase{"[1].all(x, x)",
-                         "compilation failed: ERROR: <input>:1:12: found no matching overload for "
-                         "'_&&_' applied to '(bool, int)'\n | [1].all(x, x)\n | ...........^"},
-        CompileErrorCase{"x.all(x, true)",
-                         "compilation failed: ERROR: <input>:1:1: undeclared reference to 'x' (in "
-                         "container '')\n | x.all(x, true)\n | ^"},
-        CompileErrorCase{"true && 1",
-                         "compilation failed: ERROR: <input>:1:6: found no matching overload for "
-                         "'_&&_' applied to '(bool, int)'\n | true && 1\n | .....^"},
-        CompileErrorCase{"true ? 1 : 'a'",
-                         "compilation failed: ERROR: <input>:1:6: found no matching overload for "
-                         "'_?_:_' applied to '(bool, int, string)'\n | true ? 1 : 'a'\n"
-                         " | .....^"},
-        CompileErrorCase{"device.driver.x",
-                         "compilation failed: ERROR: <input>:1:14: type 'string' does not support "
-                         "field selection\n | device.driver.x\n | .............^"},
-        CompileErrorCase{"while",
-                         "compilation failed: ERROR: <input>:1:1: reserved identifier: while\n"
-                         " | while\n | ^"},
-        CompileErrorCase{"99999999999999999999 > 0",
-                         "compilation failed: ERROR: <input>:1:1: invalid int literal\n"
-                         " | 99999999999999999999 > 0\n | ^"},
-        CompileErrorCase{"{'a': 1}",
-                         "compilation failed: ERROR: <input>:1:1: map literals are not "
-                         "supported\n | {'a': 1}\n | ^"},
-        // Positions count code points, on the line of the error.
-        CompileErrorCase{"'é' == 'é' &&\n  foo",
-                         "compilation failed: ERROR: <input>:2:3: undeclared reference to 'foo' "
-                         "(in container '')\n |   foo\n | ..^"},
-        CompileErrorCase{"'é' == ",
-                         "compilation failed: ERROR: <input>:1:8: Syntax error: "
-                         "mismatched input '<EOF>' expecting {'[', '{', '(', '.', "
-                         "'-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, "
-                         "NUM_UINT, STRING, BYTES, IDENTIFIER}\n | 'é' == \n"
-                         " | .\uff0e.....^"}));
-
-TEST(CelTest, NestingIsBounded) {
+TEST(EvaluatorTest, NestingIsBounded) {
   const std::string deep = std::string(300, '(') + "true" + std::string(300, ')');
   EXPECT_EQ(Compile(deep).error,
             "compilation failed: ERROR: <input>:-1:0: expression recursion limit exceeded: 250");
@@ -530,14 +389,7 @@ TEST(CelTest, NestingIsBounded) {
   EXPECT_TRUE(Match(conj).matches);
 }
 
-TEST(CelTest, LengthIsBounded) {
-  const std::string long_string = "'" + std::string(100000, 'a') + "' == ''";
-  EXPECT_EQ(Compile(long_string).error,
-            "compilation failed: ERROR: <input>:-1:0: expression code point size exceeds limit: "
-            "size: 100008, limit 100000");
-}
-
-TEST(CelTest, StringGrowthIsBounded) {
+TEST(EvaluatorTest, StringGrowthIsBounded) {
   std::string e = "cel.bind(s0, 'aaaaaaaaaaaaaaaa', ";
   for (int i = 1; i < 40; ++i) {
     e += "cel.bind(s" + std::to_string(i) + ", s" + std::to_string(i - 1) + " + s" +
@@ -548,7 +400,7 @@ TEST(CelTest, StringGrowthIsBounded) {
   EXPECT_EQ(r.error, "operation cancelled: actual cost limit exceeded");
 }
 
-TEST(CelTest, MissingDomainAndEmptyDriver) {
+TEST(EvaluatorTest, MissingDomainAndEmptyDriver) {
   TestDevice device;
   device.driver = "";
   device.Attr("", "name", true);
@@ -558,14 +410,14 @@ TEST(CelTest, MissingDomainAndEmptyDriver) {
   EXPECT_TRUE(Match("device.attributes.size() == 1", device).matches);
 }
 
-TEST(CelTest, AllowMultipleAllocations) {
+TEST(EvaluatorTest, AllowMultipleAllocations) {
   TestDevice device;
   device.allow_multiple = true;
   EXPECT_TRUE(Match("device.allowMultipleAllocations == true", device).matches);
   EXPECT_FALSE(Match("device.allowMultipleAllocations", TestDevice()).matches);
 }
 
-TEST(CelTest, DomainMapsCompare) {
+TEST(EvaluatorTest, DomainMapsCompare) {
   EXPECT_TRUE(
       Match(R"(device.attributes["dra.example.com"] == device.attributes["dra.example.com"])")
           .matches);
@@ -575,7 +427,7 @@ TEST(CelTest, DomainMapsCompare) {
   EXPECT_TRUE(Match(R"(device.attributes["a"] == device.capacity["b"])").matches);
 }
 
-TEST(CelTest, DoesNotAllocate) {
+TEST(EvaluatorTest, DoesNotAllocate) {
   const std::vector<std::string> expressions = {
       R"(device.driver == "dra.example.com")",
       R"(device.attributes["dra.example.com"].model == "a100")",
@@ -602,7 +454,7 @@ TEST(CelTest, DoesNotAllocate) {
   }
 }
 
-TEST(CelTest, EvaluatesConcurrently) {
+TEST(EvaluatorTest, EvaluatesConcurrently) {
   const Compiled c = Compile(
       R"(device.attributes["dra.example.com"].services.matches("sym") && ["x"].all(s, s + device.driver != ""))");
   ASSERT_NE(c.program, nullptr) << c.error;
