@@ -1,7 +1,6 @@
 // Whole-program tests: run the muster binary as a user would and check exit status and output.
 
 #include <algorithm>
-#include <array>
 #include <cstdio>
 #include <fstream>
 #include <regex>
@@ -12,40 +11,19 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-#include <sys/wait.h>
+
+#include "program.h"
 
 namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-struct CommandResult {
-  int status = -1;
-  std::string output;  // stdout and stderr together
-};
-
-CommandResult Muster(const std::string& args) {
-  const std::string command = std::string(MUSTER_BINARY) + " " + args + " 2>&1";
-  CommandResult run;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return run;
-  std::array<char, 4096> buffer;
-  size_t n;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
-    run.output.append(buffer.data(), n);
-  const int raw = pclose(pipe);
-  run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return run;
-}
-
-const std::string kRoot = MUSTER_SOURCE_DIR;
-
-std::string Readme() {
-  std::ifstream readme(kRoot + "/README.md");
-  std::stringstream text;
-  text << readme.rdbuf();
-  return text.str();
-}
+using muster::testing::CommandResult;
+using muster::testing::Doc;
+using muster::testing::kRoot;
+using muster::testing::Muster;
+using muster::testing::RunCommand;
 
 // Every match of `pattern` in `text`.
 std::set<std::string> AllMatches(const std::string& text, const std::string& pattern) {
@@ -229,7 +207,7 @@ TEST(SimulateCommandTest, RunsTheBuiltInDemoAndSaysSo) {
 // The README's demo output is what `make demo` prints (line for line, in order; "..." stands for
 // lines left out), so that the two cannot drift apart again.
 TEST(SimulateCommandTest, TheReadmeShowsWhatTheDemoPrints) {
-  const std::string s = Readme();
+  const std::string s = Doc("README.md");
   const size_t intro = s.find("Three pods run and three stay Pending:");
   ASSERT_NE(intro, std::string::npos);
   const size_t open = s.find("```\n", intro);
@@ -255,7 +233,7 @@ TEST(SimulateCommandTest, TheReadmeShowsWhatTheDemoPrints) {
 // Every muster command of the README's Examples table runs from the checkout as written, ends
 // well and warns of nothing (an example run without the configuration it needs would).
 TEST(SimulateCommandTest, EveryExampleInTheReadmeRunsAsWritten) {
-  const std::string s = Readme();
+  const std::string s = Doc("README.md");
   const size_t begin = s.find("\n## Examples\n");
   ASSERT_NE(begin, std::string::npos);
   const size_t end = s.find("\n## ", begin + 1);
@@ -559,7 +537,7 @@ TEST(ValidateCommandTest, MisspeltKindIsAnError) {
 // The flags in the README's table of `muster run`'s flags are exactly those `run --help` lists.
 TEST(FlagsTest, TheReadmesRunFlagsAreRunsFlags) {
   auto flags_in = [](const std::string& text) { return AllMatches(text, "--[a-z][a-z-]*[a-z]"); };
-  const std::string s = Readme();
+  const std::string s = Doc("README.md");
   const size_t from = s.find("### Flags");
   const size_t table = s.find("\n| flag |", from);
   const size_t end = s.find("\n\n", table + 1);
@@ -577,14 +555,7 @@ TEST(FlagsTest, CompletionOffersWhatParses) {
     const std::string script =
         "source <(" + std::string(MUSTER_BINARY) + " completion " + shell + "); COMP_WORDS=(" +
         words + "); COMP_CWORD=$((${#COMP_WORDS[@]}-1)); " + "_muster; echo \"${COMPREPLY[*]}\"";
-    const std::string command = "bash -c '" + script + "'";
-    std::string output;
-    FILE* pipe = popen(command.c_str(), "r");
-    std::array<char, 4096> buffer;
-    size_t n;
-    while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) output.append(buffer.data(), n);
-    pclose(pipe);
-    return output;
+    return RunCommand("bash -c '" + script + "'").output;
   };
   EXPECT_EQ(complete("bash", "muster si"), "simulate\n");
   EXPECT_EQ(complete("bash", "muster simulate --se"), "--seed\n");
@@ -793,17 +764,10 @@ spec:
 
 // The runs' output only: what the program says on stderr is left out.
 nlohmann::json CompareJson(const std::string& args, int* status = nullptr) {
-  const std::string command =
-      std::string(MUSTER_BINARY) + " compare -o json " + args + " 2>/dev/null";
-  std::string output;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return nullptr;
-  std::array<char, 4096> buffer;
-  size_t n;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) output.append(buffer.data(), n);
-  const int raw = pclose(pipe);
-  if (status != nullptr) *status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return nlohmann::json::parse(output, nullptr, false);
+  const CommandResult run =
+      RunCommand(std::string(MUSTER_BINARY) + " compare -o json " + args + " 2>/dev/null");
+  if (status != nullptr) *status = run.status;
+  return nlohmann::json::parse(run.output, nullptr, false);
 }
 
 // A summary figure of the comparison: {"a": {...}, "b": {...}, "differs": ...}.
@@ -831,7 +795,7 @@ TEST(CompareCommandTest, TheSeedDemoWithMinMemberThreeAndFour) {
                                     "(minMember 4)"));
   EXPECT_THAT(run.output, ::testing::ContainsRegex("default/nginx +3 +4 +3 +0 +0s +never"));
   // The README shows this run's output as it is printed.
-  const std::string readme = Readme();
+  const std::string readme = Doc("README.md");
   const size_t intro = readme.find("`minMember: 4` (`examples/compare/nginx-min-member-4.yaml`):");
   ASSERT_NE(intro, std::string::npos);
   const size_t begin = readme.find("```\n", intro) + 4;
