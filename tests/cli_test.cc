@@ -230,10 +230,11 @@ TEST(SimulateCommandTest, TheReadmeShowsWhatTheDemoPrints) {
   EXPECT_GE(lines, 6);
 }
 
-// Every muster command of the README's Examples table runs from the checkout as written, ends
-// well and warns of nothing (an example run without the configuration it needs would).
-TEST(SimulateCommandTest, EveryExampleInTheReadmeRunsAsWritten) {
-  const std::string s = Doc("README.md");
+// Every muster command of the Examples table (docs/simulating.md) runs from the checkout as
+// written, ends well and warns of nothing (an example run without the configuration it needs
+// would).
+TEST(SimulateCommandTest, EveryExampleInTheDocsRunsAsWritten) {
+  const std::string s = Doc("docs/simulating.md");
   const size_t begin = s.find("\n## Examples\n");
   ASSERT_NE(begin, std::string::npos);
   const size_t end = s.find("\n## ", begin + 1);
@@ -534,11 +535,12 @@ TEST(ValidateCommandTest, MisspeltKindIsAnError) {
   EXPECT_THAT(warn.output, HasSubstr("warning: <stdin>: document 1: kind \"PodGrop\""));
 }
 
-// The flags in the README's table of `muster run`'s flags are exactly those `run --help` lists.
-TEST(FlagsTest, TheReadmesRunFlagsAreRunsFlags) {
+// The flags in the table of `muster run`'s flags (docs/running.md) are exactly those `run --help`
+// lists.
+TEST(FlagsTest, TheDocumentedRunFlagsAreRunsFlags) {
   auto flags_in = [](const std::string& text) { return AllMatches(text, "--[a-z][a-z-]*[a-z]"); };
-  const std::string s = Doc("README.md");
-  const size_t from = s.find("### Flags");
+  const std::string s = Doc("docs/running.md");
+  const size_t from = s.find("\n## Flags\n");
   const size_t table = s.find("\n| flag |", from);
   const size_t end = s.find("\n\n", table + 1);
   ASSERT_NE(from, std::string::npos);
@@ -679,8 +681,8 @@ TEST(CapacityCommandTest, CountsCopiesOfAPodOnTheDemoCluster) {
   EXPECT_THAT(capped.output, HasSubstr("more may fit: 4 copies were tried (--max)"));
 }
 
-// The README's nginx pod (3 CPUs) on the demo cluster: none more, and why.
-TEST(CapacityCommandTest, TheReadmesNginxPodNoLongerFits) {
+// The demo's nginx pod (3 CPUs) on the demo cluster: none more, and why.
+TEST(CapacityCommandTest, TheDemosNginxPodNoLongerFits) {
   const std::string pod = WriteTemp("nginx.yaml", R"(apiVersion: v1
 kind: Pod
 metadata: {name: nginx}
@@ -794,13 +796,13 @@ TEST(CompareCommandTest, TheSeedDemoWithMinMemberThreeAndFour) {
   EXPECT_THAT(run.output, HasSubstr("B pending, 3 of the pods that differ: 3/6 members fit "
                                     "(minMember 4)"));
   EXPECT_THAT(run.output, ::testing::ContainsRegex("default/nginx +3 +4 +3 +0 +0s +never"));
-  // The README shows this run's output as it is printed.
-  const std::string readme = Doc("README.md");
+  // docs/simulating.md shows this run's output as it is printed.
+  const std::string readme = Doc("docs/simulating.md");
   const size_t intro = readme.find("`minMember: 4` (`examples/compare/nginx-min-member-4.yaml`):");
   ASSERT_NE(intro, std::string::npos);
   const size_t begin = readme.find("```\n", intro) + 4;
   const size_t end = readme.find("```\n", begin);
-  // As run from the checkout: the README names the file from there.
+  // As run from the checkout: the page names the file from there.
   EXPECT_THAT(run.output, HasSubstr(std::regex_replace(readme.substr(begin, end - begin),
                                                        std::regex("examples/compare/"),
                                                        kRoot + "/examples/compare/")));
