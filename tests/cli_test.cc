@@ -91,8 +91,8 @@ TEST(ValidateCommandTest, AcceptsTheSeedExamples) {
 }
 
 TEST(ValidateCommandTest, AcceptsEveryExampleDirectory) {
-  for (const char* dir :
-       {"coscheduling", "coscheduling-sigs", "config", "volumes", "extender", "gangs", "dra"}) {
+  for (const char* dir : {"coscheduling", "coscheduling-sigs", "config", "volumes", "extender",
+                          "gangs", "dra", "capacity"}) {
     CommandResult run = Muster("validate -f " + kRoot + "/examples/" + dir);
     EXPECT_EQ(run.status, 0) << dir << "\n" << run.output;
   }
@@ -796,14 +796,18 @@ TEST(CompareCommandTest, TheSeedDemoWithMinMemberThreeAndFour) {
   EXPECT_THAT(run.output, HasSubstr("B pending, 3 of the pods that differ: 3/6 members fit "
                                     "(minMember 4)"));
   EXPECT_THAT(run.output, ::testing::ContainsRegex("default/nginx +3 +4 +3 +0 +0s +never"));
-  // docs/simulating.md shows this run's output as it is printed.
-  const std::string readme = Doc("docs/simulating.md");
-  const size_t intro = readme.find("`minMember: 4` (`examples/compare/nginx-min-member-4.yaml`):");
+  // docs/simulating.md shows this run's output whole, as it is printed: the block's first line
+  // is the command, the rest its output.
+  const std::string page = Doc("docs/simulating.md");
+  const size_t intro = page.find("`minMember: 4` (`examples/compare/nginx-min-member-4.yaml`):");
   ASSERT_NE(intro, std::string::npos);
-  const size_t begin = readme.find("```\n", intro) + 4;
-  const size_t end = readme.find("```\n", begin);
+  const size_t command = page.find("```console\n$ ", intro);
+  ASSERT_NE(command, std::string::npos);
+  const size_t begin = page.find('\n', command + 11) + 1;
+  const size_t end = page.find("```\n", begin);
+  ASSERT_NE(end, std::string::npos);
   // As run from the checkout: the page names the file from there.
-  EXPECT_THAT(run.output, HasSubstr(std::regex_replace(readme.substr(begin, end - begin),
+  EXPECT_THAT(run.output, HasSubstr(std::regex_replace(page.substr(begin, end - begin),
                                                        std::regex("examples/compare/"),
                                                        kRoot + "/examples/compare/")));
   // The demo is said once, not once a side.
