@@ -72,7 +72,7 @@ build/fuzz/build.ninja: | deps
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" -DMUSTER_FUZZ=ON -DMUSTER_TESTS=OFF $(CMAKE_FLAGS)
 
 # Runs each fuzz target (fuzz/*_fuzz.cc) for FUZZ_SECONDS; fails if any finds a crash, a leak,
-# undefined behaviour, a hang or an out-of-memory (README "Fuzzing").
+# undefined behaviour, a hang or an out-of-memory (docs/checking.md "Fuzzing").
 fuzz: deps build/fuzz/build.ninja
 	cmake --build build/fuzz -j $(JOBS) \
 	  --target $(patsubst fuzz/%_fuzz.cc,fuzz_%,$(wildcard fuzz/*_fuzz.cc))

@@ -1,7 +1,6 @@
 // Whole-program tests: run the muster binary as a user would and check exit status and output.
 
 #include <algorithm>
-#include <array>
 #include <cstdio>
 #include <fstream>
 #include <regex>
@@ -12,40 +11,19 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-#include <sys/wait.h>
+
+#include "program.h"
 
 namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-struct CommandResult {
-  int status = -1;
-  std::string output;  // stdout and stderr together
-};
-
-CommandResult Muster(const std::string& args) {
-  const std::string command = std::string(MUSTER_BINARY) + " " + args + " 2>&1";
-  CommandResult run;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return run;
-  std::array<char, 4096> buffer;
-  size_t n;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
-    run.output.append(buffer.data(), n);
-  const int raw = pclose(pipe);
-  run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return run;
-}
-
-const std::string kRoot = MUSTER_SOURCE_DIR;
-
-std::string Readme() {
-  std::ifstream readme(kRoot + "/README.md");
-  std::stringstream text;
-  text << readme.rdbuf();
-  return text.str();
-}
+using muster::testing::CommandResult;
+using muster::testing::Doc;
+using muster::testing::kRoot;
+using muster::testing::Muster;
+using muster::testing::RunCommand;
 
 // Every match of `pattern` in `text`.
 std::set<std::string> AllMatches(const std::string& text, const std::string& pattern) {
@@ -113,8 +91,8 @@ TEST(ValidateCommandTest, AcceptsTheSeedExamples) {
 }
 
 TEST(ValidateCommandTest, AcceptsEveryExampleDirectory) {
-  for (const char* dir :
-       {"coscheduling", "coscheduling-sigs", "config", "volumes", "extender", "gangs", "dra"}) {
+  for (const char* dir : {"coscheduling", "coscheduling-sigs", "config", "volumes", "extender",
+                          "gangs", "dra", "capacity"}) {
     CommandResult run = Muster("validate -f " + kRoot + "/examples/" + dir);
     EXPECT_EQ(run.status, 0) << dir << "\n" << run.output;
   }
@@ -229,7 +207,7 @@ TEST(SimulateCommandTest, RunsTheBuiltInDemoAndSaysSo) {
 // The README's demo output is what `make demo` prints (line for line, in order; "..." stands for
 // lines left out), so that the two cannot drift apart again.
 TEST(SimulateCommandTest, TheReadmeShowsWhatTheDemoPrints) {
-  const std::string s = Readme();
+  const std::string s = Doc("README.md");
   const size_t intro = s.find("Three pods run and three stay Pending:");
   ASSERT_NE(intro, std::string::npos);
   const size_t open = s.find("```\n", intro);
@@ -252,10 +230,11 @@ TEST(SimulateCommandTest, TheReadmeShowsWhatTheDemoPrints) {
   EXPECT_GE(lines, 6);
 }
 
-// Every muster command of the README's Examples table runs from the checkout as written, ends
-// well and warns of nothing (an example run without the configuration it needs would).
-TEST(SimulateCommandTest, EveryExampleInTheReadmeRunsAsWritten) {
-  const std::string s = Readme();
+// Every muster command of the Examples table (docs/simulating.md) runs from the checkout as
+// written, ends well and warns of nothing (an example run without the configuration it needs
+// would).
+TEST(SimulateCommandTest, EveryExampleInTheDocsRunsAsWritten) {
+  const std::string s = Doc("docs/simulating.md");
   const size_t begin = s.find("\n## Examples\n");
   ASSERT_NE(begin, std::string::npos);
   const size_t end = s.find("\n## ", begin + 1);
@@ -556,11 +535,12 @@ TEST(ValidateCommandTest, MisspeltKindIsAnError) {
   EXPECT_THAT(warn.output, HasSubstr("warning: <stdin>: document 1: kind \"PodGrop\""));
 }
 
-// The flags in the README's table of `muster run`'s flags are exactly those `run --help` lists.
-TEST(FlagsTest, TheReadmesRunFlagsAreRunsFlags) {
+// The flags in the table of `muster run`'s flags (docs/running.md) are exactly those `run --help`
+// lists.
+TEST(FlagsTest, TheDocumentedRunFlagsAreRunsFlags) {
   auto flags_in = [](const std::string& text) { return AllMatches(text, "--[a-z][a-z-]*[a-z]"); };
-  const std::string s = Readme();
-  const size_t from = s.find("### Flags");
+  const std::string s = Doc("docs/running.md");
+  const size_t from = s.find("\n## Flags\n");
   const size_t table = s.find("\n| flag |", from);
   const size_t end = s.find("\n\n", table + 1);
   ASSERT_NE(from, std::string::npos);
@@ -577,14 +557,7 @@ TEST(FlagsTest, CompletionOffersWhatParses) {
     const std::string script =
         "source <(" + std::string(MUSTER_BINARY) + " completion " + shell + "); COMP_WORDS=(" +
         words + "); COMP_CWORD=$((${#COMP_WORDS[@]}-1)); " + "_muster; echo \"${COMPREPLY[*]}\"";
-    const std::string command = "bash -c '" + script + "'";
-    std::string output;
-    FILE* pipe = popen(command.c_str(), "r");
-    std::array<char, 4096> buffer;
-    size_t n;
-    while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) output.append(buffer.data(), n);
-    pclose(pipe);
-    return output;
+    return RunCommand("bash -c '" + script + "'").output;
   };
   EXPECT_EQ(complete("bash", "muster si"), "simulate\n");
   EXPECT_EQ(complete("bash", "muster simulate --se"), "--seed\n");
@@ -708,8 +681,8 @@ TEST(CapacityCommandTest, CountsCopiesOfAPodOnTheDemoCluster) {
   EXPECT_THAT(capped.output, HasSubstr("more may fit: 4 copies were tried (--max)"));
 }
 
-// The README's nginx pod (3 CPUs) on the demo cluster: none more, and why.
-TEST(CapacityCommandTest, TheReadmesNginxPodNoLongerFits) {
+// The demo's nginx pod (3 CPUs) on the demo cluster: none more, and why.
+TEST(CapacityCommandTest, TheDemosNginxPodNoLongerFits) {
   const std::string pod = WriteTemp("nginx.yaml", R"(apiVersion: v1
 kind: Pod
 metadata: {name: nginx}
@@ -793,17 +766,10 @@ spec:
 
 // The runs' output only: what the program says on stderr is left out.
 nlohmann::json CompareJson(const std::string& args, int* status = nullptr) {
-  const std::string command =
-      std::string(MUSTER_BINARY) + " compare -o json " + args + " 2>/dev/null";
-  std::string output;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return nullptr;
-  std::array<char, 4096> buffer;
-  size_t n;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) output.append(buffer.data(), n);
-  const int raw = pclose(pipe);
-  if (status != nullptr) *status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return nlohmann::json::parse(output, nullptr, false);
+  const CommandResult run =
+      RunCommand(std::string(MUSTER_BINARY) + " compare -o json " + args + " 2>/dev/null");
+  if (status != nullptr) *status = run.status;
+  return nlohmann::json::parse(run.output, nullptr, false);
 }
 
 // A summary figure of the comparison: {"a": {...}, "b": {...}, "differs": ...}.
@@ -830,14 +796,18 @@ TEST(CompareCommandTest, TheSeedDemoWithMinMemberThreeAndFour) {
   EXPECT_THAT(run.output, HasSubstr("B pending, 3 of the pods that differ: 3/6 members fit "
                                     "(minMember 4)"));
   EXPECT_THAT(run.output, ::testing::ContainsRegex("default/nginx +3 +4 +3 +0 +0s +never"));
-  // The README shows this run's output as it is printed.
-  const std::string readme = Readme();
-  const size_t intro = readme.find("`minMember: 4` (`examples/compare/nginx-min-member-4.yaml`):");
+  // docs/simulating.md shows this run's output whole, as it is printed: the block's first line
+  // is the command, the rest its output.
+  const std::string page = Doc("docs/simulating.md");
+  const size_t intro = page.find("`minMember: 4` (`examples/compare/nginx-min-member-4.yaml`):");
   ASSERT_NE(intro, std::string::npos);
-  const size_t begin = readme.find("```\n", intro) + 4;
-  const size_t end = readme.find("```\n", begin);
-  // As run from the checkout: the README names the file from there.
-  EXPECT_THAT(run.output, HasSubstr(std::regex_replace(readme.substr(begin, end - begin),
+  const size_t command = page.find("```console\n$ ", intro);
+  ASSERT_NE(command, std::string::npos);
+  const size_t begin = page.find('\n', command + 11) + 1;
+  const size_t end = page.find("```\n", begin);
+  ASSERT_NE(end, std::string::npos);
+  // As run from the checkout: the page names the file from there.
+  EXPECT_THAT(run.output, HasSubstr(std::regex_replace(page.substr(begin, end - begin),
                                                        std::regex("examples/compare/"),
                                                        kRoot + "/examples/compare/")));
   // The demo is said once, not once a side.

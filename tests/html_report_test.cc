@@ -1,7 +1,6 @@
 // The HTML report of `muster simulate --report`: what the simulation records for it
 // (sim/history.h) over whole runs, the page report/html.h writes, and the flag.
 
-#include <array>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -12,7 +11,6 @@
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include "muster/api/pod_resources.h"
 #include "muster/cli/demo.h"
@@ -20,6 +18,7 @@
 #include "muster/report/html.h"
 #include "muster/report/simulation_output.h"
 #include "muster/sim/testing/random_workload.h"
+#include "program.h"
 #include "simulate_text.h"
 
 namespace muster {
@@ -371,24 +370,9 @@ TEST(HtmlReportTest, SaysSoWhenThereIsNoConfiguration) {
 
 // ---- The flag ----
 
-struct CommandResult {
-  int status = -1;
-  std::string output;  // stdout and stderr together
-};
-
-CommandResult Muster(const std::string& args) {
-  const std::string command = std::string(MUSTER_BINARY) + " " + args + " 2>&1";
-  CommandResult run;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return run;
-  std::array<char, 4096> buffer;
-  size_t n;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
-    run.output.append(buffer.data(), n);
-  const int raw = pclose(pipe);
-  run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return run;
-}
+using muster::testing::CommandResult;
+using muster::testing::kRoot;
+using muster::testing::Muster;
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -396,8 +380,6 @@ std::string ReadFile(const std::string& path) {
   ss << in.rdbuf();
   return ss.str();
 }
-
-const std::string kRoot = MUSTER_SOURCE_DIR;
 
 TEST(SimulateReportFlagTest, WritesTheReportBesideTheUsualOutput) {
   const std::string path = ::testing::TempDir() + "/muster-report-demo.html";

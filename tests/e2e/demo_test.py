@@ -9,8 +9,8 @@ import urllib.request
 
 import kube
 
-# The seed's configuration, as README's `muster run` example uses it (its placeholder
-# clientConnection.kubeconfig yields to --kubeconfig, as kube-scheduler's flag does).
+# The seed's configuration (its placeholder clientConnection.kubeconfig yields to --kubeconfig,
+# as kube-scheduler's flag does).
 CONFIG = os.path.join(kube.REPO, "examples", "config", "coscheduling.yaml")
 
 

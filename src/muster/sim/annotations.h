@@ -1,7 +1,7 @@
 #pragma once
 
 // Reading muster's simulation annotations (muster.dev/create-after, run-for, binding-after, ...:
-// README "Simulation annotations") off an object as the simulation acts on it.
+// docs/simulating.md, "Simulating your own manifests") off an object as the simulation acts on it.
 
 #include <optional>
 #include <string>
