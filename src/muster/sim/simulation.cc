@@ -7,7 +7,7 @@
 #include "muster/api/generated_name.h"
 #include "muster/api/kinds.h"
 #include "muster/sim/annotations.h"
-#include "muster/sim/job.h"
+#include "muster/sim/controllers/job.h"
 
 namespace muster::sim {
 namespace {
@@ -72,7 +72,13 @@ Simulation::Simulation(api::Manifests manifests, SimulationOptions options)
     : options_(options),
       manifests_(std::move(manifests)),
       clock_(kSimulationEpoch),
-      cluster_(clock_) {}
+      cluster_(clock_),
+      context_{
+          .cluster = cluster_,
+          .clock = clock_,
+          .at = [this](api::Duration after, std::function<void()> fn) { At(after, std::move(fn)); },
+          .create_pod = [this](api::Pod pod) { return CreatePodNow(std::move(pod)); },
+          .seed = options_.seed} {}
 
 Simulation::~Simulation() = default;
 
@@ -98,9 +104,9 @@ std::unique_ptr<Simulation> Simulation::Create(api::Manifests manifests,
       sim->cluster_,
       [raw](std::function<void()> fn) { raw->At(api::Duration::zero(), std::move(fn)); });
   sim->cluster_.AddObserver(sim->pod_groups_.get());
-  sim->volumes_ = std::make_unique<VolumeController>(sim->cluster_, sim->clock_);
+  sim->volumes_ = std::make_unique<controllers::VolumeController>(sim->context_);
   sim->cluster_.AddObserver(sim->volumes_.get());
-  sim->claims_ = std::make_unique<ClaimController>(sim->cluster_, sim->clock_, options.seed);
+  sim->claims_ = std::make_unique<controllers::ClaimController>(sim->context_);
   sim->cluster_.AddObserver(sim->claims_.get());
   sim->drivers_ = std::make_unique<DeviceDriver>(
       sim->cluster_, sim->clock_,
@@ -370,7 +376,7 @@ void Simulation::CreateJobPods(Workload& w) {
   auto short_of = [&] { return static_cast<int32_t>(w.active.size()) < want; };
   if (!short_of()) return;
   const api::Duration wait =
-      w.last_failure + PodFailureBackoff(w.failures_since_success) - clock_.Now();
+      w.last_failure + controllers::PodFailureBackoff(w.failures_since_success) - clock_.Now();
   if (wait > api::Duration::zero()) {
     if (!w.creation_due) {
       w.creation_due = true;
@@ -430,7 +436,8 @@ void Simulation::JobPodFailed(Workload& w, const api::Pod& pod) {
   if (w.finished) return;
   ++w.failures_since_success;
   w.last_failure = clock_.Now();
-  const PodFailureVerdict verdict = MatchPodFailurePolicy(w.job->pod_failure_policy, pod);
+  const controllers::PodFailureVerdict verdict =
+      controllers::MatchPodFailurePolicy(w.job->pod_failure_policy, pod);
   if (verdict.counts) ++w.failed;
   if (verdict.fail_job) {
     FinishJob(w, api::Condition{api::Symbol("Failed"), api::Symbol("True"), "PodFailurePolicy",
@@ -450,7 +457,8 @@ void Simulation::FinishJob(Workload& w, api::Condition condition) {
   if (failed) {
     for (const std::string& key : std::exchange(w.active, {})) {
       const api::Pod* pod = cluster_.Get<api::Pod>(key);
-      if (pod == nullptr || MatchPodFailurePolicy(w.job->pod_failure_policy, *pod).counts) {
+      if (pod == nullptr ||
+          controllers::MatchPodFailurePolicy(w.job->pod_failure_policy, *pod).counts) {
         ++w.failed;
       }
       if (pod != nullptr) cluster_.Delete<api::Pod>(key);
@@ -476,7 +484,7 @@ std::vector<JobRecord> Simulation::Jobs() const {
     r.active = static_cast<int32_t>(w->active.size());
     r.succeeded = w->succeeded;
     r.failed = w->failed;
-    if (r.indexed) r.completed_indexes = FormatIndexes(w->completed);
+    if (r.indexed) r.completed_indexes = controllers::FormatIndexes(w->completed);
     r.finished = w->finished;
     out.push_back(std::move(r));
   }

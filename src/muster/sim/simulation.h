@@ -23,23 +23,19 @@
 #include "muster/host/host.h"
 #include "muster/host/podgroup_controller.h"
 #include "muster/scheduler/scheduler.h"
+#include "muster/sim/annotations.h"
 #include "muster/sim/checker.h"
-#include "muster/sim/claim_controller.h"
+#include "muster/sim/controllers/claim.h"
+#include "muster/sim/controllers/controller.h"
+#include "muster/sim/controllers/volume.h"
 #include "muster/sim/device_driver.h"
 #include "muster/sim/history.h"
-#include "muster/sim/volume_controller.h"
 
 namespace muster::sim {
 
 // Simulated time starts here; reports show times relative to it.
 inline const api::Time kSimulationEpoch =
     std::chrono::sys_days(std::chrono::year(2025) / 1 / 1) + std::chrono::hours(0);
-
-// The annotations of DESIGN.md's simulate contract.
-inline constexpr std::string_view kCreateAfter = "muster.dev/create-after";
-inline constexpr std::string_view kDeleteAfter = "muster.dev/delete-after";
-inline constexpr std::string_view kRunFor = "muster.dev/run-for";
-inline constexpr std::string_view kUngateAfter = "muster.dev/ungate-after";
 
 // The safeguard in Run: attempts per pod at one instant with no cluster change.
 inline constexpr size_t kMaxAttemptsPerPodAtInstant = 100;
@@ -163,9 +159,11 @@ class Simulation final : public cluster::TypedObserver<Simulation> {
   framework::VirtualClock clock_;
   cluster::MemoryCluster cluster_;
   std::unique_ptr<host::Host> host_;
+  // What the controllers are given: the cluster, the clock, the simulation's timers and pods.
+  controllers::Context context_;
   std::unique_ptr<host::PodGroupController> pod_groups_;
-  std::unique_ptr<VolumeController> volumes_;
-  std::unique_ptr<ClaimController> claims_;
+  std::unique_ptr<controllers::VolumeController> volumes_;
+  std::unique_ptr<controllers::ClaimController> claims_;
   std::unique_ptr<DeviceDriver> drivers_;
   std::unique_ptr<Checker> checker_;
   std::unique_ptr<History> history_;

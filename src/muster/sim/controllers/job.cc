@@ -1,10 +1,10 @@
-#include "muster/sim/job.h"
+#include "muster/sim/controllers/job.h"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
-namespace muster::sim {
+namespace muster::sim::controllers {
 namespace {
 
 constexpr api::Duration kFirstPodFailureBackoff = std::chrono::seconds(10);
@@ -66,4 +66,4 @@ std::string FormatIndexes(const std::vector<bool>& done) {
   return out;
 }
 
-}  // namespace muster::sim
+}  // namespace muster::sim::controllers

@@ -13,7 +13,7 @@
 #include "muster/api/time.h"
 #include "muster/api/types.h"
 
-namespace muster::sim {
+namespace muster::sim::controllers {
 
 // What a Job makes of one failed pod (upstream matchPodFailurePolicy).
 struct PodFailureVerdict {
@@ -38,4 +38,4 @@ api::Duration PodFailureBackoff(int32_t failures);
 // "first-last" and a pair "first,last" ("1,3-5,7,8").
 std::string FormatIndexes(const std::vector<bool>& done);
 
-}  // namespace muster::sim
+}  // namespace muster::sim::controllers
