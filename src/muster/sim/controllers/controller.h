@@ -1,23 +1,23 @@
 #pragma once
 
 // The controllers a cluster runs (kube-controller-manager's), simulated: one file each in this
-// folder, the simulation (simulation.cc) only wiring them, as kube-controller-manager runs its
-// own. Each controller
-//  - writes through its Context only (below): the cluster's objects and Events, the pods that
-//    the API server admits, timers on the virtual clock;
-//  - hears of what it watches, and of nothing else, registered by what it watches:
-//      a controller of workloads, objects that own pods (ReplicaSet, Deployment through its
-//      ReplicaSet, StatefulSet, Job), of the pods it made that change phase or go, each
-//      handed to the Workload (workload.h) whose pod it is: the simulation resolves a pod's
-//      controller reference once however many controllers there are (upstream, each
-//      controller resolves it for each pod);
-//      a controller of kinds (the volume and claim controllers) of the objects whose Added,
-//      Updated and Deleted it declares, as a cluster observer (cluster::TypedObserver) that the
-//      simulation registers with the cluster, after the scheduler;
-//  - starts with its objects: a controller of workloads is handed each of its objects as the
-//    manifests are read, and creates it when the simulation says it is created (its
-//    muster.dev/create-after); a controller of kinds starts with the cluster's events and acts
-//    on them at the instant it hears of them, after the scheduler.
+// folder; the simulation (simulation.cc) wires them, as kube-controller-manager runs its own.
+//  - What a controller writes, it writes through its Context (below).
+//  - What it watches, it is registered for, and it hears of nothing else:
+//    . a controller of workloads, the objects that own pods (ReplicaSet; Deployment, through the
+//      ReplicaSet it makes; StatefulSet; Job), hears of the pods it made as they change phase or
+//      go (Workload::PodPhaseChanged and PodDeleted, workload.h). The simulation finds a pod's
+//      workload by its controller reference, once a pod event whatever the number of
+//      controllers (upstream, each controller looks at each pod);
+//    . a controller of kinds (the volume and resource claim controllers) hears of the objects
+//      whose Added, Updated and Deleted it declares, as a cluster observer
+//      (cluster::TypedObserver) that the simulation registers with the cluster, after the
+//      scheduler.
+//  - How it starts: a controller of workloads is handed each of its objects as the manifests
+//    are read (its Add), and the simulation creates the object when it is due (its
+//    muster.dev/create-after: Workload::Create); a controller of kinds starts with the
+//    cluster's events, and acts on them in one pass at the instant it hears of them (a timer
+//    due now).
 
 #include <cstdint>
 #include <functional>
