@@ -84,7 +84,7 @@ void EmitYaml(YAML::Emitter& e, const json& j) {
 // the reason and message of the condition it finished with.
 json JobsJson(const sim::Simulation& sim) {
   json jobs = json::array();
-  for (const sim::JobRecord& r : sim.Jobs()) {
+  for (const sim::controllers::JobRecord& r : sim.Jobs()) {
     json j;
     j["namespace"] = r.namespace_;
     j["name"] = r.name;

@@ -1,9 +1,10 @@
 #pragma once
 
 // `muster simulate`'s engine: an in-memory cluster on a virtual clock, the scheduler with its
-// profiles, the workload controllers (ReplicaSet, Deployment, Job, StatefulSet) that create pods,
-// and a kubelet that runs bound pods. Everything happens as timers on the virtual clock, so a run
-// is deterministic for a given input and seed, and an hour of cluster time takes milliseconds.
+// profiles, the controllers a cluster runs (controllers/: ReplicaSet, Deployment, StatefulSet,
+// Job, volumes, resource claims), which it wires to the cluster, DRA drivers, and a kubelet that
+// runs bound pods. Everything happens as timers on the virtual clock, so a run is deterministic
+// for a given input and seed, and an hour of cluster time takes milliseconds.
 
 #include <algorithm>
 #include <cstdint>
@@ -11,7 +12,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -23,23 +23,24 @@
 #include "muster/host/host.h"
 #include "muster/host/podgroup_controller.h"
 #include "muster/scheduler/scheduler.h"
+#include "muster/sim/annotations.h"
 #include "muster/sim/checker.h"
-#include "muster/sim/claim_controller.h"
+#include "muster/sim/controllers/claim.h"
+#include "muster/sim/controllers/controller.h"
+#include "muster/sim/controllers/deployment.h"
+#include "muster/sim/controllers/job.h"
+#include "muster/sim/controllers/replicaset.h"
+#include "muster/sim/controllers/statefulset.h"
+#include "muster/sim/controllers/volume.h"
+#include "muster/sim/controllers/workload.h"
 #include "muster/sim/device_driver.h"
 #include "muster/sim/history.h"
-#include "muster/sim/volume_controller.h"
 
 namespace muster::sim {
 
 // Simulated time starts here; reports show times relative to it.
 inline const api::Time kSimulationEpoch =
     std::chrono::sys_days(std::chrono::year(2025) / 1 / 1) + std::chrono::hours(0);
-
-// The annotations of DESIGN.md's simulate contract.
-inline constexpr std::string_view kCreateAfter = "muster.dev/create-after";
-inline constexpr std::string_view kDeleteAfter = "muster.dev/delete-after";
-inline constexpr std::string_view kRunFor = "muster.dev/run-for";
-inline constexpr std::string_view kUngateAfter = "muster.dev/ungate-after";
 
 // The safeguard in Run: attempts per pod at one instant with no cluster change.
 inline constexpr size_t kMaxAttemptsPerPodAtInstant = 100;
@@ -62,20 +63,6 @@ struct SimulationOptions {
 struct PodRecord {
   std::optional<api::Duration> scheduled_at;
   int attempts = 0;
-};
-
-// A Job's status as its controller keeps it (batch/v1 JobStatus), for reports.
-struct JobRecord {
-  std::string namespace_;
-  std::string name;
-  bool indexed = false;
-  bool suspended = false;
-  int32_t active = 0;
-  int32_t succeeded = 0;
-  int32_t failed = 0;             // the failures counted toward backoffLimit
-  std::string completed_indexes;  // Indexed: "0-2,5"
-  // Once it finished: Complete or Failed, with upstream's reason and message.
-  std::optional<api::Condition> finished;
 };
 
 class Simulation final : public cluster::TypedObserver<Simulation> {
@@ -116,7 +103,7 @@ class Simulation final : public cluster::TypedObserver<Simulation> {
   const std::map<std::string, PodRecord>& records() const { return records_; }
   bool IsGated(const api::Pod& pod) const;
   // The Jobs created so far, by namespace/name.
-  std::vector<JobRecord> Jobs() const;
+  std::vector<controllers::JobRecord> Jobs() const { return jobs_->Jobs(); }
   // Pod counts over time, PodGroup milestones and node peaks (history.h), for the HTML report.
   const History& history() const { return *history_; }
   // What the user should hear of the run itself (printed on stderr).
@@ -126,13 +113,12 @@ class Simulation final : public cluster::TypedObserver<Simulation> {
     return checker_ ? checker_->violation() : std::nullopt;
   }
 
-  // ---- ClusterObserver (TypedObserver): the kubelet and the controllers ----
+  // ---- ClusterObserver (TypedObserver): the kubelet, and the controllers of workloads ----
   void Added(const api::PodPtr& pod);
   void Updated(const api::PodPtr& old_pod, const api::PodPtr& new_pod);
   void Deleted(const api::PodPtr& pod);
 
  private:
-  struct Workload;
   class Policy;
 
   Simulation(api::Manifests manifests, SimulationOptions options);
@@ -141,37 +127,30 @@ class Simulation final : public cluster::TypedObserver<Simulation> {
   // Creates the pod, after priority admission unless it was `admitted` (by the API server it
   // was read from); returns admission's refusal (empty: admitted).
   std::string CreatePodNow(api::Pod pod, bool admitted = false);
-  void CreateWorkloadPods(Workload& w);
-  // `ordinal` is a StatefulSet's ordinal or an Indexed Job's completion index. False when the
-  // API server refused the pod, which stops the workload's creations.
-  bool CreatePodFor(Workload& w, int ordinal);
-  // The pod the workload's controller makes from its template: named, labelled, owned.
-  api::Pod PodFor(Workload& w, int ordinal);
-  void RefusedPod(Workload& w, const std::string& pod, const std::string& why);
-  // The workload whose pod `pod` is, while the pod is one of its active ones; else nullptr.
-  Workload* ActiveOwner(const api::Pod& pod);
-  // ---- the Job controller ----
-  void SyncJob(Workload& w);
-  void CreateJobPods(Workload& w);
-  void JobPodSucceeded(Workload& w, const std::string& key);
-  // A pod of `w` that failed or was deleted before it succeeded.
-  void PodFailed(Workload& w, const api::Pod& pod);
-  void JobPodFailed(Workload& w, const api::Pod& pod);
-  void FinishJob(Workload& w, api::Condition condition);
+  // The workload whose pod `pod` is, while it counts the pod; else nullptr.
+  controllers::Workload* ActiveOwner(const api::Pod& pod);
+
   SimulationOptions options_;
   api::Manifests manifests_;
   framework::VirtualClock clock_;
   cluster::MemoryCluster cluster_;
   std::unique_ptr<host::Host> host_;
+  // What the controllers are given: the cluster, the clock, the simulation's timers and pods.
+  controllers::Context context_;
   std::unique_ptr<host::PodGroupController> pod_groups_;
-  std::unique_ptr<VolumeController> volumes_;
-  std::unique_ptr<ClaimController> claims_;
+  std::unique_ptr<controllers::VolumeController> volumes_;
+  std::unique_ptr<controllers::ClaimController> claims_;
   std::unique_ptr<DeviceDriver> drivers_;
   std::unique_ptr<Checker> checker_;
   std::unique_ptr<History> history_;
   std::unique_ptr<api::PriorityResolver> priorities_;
-  std::vector<std::unique_ptr<Workload>> workloads_;
-  std::map<std::string, Workload*> workload_by_uid_;
+  // The controllers of workloads, which keep them, and the workloads by uid (whatever their
+  // kind: the last with a uid has it), for their pods' events.
+  std::unique_ptr<controllers::ReplicaSetController> replica_sets_;
+  std::unique_ptr<controllers::DeploymentController> deployments_;
+  std::unique_ptr<controllers::StatefulSetController> stateful_sets_;
+  std::unique_ptr<controllers::JobController> jobs_;
+  std::map<std::string, controllers::Workload*> workload_by_uid_;
   std::map<std::string, PodRecord> records_;
   api::Time last_attempt_{};  // the virtual time of the last scheduling attempt
   // Sim-driven timers still to fire (creations, deletions, run-for, ungating).

@@ -15,13 +15,14 @@
 
 #include "muster/cluster/cluster.h"
 #include "muster/cluster/memory.h"
+#include "muster/sim/controllers/controller.h"
 
-namespace muster::sim {
+namespace muster::sim::controllers {
 
 class VolumeController final : public cluster::TypedObserver<VolumeController> {
  public:
-  VolumeController(cluster::MemoryCluster& cluster, framework::Clock& clock)
-      : cluster_(cluster), clock_(clock) {}
+  explicit VolumeController(const Context& context)
+      : cluster_(context.cluster), clock_(context.clock) {}
 
   // Creates `claim` as a controller would (the default class admitted when it names none),
   // unless a claim of its name exists.
@@ -54,4 +55,4 @@ class VolumeController final : public cluster::TypedObserver<VolumeController> {
   bool scheduled_ = false;
 };
 
-}  // namespace muster::sim
+}  // namespace muster::sim::controllers

@@ -1,4 +1,4 @@
-#include "muster/sim/claim_controller.h"
+#include "muster/sim/controllers/claim.h"
 
 #include <algorithm>
 
@@ -7,7 +7,7 @@
 #include "muster/api/generated_name.h"
 #include "muster/api/pod_claims.h"
 
-namespace muster::sim {
+namespace muster::sim::controllers {
 namespace {
 
 // The longest generateName the controller asks for: 63 less the API server's 5 characters and
@@ -153,4 +153,4 @@ void ClaimController::Release(const api::Pod& pod, bool deleted) {
   if (deleted) released_.erase(pod.metadata.uid);
 }
 
-}  // namespace muster::sim
+}  // namespace muster::sim::controllers

@@ -1,10 +1,10 @@
-#include "muster/sim/job.h"
+#include "muster/sim/controllers/job.h"
 
 #include <gtest/gtest.h>
 
 #include "muster/api/testing/builders.h"
 
-namespace muster::sim {
+namespace muster::sim::controllers {
 namespace {
 
 using std::chrono::minutes;
@@ -85,4 +85,4 @@ TEST(FormatIndexesTest, RunsOfThreeOrMoreAreRanges) {
 }
 
 }  // namespace
-}  // namespace muster::sim
+}  // namespace muster::sim::controllers

@@ -20,13 +20,14 @@
 
 #include "muster/cluster/cluster.h"
 #include "muster/cluster/memory.h"
+#include "muster/sim/controllers/controller.h"
 
-namespace muster::sim {
+namespace muster::sim::controllers {
 
 class ClaimController final : public cluster::TypedObserver<ClaimController> {
  public:
-  ClaimController(cluster::MemoryCluster& cluster, framework::Clock& clock, uint64_t seed)
-      : cluster_(cluster), clock_(clock), rng_(seed) {}
+  explicit ClaimController(const Context& context)
+      : cluster_(context.cluster), clock_(context.clock), rng_(context.seed) {}
 
   void Added(const api::PodPtr& pod) { Touch(*pod); }
   void Updated(const api::PodPtr&, const api::PodPtr& pod) { Touch(*pod); }
@@ -52,4 +53,4 @@ class ClaimController final : public cluster::TypedObserver<ClaimController> {
   std::set<std::string> released_;          // done pods already released, by uid
 };
 
-}  // namespace muster::sim
+}  // namespace muster::sim::controllers

@@ -1,4 +1,4 @@
-#include "muster/sim/volume_controller.h"
+#include "muster/sim/controllers/volume.h"
 
 #include <algorithm>
 #include <vector>
@@ -7,7 +7,7 @@
 
 #include "muster/api/storage.h"
 
-namespace muster::sim {
+namespace muster::sim::controllers {
 namespace {
 
 // The default class, as DefaultStorageClass admission picks it.
@@ -198,4 +198,4 @@ void VolumeController::Provision(const api::PersistentVolumeClaim& claim,
   Bind(claim, made);
 }
 
-}  // namespace muster::sim
+}  // namespace muster::sim::controllers
