@@ -37,10 +37,10 @@ Compiled Compile(std::string_view expression) {
 
   auto program = std::make_shared<Program>();
   std::vector<Issue> issues;
-  const Type* type = CheckAndLower(*ast, *program, issues);
+  const RootType type = CheckAndLower(*ast, *program, issues);
   if (!issues.empty()) return fail(std::move(issues));
-  if (type->kind != TypeKind::kBool && type->kind != TypeKind::kDyn) {
-    return Compiled{nullptr, "must evaluate to bool or the unknown type, not " + TypeName(type)};
+  if (type.kind != TypeKind::kBool && type.kind != TypeKind::kDyn) {
+    return Compiled{nullptr, "must evaluate to bool or the unknown type, not " + type.name};
   }
   return Compiled{std::move(program), ""};
 }

@@ -4,34 +4,30 @@
 
 #include <gtest/gtest.h>
 
+#include "muster/api/cel/compile_error_test.h"
+
 namespace muster::api::cel {
 namespace {
 
-// A selector must evaluate to bool (or dyn, checked when evaluated).
-struct ResultTypeCase {
-  std::string expression;
-  std::string error;  // the whole message
-};
-
-class ResultTypeTest : public testing::TestWithParam<ResultTypeCase> {};
-
-TEST_P(ResultTypeTest, Fails) {
+// Compile refuses the expression, with exactly this message (every phase's table).
+TEST_P(CompileErrorTest, Fails) {
   const Compiled c = Compile(GetParam().expression);
   EXPECT_EQ(c.program, nullptr);
   EXPECT_EQ(c.error, GetParam().error) << GetParam().expression;
 }
 
+// A selector must evaluate to bool (or dyn, checked when evaluated).
 INSTANTIATE_TEST_SUITE_P(
-    Cel, ResultTypeTest,
+    ResultType, CompileErrorTest,
     testing::Values(
-        ResultTypeCase{"1", "must evaluate to bool or the unknown type, not int"},
-        ResultTypeCase{"device.driver", "must evaluate to bool or the unknown type, not string"},
-        ResultTypeCase{R"(device.capacity["a"].b)",
-                       "must evaluate to bool or the unknown type, not kubernetes.Quantity"},
-        ResultTypeCase{"device.attributes",
-                       "must evaluate to bool or the unknown type, not map(string, map(string, "
-                       "dyn))"},
-        ResultTypeCase{"[1]", "must evaluate to bool or the unknown type, not list(int)"}));
+        CompileErrorCase{"1", "must evaluate to bool or the unknown type, not int"},
+        CompileErrorCase{"device.driver", "must evaluate to bool or the unknown type, not string"},
+        CompileErrorCase{R"(device.capacity["a"].b)",
+                         "must evaluate to bool or the unknown type, not kubernetes.Quantity"},
+        CompileErrorCase{"device.attributes",
+                         "must evaluate to bool or the unknown type, not map(string, map(string, "
+                         "dyn))"},
+        CompileErrorCase{"[1]", "must evaluate to bool or the unknown type, not list(int)"}));
 
 TEST(CompileTest, LengthIsBounded) {
   const std::string long_string = "'" + std::string(100000, 'a') + "' == ''";

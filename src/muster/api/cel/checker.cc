@@ -560,12 +560,13 @@ class Checker {
 
 }  // namespace
 
-const Type* CheckAndLower(const Expr& expr, Program& program, std::vector<Issue>& issues) {
+RootType CheckAndLower(const Expr& expr, Program& program, std::vector<Issue>& issues) {
   Checker checker(program, issues);
   const Checked root = checker.Check(expr);
   if (issues.empty()) issues = std::move(checker.validation_issues);
   program.root = root.node;
-  return root.type;
+  const TypeKind kind = root.type->kind;
+  return {kind, kind == TypeKind::kBool || kind == TypeKind::kDyn ? "" : TypeName(root.type)};
 }
 
 }  // namespace muster::api::cel

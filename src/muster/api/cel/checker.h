@@ -4,6 +4,7 @@
 // device's declared fields, macros, cel.bind) and lowers it to the program's Nodes in the same
 // pass.
 
+#include <string>
 #include <vector>
 
 #include "muster/api/cel/ast.h"
@@ -13,9 +14,17 @@
 
 namespace muster::api::cel {
 
-// Checks `expr` and lowers it into `program`, whose root it sets. Returns the expression's type.
-// On failure `issues` holds the type errors or, when there were none, the validators' (literal
-// patterns that do not compile, ...), which cel-go reports only after a successful check.
-const Type* CheckAndLower(const Expr& expr, Program& program, std::vector<Issue>& issues);
+// The type of a checked expression, as Compile judges it: its kind, and cel-go's name of it when
+// it is neither bool nor dyn, the only types a selector may have. (The type itself may live in
+// the checker, gone once CheckAndLower returns.)
+struct RootType {
+  TypeKind kind = TypeKind::kDyn;
+  std::string name;
+};
+
+// Checks `expr` and lowers it into `program`, whose root it sets. On failure `issues` holds the
+// type errors or, when there were none, the validators' (literal patterns that do not compile,
+// ...), which cel-go reports only after a successful check.
+RootType CheckAndLower(const Expr& expr, Program& program, std::vector<Issue>& issues);
 
 }  // namespace muster::api::cel

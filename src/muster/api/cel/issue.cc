@@ -6,6 +6,7 @@
 namespace muster::api::cel {
 namespace {
 
+// cel-go's Error.ToDisplayString: "ERROR: <input>:LINE:COL: MESSAGE", then the source line and a
 // caret under the column. Columns count code points, from 1.
 std::string DisplayIssue(std::string_view source, const Issue& issue) {
   if (!issue.offset) return "ERROR: <input>:-1:0: " + issue.message;

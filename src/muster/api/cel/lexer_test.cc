@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "muster/api/cel/cel.h"
+#include "muster/api/cel/compile_error_test.h"
 
 namespace muster::api::cel {
 namespace {
@@ -75,31 +76,19 @@ TEST(LexerTest, LiteralsAreDecoded) {
 }
 
 // What the lexer cannot read, as cel-go's ANTLR lexer reports it.
-struct LexerErrorCase {
-  std::string expression;
-  std::string error;  // the whole message
-};
-
-class LexerErrorTest : public testing::TestWithParam<LexerErrorCase> {};
-
-TEST_P(LexerErrorTest, Fails) {
-  const Compiled c = Compile(GetParam().expression);
-  EXPECT_EQ(c.program, nullptr);
-  EXPECT_EQ(c.error, GetParam().error) << GetParam().expression;
-}
-
 INSTANTIATE_TEST_SUITE_P(
-    Cel, LexerErrorTest,
+    Lexer, CompileErrorTest,
     testing::Values(
-        LexerErrorCase{R"("abc)",
-                       "compilation failed: ERROR: <input>:1:1: Syntax error: token recognition "
-                       "error at: '\"abc'\n | \"abc\n | ^"},
-        LexerErrorCase{R"("\q" == "")",
-                       "compilation failed: ERROR: <input>:1:1: Syntax error: token recognition "
-                       "error at: '\"\\q'\n | \"\\q\" == \"\"\n | ^"},
-        LexerErrorCase{"device.driver == #",
-                       "compilation failed: ERROR: <input>:1:18: Syntax error: token "
-                       "recognition error at: '#'\n | device.driver == #\n | .................^"}));
+        CompileErrorCase{R"("abc)",
+                         "compilation failed: ERROR: <input>:1:1: Syntax error: token recognition "
+                         "error at: '\"abc'\n | \"abc\n | ^"},
+        CompileErrorCase{R"("\q" == "")",
+                         "compilation failed: ERROR: <input>:1:1: Syntax error: token recognition "
+                         "error at: '\"\\q'\n | \"\\q\" == \"\"\n | ^"},
+        CompileErrorCase{
+            "device.driver == #",
+            "compilation failed: ERROR: <input>:1:18: Syntax error: token "
+            "recognition error at: '#'\n | device.driver == #\n | .................^"}));
 
 }  // namespace
 }  // namespace muster::api::cel

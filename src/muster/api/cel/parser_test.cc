@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "muster/api/cel/cel.h"
+#include "muster/api/cel/compile_error_test.h"
 
 namespace muster::api::cel {
 namespace {
@@ -43,53 +44,40 @@ TEST(ParserTest, TheFirstSyntaxErrorOnly) {
 }
 
 // Syntax errors, as cel-go's parser reports them.
-struct SyntaxErrorCase {
-  std::string expression;
-  std::string error;  // the whole message
-};
-
-class SyntaxErrorTest : public testing::TestWithParam<SyntaxErrorCase> {};
-
-TEST_P(SyntaxErrorTest, Fails) {
-  const Compiled c = Compile(GetParam().expression);
-  EXPECT_EQ(c.program, nullptr);
-  EXPECT_EQ(c.error, GetParam().error) << GetParam().expression;
-}
-
 INSTANTIATE_TEST_SUITE_P(
-    Cel, SyntaxErrorTest,
+    Parser, CompileErrorTest,
     testing::Values(
-        SyntaxErrorCase{"?!",
-                        "compilation failed: ERROR: <input>:1:1: Syntax error: mismatched input "
-                        "'?' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', "
-                        "NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | ?!\n | ^"},
-        SyntaxErrorCase{"device.driver ==",
-                        "compilation failed: ERROR: <input>:1:17: Syntax error: mismatched input "
-                        "'<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', "
-                        "'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n"
-                        " | device.driver ==\n"
-                        " | ................^"},
-        SyntaxErrorCase{"(true",
-                        "compilation failed: ERROR: <input>:1:6: Syntax error: mismatched input "
-                        "'<EOF>' expecting ')'\n | (true\n | .....^"},
-        SyntaxErrorCase{"true true",
-                        "compilation failed: ERROR: <input>:1:6: Syntax error: mismatched input "
-                        "'true' expecting <EOF>\n | true true\n | .....^"},
-        SyntaxErrorCase{"while",
-                        "compilation failed: ERROR: <input>:1:1: reserved identifier: while\n"
-                        " | while\n | ^"},
-        SyntaxErrorCase{"99999999999999999999 > 0",
-                        "compilation failed: ERROR: <input>:1:1: invalid int literal\n"
-                        " | 99999999999999999999 > 0\n | ^"},
-        SyntaxErrorCase{"{'a': 1}",
-                        "compilation failed: ERROR: <input>:1:1: map literals are not "
-                        "supported\n | {'a': 1}\n | ^"},
-        SyntaxErrorCase{"'é' == ",
-                        "compilation failed: ERROR: <input>:1:8: Syntax error: "
-                        "mismatched input '<EOF>' expecting {'[', '{', '(', '.', "
-                        "'-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, "
-                        "NUM_UINT, STRING, BYTES, IDENTIFIER}\n | 'é' == \n"
-                        " | .\uff0e.....^"}));
+        CompileErrorCase{"?!",
+                         "compilation failed: ERROR: <input>:1:1: Syntax error: mismatched input "
+                         "'?' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', "
+                         "NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | ?!\n | ^"},
+        CompileErrorCase{"device.driver ==",
+                         "compilation failed: ERROR: <input>:1:17: Syntax error: mismatched input "
+                         "'<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', "
+                         "'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n"
+                         " | device.driver ==\n"
+                         " | ................^"},
+        CompileErrorCase{"(true",
+                         "compilation failed: ERROR: <input>:1:6: Syntax error: mismatched input "
+                         "'<EOF>' expecting ')'\n | (true\n | .....^"},
+        CompileErrorCase{"true true",
+                         "compilation failed: ERROR: <input>:1:6: Syntax error: mismatched input "
+                         "'true' expecting <EOF>\n | true true\n | .....^"},
+        CompileErrorCase{"while",
+                         "compilation failed: ERROR: <input>:1:1: reserved identifier: while\n"
+                         " | while\n | ^"},
+        CompileErrorCase{"99999999999999999999 > 0",
+                         "compilation failed: ERROR: <input>:1:1: invalid int literal\n"
+                         " | 99999999999999999999 > 0\n | ^"},
+        CompileErrorCase{"{'a': 1}",
+                         "compilation failed: ERROR: <input>:1:1: map literals are not "
+                         "supported\n | {'a': 1}\n | ^"},
+        CompileErrorCase{"'é' == ",
+                         "compilation failed: ERROR: <input>:1:8: Syntax error: "
+                         "mismatched input '<EOF>' expecting {'[', '{', '(', '.', "
+                         "'-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, "
+                         "NUM_UINT, STRING, BYTES, IDENTIFIER}\n | 'é' == \n"
+                         " | .\uff0e.....^"}));
 
 }  // namespace
 }  // namespace muster::api::cel

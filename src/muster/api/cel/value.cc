@@ -78,4 +78,6 @@ const std::string* StaticError(std::string_view which) {
   return &kNoSuchOverload;
 }
 
+Value NoSuchOverload() { return Value::Err(StaticError("no such overload")); }
+
 }  // namespace muster::api::cel
