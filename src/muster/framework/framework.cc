@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "muster/framework/group_preemption.h"
 #include "muster/framework/parallel.h"
 #include "muster/framework/trace.h"
 
@@ -61,6 +62,15 @@ void Framework::SetPlugins(ProfilePlugins plugins, std::vector<std::unique_ptr<P
   group_plugins_.clear();
   for (const auto& p : owned_) {
     if (auto* group = dynamic_cast<GroupPlugin*>(p.get())) group_plugins_.push_back(group);
+  }
+  group_post_filter_ = nullptr;
+  group_post_filter_as_post_filter_ = nullptr;
+  for (PostFilterPlugin* p : plugins_.post_filter) {
+    if (auto* group = dynamic_cast<GroupPostFilterPlugin*>(p)) {
+      group_post_filter_ = group;
+      group_post_filter_as_post_filter_ = p;
+      break;
+    }
   }
   auto position = [](std::string_view name, const auto& list, auto plugin_of) {
     for (size_t i = 0; i < list.size(); ++i) {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "muster/api/scheduler_config.h"
@@ -19,6 +20,8 @@
 #include "muster/framework/registry.h"
 
 namespace muster::framework {
+
+class GroupPostFilterPlugin;
 
 // What the scheduler provides to every profile: the Handle minus the profile itself.
 class SchedulerServices {
@@ -123,6 +126,14 @@ class Framework final : public Handle {
   std::pair<GroupPlugin*, std::optional<Gang>> GroupOf(const PodInfo& pod) const;
   // Every plugin of the profile by name (each instantiated once).
   const Plugin* FindPlugin(std::string_view name) const;
+  // The profile's GroupPostFilterPlugin (group_preemption.h): the first of its PostFilter
+  // plugins that is one, found when the plugins are installed; nullptr when none is.
+  GroupPostFilterPlugin* group_post_filter() const { return group_post_filter_; }
+  // That plugin's name; empty when there is none.
+  std::string_view group_post_filter_name() const {
+    return group_post_filter_as_post_filter_ == nullptr ? std::string_view()
+                                                        : group_post_filter_as_post_filter_->Name();
+  }
   // The events each EnqueueExtensions plugin registered, by plugin name.
   std::vector<std::pair<std::string, std::vector<ClusterEventWithHint>>> EventsToRegister() const;
 
@@ -272,6 +283,9 @@ class Framework final : public Handle {
   Metrics::Profile* profile_metrics_;
   ProfilePlugins plugins_;
   std::vector<GroupPlugin*> group_plugins_;
+  // The profile's GroupPostFilterPlugin, and the PostFilter plugin it is.
+  GroupPostFilterPlugin* group_post_filter_ = nullptr;
+  const PostFilterPlugin* group_post_filter_as_post_filter_ = nullptr;
   std::vector<std::unique_ptr<Plugin>> owned_;
   // scheduler_plugin_evaluation_total's series of each plugin by its position at PreFilter,
   // Filter, PreScore and Score (empty when nothing records metrics).

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "muster/api/testing/builders.h"
+#include "muster/framework/group_preemption.h"
 #include "muster/framework/loop_pool.h"
 #include "muster/framework/testing/fake_services.h"
 
@@ -361,6 +362,50 @@ TEST(RunScorePlugins, TheFirstInvalidScoreIsReportedInPluginThenNodeOrder) {
             "Error: applying score defaultWeights on Score plugins: plugin \"Normalized\" returns "
             "an invalid score -1, it should in the range of [0, 100] after normalizing "
             "(Normalized)");
+}
+
+// A PostFilter plugin; and one that preempts for gangs as a whole too.
+class NamedPostFilter : public PostFilterPlugin {
+ public:
+  explicit NamedPostFilter(std::string name) : name_(std::move(name)) {}
+  std::string_view Name() const override { return name_; }
+  Status PostFilter(CycleState&, const PodInfo&, const NodeToStatus&, PostFilterResult*) override {
+    return Status::Unschedulable("nothing to preempt");
+  }
+
+ private:
+  std::string name_;
+};
+
+class GangPostFilter final : public NamedPostFilter, public GroupPostFilterPlugin {
+ public:
+  using NamedPostFilter::NamedPostFilter;
+  Status PostFilterGroup(const Gang&, std::span<const PodInfo* const>, GroupTrial&, AttemptTrace*,
+                         GroupPostFilterResult*) override {
+    return Status::Unschedulable("nothing to preempt");
+  }
+};
+
+TEST(FrameworkGroupPostFilter, IsTheFirstPostFilterPluginThatIsOneFoundAsThePluginsAreInstalled) {
+  testing::FakeServices services;
+  Framework fw("test", std::nullopt, services);
+  auto plain = std::make_unique<NamedPostFilter>("Plain");
+  auto first = std::make_unique<GangPostFilter>("First");
+  auto second = std::make_unique<GangPostFilter>("Second");
+  const GroupPostFilterPlugin* const want = first.get();
+  ProfilePlugins plugins;
+  plugins.post_filter = {plain.get(), first.get(), second.get()};
+  std::vector<std::unique_ptr<Plugin>> owned;
+  owned.push_back(std::move(plain));
+  owned.push_back(std::move(first));
+  owned.push_back(std::move(second));
+  fw.SetPlugins(std::move(plugins), std::move(owned));
+  EXPECT_EQ(fw.group_post_filter(), want);
+  EXPECT_EQ(fw.group_post_filter_name(), "First");
+
+  fw.SetPlugins(ProfilePlugins{}, {});
+  EXPECT_EQ(fw.group_post_filter(), nullptr);
+  EXPECT_EQ(fw.group_post_filter_name(), "");
 }
 
 }  // namespace

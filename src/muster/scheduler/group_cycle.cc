@@ -425,14 +425,8 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
   // Preemption for the gang as a whole, when its members were turned away by the nodes (not by
   // the group's own checks): victims across nodes for the quorum, or none at all. With a
   // GroupPostFilterPlugin in the profile, members never preempt one by one.
-  framework::GroupPostFilterPlugin* group_post_filter = nullptr;
-  std::string_view group_post_filter_name;
-  for (framework::PostFilterPlugin* p : fwk.plugins().post_filter) {
-    if ((group_post_filter = dynamic_cast<framework::GroupPostFilterPlugin*>(p)) != nullptr) {
-      group_post_filter_name = p->Name();
-      break;
-    }
-  }
+  framework::GroupPostFilterPlugin* const group_post_filter = fwk.group_post_filter();
+  const std::string_view group_post_filter_name = fwk.group_post_filter_name();
   std::vector<framework::TrialPlacement> nominations;
   // A member keeps the node an earlier preemption nominated for it (its placement in this
   // cycle, undone, released it), unless the gang's preemption now names another.
