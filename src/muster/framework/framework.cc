@@ -686,10 +686,11 @@ Status Framework::ScorePoint(const CycleState& state, const PodInfo& pod,
   return Status::OK();
 }
 
-Status Framework::RunReservePluginsReserve(CycleState& state, const PodInfo& pod,
-                                           api::Symbol node) const {
+Status Framework::RunReservePluginsReserve(CycleState& state, const PodInfo& pod, api::Symbol node,
+                                           ReserveScope scope) const {
   return Measured(ExtensionPoint::kReserve, [&] {
     for (ReservePlugin* pl : plugins_.reserve) {
+      if (!scope.Covers(pl->Name())) continue;
       Status s = Timed(state, ExtensionPoint::kReserve, pl->Name(),
                        [&] { return pl->Reserve(state, pod, node); });
       if (s.IsSuccess()) continue;
@@ -700,10 +701,11 @@ Status Framework::RunReservePluginsReserve(CycleState& state, const PodInfo& pod
   });
 }
 
-void Framework::RunReservePluginsUnreserve(CycleState& state, const PodInfo& pod,
-                                           api::Symbol node) const {
+void Framework::RunReservePluginsUnreserve(CycleState& state, const PodInfo& pod, api::Symbol node,
+                                           ReserveScope scope) const {
   Measured(ExtensionPoint::kUnreserve, [&] {
     for (auto it = plugins_.reserve.rbegin(); it != plugins_.reserve.rend(); ++it) {
+      if (!scope.Covers((*it)->Name())) continue;
       Timed(state, ExtensionPoint::kUnreserve, (*it)->Name(), [&] {
         (*it)->Unreserve(state, pod, node);
         return Status::OK();

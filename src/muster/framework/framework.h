@@ -100,6 +100,20 @@ class ScoreTops {
   std::vector<Block> blocks_;
 };
 
+// The Reserve plugins a run of Reserve or Unreserve covers, in the profile's order: every one
+// (a pod's own cycle), or, in a group's cycle (scheduler/group_cycle.cc), every one but the
+// group's plugin as each member is placed, so that the next member sees what it holds, and the
+// group's plugin alone once the group is whole.
+struct ReserveScope {
+  static ReserveScope All() { return {}; }
+  static ReserveScope AllBut(std::string_view name) { return {name, /*only=*/false}; }
+  static ReserveScope Only(std::string_view name) { return {name, /*only=*/true}; }
+  bool Covers(std::string_view name) const { return plugin.empty() || (name == plugin) == only; }
+
+  std::string_view plugin;  // empty: every plugin
+  bool only = false;
+};
+
 class Framework final : public Handle {
  public:
   Framework(std::string scheduler_name, std::optional<int32_t> percentage_of_nodes_to_score,
@@ -183,9 +197,14 @@ class Framework final : public Handle {
   Status RunScorePlugins(const CycleState& state, const PodInfo& pod,
                          std::span<NodeInfo* const> nodes, std::vector<int64_t>* totals,
                          ScoreTops* tops = nullptr) const;
-  Status RunReservePluginsReserve(CycleState& state, const PodInfo& pod, api::Symbol node) const;
+  // Runs the Reserve plugins `scope` covers, in order, until one fails. Each call is one run of
+  // the point for its metrics, whatever its scope: a group's member is counted twice (see
+  // ReserveScope).
+  Status RunReservePluginsReserve(CycleState& state, const PodInfo& pod, api::Symbol node,
+                                  ReserveScope scope = ReserveScope::All()) const;
   // In reverse order.
-  void RunReservePluginsUnreserve(CycleState& state, const PodInfo& pod, api::Symbol node) const;
+  void RunReservePluginsUnreserve(CycleState& state, const PodInfo& pod, api::Symbol node,
+                                  ReserveScope scope = ReserveScope::All()) const;
   // Success; Wait, with each waiting plugin and its timeout (capped at 15 minutes: the pod is
   // rejected when any of them expires); or the first rejection or error.
   Status RunPermitPlugins(CycleState& state, const PodInfo& pod, api::Symbol node,

@@ -120,42 +120,26 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
   // The Reserve plugins other than the gang's own reserve each member as it is placed, so that
   // the next member's cycle sees what it holds (DynamicResources' devices, VolumeBinding's
   // volumes), as each member's own cycle would upstream; the gang's plugin reserves once the
-  // group is whole. A failure unreserves the member and turns it away.
-  auto is_group_plugin = [&](const framework::ReservePlugin* p) {
-    return p->Name() == plugin.Name();
-  };
+  // group is whole (framework::ReserveScope). A failure unreserves the member and turns it away.
+  const framework::ReserveScope members_scope = framework::ReserveScope::AllBut(plugin.Name());
   auto reserve_member = [&](BindingContext& ctx) {
-    Status r;
-    for (framework::ReservePlugin* p : fwk.plugins().reserve) {
-      if (is_group_plugin(p)) continue;
-      r = p->Reserve(*ctx.state, *ctx.assumed, ctx.node);
-      if (!r.IsSuccess()) {
-        r.WithPlugin(p->Name());
-        break;
-      }
-    }
+    const Status r =
+        fwk.RunReservePluginsReserve(*ctx.state, *ctx.assumed, ctx.node, members_scope);
     TraceStep(*ctx.state, clock_.Now(), "Reserve", r);
     if (r.IsSuccess()) return true;
     Unassume(ctx, r, /*room_freed=*/false);
     return false;
   };
   auto unreserve_member = [&](BindingContext& ctx) {
-    const auto& plugins = fwk.plugins().reserve;
-    for (auto it = plugins.rbegin(); it != plugins.rend(); ++it) {
-      if (!is_group_plugin(*it)) (*it)->Unreserve(*ctx.state, *ctx.assumed, ctx.node);
-    }
+    fwk.RunReservePluginsUnreserve(*ctx.state, *ctx.assumed, ctx.node, members_scope);
   };
   auto reserve_group = [&](BindingContext& ctx) {
-    for (framework::ReservePlugin* p : fwk.plugins().reserve) {
-      if (!is_group_plugin(p)) continue;
-      Status r = p->Reserve(*ctx.state, *ctx.assumed, ctx.node);
-      if (r.IsSuccess()) continue;
-      r.WithPlugin(p->Name());
-      TraceStep(*ctx.state, clock_.Now(), "Reserve", r);
-      Unassume(ctx, r, /*room_freed=*/false);
-      return false;
-    }
-    return true;
+    const Status r = fwk.RunReservePluginsReserve(*ctx.state, *ctx.assumed, ctx.node,
+                                                  framework::ReserveScope::Only(plugin.Name()));
+    if (r.IsSuccess()) return true;
+    TraceStep(*ctx.state, clock_.Now(), "Reserve", r);
+    Unassume(ctx, r, /*room_freed=*/false);
+    return false;
   };
   // Places one member: assumed at once, so that the next member's snapshot has it on its node.
   auto place = [&](GroupMember& m) {
