@@ -688,7 +688,7 @@ Status Framework::ScorePoint(const CycleState& state, const PodInfo& pod,
 
 Status Framework::RunReservePluginsReserve(CycleState& state, const PodInfo& pod, api::Symbol node,
                                            ReserveScope scope) const {
-  return Measured(ExtensionPoint::kReserve, [&] {
+  auto run = [&] {
     for (ReservePlugin* pl : plugins_.reserve) {
       if (!scope.Covers(pl->Name())) continue;
       Status s = Timed(state, ExtensionPoint::kReserve, pl->Name(),
@@ -698,12 +698,15 @@ Status Framework::RunReservePluginsReserve(CycleState& state, const PodInfo& pod
       return AsError("Reserve", pl->Name(), s);
     }
     return Status::OK();
-  });
+  };
+  // The group's plugin alone finishes the Reserve its member's placement measured already.
+  if (scope.only) return run();
+  return Measured(ExtensionPoint::kReserve, run);
 }
 
 void Framework::RunReservePluginsUnreserve(CycleState& state, const PodInfo& pod, api::Symbol node,
                                            ReserveScope scope) const {
-  Measured(ExtensionPoint::kUnreserve, [&] {
+  auto run = [&] {
     for (auto it = plugins_.reserve.rbegin(); it != plugins_.reserve.rend(); ++it) {
       if (!scope.Covers((*it)->Name())) continue;
       Timed(state, ExtensionPoint::kUnreserve, (*it)->Name(), [&] {
@@ -712,7 +715,12 @@ void Framework::RunReservePluginsUnreserve(CycleState& state, const PodInfo& pod
       });
     }
     return Status::OK();
-  });
+  };
+  if (scope.only) {
+    run();
+    return;
+  }
+  Measured(ExtensionPoint::kUnreserve, run);
 }
 
 Status Framework::RunPermitPlugins(

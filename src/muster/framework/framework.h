@@ -197,9 +197,10 @@ class Framework final : public Handle {
   Status RunScorePlugins(const CycleState& state, const PodInfo& pod,
                          std::span<NodeInfo* const> nodes, std::vector<int64_t>* totals,
                          ScoreTops* tops = nullptr) const;
-  // Runs the Reserve plugins `scope` covers, in order, until one fails. Each call is one run of
-  // the point for its metrics, whatever its scope: a group's member is counted twice (see
-  // ReserveScope).
+  // Runs the Reserve plugins `scope` covers, in order, until one fails. Each plugin is timed as
+  // on any cycle; the extension point is measured once a pod: a group's plugin alone
+  // (ReserveScope::Only) finishes what its member's placement measured, and is not measured
+  // again. Unreserve likewise.
   Status RunReservePluginsReserve(CycleState& state, const PodInfo& pod, api::Symbol node,
                                   ReserveScope scope = ReserveScope::All()) const;
   // In reverse order.
