@@ -114,6 +114,21 @@ TEST(Metrics, TheSeedDemoCountsAttemptsQueuesAndTheGang) {
       3);
   EXPECT_EQ(text.find(R"(extension_point="Permit",profile="default-scheduler",status="Wait")"),
             std::string::npos);
+  // Reserve once for each member placed: the other Reserve plugins as the member was placed,
+  // Coscheduling's once the gang was whole, measured as one run of the point. The cycle was
+  // sampled (below), so each plugin's calls were timed too.
+  EXPECT_EQ(
+      At(m,
+         R"(scheduler_framework_extension_point_duration_seconds_count{extension_point="Reserve",profile="default-scheduler",status="Success"})"),
+      3);
+  EXPECT_EQ(
+      At(m,
+         R"(scheduler_plugin_execution_duration_seconds_count{extension_point="Reserve",plugin="VolumeBinding",status="Success"})"),
+      3);
+  EXPECT_EQ(
+      At(m,
+         R"(scheduler_plugin_execution_duration_seconds_count{extension_point="Reserve",plugin="Coscheduling",status="Success"})"),
+      3);
   EXPECT_EQ(
       At(m,
          R"(scheduler_framework_extension_point_duration_seconds_count{extension_point="Bind",profile="default-scheduler",status="Success"})"),

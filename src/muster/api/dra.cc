@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "muster/api/pod_claims.h"
 
 namespace muster::api {
@@ -20,6 +22,14 @@ std::string_view DeviceTaintEffectName(DeviceTaintEffect e) {
 
 std::string_view DeviceAllocationModeName(DeviceAllocationMode m) {
   return m == DeviceAllocationMode::kAll ? "All" : "ExactCount";
+}
+
+std::string DeviceName(std::string_view driver, std::string_view pool, std::string_view device) {
+  return fmt::format("{}/{}/{}", driver, pool, device);
+}
+
+std::string DeviceRequestAllocationResult::DeviceName() const {
+  return api::DeviceName(driver.str(), pool.str(), device.str());
 }
 
 // As upstream's DeviceToleration.ToleratesTaint: an empty key matches every key (operator

@@ -222,6 +222,9 @@ struct ResourceClaimSpec {
   std::vector<DeviceClaimConfiguration> config;
 };
 
+// A device as reports and messages name it, across drivers and pools: "driver/pool/device".
+std::string DeviceName(std::string_view driver, std::string_view pool, std::string_view device);
+
 // One device allocated for a request ("<request>" or "<request>/<subrequest>").
 struct DeviceRequestAllocationResult {
   std::string request;
@@ -233,6 +236,9 @@ struct DeviceRequestAllocationResult {
   // The device's, copied at allocation (DRADeviceBindingConditions).
   std::vector<std::string> binding_conditions;
   std::vector<std::string> binding_failure_conditions;
+
+  // The device's name, "driver/pool/device".
+  std::string DeviceName() const;
 };
 
 struct DeviceAllocationConfiguration {

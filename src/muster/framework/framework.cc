@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "muster/framework/group_preemption.h"
 #include "muster/framework/parallel.h"
 #include "muster/framework/trace.h"
 
@@ -61,6 +62,15 @@ void Framework::SetPlugins(ProfilePlugins plugins, std::vector<std::unique_ptr<P
   group_plugins_.clear();
   for (const auto& p : owned_) {
     if (auto* group = dynamic_cast<GroupPlugin*>(p.get())) group_plugins_.push_back(group);
+  }
+  group_post_filter_ = nullptr;
+  group_post_filter_as_post_filter_ = nullptr;
+  for (PostFilterPlugin* p : plugins_.post_filter) {
+    if (auto* group = dynamic_cast<GroupPostFilterPlugin*>(p)) {
+      group_post_filter_ = group;
+      group_post_filter_as_post_filter_ = p;
+      break;
+    }
   }
   auto position = [](std::string_view name, const auto& list, auto plugin_of) {
     for (size_t i = 0; i < list.size(); ++i) {
@@ -676,10 +686,11 @@ Status Framework::ScorePoint(const CycleState& state, const PodInfo& pod,
   return Status::OK();
 }
 
-Status Framework::RunReservePluginsReserve(CycleState& state, const PodInfo& pod,
-                                           api::Symbol node) const {
-  return Measured(ExtensionPoint::kReserve, [&] {
+Status Framework::RunReservePluginsReserve(CycleState& state, const PodInfo& pod, api::Symbol node,
+                                           ReserveScope scope) const {
+  auto run = [&] {
     for (ReservePlugin* pl : plugins_.reserve) {
+      if (!scope.Covers(pl->Name())) continue;
       Status s = Timed(state, ExtensionPoint::kReserve, pl->Name(),
                        [&] { return pl->Reserve(state, pod, node); });
       if (s.IsSuccess()) continue;
@@ -687,20 +698,29 @@ Status Framework::RunReservePluginsReserve(CycleState& state, const PodInfo& pod
       return AsError("Reserve", pl->Name(), s);
     }
     return Status::OK();
-  });
+  };
+  // The group's plugin alone finishes the Reserve its member's placement measured already.
+  if (scope.only) return run();
+  return Measured(ExtensionPoint::kReserve, run);
 }
 
-void Framework::RunReservePluginsUnreserve(CycleState& state, const PodInfo& pod,
-                                           api::Symbol node) const {
-  Measured(ExtensionPoint::kUnreserve, [&] {
+void Framework::RunReservePluginsUnreserve(CycleState& state, const PodInfo& pod, api::Symbol node,
+                                           ReserveScope scope) const {
+  auto run = [&] {
     for (auto it = plugins_.reserve.rbegin(); it != plugins_.reserve.rend(); ++it) {
+      if (!scope.Covers((*it)->Name())) continue;
       Timed(state, ExtensionPoint::kUnreserve, (*it)->Name(), [&] {
         (*it)->Unreserve(state, pod, node);
         return Status::OK();
       });
     }
     return Status::OK();
-  });
+  };
+  if (scope.only) {
+    run();
+    return;
+  }
+  Measured(ExtensionPoint::kUnreserve, run);
 }
 
 Status Framework::RunPermitPlugins(

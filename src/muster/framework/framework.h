@@ -9,6 +9,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "muster/api/scheduler_config.h"
@@ -19,6 +20,8 @@
 #include "muster/framework/registry.h"
 
 namespace muster::framework {
+
+class GroupPostFilterPlugin;
 
 // What the scheduler provides to every profile: the Handle minus the profile itself.
 class SchedulerServices {
@@ -97,6 +100,20 @@ class ScoreTops {
   std::vector<Block> blocks_;
 };
 
+// The Reserve plugins a run of Reserve or Unreserve covers, in the profile's order: every one
+// (a pod's own cycle), or, in a group's cycle (scheduler/group_cycle.cc), every one but the
+// group's plugin as each member is placed, so that the next member sees what it holds, and the
+// group's plugin alone once the group is whole.
+struct ReserveScope {
+  static ReserveScope All() { return {}; }
+  static ReserveScope AllBut(std::string_view name) { return {name, /*only=*/false}; }
+  static ReserveScope Only(std::string_view name) { return {name, /*only=*/true}; }
+  bool Covers(std::string_view name) const { return plugin.empty() || (name == plugin) == only; }
+
+  std::string_view plugin;  // empty: every plugin
+  bool only = false;
+};
+
 class Framework final : public Handle {
  public:
   Framework(std::string scheduler_name, std::optional<int32_t> percentage_of_nodes_to_score,
@@ -123,6 +140,14 @@ class Framework final : public Handle {
   std::pair<GroupPlugin*, std::optional<Gang>> GroupOf(const PodInfo& pod) const;
   // Every plugin of the profile by name (each instantiated once).
   const Plugin* FindPlugin(std::string_view name) const;
+  // The profile's GroupPostFilterPlugin (group_preemption.h): the first of its PostFilter
+  // plugins that is one, found when the plugins are installed; nullptr when none is.
+  GroupPostFilterPlugin* group_post_filter() const { return group_post_filter_; }
+  // That plugin's name; empty when there is none.
+  std::string_view group_post_filter_name() const {
+    return group_post_filter_as_post_filter_ == nullptr ? std::string_view()
+                                                        : group_post_filter_as_post_filter_->Name();
+  }
   // The events each EnqueueExtensions plugin registered, by plugin name.
   std::vector<std::pair<std::string, std::vector<ClusterEventWithHint>>> EventsToRegister() const;
 
@@ -172,9 +197,15 @@ class Framework final : public Handle {
   Status RunScorePlugins(const CycleState& state, const PodInfo& pod,
                          std::span<NodeInfo* const> nodes, std::vector<int64_t>* totals,
                          ScoreTops* tops = nullptr) const;
-  Status RunReservePluginsReserve(CycleState& state, const PodInfo& pod, api::Symbol node) const;
+  // Runs the Reserve plugins `scope` covers, in order, until one fails. Each plugin is timed as
+  // on any cycle; the extension point is measured once a pod: a group's plugin alone
+  // (ReserveScope::Only) finishes what its member's placement measured, and is not measured
+  // again. Unreserve likewise.
+  Status RunReservePluginsReserve(CycleState& state, const PodInfo& pod, api::Symbol node,
+                                  ReserveScope scope = ReserveScope::All()) const;
   // In reverse order.
-  void RunReservePluginsUnreserve(CycleState& state, const PodInfo& pod, api::Symbol node) const;
+  void RunReservePluginsUnreserve(CycleState& state, const PodInfo& pod, api::Symbol node,
+                                  ReserveScope scope = ReserveScope::All()) const;
   // Success; Wait, with each waiting plugin and its timeout (capped at 15 minutes: the pod is
   // rejected when any of them expires); or the first rejection or error.
   Status RunPermitPlugins(CycleState& state, const PodInfo& pod, api::Symbol node,
@@ -272,6 +303,9 @@ class Framework final : public Handle {
   Metrics::Profile* profile_metrics_;
   ProfilePlugins plugins_;
   std::vector<GroupPlugin*> group_plugins_;
+  // The profile's GroupPostFilterPlugin, and the PostFilter plugin it is.
+  GroupPostFilterPlugin* group_post_filter_ = nullptr;
+  const PostFilterPlugin* group_post_filter_as_post_filter_ = nullptr;
   std::vector<std::unique_ptr<Plugin>> owned_;
   // scheduler_plugin_evaluation_total's series of each plugin by its position at PreFilter,
   // Filter, PreScore and Score (empty when nothing records metrics).

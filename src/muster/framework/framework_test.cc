@@ -13,7 +13,9 @@
 #include <gtest/gtest.h>
 
 #include "muster/api/testing/builders.h"
+#include "muster/framework/group_preemption.h"
 #include "muster/framework/loop_pool.h"
+#include "muster/framework/metrics.h"
 #include "muster/framework/testing/fake_services.h"
 
 namespace muster::framework {
@@ -361,6 +363,126 @@ TEST(RunScorePlugins, TheFirstInvalidScoreIsReportedInPluginThenNodeOrder) {
             "Error: applying score defaultWeights on Score plugins: plugin \"Normalized\" returns "
             "an invalid score -1, it should in the range of [0, 100] after normalizing "
             "(Normalized)");
+}
+
+// A PostFilter plugin; and one that preempts for gangs as a whole too.
+class NamedPostFilter : public PostFilterPlugin {
+ public:
+  explicit NamedPostFilter(std::string name) : name_(std::move(name)) {}
+  std::string_view Name() const override { return name_; }
+  Status PostFilter(CycleState&, const PodInfo&, const NodeToStatus&, PostFilterResult*) override {
+    return Status::Unschedulable("nothing to preempt");
+  }
+
+ private:
+  std::string name_;
+};
+
+class GangPostFilter final : public NamedPostFilter, public GroupPostFilterPlugin {
+ public:
+  using NamedPostFilter::NamedPostFilter;
+  Status PostFilterGroup(const Gang&, std::span<const PodInfo* const>, GroupTrial&, AttemptTrace*,
+                         GroupPostFilterResult*) override {
+    return Status::Unschedulable("nothing to preempt");
+  }
+};
+
+TEST(FrameworkGroupPostFilter, IsTheFirstPostFilterPluginThatIsOneFoundAsThePluginsAreInstalled) {
+  testing::FakeServices services;
+  Framework fw("test", std::nullopt, services);
+  auto plain = std::make_unique<NamedPostFilter>("Plain");
+  auto first = std::make_unique<GangPostFilter>("First");
+  auto second = std::make_unique<GangPostFilter>("Second");
+  const GroupPostFilterPlugin* const want = first.get();
+  ProfilePlugins plugins;
+  plugins.post_filter = {plain.get(), first.get(), second.get()};
+  std::vector<std::unique_ptr<Plugin>> owned;
+  owned.push_back(std::move(plain));
+  owned.push_back(std::move(first));
+  owned.push_back(std::move(second));
+  fw.SetPlugins(std::move(plugins), std::move(owned));
+  EXPECT_EQ(fw.group_post_filter(), want);
+  EXPECT_EQ(fw.group_post_filter_name(), "First");
+
+  fw.SetPlugins(ProfilePlugins{}, {});
+  EXPECT_EQ(fw.group_post_filter(), nullptr);
+  EXPECT_EQ(fw.group_post_filter_name(), "");
+}
+
+// A Reserve plugin that notes its calls in `calls` and answers Reserve with `answer`.
+class NotingReserve final : public ReservePlugin {
+ public:
+  NotingReserve(std::string name, std::vector<std::string>* calls, Status answer)
+      : name_(std::move(name)), calls_(calls), answer_(std::move(answer)) {}
+  std::string_view Name() const override { return name_; }
+  Status Reserve(CycleState&, const PodInfo&, api::Symbol) override {
+    calls_->push_back("Reserve " + name_);
+    return answer_;
+  }
+  void Unreserve(CycleState&, const PodInfo&, api::Symbol) override {
+    calls_->push_back("Unreserve " + name_);
+  }
+
+ private:
+  std::string name_;
+  std::vector<std::string>* calls_;
+  Status answer_;
+};
+
+// A group's cycle reserves each member with every Reserve plugin but the group's, and with the
+// group's plugin apart (ReserveScope): each run goes in the profile's order, stops at a
+// rejection, and is measured as a pod's own run of the point is.
+TEST(RunReservePlugins, AScopeRunsItsPluginsInOrderAndThePointIsMeasuredOnceAPod) {
+  Metrics metrics;
+  testing::FakeServices services(&metrics);
+  Framework fw("test", std::nullopt, services);
+  std::vector<std::string> calls;
+  ProfilePlugins plugins;
+  std::vector<std::unique_ptr<Plugin>> owned;
+  auto add = [&](std::string name, Status answer) {
+    auto p = std::make_unique<NotingReserve>(std::move(name), &calls, std::move(answer));
+    plugins.reserve.push_back(p.get());
+    owned.push_back(std::move(p));
+  };
+  add("First", Status::OK());
+  add("Group", Status::OK());
+  add("Full", Status::Unschedulable("no room"));
+  add("Never", Status::OK());
+  fw.SetPlugins(std::move(plugins), std::move(owned));
+
+  const PodInfoPtr pod = PodInfo::Make(testing::MakePod().Name("p").Obj());
+  const api::Symbol node("n1");
+  CycleState state;
+  state.plugin_tally = std::make_shared<PluginTally>();  // a sampled cycle: plugins are timed
+  const Status members =
+      fw.RunReservePluginsReserve(state, *pod, node, ReserveScope::AllBut("Group"));
+  EXPECT_EQ(members.code(), Code::kUnschedulable);
+  EXPECT_EQ(members.plugin(), "Full");
+  fw.RunReservePluginsUnreserve(state, *pod, node, ReserveScope::AllBut("Group"));
+  EXPECT_TRUE(
+      fw.RunReservePluginsReserve(state, *pod, node, ReserveScope::Only("Group")).IsSuccess());
+  EXPECT_EQ(calls,
+            (std::vector<std::string>{"Reserve First", "Reserve Full", "Unreserve Never",
+                                      "Unreserve Full", "Unreserve First", "Reserve Group"}));
+
+  const std::string text = metrics.Text();
+  const std::vector<std::string> samples = {
+      R"(scheduler_framework_extension_point_duration_seconds_count{extension_point="Reserve",profile="test",status="Unschedulable"} 1)",
+      R"(scheduler_framework_extension_point_duration_seconds_count{extension_point="Unreserve",profile="test",status="Success"} 1)",
+      R"(scheduler_plugin_execution_duration_seconds_count{extension_point="Reserve",plugin="Full",status="Unschedulable"} 1)",
+      R"(scheduler_plugin_execution_duration_seconds_count{extension_point="Reserve",plugin="Group",status="Success"} 1)",
+      R"(scheduler_plugin_execution_duration_seconds_count{extension_point="Unreserve",plugin="Never",status="Success"} 1)",
+  };
+  for (const std::string& sample : samples) {
+    EXPECT_NE(text.find(sample + "\n"), std::string::npos) << sample << "\n" << text;
+  }
+  EXPECT_EQ(text.find(R"(extension_point="Reserve",plugin="Never")"), std::string::npos);
+  EXPECT_EQ(text.find(R"(extension_point="Unreserve",plugin="Group")"), std::string::npos);
+  // The group's plugin alone is not another run of the point.
+  EXPECT_EQ(
+      text.find(
+          R"(scheduler_framework_extension_point_duration_seconds_count{extension_point="Reserve",profile="test",status="Success"})"),
+      std::string::npos);
 }
 
 }  // namespace

@@ -8,8 +8,8 @@
 // across nodes, evicts them and names a node for each member to nominate; its members then
 // preempt nothing one by one.
 //
-// A GroupPostFilterPlugin is also a PostFilterPlugin of the profile: the scheduler finds it among
-// the profile's PostFilter plugins.
+// A GroupPostFilterPlugin is also a PostFilterPlugin of the profile: the profile finds it among
+// its PostFilter plugins once, as they are installed (Framework::group_post_filter).
 
 #include <cstdint>
 #include <span>

@@ -282,8 +282,7 @@ json ResourceClaimsJson(const sim::Simulation& sim, const api::Pod& pod) {
     json devices = json::array();
     if (claim != nullptr && claim->status.allocation) {
       for (const api::DeviceRequestAllocationResult& d : claim->status.allocation->devices) {
-        devices.push_back(
-            fmt::format("{}: {}/{}/{}", d.request, d.driver.str(), d.pool.str(), d.device.str()));
+        devices.push_back(fmt::format("{}: {}", d.request, d.DeviceName()));
       }
     }
     j["devices"] = std::move(devices);

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "muster/api/dra.h"
 #include "muster/api/gang.h"
 #include "muster/api/pod_resources.h"
 #include "muster/framework/extender.h"
@@ -140,7 +141,7 @@ json ResourceClaimsJson(const cluster::MemoryCluster& c) {
     json devices = json::array();
     if (claim.status.allocation) {
       for (const api::DeviceRequestAllocationResult& d : claim.status.allocation->devices) {
-        devices.push_back(fmt::format("{}/{}/{}", d.driver.str(), d.pool.str(), d.device.str()));
+        devices.push_back(d.DeviceName());
       }
     }
     j["devices"] = std::move(devices);
@@ -647,7 +648,7 @@ std::vector<DevicePoolUsage> DeviceUsage(const cluster::MemoryCluster& c) {
   for (const auto& [key, claim] : c.Objects<api::ResourceClaim>()) {
     if (!claim->status.allocation) continue;
     for (const api::DeviceRequestAllocationResult& d : claim->status.allocation->devices) {
-      in_use.insert(fmt::format("{}/{}/{}", d.driver.str(), d.pool.str(), d.device.str()));
+      in_use.insert(d.DeviceName());
     }
   }
   // The newest generation of each pool counts, as the allocator counts it.
@@ -678,7 +679,7 @@ std::vector<DevicePoolUsage> DeviceUsage(const cluster::MemoryCluster& c) {
       }
       for (const api::Device& d : s->spec.devices) {
         ++u.devices;
-        u.allocated += in_use.contains(fmt::format("{}/{}/{}", u.driver, u.pool, d.name.str()));
+        u.allocated += in_use.contains(api::DeviceName(u.driver, u.pool, d.name.str()));
       }
     }
     out.push_back(std::move(u));

@@ -120,42 +120,26 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
   // The Reserve plugins other than the gang's own reserve each member as it is placed, so that
   // the next member's cycle sees what it holds (DynamicResources' devices, VolumeBinding's
   // volumes), as each member's own cycle would upstream; the gang's plugin reserves once the
-  // group is whole. A failure unreserves the member and turns it away.
-  auto is_group_plugin = [&](const framework::ReservePlugin* p) {
-    return p->Name() == plugin.Name();
-  };
+  // group is whole (framework::ReserveScope). A failure unreserves the member and turns it away.
+  const framework::ReserveScope members_scope = framework::ReserveScope::AllBut(plugin.Name());
   auto reserve_member = [&](BindingContext& ctx) {
-    Status r;
-    for (framework::ReservePlugin* p : fwk.plugins().reserve) {
-      if (is_group_plugin(p)) continue;
-      r = p->Reserve(*ctx.state, *ctx.assumed, ctx.node);
-      if (!r.IsSuccess()) {
-        r.WithPlugin(p->Name());
-        break;
-      }
-    }
+    const Status r =
+        fwk.RunReservePluginsReserve(*ctx.state, *ctx.assumed, ctx.node, members_scope);
     TraceStep(*ctx.state, clock_.Now(), "Reserve", r);
     if (r.IsSuccess()) return true;
     Unassume(ctx, r, /*room_freed=*/false);
     return false;
   };
   auto unreserve_member = [&](BindingContext& ctx) {
-    const auto& plugins = fwk.plugins().reserve;
-    for (auto it = plugins.rbegin(); it != plugins.rend(); ++it) {
-      if (!is_group_plugin(*it)) (*it)->Unreserve(*ctx.state, *ctx.assumed, ctx.node);
-    }
+    fwk.RunReservePluginsUnreserve(*ctx.state, *ctx.assumed, ctx.node, members_scope);
   };
   auto reserve_group = [&](BindingContext& ctx) {
-    for (framework::ReservePlugin* p : fwk.plugins().reserve) {
-      if (!is_group_plugin(p)) continue;
-      Status r = p->Reserve(*ctx.state, *ctx.assumed, ctx.node);
-      if (r.IsSuccess()) continue;
-      r.WithPlugin(p->Name());
-      TraceStep(*ctx.state, clock_.Now(), "Reserve", r);
-      Unassume(ctx, r, /*room_freed=*/false);
-      return false;
-    }
-    return true;
+    const Status r = fwk.RunReservePluginsReserve(*ctx.state, *ctx.assumed, ctx.node,
+                                                  framework::ReserveScope::Only(plugin.Name()));
+    if (r.IsSuccess()) return true;
+    TraceStep(*ctx.state, clock_.Now(), "Reserve", r);
+    Unassume(ctx, r, /*room_freed=*/false);
+    return false;
   };
   // Places one member: assumed at once, so that the next member's snapshot has it on its node.
   auto place = [&](GroupMember& m) {
@@ -425,14 +409,8 @@ void Scheduler::ScheduleGroup(const framework::Framework& fwk, framework::GroupP
   // Preemption for the gang as a whole, when its members were turned away by the nodes (not by
   // the group's own checks): victims across nodes for the quorum, or none at all. With a
   // GroupPostFilterPlugin in the profile, members never preempt one by one.
-  framework::GroupPostFilterPlugin* group_post_filter = nullptr;
-  std::string_view group_post_filter_name;
-  for (framework::PostFilterPlugin* p : fwk.plugins().post_filter) {
-    if ((group_post_filter = dynamic_cast<framework::GroupPostFilterPlugin*>(p)) != nullptr) {
-      group_post_filter_name = p->Name();
-      break;
-    }
-  }
+  framework::GroupPostFilterPlugin* const group_post_filter = fwk.group_post_filter();
+  const std::string_view group_post_filter_name = fwk.group_post_filter_name();
   std::vector<framework::TrialPlacement> nominations;
   // A member keeps the node an earlier preemption nominated for it (its placement in this
   // cycle, undone, released it), unless the gang's preemption now names another.

@@ -367,8 +367,7 @@ void Checker::CheckResourceClaims(const api::Pod& pod, api::Symbol node_name) {
     if (!claim->status.allocation) continue;
     for (const api::DeviceRequestAllocationResult& d : claim->status.allocation->devices) {
       if (d.admin_access) continue;
-      const std::string device =
-          fmt::format("{}/{}/{}", d.driver.str(), d.pool.str(), d.device.str());
+      const std::string device = d.DeviceName();
       auto [it, fresh] = holder.emplace(device, key);
       if (!fresh && it->second != key) {
         Fail(fmt::format("device {} is allocated to both resource claims {} and {}", device,

@@ -8,6 +8,7 @@
 #include "muster/framework/framework.h"
 #include "muster/framework/metrics.h"
 #include "muster/plugins/args.h"
+#include "muster/plugins/helper/gang.h"
 
 namespace muster::plugins::coscheduling {
 
@@ -579,12 +580,7 @@ Status Coscheduling::PreFilterGroup(const framework::Gang& gang,
     return Status::Unresolvable(
         fmt::format("{} member(s) exist (minMember {})", members, min_member));
   }
-  const int32_t gated = members - api::SchedulableMembers(gang.members);
-  if (members - gated < min_member) {
-    return Status::Unresolvable(
-        fmt::format("{}/{} members have scheduling gates; {} can be scheduled (minMember {})",
-                    gated, members, members - gated, min_member));
-  }
+  if (Status s = helper::CheckSchedulableMembers(gang, "minMember"); !s.IsSuccess()) return s;
   if (std::string gap =
           MinResourcesGap(gang.namespace_, gang.name, gang.min_resources, min_member, nodes);
       !gap.empty()) {

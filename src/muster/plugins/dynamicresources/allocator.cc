@@ -21,7 +21,7 @@ using api::Symbol;
 constexpr int64_t kMaxDevicesPerClaim = 32;
 
 std::string DeviceId::String() const {
-  return fmt::format("{}/{}/{}", driver.str(), pool.str(), device.str());
+  return api::DeviceName(driver.str(), pool.str(), device.str());
 }
 
 std::string ClaimName(const api::ResourceClaim& claim) {

@@ -93,8 +93,7 @@ class AllocatorTest : public ::testing::Test {
       if (!s.empty()) s += "; ";
       std::string one;
       for (const api::DeviceRequestAllocationResult& d : r.devices) {
-        one += fmt::format("{}{}={}/{}/{}", one.empty() ? "" : " ", d.request, d.driver.str(),
-                           d.pool.str(), d.device.str());
+        one += fmt::format("{}{}={}", one.empty() ? "" : " ", d.request, d.DeviceName());
       }
       s += one;
     }

@@ -997,8 +997,7 @@ std::vector<framework::ClusterEventWithHint> DynamicResources::EventsToRegister(
 std::string DynamicResources::Describe(const api::AllocationResult& result) {
   std::string out;
   for (const api::DeviceRequestAllocationResult& d : result.devices) {
-    out += fmt::format("{}{}: {}/{}/{}", out.empty() ? "" : ", ", d.request, d.driver.str(),
-                       d.pool.str(), d.device.str());
+    out += fmt::format("{}{}: {}", out.empty() ? "" : ", ", d.request, d.DeviceName());
   }
   return out;
 }

@@ -6,6 +6,7 @@
 
 #include "muster/api/gang.h"
 #include "muster/framework/client.h"
+#include "muster/plugins/helper/gang.h"
 
 namespace muster::plugins::gangscheduling {
 
@@ -273,18 +274,11 @@ std::optional<framework::Gang> GangScheduling::GroupOf(const framework::PodInfo&
 
 Status GangScheduling::PreFilterGroup(const framework::Gang& gang,
                                       std::span<framework::NodeInfo* const> /*nodes*/) {
-  const auto members = static_cast<int32_t>(gang.members.size());
-  if (members < gang.min_count) {
+  if (static_cast<int32_t>(gang.members.size()) < gang.min_count) {
     return Status::Unresolvable(
         "waiting for minCount pods from a gang to appear in scheduling queue");
   }
-  const int32_t gated = members - api::SchedulableMembers(gang.members);
-  if (members - gated < gang.min_count) {
-    return Status::Unresolvable(
-        fmt::format("{}/{} members have scheduling gates; {} can be scheduled (minCount {})", gated,
-                    members, members - gated, gang.min_count));
-  }
-  return Status::OK();
+  return helper::CheckSchedulableMembers(gang, "minCount");
 }
 
 std::vector<framework::ClusterEventWithHint> GangScheduling::EventsToRegister() const {

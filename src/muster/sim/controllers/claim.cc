@@ -38,29 +38,20 @@ bool UsesClaims(const api::Pod& pod) {
 void ClaimController::Touch(const api::Pod& pod) {
   if (!UsesClaims(pod)) return;
   pending_.insert(pod.metadata.Key());
-  Schedule();
+  pass_.Schedule();
 }
 
 void ClaimController::Deleted(const api::PodPtr& pod) {
   if (!UsesClaims(*pod)) return;
   deleted_.push_back(pod);
-  Schedule();
+  pass_.Schedule();
 }
 
 void ClaimController::Added(const api::Shared<api::ResourceClaimTemplate>&) {
   if (waiting_template_.empty()) return;
   pending_.insert(waiting_template_.begin(), waiting_template_.end());
   waiting_template_.clear();
-  Schedule();
-}
-
-void ClaimController::Schedule() {
-  if (scheduled_) return;
-  scheduled_ = true;
-  clock_.AddTimer(clock_.Now(), [this] {
-    scheduled_ = false;
-    Sync();
-  });
+  pass_.Schedule();
 }
 
 void ClaimController::Sync() {

@@ -27,7 +27,7 @@ namespace muster::sim::controllers {
 class ClaimController final : public cluster::TypedObserver<ClaimController> {
  public:
   explicit ClaimController(const Context& context)
-      : cluster_(context.cluster), clock_(context.clock), rng_(context.seed) {}
+      : cluster_(context.cluster), pass_(context.clock, [this] { Sync(); }), rng_(context.seed) {}
 
   void Added(const api::PodPtr& pod) { Touch(*pod); }
   void Updated(const api::PodPtr&, const api::PodPtr& pod) { Touch(*pod); }
@@ -36,7 +36,6 @@ class ClaimController final : public cluster::TypedObserver<ClaimController> {
 
  private:
   void Touch(const api::Pod& pod);
-  void Schedule();
   void Sync();
   // Makes the pod's claims from templates (and records them in its status).
   void MakeClaims(const api::Pod& pod);
@@ -44,9 +43,9 @@ class ClaimController final : public cluster::TypedObserver<ClaimController> {
   void Release(const api::Pod& pod, bool deleted);
 
   cluster::MemoryCluster& cluster_;
-  framework::Clock& clock_;
+  // One pass (Sync) at the current instant, however many changes asked for it.
+  PassNow pass_;
   std::mt19937_64 rng_;
-  bool scheduled_ = false;
   std::set<std::string> pending_;           // pods to look at, by key
   std::vector<api::PodPtr> deleted_;        // pods deleted since the last pass
   std::set<std::string> waiting_template_;  // pods whose template did not exist

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 
 #include "muster/api/time.h"
 #include "muster/api/types.h"
@@ -52,6 +53,33 @@ struct Context {
   std::function<std::string(api::Pod pod)> create_pod;
   // The run's seed: the names a controller generates repeat with it.
   uint64_t seed = 0;
+};
+
+// A controller of kinds' one pass over what changed, at the instant it hears of a change: the
+// first change asks for it (a timer due now), and those heard before the timer fires join that
+// pass, however many they are.
+class PassNow {
+ public:
+  PassNow(framework::Clock& clock, std::function<void()> pass)
+      : clock_(clock), pass_(std::move(pass)) {}
+  // Its timer points to it: it is neither copied nor moved.
+  PassNow(const PassNow&) = delete;
+  PassNow& operator=(const PassNow&) = delete;
+
+  // Asks for the pass, unless it is asked for already.
+  void Schedule() {
+    if (scheduled_) return;
+    scheduled_ = true;
+    clock_.AddTimer(clock_.Now(), [this] {
+      scheduled_ = false;
+      pass_();
+    });
+  }
+
+ private:
+  framework::Clock& clock_;
+  std::function<void()> pass_;
+  bool scheduled_ = false;
 };
 
 }  // namespace muster::sim::controllers

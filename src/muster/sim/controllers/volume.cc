@@ -61,15 +61,6 @@ void VolumeController::Deleted(const api::PodPtr& pod_ptr) {
   }
 }
 
-void VolumeController::Schedule() {
-  if (scheduled_) return;
-  scheduled_ = true;
-  clock_.AddTimer(clock_.Now(), [this] {
-    scheduled_ = false;
-    Sync();
-  });
-}
-
 void VolumeController::Sync() {
   // Copies: binding and provisioning write to the cluster while this walks it.
   std::vector<api::PersistentVolumeClaim> claims;

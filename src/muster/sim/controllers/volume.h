@@ -22,7 +22,7 @@ namespace muster::sim::controllers {
 class VolumeController final : public cluster::TypedObserver<VolumeController> {
  public:
   explicit VolumeController(const Context& context)
-      : cluster_(context.cluster), clock_(context.clock) {}
+      : cluster_(context.cluster), pass_(context.clock, [this] { Sync(); }) {}
 
   // Creates `claim` as a controller would (the default class admitted when it names none),
   // unless a claim of its name exists.
@@ -30,29 +30,27 @@ class VolumeController final : public cluster::TypedObserver<VolumeController> {
 
   void Added(const api::PodPtr& pod);
   void Deleted(const api::PodPtr& pod);
-  void Added(const api::Shared<api::PersistentVolumeClaim>&) { Schedule(); }
+  void Added(const api::Shared<api::PersistentVolumeClaim>&) { pass_.Schedule(); }
   void Updated(const api::Shared<api::PersistentVolumeClaim>&,
                const api::Shared<api::PersistentVolumeClaim>&) {
-    Schedule();
+    pass_.Schedule();
   }
-  void Added(const api::Shared<api::PersistentVolume>&) { Schedule(); }
+  void Added(const api::Shared<api::PersistentVolume>&) { pass_.Schedule(); }
   void Updated(const api::Shared<api::PersistentVolume>&,
                const api::Shared<api::PersistentVolume>&) {
-    Schedule();
+    pass_.Schedule();
   }
-  void Deleted(const api::Shared<api::PersistentVolume>&) { Schedule(); }
+  void Deleted(const api::Shared<api::PersistentVolume>&) { pass_.Schedule(); }
 
  private:
-  // One pass over the claims at the current instant, however many changes asked for it.
-  void Schedule();
   void Sync();
   void Bind(const api::PersistentVolumeClaim& claim, const api::PersistentVolume& pv);
   void Provision(const api::PersistentVolumeClaim& claim, const api::StorageClass& sc,
                  const api::Node* node);
 
   cluster::MemoryCluster& cluster_;
-  framework::Clock& clock_;
-  bool scheduled_ = false;
+  // One pass over the claims (Sync) at the current instant, however many changes asked for it.
+  PassNow pass_;
 };
 
 }  // namespace muster::sim::controllers
