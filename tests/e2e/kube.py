@@ -19,6 +19,8 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
+import faultproxy
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SKIP = 77  # ctest's SKIP_RETURN_CODE
 
@@ -394,6 +396,65 @@ class Muster:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             raise AssertionError("muster did not stop within %ss:\n%s" % (timeout, self.text()))
+
+
+class LeaderElection:
+    """`muster run --leader-elect` instances on one server, for the life of a `with` block. Each
+    talks through a fault proxy of its own (proxy(name)), which counts the bindings it made and
+    injects the test's faults. When the block raises, every instance's log is printed; when it
+    ends, a partition is lifted (requests held unanswered end), every instance still running is
+    killed and the proxies are closed."""
+
+    def __init__(self, binary, server, config):
+        """config: the KubeSchedulerConfiguration's text, with its leaderElection."""
+        self.binary = binary
+        self.server = server
+        self.config = config
+        self.dir = tempfile.mkdtemp()
+        self.proxies = {}
+        self.instances = {}  # by name, in the order started
+
+    def proxy(self, name):
+        if name not in self.proxies:
+            self.proxies[name] = faultproxy.Proxy(self.server.url)
+        return self.proxies[name]
+
+    def start(self, name):
+        kubeconfig = self.proxy(name).kubeconfig(os.path.join(self.dir, name), self.server.token)
+        m = Muster(self.binary, kubeconfig, ["--leader-elect"], config=self.config)
+        self.instances[name] = m
+        return m
+
+    def lead(self, name):
+        """Starts instance `name`; returns it once it holds the lease."""
+        m = self.start(name)
+        wait_until(f"{name} to lead", lambda: "took lease" in m.text(), timeout=30)
+        return m
+
+    def follow(self, name):
+        """Starts instance `name`; returns it once it is trying to take the lease."""
+        m = self.start(name)
+        wait_until(f"{name} to try", lambda: "trying to take lease" in m.text(), timeout=30)
+        return m
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        try:
+            if exc_type is not None:
+                for name, m in self.instances.items():
+                    print(f"---- {name} ----\n" + m.text())
+        finally:
+            for p in self.proxies.values():
+                with p.faults.lock:
+                    p.faults.stall = False
+            for m in self.instances.values():
+                if m.proc.poll() is None:
+                    m.stop(signal.SIGKILL)
+            for p in self.proxies.values():
+                p.close()
+        return False
 
 
 def main(test):

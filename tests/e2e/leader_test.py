@@ -3,12 +3,9 @@ killing it hands over within the lease; a leader cut off from the server for lon
 renew deadline stops scheduling and exits non-zero. Each instance talks through its own proxy,
 which counts the bindings it made."""
 
-import os
 import signal
-import tempfile
 import time
 
-import faultproxy
 import kube
 
 CONFIG = """apiVersion: kubescheduler.config.k8s.io/v1
@@ -26,16 +23,10 @@ leaderElection:
 def test(binary, server):
     c = server.client
     c.create_node("n1", cpu="64", pods="200")
-    pa, pb = faultproxy.Proxy(server.url), faultproxy.Proxy(server.url)
-    d = tempfile.mkdtemp()
-    a = kube.Muster(binary, pa.kubeconfig(os.path.join(d, "a"), server.token),
-                    ["--leader-elect"], config=CONFIG)
-    b = None
-    try:
-        kube.wait_until("a to lead", lambda: "took lease" in a.text(), timeout=30)
-        b = kube.Muster(binary, pb.kubeconfig(os.path.join(d, "b"), server.token),
-                        ["--leader-elect"], config=CONFIG)
-        kube.wait_until("b to try", lambda: "trying to take lease" in b.text(), timeout=30)
+    with kube.LeaderElection(binary, server, CONFIG) as election:
+        pa, pb = election.proxy("a"), election.proxy("b")
+        a = election.lead("a")
+        b = election.follow("b")
         first = [f"first-{i}" for i in range(10)]
         for n in first:
             c.create_pod(n)
@@ -63,17 +54,6 @@ def test(binary, server):
         code = b.proc.wait(timeout=30)
         assert code == 1, f"b exited {code}:\n{b.text()}"
         assert "lost lease" in b.text()
-    except BaseException:
-        print("---- a ----\n" + a.text())
-        if b is not None:
-            print("---- b ----\n" + b.text())
-        raise
-    finally:
-        for m in (a, b):
-            if m is not None and m.proc.poll() is None:
-                m.stop(signal.SIGKILL)
-        pa.close()
-        pb.close()
 
 
 if __name__ == "__main__":

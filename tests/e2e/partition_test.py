@@ -4,12 +4,8 @@ A keeps seeing new pods; instance B talks to the server directly. A must stop le
 renew deadline passes: no binding request leaves it after that, it exits non-zero, and B takes
 over once the lease expires. No pod is bound twice."""
 
-import os
-import signal
-import tempfile
 import time
 
-import faultproxy
 import kube
 
 LEASE, RENEW, RETRY = 6.0, 4.0, 1.0
@@ -30,18 +26,12 @@ podMaxBackoffSeconds: 1
 def test(binary, server):
     c = server.client
     c.create_node("n1", cpu="64", pods="200")
-    pa, pb = faultproxy.Proxy(server.url), faultproxy.Proxy(server.url)
-    d = tempfile.mkdtemp()
-    a = kube.Muster(binary, pa.kubeconfig(os.path.join(d, "a"), server.token),
-                    ["--leader-elect"], config=CONFIG)
-    b = None
-    try:
-        kube.wait_until("a to lead", lambda: "took lease" in a.text(), timeout=30)
+    with kube.LeaderElection(binary, server, CONFIG) as election:
+        pa, pb = election.proxy("a"), election.proxy("b")
+        a = election.lead("a")
         c.create_pod("before")
         kube.wait_until("a binds", lambda: c.node_of("before") == "n1", timeout=30)
-        b = kube.Muster(binary, pb.kubeconfig(os.path.join(d, "b"), server.token),
-                        ["--leader-elect"], config=CONFIG)
-        kube.wait_until("b to try", lambda: "trying to take lease" in b.text(), timeout=30)
+        b = election.follow("b")
 
         # The partition: A's requests hang; its watches still bring it every new pod.
         with pa.faults.lock:
@@ -75,19 +65,6 @@ def test(binary, server):
                 key = f"default/{n}"
                 twice = pa.faults.binds_accepted.get(key, 0) + pb.faults.binds_accepted.get(key, 0)
                 assert twice <= 1, f"{key} bound {twice} times"
-    except BaseException:
-        print("---- a ----\n" + a.text())
-        if b is not None:
-            print("---- b ----\n" + b.text())
-        raise
-    finally:
-        with pa.faults.lock:
-            pa.faults.stall = False
-        for m in (a, b):
-            if m is not None and m.proc.poll() is None:
-                m.stop(signal.SIGKILL)
-        pa.close()
-        pb.close()
 
 
 if __name__ == "__main__":

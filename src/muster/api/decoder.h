@@ -6,7 +6,6 @@
 // the unknown and duplicate ones, and readers for scalars, lists and maps that name the field
 // they fail on. Errors read "<file>: document <n> (<Kind> <ns/name>): <field path>: <message>".
 
-#include <charconv>
 #include <cstdint>
 #include <optional>
 #include <set>
@@ -24,6 +23,7 @@
 #include "muster/api/quantity.h"
 #include "muster/api/scheduler_config.h"
 #include "muster/api/time.h"
+#include "muster/api/yaml_int.h"
 
 namespace muster::api::decoding {
 // The simulation annotations of DESIGN.md: each holds a duration.
@@ -226,24 +226,15 @@ inline std::optional<std::string> ReadString(Decoder& d, const YAML::Node& n,
 inline std::optional<int64_t> ReadInt(Decoder& d, const YAML::Node& n, const std::string& path,
                                       int64_t min = INT32_MIN, int64_t max = INT32_MAX) {
   if (!Present(n)) return std::nullopt;
-  // A quoted scalar is a string in YAML and JSON alike: the API server refuses it for an integer.
-  if (!n.IsScalar() || n.Tag() == "!") {
-    d.Error(path, fmt::format("expected an integer, got {}{}", n.Tag() == "!" ? "string " : "",
-                              Describe(n)));
-    return std::nullopt;
-  }
-  const std::string& s = n.Scalar();
-  int64_t value = 0;
-  const char* begin = s.data() + (s.size() > 1 && s[0] == '+' ? 1 : 0);
-  auto [ptr, ec] = std::from_chars(begin, s.data() + s.size(), value);
-  if (ec != std::errc() || ptr != s.data() + s.size()) {
-    d.Error(path, fmt::format("expected an integer, got {}", Describe(n)));
-    return std::nullopt;
-  }
-  if (value < min || value > max) {
-    d.Error(path, fmt::format("integer {} out of range [{}, {}]", value, min, max));
-    return std::nullopt;
-  }
+  // What was found, with "string" before a quoted scalar, which the API server refuses for an
+  // integer (and before a list or object explicitly tagged "!").
+  std::string (*describe)(const YAML::Node&) = [](const YAML::Node& node) {
+    return fmt::format("{}{}", node.Tag() == "!" ? "string " : "", Describe(node));
+  };
+  std::string error;
+  std::optional<int64_t> value =
+      ReadYamlInt(n, min, max, IntOverflow::kNotAnInteger, describe, &error);
+  if (!value) d.Error(path, error);
   return value;
 }
 

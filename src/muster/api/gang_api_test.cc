@@ -10,6 +10,7 @@
 #include "muster/api/feature_gates.h"
 #include "muster/api/gang.h"
 #include "muster/api/manifests.h"
+#include "muster/api/testing/decode.h"
 
 namespace muster::api {
 namespace {
@@ -27,18 +28,10 @@ FeatureGates Alpha() {
 }
 
 // Decoded with those gates on; DecodeDefault with 1.37's defaults.
-LoadResult DecodeDefault(std::string_view text) {
-  LoadResult result;
-  DecodeText(text, "gang.yaml", result);
-  FinishLoad(result);
-  return result;
-}
+LoadResult DecodeDefault(std::string_view text) { return testing::Decode(text, "gang.yaml"); }
 LoadResult Decode(std::string_view text) {
   const ScopedFeatures alpha(Alpha());
-  LoadResult result;
-  DecodeText(text, "gang.yaml", result);
-  FinishLoad(result);
-  return result;
+  return testing::Decode(text, "gang.yaml");
 }
 
 // The one error decoding `text` gives, without its "gang.yaml: document 1 (...): " prefix.

@@ -9,20 +9,15 @@
 
 #include "muster/api/feature_gates.h"
 #include "muster/api/pod_resources.h"
+#include "muster/api/testing/decode.h"
 
 namespace muster::api {
 namespace {
 
+using testing::Decode;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
-
-LoadResult Decode(std::string_view text, const std::string& name = "test.yaml") {
-  LoadResult result;
-  DecodeText(text, name, result);
-  FinishLoad(result);
-  return result;
-}
 
 constexpr std::string_view kSeedDemo = R"(
 apiVersion: scheduling.x-k8s.io/v1alpha1

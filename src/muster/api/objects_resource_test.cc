@@ -4,6 +4,7 @@
 #include "muster/api/cel/cel.h"
 #include "muster/api/feature_gates.h"
 #include "muster/api/manifests.h"
+#include "muster/api/testing/decode.h"
 
 // The resource.k8s.io/v1 kinds' decoders and a pod's claims: defaults, and the API server's
 // validation with its messages.
@@ -11,16 +12,10 @@
 namespace muster::api {
 namespace {
 
+using testing::Decode;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
-
-LoadResult Decode(std::string_view text) {
-  LoadResult result;
-  DecodeText(text, "r.yaml", result);
-  FinishLoad(result);
-  return result;
-}
 
 TEST(ResourceDecodeTest, AClassASliceAClaimAndATemplate) {
   const LoadResult r = Decode(R"(
@@ -70,7 +65,8 @@ spec:
   spec:
     devices:
       requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]
-)");
+)",
+                              "r.yaml");
   ASSERT_THAT(r.errors, IsEmpty());
   const Manifests& m = r.manifests;
   ASSERT_EQ(m.device_classes.size(), 1u);
@@ -129,7 +125,8 @@ spec:
     - name: neither
     constraints:
     - {requests: [nosuch], matchAttribute: model}
-)");
+)",
+                              "r.yaml");
   EXPECT_THAT(
       r.errors,
       ElementsAre(
@@ -160,7 +157,8 @@ kind: DeviceClass
 metadata: {name: typo}
 spec:
   selectors: [{cel: {expression: 'device.drivr == "x"'}}]
-)");
+)",
+                              "r.yaml");
   ASSERT_EQ(r.errors.size(), 1u);
   EXPECT_THAT(r.errors[0], HasSubstr("(DeviceClass typo): spec.selectors[0].cel.expression: "
                                      "Invalid value: \"device.drivr == \\\"x\\\"\": "));
@@ -183,7 +181,8 @@ spec:
       a: {int: 1, string: x}
       b: {version: "01.2.3"}
       bad-name: {bool: true}
-)");
+)",
+                              "r.yaml");
   EXPECT_THAT(
       r.errors,
       ElementsAre(
@@ -218,7 +217,8 @@ spec:
     bindsToNode: true
     bindingConditions: [fabric.example.com/attached, Ready]
     bindingFailureConditions: [fabric.example.com/failed]
-)");
+)",
+                               "r.yaml");
   ASSERT_THAT(ok.errors, IsEmpty());
   const Device& device = ok.manifests.resource_slices.at(0).spec.devices.at(0);
   EXPECT_TRUE(device.binds_to_node);
@@ -244,7 +244,8 @@ spec:
     bindingFailureConditions: [f]
   - name: without-failures
     bindingConditions: [a]
-)");
+)",
+                                "r.yaml");
   const std::string at = "r.yaml: document 1 (ResourceSlice s): spec.devices";
   EXPECT_THAT(
       bad.errors,
@@ -280,7 +281,8 @@ spec:
   - name: gpu-0
     bindingConditions: [attached]
     bindingFailureConditions: [failed]
-)");
+)",
+                              "r.yaml");
   EXPECT_THAT(r.errors, IsEmpty());
   EXPECT_THAT(r.warnings,
               ElementsAre(HasSubstr("spec.devices[0].bindingConditions: dropped, as the API server "
@@ -313,7 +315,8 @@ status:
     conditions:
     - {type: attached, status: "True", reason: Attached, message: done,
        lastTransitionTime: "2026-11-29T10:00:05Z"}
-)");
+)",
+                              "r.yaml");
   ASSERT_THAT(r.errors, IsEmpty());
   const ResourceClaim& claim = r.manifests.resource_claims.at(0);
   const DeviceRequestAllocationResult& result = claim.status.allocation->devices.at(0);
@@ -342,7 +345,8 @@ spec:
     resources: {claims: [{name: gpu}, {name: shared, request: gpus}]}
 status:
   resourceClaimStatuses: [{name: gpu, resourceClaimName: p-gpu-x7k2q}]
-)");
+)",
+                               "r.yaml");
   ASSERT_THAT(ok.errors, IsEmpty());
   const Pod& pod = ok.manifests.pods.at(0);
   ASSERT_EQ(pod.spec.resource_claims.size(), 2u);
@@ -360,7 +364,8 @@ spec:
   - {name: gpu, resourceClaimName: a, resourceClaimTemplateName: b}
   containers:
   - {name: c, resources: {claims: [{name: nosuch}]}}
-)");
+)",
+                                "r.yaml");
   EXPECT_THAT(
       bad.errors,
       ElementsAre(

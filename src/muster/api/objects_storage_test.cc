@@ -3,6 +3,7 @@
 
 #include "muster/api/manifests.h"
 #include "muster/api/storage.h"
+#include "muster/api/testing/decode.h"
 
 // The storage kinds' decoders: defaults, the API server's validation with its messages, and
 // DefaultStorageClass admission.
@@ -10,16 +11,10 @@
 namespace muster::api {
 namespace {
 
+using testing::Decode;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
-
-LoadResult Decode(std::string_view text) {
-  LoadResult result;
-  DecodeText(text, "s.yaml", result);
-  FinishLoad(result);
-  return result;
-}
 
 TEST(StorageDecodeTest, AVolumeAClaimAndAClassWithTheirDefaults) {
   const LoadResult r = Decode(R"(
@@ -48,7 +43,8 @@ apiVersion: storage.k8s.io/v1
 kind: StorageClass
 metadata: {name: fast, annotations: {storageclass.kubernetes.io/is-default-class: "true"}}
 provisioner: ebs.csi.aws.com
-)");
+)",
+                              "s.yaml");
   ASSERT_THAT(r.errors, IsEmpty());
   const PersistentVolume& pv = r.manifests.persistent_volumes.at(0);
   EXPECT_EQ(pv.spec.capacity, *Quantity::Parse("10Gi"));
@@ -209,7 +205,7 @@ spec: {nodeName: n1, source: {persistentVolumeName: pv}}
        "s.yaml: document 1 (VolumeAttachment va): spec.attacher: Required value"},
   };
   for (const Case& c : cases) {
-    const LoadResult r = Decode(c.text);
+    const LoadResult r = Decode(c.text, "s.yaml");
     EXPECT_THAT(r.errors, ElementsAre(c.error)) << c.text;
   }
 }
@@ -231,7 +227,8 @@ spec:
   - {name: disk, gcePersistentDisk: {pdName: pd-1, readOnly: true}}
   - {name: ceph, rbd: {monitors: [m1], image: img}}
   - {name: config, configMap: {name: settings}}
-)");
+)",
+                              "s.yaml");
   ASSERT_THAT(r.errors, IsEmpty());
   const std::vector<Volume>& v = r.manifests.pods.at(0).spec.volumes;
   ASSERT_EQ(v.size(), 5u);
@@ -260,7 +257,8 @@ spec:
   - metadata: {name: data}
     spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
   - spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
-)");
+)",
+                              "s.yaml");
   EXPECT_THAT(r.errors, ElementsAre("s.yaml: document 1 (StatefulSet default/db): "
                                     "spec.volumeClaimTemplates[1].metadata.name: Required value"));
   ASSERT_EQ(r.manifests.stateful_sets.at(0).volume_claim_templates.size(), 2u);

@@ -1,9 +1,10 @@
 #include "muster/plugins/args.h"
 
 #include <algorithm>
-#include <charconv>
 
 #include <fmt/format.h>
+
+#include "muster/api/yaml_int.h"
 
 namespace muster::plugins {
 namespace {
@@ -124,26 +125,10 @@ std::optional<std::string> ReadArgsString(ArgsErrors& errors, const YAML::Node& 
 
 std::optional<int64_t> ReadArgsInt(ArgsErrors& errors, const YAML::Node& node,
                                    const std::string& path, int64_t min, int64_t max) {
-  if (!node || !node.IsScalar() || IsQuoted(node)) {
-    errors.Add(path, fmt::format("expected an integer, got {}", DescribeYaml(node)));
-    return std::nullopt;
-  }
-  const std::string& s = node.Scalar();
-  const char* begin = s.data() + (s.size() > 1 && s[0] == '+' ? 1 : 0);
-  int64_t value = 0;
-  auto [end, ec] = std::from_chars(begin, s.data() + s.size(), value);
-  if (ec == std::errc::result_out_of_range) {
-    errors.Add(path, fmt::format("integer {} out of range [{}, {}]", s, min, max));
-    return std::nullopt;
-  }
-  if (ec != std::errc() || end != s.data() + s.size()) {
-    errors.Add(path, fmt::format("expected an integer, got {}", DescribeYaml(node)));
-    return std::nullopt;
-  }
-  if (value < min || value > max) {
-    errors.Add(path, fmt::format("integer {} out of range [{}, {}]", value, min, max));
-    return std::nullopt;
-  }
+  std::string error;
+  std::optional<int64_t> value =
+      api::ReadYamlInt(node, min, max, api::IntOverflow::kOutOfRange, &DescribeYaml, &error);
+  if (!value) errors.Add(path, error);
   return value;
 }
 

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -206,6 +207,40 @@ class Env {
     return state;
   }
 
+  // What PostFilter returned and whom it nominated.
+  struct PostFilterOutcome {
+    Status status;
+    framework::PostFilterResult result;
+  };
+  // PostFilter for `pod` as a scheduling cycle runs it: the profile's PreFilter, then a
+  // DefaultPreemption with default args.
+  PostFilterOutcome PostFilter(const api::Pod& pod, const framework::NodeToStatus& statuses) {
+    const PodInfoPtr info = PodInfo::Make(pod);
+    auto state = PreFilter(*info);
+    PostFilterOutcome out;
+    out.status = Plugin()->PostFilter(*state, *info, statuses, &out.result);
+    return out;
+  }
+
+  // What DryRunPreemption found, and what it said of the nodes it passed over.
+  struct DryRunOutcome {
+    std::vector<Candidate> candidates;
+    framework::NodeToStatus statuses;
+    std::vector<std::string> errors;
+  };
+  // `plugin`'s DryRunPreemption for `pod` after the profile's PreFilter.
+  DryRunOutcome DryRun(const DefaultPreemption& plugin, const api::Pod& pod,
+                       std::span<NodeInfo* const> nodes,
+                       std::span<const api::PodDisruptionBudget* const> pdbs, int32_t offset,
+                       int32_t num_candidates) {
+    const PodInfoPtr info = PodInfo::Make(pod);
+    auto state = PreFilter(*info);
+    DryRunOutcome out;
+    out.candidates = plugin.DryRunPreemption(*state, *info, nodes, pdbs, offset, num_candidates,
+                                             &out.statuses, &out.errors);
+    return out;
+  }
+
   // Snapshot nodes sorted by name, as upstream's TestDryRunPreemption sorts them.
   std::vector<NodeInfo*> SortedNodes() const {
     std::vector<NodeInfo*> nodes = fake.snapshot().List();
@@ -286,12 +321,8 @@ TEST_P(DefaultPreemptionPostFilterTest, Upstream) {
   }
   env.AddPods(tc.pods);
   for (const auto& pdb : tc.pdbs) env.fake.AddObject(pdb);
-  const PodInfoPtr pod = PodInfo::Make(MakeTestPod(tc.pod));
-  auto state = env.PreFilter(*pod);
-  auto plugin = env.Plugin();
 
-  framework::PostFilterResult result;
-  const Status s = plugin->PostFilter(*state, *pod, tc.statuses, &result);
+  const auto [s, result] = env.PostFilter(MakeTestPod(tc.pod), tc.statuses);
   EXPECT_EQ(s.code(), tc.want_code) << ToString(s);
   EXPECT_EQ(s.Message(), tc.want_message);
   if (tc.want_node) {
@@ -472,10 +503,7 @@ TEST(DefaultPreemptionPostFilter, PreemptionPolicyNeverLeavesNominationAlone) {
   env.AddPods({{.name = "p1", .node = "node1"}});
   api::Pod p = MakeTestPod({.name = "p", .priority = kHighPriority});
   p.spec.preemption_policy = api::PreemptionPolicy::kNever;
-  const PodInfoPtr pod = PodInfo::Make(p);
-  auto state = env.PreFilter(*pod);
-  framework::PostFilterResult result;
-  const Status s = env.Plugin()->PostFilter(*state, *pod, Unschedulable({"node1"}), &result);
+  const auto [s, result] = env.PostFilter(p, Unschedulable({"node1"}));
   EXPECT_EQ(s.code(), Code::kUnschedulable);
   EXPECT_EQ(s.Message(), "preemption: not eligible due to preemptionPolicy=Never.");
   EXPECT_EQ(result.mode, NominatingMode::kNoop);
@@ -514,14 +542,11 @@ TEST_P(DefaultPreemptionDryRunTest, Upstream) {
   int previous_calls = 0;
   for (size_t cycle = 0; cycle < tc.test_pods.size(); ++cycle) {
     SCOPED_TRACE(fmt::format("cycle {}", cycle));
-    const PodInfoPtr pod = PodInfo::Make(MakeTestPod(tc.test_pods[cycle]));
-    auto state = env.PreFilter(*pod);
-    framework::NodeToStatus statuses;
-    std::vector<std::string> errors;
     const int32_t offset = cycle < tc.offsets.size() ? tc.offsets[cycle] : 0;
-    const std::vector<Candidate> got = plugin->DryRunPreemption(
-        *state, *pod, nodes, pdbs, offset,
-        plugin->CalculateNumCandidates(static_cast<int32_t>(nodes.size())), &statuses, &errors);
+    const std::vector<Candidate> got =
+        env.DryRun(*plugin, MakeTestPod(tc.test_pods[cycle]), nodes, pdbs, offset,
+                   plugin->CalculateNumCandidates(static_cast<int32_t>(nodes.size())))
+            .candidates;
     EXPECT_EQ(Describe(got), tc.expected[cycle]);
     EXPECT_EQ(env.filter_calls() - previous_calls, tc.expected_filter_calls[cycle]);
     previous_calls = env.filter_calls();
@@ -749,13 +774,11 @@ TEST(DefaultPreemptionDryRun, NonViolatingCandidatesFirst) {
                {.name = "p2", .node = "node2", .priority = kMidPriority, .req = kLargeRes}});
   const api::PodDisruptionBudget pdb = MakePDB("pdb", "app", "foo", 0);
   const std::vector<const api::PodDisruptionBudget*> pdbs = {&pdb};
-  const PodInfoPtr pod =
-      PodInfo::Make(MakeTestPod({.name = "p", .priority = kHighPriority, .req = kLargeRes}));
-  auto state = env.PreFilter(*pod);
-  framework::NodeToStatus statuses;
-  std::vector<std::string> errors;
-  const std::vector<Candidate> got = env.Plugin()->DryRunPreemption(*state, *pod, env.SortedNodes(),
-                                                                    pdbs, 0, 2, &statuses, &errors);
+  const std::vector<Candidate> got =
+      env.DryRun(*env.Plugin(),
+                 MakeTestPod({.name = "p", .priority = kHighPriority, .req = kLargeRes}),
+                 env.SortedNodes(), pdbs, 0, 2)
+          .candidates;
   ASSERT_EQ(got.size(), 2u);
   EXPECT_EQ(got[0].node.str(), "node2");
   EXPECT_EQ(got[1].node.str(), "node1");
@@ -776,9 +799,6 @@ TEST(DefaultPreemptionDryRun, ParallelBatchesKeepSequentialResult) {
                   .priority = i % 3 == 0 ? kVeryHighPriority : kMidPriority,
                   .req = kLargeRes}});
   }
-  const PodInfoPtr pod =
-      PodInfo::Make(MakeTestPod({.name = "p", .priority = kHighPriority, .req = kLargeRes}));
-  auto state = env.PreFilter(*pod);
   auto plugin = env.Plugin();
   const int32_t wanted = plugin->CalculateNumCandidates(300);
   ASSERT_EQ(wanted, 100);
@@ -788,10 +808,9 @@ TEST(DefaultPreemptionDryRun, ParallelBatchesKeepSequentialResult) {
     const int n = (250 + i) % 300;
     (n % 3 == 0 ? skipped : want).push_back(names[n]);
   }
-  framework::NodeToStatus statuses;
-  std::vector<std::string> errors;
-  const std::vector<Candidate> got = plugin->DryRunPreemption(*state, *pod, env.SortedNodes(), {},
-                                                              250, wanted, &statuses, &errors);
+  const auto [got, statuses, errors] =
+      env.DryRun(*plugin, MakeTestPod({.name = "p", .priority = kHighPriority, .req = kLargeRes}),
+                 env.SortedNodes(), {}, 250, wanted);
   std::vector<std::string> got_nodes;
   for (const Candidate& c : got) {
     got_nodes.push_back(c.node.string());
@@ -815,13 +834,9 @@ TEST(DefaultPreemptionDryRun, RespectsNominatedPodsOfHigherPriority) {
                {.name = "p2", .node = "node2", .priority = kMidPriority, .req = kLargeRes}});
   env.fake.Nominate(MakeTestPod({.name = "n", .priority = kVeryHighPriority, .req = kLargeRes}),
                     api::Symbol("node1"));
-  const PodInfoPtr pod =
-      PodInfo::Make(MakeTestPod({.name = "p", .priority = kHighPriority, .req = kLargeRes}));
-  auto state = env.PreFilter(*pod);
-  framework::NodeToStatus statuses;
-  std::vector<std::string> errors;
-  const std::vector<Candidate> got =
-      env.Plugin()->DryRunPreemption(*state, *pod, env.SortedNodes(), {}, 0, 2, &statuses, &errors);
+  const auto [got, statuses, errors] = env.DryRun(
+      *env.Plugin(), MakeTestPod({.name = "p", .priority = kHighPriority, .req = kLargeRes}),
+      env.SortedNodes(), {}, 0, 2);
   EXPECT_EQ(Describe(got), std::vector<std::string>{"node2: p2 (0)"});
   EXPECT_EQ(statuses.Get(api::Symbol("node1")).Message(), "Insufficient cpu, Insufficient memory");
 }
@@ -846,16 +861,14 @@ TEST_P(DefaultPreemptionSelectBestCandidateTest, Upstream) {
   Env env;
   env.AddNodes(tc.nodes, kVeryLargeNode);
   env.AddPods(tc.pods);
-  const PodInfoPtr pod = PodInfo::Make(MakeTestPod(tc.pod));
-  auto state = env.PreFilter(*pod);
+  const api::Pod pod = MakeTestPod(tc.pod);
   auto plugin = env.Plugin();
   const std::vector<NodeInfo*>& nodes = env.fake.snapshot().List();
   const auto n = static_cast<int32_t>(nodes.size());
-  framework::NodeToStatus statuses;
-  std::vector<std::string> errors;
   const std::vector<Candidate> candidates =
-      plugin->DryRunPreemption(*state, *pod, nodes, {}, DefaultPreemption::Offset(pod->pod, n),
-                               plugin->CalculateNumCandidates(n), &statuses, &errors);
+      env.DryRun(*plugin, pod, nodes, {}, DefaultPreemption::Offset(pod, n),
+                 plugin->CalculateNumCandidates(n))
+          .candidates;
   const Candidate* best = plugin->SelectCandidate(candidates);
   ASSERT_NE(best, nullptr);
   EXPECT_NE(std::find(tc.expected.begin(), tc.expected.end(), best->node.str()), tc.expected.end())
@@ -1110,16 +1123,13 @@ TEST_P(DefaultPreemptionCustomSelectionTest, Upstream) {
   Env env;
   env.AddNodes(tc.nodes, kVeryLargeNode);
   env.AddPods(WithStart(tc.pods, EpochTime(0)));
-  const PodInfoPtr pod = PodInfo::Make(MakeTestPod(tc.pod));
-  auto state = env.PreFilter(*pod);
   auto plugin = env.Plugin();
   plugin->SetIsEligiblePod(tc.eligible);
   const std::vector<NodeInfo*>& nodes = env.fake.snapshot().List();
   const auto n = static_cast<int32_t>(nodes.size());
-  framework::NodeToStatus statuses;
-  std::vector<std::string> errors;
-  std::vector<Candidate> candidates = plugin->DryRunPreemption(
-      *state, *pod, nodes, {}, 0, plugin->CalculateNumCandidates(n), &statuses, &errors);
+  std::vector<Candidate> candidates =
+      env.DryRun(*plugin, MakeTestPod(tc.pod), nodes, {}, 0, plugin->CalculateNumCandidates(n))
+          .candidates;
   ASSERT_EQ(candidates.size(), tc.expected.size());
   while (!candidates.empty()) {
     const Candidate* selected = plugin->SelectCandidate(candidates);
@@ -1229,18 +1239,15 @@ TEST(DefaultPreemptionCustomOrdering, SelectNewestPods) {
                 .priority = kMidPriority,
                 .req = kMediumRes,
                 .start = EpochTime(1)}});
-  const PodInfoPtr pod =
-      PodInfo::Make(MakeTestPod({.name = "p2", .priority = kHighPriority, .req = kLargeRes}));
-  auto state = env.PreFilter(*pod);
   auto plugin = env.Plugin();
   const api::Time now = env.fake.clock().Now();
   plugin->SetMoreImportantPod([now](const api::Pod& a, const api::Pod& b) {
     return a.status.start_time.value_or(now) < b.status.start_time.value_or(now);
   });
-  framework::NodeToStatus statuses;
-  std::vector<std::string> errors;
-  const std::vector<Candidate> got = plugin->DryRunPreemption(
-      *state, *pod, env.fake.snapshot().List(), {}, 0, 1, &statuses, &errors);
+  const std::vector<Candidate> got =
+      env.DryRun(*plugin, MakeTestPod({.name = "p2", .priority = kHighPriority, .req = kLargeRes}),
+                 env.fake.snapshot().List(), {}, 0, 1)
+          .candidates;
   ASSERT_EQ(got.size(), 1u);
   std::vector<std::string> victims;
   for (const PodInfoPtr& v : got[0].victims) victims.push_back(v->pod.metadata.name);
@@ -1253,16 +1260,13 @@ TEST(DefaultPreemptionCustomOrdering, SelectAlphabeticallyLastPods) {
   env.AddPods({{.name = "foo", .node = "node1", .priority = kLowPriority, .req = kMediumRes},
                {.name = "bar", .node = "node1", .priority = kLowPriority, .req = kMediumRes},
                {.name = "baz", .node = "node1", .priority = kMidPriority, .req = kMediumRes}});
-  const PodInfoPtr pod =
-      PodInfo::Make(MakeTestPod({.name = "p2", .priority = kHighPriority, .req = kLargeRes}));
-  auto state = env.PreFilter(*pod);
   auto plugin = env.Plugin();
   plugin->SetMoreImportantPod(
       [](const api::Pod& a, const api::Pod& b) { return a.metadata.name < b.metadata.name; });
-  framework::NodeToStatus statuses;
-  std::vector<std::string> errors;
-  const std::vector<Candidate> got = plugin->DryRunPreemption(
-      *state, *pod, env.fake.snapshot().List(), {}, 0, 1, &statuses, &errors);
+  const std::vector<Candidate> got =
+      env.DryRun(*plugin, MakeTestPod({.name = "p2", .priority = kHighPriority, .req = kLargeRes}),
+                 env.fake.snapshot().List(), {}, 0, 1)
+          .candidates;
   ASSERT_EQ(got.size(), 1u);
   std::vector<std::string> victims;
   for (const PodInfoPtr& v : got[0].victims) victims.push_back(v->pod.metadata.name);
@@ -1339,11 +1343,7 @@ TEST(DefaultPreemptionPreempt, BasicPreemptionLogic) {
   AddPreemptCluster(env);
   api::Pod p = MakeTestPod({.name = "p", .priority = kHighPriority, .req = kVeryLargeRes});
   p.spec.preemption_policy = api::PreemptionPolicy::kPreemptLowerPriority;
-  const PodInfoPtr pod = PodInfo::Make(p);
-  auto state = env.PreFilter(*pod);
-  framework::PostFilterResult result;
-  const Status s =
-      env.Plugin()->PostFilter(*state, *pod, Unschedulable({"node1", "node2", "node3"}), &result);
+  const auto [s, result] = env.PostFilter(p, Unschedulable({"node1", "node2", "node3"}));
   ASSERT_TRUE(s.IsSuccess()) << ToString(s);
   EXPECT_EQ(result.nominated_node_name.str(), "node1");
   EXPECT_EQ(result.mode, NominatingMode::kOverride);
@@ -1365,13 +1365,10 @@ TEST(DefaultPreemptionPreempt, BasicPreemptionLogic) {
 TEST(DefaultPreemptionPreempt, PreemptionPolicyNilPreempts) {
   Env env;
   AddPreemptCluster(env);
-  const PodInfoPtr pod =
-      PodInfo::Make(MakeTestPod({.name = "p", .priority = kHighPriority, .req = kVeryLargeRes}));
-  auto state = env.PreFilter(*pod);
-  framework::PostFilterResult result;
-  ASSERT_TRUE(env.Plugin()
-                  ->PostFilter(*state, *pod, Unschedulable({"node1", "node2", "node3"}), &result)
-                  .IsSuccess());
+  const auto [s, result] =
+      env.PostFilter(MakeTestPod({.name = "p", .priority = kHighPriority, .req = kVeryLargeRes}),
+                     Unschedulable({"node1", "node2", "node3"}));
+  ASSERT_TRUE(s.IsSuccess());
   EXPECT_EQ(result.nominated_node_name.str(), "node1");
   EXPECT_EQ(env.fake.deleted.size(), 2u);
 }
@@ -1395,11 +1392,9 @@ TEST(DefaultPreemptionPreempt, PrepareCandidateEvictsAndClearsNominations) {
   env.fake.Nominate(MakeTestPod({.name = "higher", .priority = kVeryHighPriority}),
                     api::Symbol("node1"));
 
-  const PodInfoPtr pod =
-      PodInfo::Make(MakeTestPod({.name = "p", .priority = kHighPriority, .req = kVeryLargeRes}));
-  auto state = env.PreFilter(*pod);
-  framework::PostFilterResult result;
-  const Status s = env.Plugin()->PostFilter(*state, *pod, Unschedulable({"node1"}), &result);
+  const auto [s, result] =
+      env.PostFilter(MakeTestPod({.name = "p", .priority = kHighPriority, .req = kVeryLargeRes}),
+                     Unschedulable({"node1"}));
   ASSERT_TRUE(s.IsSuccess()) << ToString(s);
   EXPECT_EQ(result.nominated_node_name.str(), "node1");
   EXPECT_EQ(env.fake.deleted, std::vector<std::string>{"default/v"});
@@ -1591,12 +1586,9 @@ TEST(DefaultPreemptionGangVictims, GangMemberTakesItsGangAlongFromOtherNodes) {
   AddGangCluster(env);
   // 300m fits on either node only once its gang member is gone: the lone pod is given back,
   // and the gang goes whole, its member on the other node too.
-  const PodInfoPtr pod =
-      PodInfo::Make(MakeTestPod({.name = "p", .priority = kHighPriority, .req = kLargeRes}));
-  auto state = env.PreFilter(*pod);
-  framework::PostFilterResult result;
-  const Status s =
-      env.Plugin()->PostFilter(*state, *pod, Unschedulable({"node1", "node2"}), &result);
+  const auto [s, result] =
+      env.PostFilter(MakeTestPod({.name = "p", .priority = kHighPriority, .req = kLargeRes}),
+                     Unschedulable({"node1", "node2"}));
   ASSERT_TRUE(s.IsSuccess()) << ToString(s);
   std::vector<std::string> deleted = env.fake.deleted;
   std::sort(deleted.begin(), deleted.end());
@@ -1614,12 +1606,9 @@ TEST(DefaultPreemptionGangVictims, GangOutrankedByOneMemberIsNoVictim) {
   AddGangCluster(env, /*second_member_priority=*/kVeryHighPriority);
   // g.1 alone has lower priority than p, but evicting it would cut g below its quorum; g as a
   // whole outranks p. The lone pods are not enough: nothing is evicted.
-  const PodInfoPtr pod =
-      PodInfo::Make(MakeTestPod({.name = "p", .priority = kHighPriority, .req = kLargeRes}));
-  auto state = env.PreFilter(*pod);
-  framework::PostFilterResult result;
-  const Status s =
-      env.Plugin()->PostFilter(*state, *pod, Unschedulable({"node1", "node2"}), &result);
+  const auto [s, result] =
+      env.PostFilter(MakeTestPod({.name = "p", .priority = kHighPriority, .req = kLargeRes}),
+                     Unschedulable({"node1", "node2"}));
   EXPECT_EQ(s.code(), Code::kUnschedulable) << ToString(s);
   EXPECT_THAT(env.fake.deleted, ::testing::IsEmpty());
 }
@@ -1919,12 +1908,9 @@ TEST(DefaultPreemptionExtenders, TheExtenderTrimsTheCandidates) {
   TrimmingExtender extender;
   extender.keep = {{"node3", {"p3.1"}}};
   env.fake.extenders_for_plugins = {&extender};
-  const PodInfoPtr pod =
-      PodInfo::Make(MakeTestPod({.name = "p", .priority = kHighPriority, .req = kVeryLargeRes}));
-  auto state = env.PreFilter(*pod);
-  framework::PostFilterResult result;
-  const Status s =
-      env.Plugin()->PostFilter(*state, *pod, Unschedulable({"node1", "node2", "node3"}), &result);
+  const auto [s, result] =
+      env.PostFilter(MakeTestPod({.name = "p", .priority = kHighPriority, .req = kVeryLargeRes}),
+                     Unschedulable({"node1", "node2", "node3"}));
   ASSERT_TRUE(s.IsSuccess()) << ToString(s);
   std::sort(extender.asked.begin(), extender.asked.end());
   EXPECT_EQ(extender.asked, (std::vector<std::string>{"node1", "node3"}));
@@ -1944,12 +1930,9 @@ TEST(DefaultPreemptionExtenders, ANodeWithoutVictimsIsAnErrorUnlessIgnorable) {
     extender.ignorable = ignorable;
     extender.keep = {{"node1", {"p1.1"}}, {"node3", {}}};
     env.fake.extenders_for_plugins = {&extender};
-    const PodInfoPtr pod =
-        PodInfo::Make(MakeTestPod({.name = "p", .priority = kHighPriority, .req = kVeryLargeRes}));
-    auto state = env.PreFilter(*pod);
-    framework::PostFilterResult result;
-    const Status s =
-        env.Plugin()->PostFilter(*state, *pod, Unschedulable({"node1", "node3"}), &result);
+    const auto [s, result] =
+        env.PostFilter(MakeTestPod({.name = "p", .priority = kHighPriority, .req = kVeryLargeRes}),
+                       Unschedulable({"node1", "node3"}));
     if (ignorable) {
       ASSERT_TRUE(s.IsSuccess()) << ToString(s);
       EXPECT_EQ(result.nominated_node_name.str(), "node1");
