@@ -11,6 +11,7 @@
 #include "muster/api/cel/parser.h"
 #include "muster/api/cel/program.h"
 #include "muster/api/cel/types.h"
+#include "muster/api/cel/utf8.h"
 
 // The pipeline (one file a phase, in this folder): lexer.cc's tokens feed parser.cc's
 // recursive-descent parser, which builds an Expr tree (ast.h) with the grammar and node positions
@@ -24,8 +25,7 @@ Compiled Compile(std::string_view expression) {
   auto fail = [&](std::vector<Issue> issues) {
     return Compiled{nullptr, "compilation failed: " + DisplayIssues(expression, std::move(issues))};
   };
-  size_t code_points = 0;
-  for (char c : expression) code_points += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  const size_t code_points = CodePoints(expression);
   if (code_points > kMaxExpressionCodePoints) {
     return fail({{std::nullopt,
                   "expression code point size exceeds limit: size: " + std::to_string(code_points) +

@@ -14,6 +14,7 @@
 
 #include "muster/api/cel/cel.h"
 #include "muster/api/cel/program.h"
+#include "muster/api/cel/utf8.h"
 #include "muster/api/cel/value.h"
 
 namespace muster::api::cel {
@@ -704,12 +705,6 @@ class Evaluator {
     return false;
   }
 
-  static size_t CodePoints(std::string_view s) {
-    size_t n = 0;
-    for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-    return n;
-  }
-
   [[gnu::noinline]] Value Apply(Fn fn, const Node* n, const Value* argv, size_t argc) {
     const Value& a = argv[0];
     switch (fn) {
@@ -757,12 +752,11 @@ class Evaluator {
         const std::string_view s = a.str();
         const std::string_view sep = argv[1].str();
         if (sep.empty()) {
-          // Go's strings.Split: each UTF-8 sequence on its own.
+          // Go's strings.Split: each UTF-8 sequence on its own, an invalid byte alone.
           for (size_t i = 0; i < s.size();) {
-            size_t j = i + 1;
-            while (j < s.size() && (static_cast<unsigned char>(s[j]) & 0xC0) == 0x80) ++j;
-            parts.push_back(Value::String(s.substr(i, j - i)));
-            i = j;
+            const size_t len = std::max<size_t>(SequenceLength(s, i), 1);
+            parts.push_back(Value::String(s.substr(i, len)));
+            i += len;
           }
         } else {
           for (size_t start = 0;;) {
@@ -871,19 +865,7 @@ class Evaluator {
         if (a.kind == Kind::kBytes) {
           // Bytes convert only when they are valid UTF-8.
           const std::string_view s = a.str();
-          for (size_t i = 0; i < s.size();) {
-            const unsigned char b = static_cast<unsigned char>(s[i]);
-            const size_t len = b < 0x80         ? 1
-                               : (b >> 5) == 6  ? 2
-                               : (b >> 4) == 14 ? 3
-                               : (b >> 3) == 30 ? 4
-                                                : 0;
-            bool ok = len != 0 && i + len <= s.size();
-            for (size_t k = 1; ok && k < len; ++k)
-              ok = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
-            if (!ok) return Err("invalid UTF-8 in bytes, cannot convert to string");
-            i += len;
-          }
+          if (!ValidUtf8(s)) return Err("invalid UTF-8 in bytes, cannot convert to string");
           return Value::String(s);
         }
         return Value::String(Keep(Format(a)));

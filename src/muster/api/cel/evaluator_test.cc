@@ -188,6 +188,8 @@ INSTANTIATE_TEST_SUITE_P(
         MatchCase{R"('a' + "b" + '''c''' + """d""" == "abcd")", true},
         MatchCase{R"(r"\n" == "\\n" && "\x41\101\u0041" == "AAA")", true},
         MatchCase{R"("\u00e9" == "é" && size("é") == 1 && size(b"\xc3\xa9") == 2)", true},
+        // Bytes to string as Go reads UTF-8: a four-byte sequence is one code point.
+        MatchCase{R"(size(string(b"\xf0\x9f\x98\x80")) == 1 && string(b"\xc3\xa9") == "é")", true},
         MatchCase{"null == null", true}, MatchCase{"[1, 2] + [3] == [1, 2, 3]", true},
         MatchCase{"[] == []", true}, MatchCase{"!!true", true}, MatchCase{"--1 == 1", true},
         MatchCase{"!!-1 == -1 && - -1 == 1", true},
@@ -331,6 +333,13 @@ INSTANTIATE_TEST_SUITE_P(
         RuntimeErrorCase{"0u - 1u > 0u", "unsigned integer overflow"},
         RuntimeErrorCase{"1 / 0 == 1", "division by zero"},
         RuntimeErrorCase{"1 % 0 == 1", "modulus by zero"},
+        // Go's utf8.Valid: an overlong form, a surrogate, a sequence cut short.
+        RuntimeErrorCase{R"(string(b"\xc0\x80") == "")",
+                         "invalid UTF-8 in bytes, cannot convert to string"},
+        RuntimeErrorCase{R"(string(b"\xed\xa0\x80") == "")",
+                         "invalid UTF-8 in bytes, cannot convert to string"},
+        RuntimeErrorCase{R"(string(b"a\xe2\x82") == "a")",
+                         "invalid UTF-8 in bytes, cannot convert to string"},
         RuntimeErrorCase{"[1, 2][2] == 1", "index out of bounds: 2"},
         RuntimeErrorCase{"[1, 2][-1] == 1", "index out of bounds: -1"},
         RuntimeErrorCase{"1 / 0 == 1 || false", "division by zero"},

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "muster/api/cel/utf8.h"
+
 namespace muster::api::cel {
 namespace {
 
@@ -185,23 +187,8 @@ bool Lexer::String(Token* tok, Issue* error, bool raw, bool bytes) {
   tok->kind = bytes ? Tok::kBytes : Tok::kString;
   tok->end = pos_;
   if (!bytes) {
-    // Strings hold UTF-8 text: bytes above 0x7F must form valid sequences (Go's unquote
-    // rejects invalid ones as it builds the string).
-    for (size_t i = 0; i < out.size();) {
-      const unsigned char b = static_cast<unsigned char>(out[i]);
-      const int len = b < 0x80         ? 1
-                      : (b >> 5) == 6  ? 2
-                      : (b >> 4) == 14 ? 3
-                      : (b >> 3) == 30 ? 4
-                                       : 0;
-      if (len == 0 || i + len > out.size()) return Unrecognized(start, pos_, error);
-      for (int k = 1; k < len; ++k) {
-        if ((static_cast<unsigned char>(out[i + k]) & 0xC0) != 0x80) {
-          return Unrecognized(start, pos_, error);
-        }
-      }
-      i += len;
-    }
+    // Strings hold UTF-8 text (Go's unquote rejects invalid sequences as it builds the string).
+    if (!ValidUtf8(out)) return Unrecognized(start, pos_, error);
   }
   return true;
 }
