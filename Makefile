@@ -3,7 +3,7 @@ JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 FUZZ_SECONDS ?= 60
 
-.PHONY: all deps release test demo bench bench-scale fuzz soak tsan validate-examples clean format \
+.PHONY: all deps release test demo bench bench-scale fuzz soak tsan clean format \
   format-check
 
 all: release

@@ -374,6 +374,22 @@ TEST(SimulateCommandTest, InputAskingForMorePodsThanMaxPodsIsRefused) {
   EXPECT_EQ(Muster("simulate -f " + demo + " --max-pods 0").status, 2);
 }
 
+// A pod explain cannot find is reported as of the time every other output gives the run's
+// outcome (simulate's "time"), not as of the last retry after it.
+TEST(ExplainCommandTest, AnUnknownPodIsMissingAsOfTheRunsOutcome) {
+  // The built-in demo: its pending pods are retried after the cluster last changed.
+  const CommandResult simulated =
+      RunCommand(std::string(MUSTER_BINARY) + " simulate -o json 2>/dev/null");
+  ASSERT_EQ(simulated.status, 0) << simulated.output;
+  const std::string time = nlohmann::json::parse(simulated.output).at("time").get<std::string>();
+  const CommandResult explained = Muster("explain no-such-pod");
+  EXPECT_EQ(explained.status, 2);
+  EXPECT_THAT(explained.output,
+              HasSubstr("error: pod \"no-such-pod\" not found in the cluster at the end of the "
+                        "run (" +
+                        time + ")"));
+}
+
 // Pods named only by generateName are two pods, each with its own name, which validate,
 // simulate and explain agree on.
 TEST(SimulateCommandTest, PodsNamedByGenerateNameAreEachTheirOwn) {

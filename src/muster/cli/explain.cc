@@ -78,10 +78,10 @@ int RunExplain(const ExplainFlags& flags, std::istream& in, std::ostream& out, s
       err << fmt::format(
           "error: pod \"{}\" was deleted before the run ended at {}; explain it "
           "at an earlier time with --until\n",
-          key, api::FormatDuration(simulation.Elapsed()));
+          key, api::FormatDuration(simulation.End()));
     } else {
       err << fmt::format("error: pod \"{}\" not found in the cluster at the end of the run ({})",
-                         key, api::FormatDuration(simulation.Elapsed()));
+                         key, api::FormatDuration(simulation.End()));
       if (!similar.empty()) err << fmt::format("; similar: {}", fmt::join(similar, ", "));
       err << "\n";
     }
