@@ -1,6 +1,7 @@
 #include "muster/framework/node_info.h"
 
 #include <algorithm>
+#include <atomic>
 
 #include "muster/api/pod_resources.h"
 
@@ -66,6 +67,11 @@ bool HostPortInfo::Conflicts(const HostPort& p) const {
   return false;
 }
 
+uint64_t NewScoreMemoKey() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
 void NodeInfo::SetNode(std::shared_ptr<const api::Node> node) {
   node_ = std::move(node);
   name_ = api::Symbol(node_->metadata.name);
@@ -79,6 +85,7 @@ void NodeInfo::RemoveNode() {
   node_.reset();
   unschedulable_ = false;
   taints_ = {};
+  score_memo_ = {};
 }
 
 void PodList::Iterator::Seek() {
@@ -200,6 +207,7 @@ void NodeInfo::RemovePodAt(size_t i) {
 }
 
 void NodeInfo::Summarize() {
+  score_memo_ = {};
   summary_.allocatable_milli_cpu = allocatable_.milli_cpu;
   summary_.allocatable_memory = allocatable_.memory;
   summary_.requested_milli_cpu = requested_.milli_cpu;

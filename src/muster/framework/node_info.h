@@ -302,6 +302,18 @@ class alignas(64) NodeInfo {
   // names: the cache's removal. False when absent.
   bool RemovePodInfo(const PodInfo* pod);
 
+  // Scores worked out on this node for pods, remembered until the node's resources change: the
+  // replicas of a Deployment, the workers of a Job, ask for the same, and score a node the same
+  // way until a pod lands on it or leaves it. An entry is a key (NewScoreMemoKey: one scorer, one
+  // pod shape) in its high 56 bits and the score, 0 to 255, in its low 8; 0 is an empty entry.
+  // Every entry is forgotten whenever what a score is worked out from changes: the node's
+  // allocatable, its pods' requests (Summarize). Scoring writes entries through a const
+  // NodeInfo: they are a cache, invisible to anything that reads the node, and each node is
+  // scored by one thread at a time.
+  static constexpr size_t kScoreMemoSlots = 8;
+  uint64_t& score_memo(size_t slot) const { return score_memo_[slot]; }
+  const void* score_memo_line() const { return score_memo_.data(); }
+
   // Bumped on every change; the snapshot copies nodes whose generation moved.
   uint64_t generation() const { return generation_; }
   void set_generation(uint64_t g) { generation_ = g; }
@@ -324,6 +336,8 @@ class alignas(64) NodeInfo {
   api::Symbol name_;
   bool unschedulable_ = false;
   uint8_t cpu_memory_balance_ = 100;  // set by Summarize
+  // The third cache line: read by the scorers that remember (score_memo).
+  alignas(64) mutable std::array<uint64_t, kScoreMemoSlots> score_memo_{};
   api::Resource requested_;
   api::Resource allocatable_;
 
@@ -347,6 +361,13 @@ inline void PrefetchHotLines(const NodeInfo* node) {
   __builtin_prefetch(node);
   __builtin_prefetch(reinterpret_cast<const char*>(node) + 64);
 }
+
+// Asks for the line of `node`'s score memo, as PrefetchHotLines does for the others.
+inline void PrefetchScoreMemo(const NodeInfo* node) { __builtin_prefetch(node->score_memo_line()); }
+
+// A key of the nodes' score memos no other scorer or shape has had (never 0): 2^56 of them, more
+// than a process hands out.
+uint64_t NewScoreMemoKey();
 
 // How many pods on `node` satisfy `selects`, remembered in the node's memo under `key`: the
 // caller guarantees that `key` names this very predicate, and that it depends on the pods alone.

@@ -11,6 +11,7 @@ using framework::Status;
 // The pod's request of each scored resource, computed once per pod by PreScore.
 struct PreScoreState final : framework::StateData {
   std::vector<int64_t> pod_requests;
+  uint64_t memo_key = 0;  // ShapeMemoKeys'
 
   std::unique_ptr<framework::StateData> Clone() const override {
     return std::make_unique<PreScoreState>(*this);
@@ -45,6 +46,7 @@ Status BalancedAllocation::PreScore(framework::CycleState& state, const framewor
                   [](int64_t r) { return r == 0; })) {
     return Status(framework::Code::kSkip);
   }
+  s->memo_key = memo_keys_.KeyFor(scored_, s->pod_requests);
   state.Write(kPreScoreStateKey, std::move(s));
   return Status::OK();
 }
@@ -69,7 +71,8 @@ Status BalancedAllocation::ScoreNodes(const framework::CycleState& state,
       return Status::OK();
     }
   }
-  noderesources::ScoreNodes(ResourceScorer::kBalancedAllocation, scored_, requests, nodes, scores);
+  noderesources::ScoreNodes(ResourceScorer::kBalancedAllocation, scored_, requests, nodes, scores,
+                            s != nullptr ? s->memo_key : 0);
   return Status::OK();
 }
 

@@ -48,6 +48,8 @@ class BalancedAllocation final : public framework::PreScorePlugin, public framew
   // Constant after construction. Balanced allocation scores the requests as written: the
   // defaults charged to request-less containers would skew the fractions.
   ScoredResources scored_;
+  // The pod shapes scored so far (PreScore, on the scheduling thread).
+  ShapeMemoKeys memo_keys_;
 };
 
 }  // namespace muster::plugins::noderesources

@@ -32,6 +32,7 @@ struct PreFilterState final : framework::StateData {
 // The pod's request of each scored resource, computed once per pod by PreScore.
 struct PreScoreState final : framework::StateData {
   std::vector<int64_t> pod_requests;
+  uint64_t memo_key = 0;  // ShapeMemoKeys'
 
   std::unique_ptr<framework::StateData> Clone() const override {
     return std::make_unique<PreScoreState>(*this);
@@ -442,6 +443,9 @@ Status Fit::PreScore(framework::CycleState& state, const framework::PodInfo& pod
                      std::span<framework::NodeInfo* const> /*feasible*/) {
   auto s = std::make_unique<PreScoreState>();
   s->pod_requests = scored_.PodRequests(pod);
+  if (strategy_ != Strategy::kRequestedToCapacityRatio) {
+    s->memo_key = memo_keys_.KeyFor(scored_, s->pod_requests);
+  }
   state.Write(kPreScoreStateKey, std::move(s));
   return Status::OK();
 }
@@ -457,12 +461,15 @@ Status Fit::ScoreNodes(const framework::CycleState& state, const framework::PodI
   if (scored_.empty()) return Status::Error("resources not found");
   const auto* s = state.Read<PreScoreState>(kPreScoreStateKey);
   const PodRequestSource requests(scored_, pod, s != nullptr ? &s->pod_requests : nullptr);
+  const uint64_t memo_key = s != nullptr ? s->memo_key : 0;
   switch (strategy_) {
     case Strategy::kLeastAllocated:
-      noderesources::ScoreNodes(ResourceScorer::kLeastAllocated, scored_, requests, nodes, scores);
+      noderesources::ScoreNodes(ResourceScorer::kLeastAllocated, scored_, requests, nodes, scores,
+                                memo_key);
       break;
     case Strategy::kMostAllocated:
-      noderesources::ScoreNodes(ResourceScorer::kMostAllocated, scored_, requests, nodes, scores);
+      noderesources::ScoreNodes(ResourceScorer::kMostAllocated, scored_, requests, nodes, scores,
+                                memo_key);
       break;
     case Strategy::kRequestedToCapacityRatio:
       framework::ScoreEachNode(nodes, scores, [&](const framework::NodeInfo& node) {

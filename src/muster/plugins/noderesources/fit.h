@@ -126,6 +126,8 @@ class Fit final : public framework::PreFilterPlugin,
   Strategy strategy_;
   ScoredResources scored_;
   std::optional<RequestedToCapacityRatioScorer> ratio_scorer_;
+  // The pod shapes scored so far (PreScore, on the scheduling thread).
+  ShapeMemoKeys memo_keys_;
 };
 
 }  // namespace muster::plugins::noderesources

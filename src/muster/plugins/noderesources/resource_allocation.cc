@@ -197,8 +197,10 @@ class CpuThenMemory {
 
 // The weighted average over the scored resources of a per-resource score, skipping resources
 // the node does not have (upstream's leastResourceScorer and mostResourceScorer).
+// (Inlined into each loop over nodes that calls it, with and without the memo.)
 template <int64_t (*PerResource)(int64_t requested, int64_t capacity), typename Resources>
-int64_t WeightedAverage(const Resources& resources, const framework::NodeInfo& node) {
+[[gnu::always_inline]] inline int64_t WeightedAverage(const Resources& resources,
+                                                      const framework::NodeInfo& node) {
   if constexpr (std::is_same_v<Resources, CpuThenMemory>) {
     // A node with both (every node but a rare one): the weights' sum is known in advance.
     const ScoredResources::Usage cpu = resources.Usage(node, 0);
@@ -264,8 +266,9 @@ int64_t Balance(const Resources& resources, const framework::NodeInfo& node, boo
 // Balance of cpu and memory with and without the pod: the default resources' case. Without the
 // pod it is the node's own, which the node keeps when scoring counts requests (BalancedAllocation
 // does).
-void BalanceOfTwo(const CpuThenMemory& resources, const framework::NodeInfo& node,
-                  int64_t* with_pod, int64_t* without_pod) {
+[[gnu::always_inline]] inline void BalanceOfTwo(const CpuThenMemory& resources,
+                                                const framework::NodeInfo& node, int64_t* with_pod,
+                                                int64_t* without_pod) {
   const ScoredResources::Usage cpu = resources.Usage(node, 0);
   const ScoredResources::Usage memory = resources.Usage(node, 1);
   *with_pod = framework::CpuMemoryBalance(cpu.requested, cpu.allocatable, memory.requested,
@@ -280,7 +283,8 @@ void BalanceOfTwo(const CpuThenMemory& resources, const framework::NodeInfo& nod
 // upstream balancedResourceScorer since 1.36 (kubernetes#135573): the change in balance the pod
 // makes, 75 for none, 100 from the least balanced to the most, 50 the other way round.
 template <typename Resources>
-int64_t Balanced(const Resources& resources, const framework::NodeInfo& node) {
+[[gnu::always_inline]] inline int64_t Balanced(const Resources& resources,
+                                               const framework::NodeInfo& node) {
   constexpr int64_t kHalf = framework::kMaxNodeScore / 2;
   int64_t with_pod = 0;
   int64_t without_pod = 0;
@@ -316,15 +320,65 @@ void ScoreWith(ResourceScorer scorer, const Resources& resources,
   }
 }
 
+// Scores each node as `score` does, or as its memo remembers from a pod of the same shape on a
+// node that has not changed since: `key` names the scorer and the shape, `base` the first of the
+// four memo entries the scorer keeps to.
+template <typename Score>
+void ScoreRemembering(uint64_t key, size_t base, std::span<framework::NodeInfo* const> nodes,
+                      std::span<framework::NodeScore> scores, const Score& score) {
+  const size_t slot = base + (key & 3);
+  for (const framework::NodeInfo* node : nodes) framework::PrefetchScoreMemo(node);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    uint64_t& memo = nodes[i]->score_memo(slot);
+    if (memo >> 8 != key) {
+      // Scores are 0 to 100: the low 8 bits hold them.
+      memo = key << 8 | static_cast<uint64_t>(score(*nodes[i]));
+    }
+    scores[i] = framework::NodeScore{nodes[i]->name(), static_cast<int64_t>(memo & 0xFF)};
+  }
+}
+
 }  // namespace
+
+uint64_t ShapeMemoKeys::KeyFor(const ScoredResources& resources,
+                               const std::vector<int64_t>& requests) {
+  if (!resources.cpu_then_memory()) return 0;
+  if (keys_.size() >= kMaxShapes) keys_.clear();
+  const auto [it, first] = keys_.try_emplace({requests[0], requests[1]}, 0);
+  if (first) return 0;
+  if (it->second == 0) it->second = framework::NewScoreMemoKey();
+  return it->second;
+}
 
 void ScoreNodes(ResourceScorer scorer, const ScoredResources& resources,
                 const PodRequestSource& pod, std::span<framework::NodeInfo* const> nodes,
-                std::span<framework::NodeScore> scores) {
-  if (resources.cpu_then_memory()) {
-    ScoreWith(scorer, CpuThenMemory(resources, pod), nodes, scores);
-  } else {
+                std::span<framework::NodeScore> scores, uint64_t memo_key) {
+  if (!resources.cpu_then_memory()) {
     ScoreWith(scorer, AnyResources(resources, pod), nodes, scores);
+    return;
+  }
+  const CpuThenMemory view(resources, pod);
+  if (memo_key == 0) {
+    ScoreWith(scorer, view, nodes, scores);
+    return;
+  }
+  // Four entries each for NodeResourcesFit's scorers and for BalancedAllocation's.
+  static_assert(framework::NodeInfo::kScoreMemoSlots == 8);
+  switch (scorer) {
+    case ResourceScorer::kLeastAllocated:
+      ScoreRemembering(memo_key, 0, nodes, scores, [&](const framework::NodeInfo& node) {
+        return WeightedAverage<LeastRequestedScore>(view, node);
+      });
+      return;
+    case ResourceScorer::kMostAllocated:
+      ScoreRemembering(memo_key, 0, nodes, scores, [&](const framework::NodeInfo& node) {
+        return WeightedAverage<MostRequestedScore>(view, node);
+      });
+      return;
+    case ResourceScorer::kBalancedAllocation:
+      ScoreRemembering(memo_key, 4, nodes, scores,
+                       [&](const framework::NodeInfo& node) { return Balanced(view, node); });
+      return;
   }
 }
 

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <span>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "muster/api/intern.h"
@@ -86,10 +88,33 @@ int64_t MostRequestedScore(int64_t requested, int64_t capacity);
 //     fractions) * 100, each fraction capped at 1; a single resource (or none) has deviation 0.
 enum class ResourceScorer : uint8_t { kLeastAllocated, kMostAllocated, kBalancedAllocation };
 
-// Fills scores[i] with nodes[i]'s name and its score by `scorer`.
+// The keys one scorer remembers its scores under in the nodes' memos (NodeInfo::score_memo): one
+// per pod shape, what the pod asks for of the default resources (cpu then memory), once the shape
+// has come a second time. A shape seen once has none: the scorer of pods that all differ neither
+// reads nor writes a memo. PreScore asks, on the scheduling thread.
+class ShapeMemoKeys {
+ public:
+  // The key for the pod's requests of cpu and memory, or 0 (do not remember).
+  uint64_t KeyFor(const ScoredResources& resources, const std::vector<int64_t>& requests);
+
+ private:
+  // Shapes beyond this many start the count again: a bound on any input.
+  static constexpr size_t kMaxShapes = 4096;
+  struct Hash {
+    size_t operator()(const std::pair<int64_t, int64_t>& shape) const {
+      return static_cast<size_t>(static_cast<uint64_t>(shape.first) * 0x9E3779B97F4A7C15u ^
+                                 static_cast<uint64_t>(shape.second));
+    }
+  };
+  // 0 for a shape seen once.
+  std::unordered_map<std::pair<int64_t, int64_t>, uint64_t, Hash> keys_;
+};
+
+// Fills scores[i] with nodes[i]'s name and its score by `scorer`. With a `memo_key`
+// (ShapeMemoKeys), each node's score is taken from its memo, or worked out and remembered there.
 void ScoreNodes(ResourceScorer scorer, const ScoredResources& resources,
                 const PodRequestSource& pod, std::span<framework::NodeInfo* const> nodes,
-                std::span<framework::NodeScore> scores);
+                std::span<framework::NodeScore> scores, uint64_t memo_key = 0);
 
 // A point of upstream helper.FunctionShape, its score already on the [0, 100] scale.
 struct FunctionShapePoint {

@@ -556,5 +556,149 @@ TEST(ScoreNodes, CpuThenMemoryAgreesWithTheGeneralPath) {
   }
 }
 
+TEST(ScoreNodes, ScoresRememberedOnANodeAreForgottenWhenItChanges) {
+  // The default resources' scores are remembered on each node: pods of a few shapes score the
+  // same nodes round after round while pods land on them, leave them, and nodes change size.
+  // Each round the scores must be the ones worked out afresh (the general path, which remembers
+  // nothing), whatever scorer, configuration and shape the node's memo held before.
+  std::mt19937 rng(11);
+  auto draw = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  auto sized = [&](const std::string& name) {
+    return std::make_shared<api::Node>(Node(name, {{"cpu", fmt::format("{}m", draw(1, 8) * 1000)},
+                                                   {"memory", fmt::format("{}Gi", draw(1, 32))}}));
+  };
+  std::vector<std::unique_ptr<framework::NodeInfo>> infos;
+  std::vector<framework::NodeInfo*> nodes;
+  for (int i = 0; i < 16; ++i) {
+    infos.push_back(std::make_unique<framework::NodeInfo>(sized(fmt::format("n{}", i))));
+    nodes.push_back(infos.back().get());
+  }
+  std::vector<framework::PodInfoPtr> shapes;
+  for (const char* cpu : {"100m", "500m", "2"}) {
+    for (const char* memory : {"128Mi", "1Gi"}) {
+      shapes.push_back(
+          framework::PodInfo::Make(MakePod().Req({{"cpu", cpu}, {"memory", memory}}).Obj()));
+    }
+  }
+  shapes.push_back(framework::PodInfo::Make(api::Pod{}));  // no requests: the defaults
+  // A scorer as a plugin holds it: its configuration, the same resources the other way round
+  // (the general path), and its memo keys.
+  struct Scorer {
+    ResourceScorer kind;
+    ScoredResources fast;
+    ScoredResources general;
+    ShapeMemoKeys keys;
+  };
+  std::vector<std::unique_ptr<Scorer>> scorers;
+  for (ResourceScorer kind : {ResourceScorer::kLeastAllocated, ResourceScorer::kMostAllocated,
+                              ResourceScorer::kBalancedAllocation}) {
+    for (bool use_requested : {false, true}) {
+      for (int64_t memory_weight : {1, 3}) {
+        scorers.push_back(std::make_unique<Scorer>(
+            Scorer{kind, ScoredResources({{"cpu", 1}, {"memory", memory_weight}}, use_requested),
+                   ScoredResources({{"memory", memory_weight}, {"cpu", 1}}, use_requested),
+                   ShapeMemoKeys()}));
+      }
+    }
+  }
+  int remembered = 0;
+  for (int round = 0; round < 600; ++round) {
+    SCOPED_TRACE(round);
+    // A few nodes change: a pod lands, a pod leaves, the node is resized.
+    for (int64_t k = draw(0, 3); k > 0; --k) {
+      framework::NodeInfo& node = *nodes[draw(0, 15)];
+      switch (draw(0, 2)) {
+        case 0:
+          node.AddPod(framework::PodInfo::Make(
+              On(node.name().str(), {{"cpu", fmt::format("{}m", draw(0, 1500))},
+                                     {"memory", fmt::format("{}Mi", draw(0, 4000))}})));
+          break;
+        case 1:
+          if (node.pods().size() > 0) node.RemovePodInfo(node.pods()[0].get());
+          break;
+        default:
+          node.SetNode(sized(std::string(node.name().str())));
+          break;
+      }
+    }
+    Scorer& scorer = *scorers[draw(0, scorers.size() - 1)];
+    const framework::PodInfo& pod = *shapes[draw(0, shapes.size() - 1)];
+    const uint64_t key = scorer.keys.KeyFor(scorer.fast, scorer.fast.PodRequests(pod));
+    const size_t slot = (scorer.kind == ResourceScorer::kBalancedAllocation ? 4 : 0) + (key & 3);
+    if (key != 0) {
+      for (const framework::NodeInfo* node : nodes) {
+        remembered += node->score_memo(slot) >> 8 == key;
+      }
+    }
+    std::vector<framework::NodeScore> want(nodes.size()), got(nodes.size());
+    ScoreNodes(scorer.kind, scorer.general, PodRequestSource(scorer.general, pod, nullptr), nodes,
+               want);
+    ScoreNodes(scorer.kind, scorer.fast, PodRequestSource(scorer.fast, pod, nullptr), nodes, got,
+               key);
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      EXPECT_EQ(got[i].name, want[i].name);
+      EXPECT_EQ(got[i].score, want[i].score)
+          << "scorer " << static_cast<int>(scorer.kind) << ", node " << nodes[i]->name().str();
+      if (key != 0) EXPECT_EQ(nodes[i]->score_memo(slot) >> 8, key);
+    }
+  }
+  // Some scores came from the memo: 12 scorers and 7 shapes share each node's 8 entries, so most
+  // rounds find another's entry there (392 of the 9,600 with this seed).
+  EXPECT_GT(remembered, 200);
+}
+
+TEST(ScoreNodes, ARememberedScoreIsReadBackUntilThePodsOnTheNodeChange) {
+  const ScoredResources resources({{"cpu", 1}, {"memory", 1}}, false);
+  framework::NodeInfo info(
+      std::make_shared<api::Node>(Node("n", {{"cpu", "4"}, {"memory", "8Gi"}})));
+  std::vector<framework::NodeInfo*> nodes{&info};
+  const framework::PodInfoPtr pod =
+      framework::PodInfo::Make(MakePod().Req({{"cpu", "1"}, {"memory", "2Gi"}}).Obj());
+  const PodRequestSource requests(resources, *pod, nullptr);
+  ShapeMemoKeys keys;
+  keys.KeyFor(resources, resources.PodRequests(*pod));
+  const uint64_t key = keys.KeyFor(resources, resources.PodRequests(*pod));
+  std::vector<framework::NodeScore> scores(1);
+  ScoreNodes(ResourceScorer::kLeastAllocated, resources, requests, nodes, scores, key);
+  EXPECT_EQ(scores[0].score, 75);  // (3/4 + 6/8) / 2 of 100
+  // The entry the scorer keeps to is read back as it stands: a planted score shows.
+  uint64_t& entry = info.score_memo(key & 3);
+  ASSERT_EQ(entry, key << 8 | 75);
+  entry = key << 8 | 42;
+  ScoreNodes(ResourceScorer::kLeastAllocated, resources, requests, nodes, scores, key);
+  EXPECT_EQ(scores[0].score, 42);
+  // A pod lands: every entry is forgotten and the score worked out again.
+  info.AddPod(framework::PodInfo::Make(On("n", {{"cpu", "1"}, {"memory", "2Gi"}})));
+  EXPECT_EQ(info.score_memo(key & 3), 0u);
+  ScoreNodes(ResourceScorer::kLeastAllocated, resources, requests, nodes, scores, key);
+  EXPECT_EQ(scores[0].score, 50);
+  // Without a key the memo is neither read nor written.
+  entry = key << 8 | 42;
+  ScoreNodes(ResourceScorer::kLeastAllocated, resources, requests, nodes, scores, 0);
+  EXPECT_EQ(scores[0].score, 50);
+  EXPECT_EQ(entry, key << 8 | 42);
+}
+
+TEST(ShapeMemoKeys, AShapeIsRememberedFromItsSecondPod) {
+  const ScoredResources resources({{"cpu", 1}, {"memory", 1}}, false);
+  ShapeMemoKeys keys;
+  EXPECT_EQ(keys.KeyFor(resources, {100, 200}), 0u);
+  const uint64_t key = keys.KeyFor(resources, {100, 200});
+  EXPECT_NE(key, 0u);
+  EXPECT_EQ(keys.KeyFor(resources, {100, 200}), key);
+  EXPECT_EQ(keys.KeyFor(resources, {100, 201}), 0u);
+  EXPECT_NE(keys.KeyFor(resources, {100, 201}), key);
+  // Another scorer's keys are its own; resources other than cpu then memory are not remembered.
+  ShapeMemoKeys others;
+  others.KeyFor(resources, {100, 200});
+  EXPECT_NE(others.KeyFor(resources, {100, 200}), key);
+  const ScoredResources general({{"memory", 1}, {"cpu", 1}}, false);
+  ShapeMemoKeys none;
+  none.KeyFor(general, {100, 200});
+  EXPECT_EQ(none.KeyFor(general, {100, 200}), 0u);
+}
+
 }  // namespace
 }  // namespace muster::plugins::noderesources
