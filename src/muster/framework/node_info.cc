@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstddef>
 
 #include "muster/api/pod_resources.h"
 
@@ -69,22 +70,36 @@ bool HostPortInfo::Conflicts(const HostPort& p) const {
 
 uint64_t NewScoreMemoKey() {
   static std::atomic<uint64_t> next{1};
-  return next.fetch_add(1, std::memory_order_relaxed);
+  // Wrapped round after 2^40 keys (not within a process's life); 0 is never a key.
+  constexpr uint64_t kMask = (uint64_t{1} << NodeInfo::kScoreMemoKeyBits) - 1;
+  const uint64_t key = next.fetch_add(1, std::memory_order_relaxed) & kMask;
+  return key != 0 ? key : NewScoreMemoKey();
+}
+
+void NodeInfo::SetImageStates(std::vector<ImageState> states) {
+  num_image_states_ = static_cast<uint32_t>(states.size());
+  image_states_owner_ =
+      states.empty() ? nullptr : std::make_shared<const std::vector<ImageState>>(std::move(states));
+  image_states_ = image_states_owner_ == nullptr ? nullptr : image_states_owner_->data();
 }
 
 void NodeInfo::SetNode(std::shared_ptr<const api::Node> node) {
-  node_ = std::move(node);
+  node_owner_ = std::move(node);
+  node_ = node_owner_.get();
   name_ = api::Symbol(node_->metadata.name);
   unschedulable_ = node_->spec.unschedulable;
-  taints_ = node_->spec.taints;
+  taints_ = node_->spec.taints.data();
+  num_taints_ = static_cast<uint32_t>(node_->spec.taints.size());
   allocatable_ = api::Resource::FromList(node_->status.allocatable);
   Summarize();
 }
 
 void NodeInfo::RemoveNode() {
-  node_.reset();
+  node_owner_.reset();
+  node_ = nullptr;
   unschedulable_ = false;
-  taints_ = {};
+  taints_ = nullptr;
+  num_taints_ = 0;
   score_memo_ = {};
 }
 
@@ -207,6 +222,13 @@ void NodeInfo::RemovePodAt(size_t i) {
 }
 
 void NodeInfo::Summarize() {
+  // The remembered scores share the second cache line with what every filter reads.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winvalid-offsetof"
+  static_assert(offsetof(NodeInfo, score_memo_) >= 64 &&
+                    offsetof(NodeInfo, score_memo_) + sizeof(score_memo_) <= 128,
+                "NodeInfo's second line");
+#pragma GCC diagnostic pop
   score_memo_ = {};
   summary_.allocatable_milli_cpu = allocatable_.milli_cpu;
   summary_.allocatable_memory = allocatable_.memory;

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <iterator>
 #include <limits>
 #include <memory>
@@ -249,14 +250,15 @@ inline int64_t CpuMemoryBalance(int64_t cpu_requested, int64_t cpu_allocatable,
 }
 
 // Cache-line aligned, so that what the filters and scores read on every node takes two lines:
-// the resource summary, then the node's name, taints, images and unschedulable flag.
+// the resource summary, then the node's name, taints, images, unschedulable flag and the
+// scores it remembers.
 class alignas(64) NodeInfo {
  public:
   NodeInfo() = default;
   explicit NodeInfo(std::shared_ptr<const api::Node> node) { SetNode(std::move(node)); }
 
-  const api::Node* node() const { return node_.get(); }
-  const std::shared_ptr<const api::Node>& node_ptr() const { return node_; }
+  const api::Node* node() const { return node_; }
+  const std::shared_ptr<const api::Node>& node_ptr() const { return node_owner_; }
   api::Symbol name() const { return name_; }
   void SetNode(std::shared_ptr<const api::Node> node);
   void RemoveNode();
@@ -264,7 +266,7 @@ class alignas(64) NodeInfo {
   // The node's spec.unschedulable and spec.taints, held here so that the filters read them
   // without following node() to another cache line.
   bool unschedulable() const { return unschedulable_; }
-  std::span<const api::Taint> taints() const { return taints_; }
+  std::span<const api::Taint> taints() const { return {taints_, num_taints_}; }
   // The lowest priority among pods(); the largest int32_t when there are none. Preemption reads
   // it to pass over nodes where nothing could be a victim.
   int32_t min_pod_priority() const { return min_pod_priority_; }
@@ -292,8 +294,8 @@ class alignas(64) NodeInfo {
   // NodeResourcesBalancedAllocation compares a pod's placement with (1.36), kept up to date
   // with the pods rather than computed per pod and node.
   int64_t cpu_memory_balance() const { return cpu_memory_balance_; }
-  const std::vector<ImageState>& image_states() const { return image_states_; }
-  void SetImageStates(std::vector<ImageState> states) { image_states_ = std::move(states); }
+  std::span<const ImageState> image_states() const { return {image_states_, num_image_states_}; }
+  void SetImageStates(std::vector<ImageState> states);
 
   void AddPod(PodInfoPtr pod);
   // False when the pod (by namespace/name and uid) is not on this node.
@@ -304,15 +306,30 @@ class alignas(64) NodeInfo {
 
   // Scores worked out on this node for pods, remembered until the node's resources change: the
   // replicas of a Deployment, the workers of a Job, ask for the same, and score a node the same
-  // way until a pod lands on it or leaves it. An entry is a key (NewScoreMemoKey: one scorer, one
-  // pod shape) in its high 56 bits and the score, 0 to 255, in its low 8; 0 is an empty entry.
-  // Every entry is forgotten whenever what a score is worked out from changes: the node's
-  // allocatable, its pods' requests (Summarize). Scoring writes entries through a const
+  // way until a pod lands on it or leaves it. An entry is 48 bits: a key (NewScoreMemoKey: one
+  // scorer, one pod shape) in its high 40 bits and the score, 0 to 255, in its low 8; 0 is an
+  // empty entry. Every entry is forgotten whenever what a score is worked out from changes: the
+  // node's allocatable, its pods' requests (Summarize). Scoring writes entries through a const
   // NodeInfo: they are a cache, invisible to anything that reads the node, and each node is
-  // scored by one thread at a time.
-  static constexpr size_t kScoreMemoSlots = 8;
-  uint64_t& score_memo(size_t slot) const { return score_memo_[slot]; }
-  const void* score_memo_line() const { return score_memo_.data(); }
+  // scored by one thread at a time. They share the node's second cache line, which the filters
+  // have read already.
+  static constexpr size_t kScoreMemoSlots = 4;
+  static constexpr int kScoreMemoKeyBits = 40;
+  // (Each entry is read and written as a whole word, the entry and the next two bytes: one load,
+  // where six bytes on their own would go through the stack.)
+  uint64_t score_memo(size_t slot) const {
+    uint64_t word;
+    std::memcpy(&word, score_memo_.data() + slot * kScoreMemoEntryBytes, sizeof word);
+    return word & kScoreMemoEntryMask;
+  }
+  // `entry` (key << 8 | score) below 2^48.
+  void set_score_memo(size_t slot, uint64_t entry) const {
+    uint8_t* const at = score_memo_.data() + slot * kScoreMemoEntryBytes;
+    uint64_t word;
+    std::memcpy(&word, at, sizeof word);
+    word = (word & ~kScoreMemoEntryMask) | entry;
+    std::memcpy(at, &word, sizeof word);
+  }
 
   // Bumped on every change; the snapshot copies nodes whose generation moved.
   uint64_t generation() const { return generation_; }
@@ -327,17 +344,25 @@ class alignas(64) NodeInfo {
   // Brings summary_ up to date with requested_ and allocatable_.
   void Summarize();
 
+  static constexpr size_t kScoreMemoEntryBytes = 6;
+  static constexpr uint64_t kScoreMemoEntryMask = (uint64_t{1} << 48) - 1;
+
   // What the filters and scores read on every node comes first, in two cache lines: the
-  // resource summary, then the node itself (62 bytes).
+  // resource summary, then the node itself and the scores remembered on it. The objects its
+  // pointers read into are held further on.
   ResourceSummary summary_;
-  std::shared_ptr<const api::Node> node_;
-  std::span<const api::Taint> taints_;  // into *node_
-  std::vector<ImageState> image_states_;
+  const api::Node* node_ = nullptr;           // node_owner_
+  const api::Taint* taints_ = nullptr;        // node_->spec.taints
+  const ImageState* image_states_ = nullptr;  // *image_states_owner_
+  uint32_t num_taints_ = 0;
+  uint32_t num_image_states_ = 0;
   api::Symbol name_;
   bool unschedulable_ = false;
   uint8_t cpu_memory_balance_ = 100;  // set by Summarize
-  // The third cache line: read by the scorers that remember (score_memo).
-  alignas(64) mutable std::array<uint64_t, kScoreMemoSlots> score_memo_{};
+  // Two bytes more than the entries, read with the last one (score_memo).
+  mutable std::array<uint8_t, kScoreMemoSlots * kScoreMemoEntryBytes + 2> score_memo_{};
+  std::shared_ptr<const api::Node> node_owner_;
+  std::shared_ptr<const std::vector<ImageState>> image_states_owner_;
   api::Resource requested_;
   api::Resource allocatable_;
 
@@ -353,19 +378,16 @@ class alignas(64) NodeInfo {
 };
 
 // Asks the core to start loading the two cache lines of `node` that every filter and score
-// reads (the resource summary, then the node's name, taints and flags). The per-node loops issue
-// it for a whole block of nodes before the first plugin reads any: on a cluster whose nodes do
-// not fit in cache the block's misses then overlap, where each node would otherwise wait for its
-// own in turn.
+// reads (the resource summary, then the node's name, taints, flags and remembered scores). The
+// per-node loops issue it for a whole block of nodes before the first plugin reads any: on a
+// cluster whose nodes do not fit in cache the block's misses then overlap, where each node would
+// otherwise wait for its own in turn.
 inline void PrefetchHotLines(const NodeInfo* node) {
   __builtin_prefetch(node);
   __builtin_prefetch(reinterpret_cast<const char*>(node) + 64);
 }
 
-// Asks for the line of `node`'s score memo, as PrefetchHotLines does for the others.
-inline void PrefetchScoreMemo(const NodeInfo* node) { __builtin_prefetch(node->score_memo_line()); }
-
-// A key of the nodes' score memos no other scorer or shape has had (never 0): 2^56 of them, more
+// A key of the nodes' score memos no other scorer or shape has had (never 0): 2^40 of them, more
 // than a process hands out.
 uint64_t NewScoreMemoKey();
 

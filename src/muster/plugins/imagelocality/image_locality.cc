@@ -1,5 +1,6 @@
 #include "muster/plugins/imagelocality/image_locality.h"
 
+#include <span>
 #include <vector>
 
 namespace muster::plugins::imagelocality {
@@ -24,7 +25,7 @@ bool SameImage(std::string_view reported, std::string_view image) {
          reported.ends_with(kLatestSuffix);
 }
 
-const framework::ImageState* FindImage(const std::vector<framework::ImageState>& states,
+const framework::ImageState* FindImage(std::span<const framework::ImageState> states,
                                        std::string_view image) {
   for (const framework::ImageState& s : states) {
     if (SameImage(s.name, image)) return &s;
@@ -76,7 +77,7 @@ framework::Status ImageLocality::ScoreNodes(const framework::CycleState& /*state
   const int num_containers =
       static_cast<int>(pod.pod.spec.init_containers.size() + pod.pod.spec.containers.size());
   framework::ScoreEachNode(nodes, scores, [&](const framework::NodeInfo& node) {
-    const std::vector<framework::ImageState>& states = node.image_states();
+    const std::span<const framework::ImageState> states = node.image_states();
     int64_t sum = 0;
     // A scored node is in the snapshot, so total_nodes is at least 1 whenever an image is found.
     auto add = [&](const std::vector<api::Container>& containers) {

@@ -322,17 +322,17 @@ void ScoreWith(ResourceScorer scorer, const Resources& resources,
 
 // Scores each node as `score` does, or as its memo remembers from a pod of the same shape on a
 // node that has not changed since: `key` names the scorer and the shape, `base` the first of the
-// four memo entries the scorer keeps to.
+// two memo entries the scorer keeps to.
 template <typename Score>
 void ScoreRemembering(uint64_t key, size_t base, std::span<framework::NodeInfo* const> nodes,
                       std::span<framework::NodeScore> scores, const Score& score) {
-  const size_t slot = base + (key & 3);
-  for (const framework::NodeInfo* node : nodes) framework::PrefetchScoreMemo(node);
+  const size_t slot = base + (key & 1);
   for (size_t i = 0; i < nodes.size(); ++i) {
-    uint64_t& memo = nodes[i]->score_memo(slot);
+    uint64_t memo = nodes[i]->score_memo(slot);
     if (memo >> 8 != key) {
       // Scores are 0 to 100: the low 8 bits hold them.
       memo = key << 8 | static_cast<uint64_t>(score(*nodes[i]));
+      nodes[i]->set_score_memo(slot, memo);
     }
     scores[i] = framework::NodeScore{nodes[i]->name(), static_cast<int64_t>(memo & 0xFF)};
   }
@@ -362,8 +362,8 @@ void ScoreNodes(ResourceScorer scorer, const ScoredResources& resources,
     ScoreWith(scorer, view, nodes, scores);
     return;
   }
-  // Four entries each for NodeResourcesFit's scorers and for BalancedAllocation's.
-  static_assert(framework::NodeInfo::kScoreMemoSlots == 8);
+  // Two entries each for NodeResourcesFit's scorers and for BalancedAllocation's.
+  static_assert(framework::NodeInfo::kScoreMemoSlots == 4);
   switch (scorer) {
     case ResourceScorer::kLeastAllocated:
       ScoreRemembering(memo_key, 0, nodes, scores, [&](const framework::NodeInfo& node) {
@@ -376,7 +376,7 @@ void ScoreNodes(ResourceScorer scorer, const ScoredResources& resources,
       });
       return;
     case ResourceScorer::kBalancedAllocation:
-      ScoreRemembering(memo_key, 4, nodes, scores,
+      ScoreRemembering(memo_key, 2, nodes, scores,
                        [&](const framework::NodeInfo& node) { return Balanced(view, node); });
       return;
   }
