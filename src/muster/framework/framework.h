@@ -157,6 +157,9 @@ class Framework final : public Handle {
   int QueueSortCompare(const QueuedPodInfo& a, const QueuedPodInfo& b) const {
     return plugins_.queue_sort->Compare(a, b);
   }
+  bool QueueSortOrdersByPriorityThenTimestamp() const {
+    return plugins_.queue_sort->OrdersByPriorityThenTimestamp();
+  }
   // Runs PreFilter plugins in order; Skip marks the plugin's Filter skipped; a rejection stops
   // and names the plugin in *rejector; results are intersected into *result.
   Status RunPreFilterPlugins(CycleState& state, const PodInfo& pod, PreFilterResult* result,

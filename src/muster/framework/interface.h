@@ -83,6 +83,10 @@ class QueueSortPlugin : public virtual Plugin {
     if (Less(a, b)) return -1;
     return Less(b, a) ? 1 : 0;
   }
+  // Whether the order is PrioritySort's: the higher priority (PodInfo::priority) first, then
+  // the earlier QueuedPodInfo::timestamp. The queue then keeps both beside each pod in its heap
+  // and compares them there, without reaching the pods.
+  virtual bool OrdersByPriorityThenTimestamp() const { return false; }
 };
 
 // Which cluster events may make a pod this plugin rejected schedulable.

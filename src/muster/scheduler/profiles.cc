@@ -27,6 +27,10 @@ int Profiles::Compare(const framework::QueuedPodInfo& a, const framework::Queued
   return profiles_.front()->QueueSortCompare(a, b);
 }
 
+bool Profiles::OrdersByPriorityThenTimestamp() const {
+  return !profiles_.empty() && profiles_.front()->QueueSortOrdersByPriorityThenTimestamp();
+}
+
 framework::Status Profiles::PreEnqueue(const api::Pod& pod) const {
   const framework::Framework* fwk = For(pod);
   return fwk == nullptr ? framework::Status::OK() : fwk->RunPreEnqueuePlugins(pod);

@@ -34,6 +34,7 @@ class Profiles final : public QueueProfiles {
 
   // ---- QueueProfiles ----
   int Compare(const framework::QueuedPodInfo& a, const framework::QueuedPodInfo& b) const override;
+  bool OrdersByPriorityThenTimestamp() const override;
   framework::Status PreEnqueue(const api::Pod& pod) const override;
   bool Interested(const std::string& plugin, const framework::ClusterEvent& event) const override;
   void ForEachHint(const api::Pod& pod, const std::string& plugin,

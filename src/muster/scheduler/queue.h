@@ -51,6 +51,8 @@ class QueueProfiles {
   // The queue order (the same QueueSort in every profile), as QueueSortPlugin::Compare.
   virtual int Compare(const framework::QueuedPodInfo& a,
                       const framework::QueuedPodInfo& b) const = 0;
+  // QueueSortPlugin::OrdersByPriorityThenTimestamp of that QueueSort.
+  virtual bool OrdersByPriorityThenTimestamp() const { return false; }
   virtual framework::Status PreEnqueue(const api::Pod& pod) const = 0;
   // Whether `plugin` registered, in any profile, for an event matching `event`.
   virtual bool Interested(const std::string& plugin,

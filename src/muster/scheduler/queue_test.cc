@@ -21,10 +21,13 @@ using framework::EventResource;
 using framework::QueuedPodInfo;
 using testing::MakePod;
 
-// Orders by priority, then queue timestamp; gates block; plugin "Fit" registered for node adds,
-// with a hint that queues only for nodes labelled big=true.
+// Orders by priority, then queue timestamp (and says so, unless `keyed` is false: the heap then
+// asks Compare); gates block; plugin "Fit" registered for node adds, with a hint that queues
+// only for nodes labelled big=true.
 class FakeProfiles : public QueueProfiles {
  public:
+  bool keyed = true;
+  bool OrdersByPriorityThenTimestamp() const override { return keyed; }
   int Compare(const QueuedPodInfo& a, const QueuedPodInfo& b) const override {
     if (const int c = framework::ThreeWay(b.pod().Priority(), a.pod().Priority()); c != 0) {
       return c;
@@ -131,6 +134,53 @@ TEST_F(QueueTest, PopsInOrderAfterDeletesFromTheMiddle) {
     ASSERT_EQ(PopName(), fmt::format("p{}", arrival)) << "priority " << priority;
   }
   EXPECT_EQ(PopName(), "");
+}
+
+// The heap's order is the same whether it keeps each pod's priority and timestamp beside it or
+// asks the QueueSort: pods added, their priority changed in place, some deleted, some popped and
+// failed back through backoff.
+TEST(Queue, KeptKeysOrderAsTheComparisonDoes) {
+  auto run = [](bool keyed) {
+    FakeProfiles profiles;
+    profiles.keyed = keyed;
+    framework::VirtualClock clock(testing::TestEpoch());
+    SchedulingQueue queue(QueueOptions{}, profiles, clock);
+    std::mt19937 rng(11);
+    std::vector<api::Pod> pods;
+    for (int i = 0; i < 200; ++i) {
+      pods.push_back(
+          MakePod().Name(fmt::format("p{}", i)).Priority(static_cast<int32_t>(rng() % 4)).Obj());
+      queue.Add(framework::PodInfo::Make(pods.back()));
+      clock.AdvanceTo(clock.Now() + std::chrono::milliseconds(rng() % 2));
+    }
+    for (int i = 0; i < 200; i += 7) {
+      api::Pod raised = pods[static_cast<size_t>(i)];
+      raised.spec.priority = static_cast<int32_t>(rng() % 6);
+      queue.Update(pods[static_cast<size_t>(i)], framework::PodInfo::Make(raised));
+    }
+    for (int i = 3; i < 200; i += 11) queue.Delete(pods[static_cast<size_t>(i)]);
+    std::vector<std::string> order;
+    for (int i = 0; i < 20; ++i) {
+      std::optional<QueuedPodInfo> p = queue.Pop();
+      if (!p) break;
+      order.push_back(p->pod().metadata.name);
+      if (i % 2 == 0) {
+        queue.AddUnschedulableIfNotPresent(*p);  // an error: back after backoff
+      }
+      queue.Done(p->info->Key());
+    }
+    clock.AdvanceTo(clock.Now() + std::chrono::minutes(1));
+    clock.RunDue();
+    while (std::optional<QueuedPodInfo> p = queue.Pop()) {
+      order.push_back(p->pod().metadata.name);
+      queue.Done(p->info->Key());
+    }
+    return order;
+  };
+  const std::vector<std::string> kept = run(true);
+  // 200 added, 18 deleted (3, 14, ..., 190), 10 of the first 20 popped twice.
+  EXPECT_EQ(kept.size(), 200u - 18u + 10u);
+  EXPECT_EQ(kept, run(false));
 }
 
 TEST_F(QueueTest, GatedPodsWaitAsideUntilUngated) {

@@ -25,6 +25,7 @@ class PrioritySort final : public framework::QueueSortPlugin {
   // Higher priority first; among equals, the one queued earlier.
   bool Less(const framework::QueuedPodInfo& a, const framework::QueuedPodInfo& b) const override;
   int Compare(const framework::QueuedPodInfo& a, const framework::QueuedPodInfo& b) const override;
+  bool OrdersByPriorityThenTimestamp() const override { return true; }
 };
 
 }  // namespace muster::plugins::queuesort
