@@ -280,12 +280,14 @@ Status Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
     const int at = std::countr_zero(run);
     const FilterPlugin& pl = *plugins_.filter[at];
     PluginTally* tally = state.plugin_tally.get();
-    const std::optional<Stopwatch> watch =
-        tally != nullptr ? std::optional<Stopwatch>(std::in_place) : std::nullopt;
+    const uint64_t started = tally != nullptr ? PluginTicks() : 0;
     Status s = pl.Filter(state, pod, node);
+    if (tally != nullptr) {
+      tally->filter_ticks[at].fetch_add(TicksSince(started, PluginTicks()),
+                                        std::memory_order_relaxed);
+    }
     if (AttemptTrace* trace = Recording(state)) trace->RecordFilter(node.name().string(), at, s);
     if (tally != nullptr) {
-      tally->filter_nanos[at].fetch_add(watch->Nanos(), std::memory_order_relaxed);
       tally->filter_calls[at][static_cast<size_t>(s.code())].fetch_add(1,
                                                                        std::memory_order_relaxed);
     }
@@ -308,30 +310,41 @@ void Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
   const uint64_t to_run = FiltersToRun(state, plugins_.filter.size());
   PluginTally* tally = state.plugin_tally.get();
   AttemptTrace* trace = Recording(state);
+  // In a sampled cycle, each plugin's time and passes over this call's blocks, added to the
+  // tally once at the end: the threads would contend for its lines block after block. One
+  // reading of the clock ends a plugin's time and starts the next one's, unless work of the
+  // framework's own came between (rejections stamped, a trace written).
+  struct Spent {
+    std::array<uint64_t, PluginTally::kMaxPlugins> ticks;
+    std::array<uint64_t, PluginTally::kMaxPlugins> passed;
+  };
+  std::optional<Spent> spent;
+  if (tally != nullptr) spent.emplace(Spent{{}, {}});
   for (size_t base = 0; base < nodes.size(); base += kBlock) {
     size_t m = std::min(kBlock, nodes.size() - base);
     for (size_t j = 0; j < m; ++j) {
       passing[j] = nodes[base + j];
       at[j] = static_cast<uint8_t>(j);
     }
+    uint64_t tick = tally != nullptr ? PluginTicks() : 0;
     for (uint64_t run = to_run; run != 0 && m > 0; run &= run - 1) {
       const int plugin_at = std::countr_zero(run);
       const FilterPlugin& pl = *plugins_.filter[plugin_at];
-      const std::optional<Stopwatch> watch =
-          tally != nullptr ? std::optional<Stopwatch>(std::in_place) : std::nullopt;
       const size_t rejected =
           pl.FilterNodes(state, pod, std::span(passing.data(), m), std::span(verdicts.data(), m));
+      if (spent) {
+        // The rejections are counted by code below, where they are stamped.
+        const uint64_t now = PluginTicks();
+        spent->ticks[plugin_at] += TicksSince(tick, now);
+        spent->passed[plugin_at] += m - rejected;
+        tick = now;
+      }
       evaluated[plugin_at] += m;
       if (trace != nullptr) {
         for (size_t j = 0; j < m; ++j) {
           trace->RecordFilter(passing[j]->name().string(), plugin_at, verdicts[j]);
         }
-      }
-      if (tally != nullptr) {
-        // The rejections are counted by code below, where they are stamped.
-        tally->filter_nanos[plugin_at].fetch_add(watch->Nanos(), std::memory_order_relaxed);
-        tally->filter_calls[plugin_at][static_cast<size_t>(Code::kSuccess)].fetch_add(
-            m - rejected, std::memory_order_relaxed);
+        if (spent) tick = PluginTicks();
       }
       if (rejected == 0) continue;
       size_t kept = 0;
@@ -359,6 +372,18 @@ void Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
         verdicts[j] = Status();
       }
       m = kept;
+      if (spent) tick = PluginTicks();
+    }
+  }
+  if (!spent) return;
+  for (uint64_t run = to_run; run != 0; run &= run - 1) {
+    const int plugin_at = std::countr_zero(run);
+    if (spent->ticks[plugin_at] != 0) {
+      tally->filter_ticks[plugin_at].fetch_add(spent->ticks[plugin_at], std::memory_order_relaxed);
+    }
+    if (spent->passed[plugin_at] != 0) {
+      tally->filter_calls[plugin_at][static_cast<size_t>(Code::kSuccess)].fetch_add(
+          spent->passed[plugin_at], std::memory_order_relaxed);
     }
   }
 }
@@ -586,31 +611,50 @@ Status Framework::ScorePoint(const CycleState& state, const PodInfo& pod,
     constexpr size_t kBlock = ScoreTops::kBlock;
     std::array<NodeScore, kBlock> block;
     std::array<int64_t, kBlock> sum;
+    // In a sampled cycle, each plugin's time and nodes over this range, added to the tally once
+    // (as the filters' are). The clock is read after each plugin, and again only where the
+    // framework's own work came between (the totals summed, a trace written).
+    struct Spent {
+      std::array<uint64_t, PluginTally::kMaxPlugins> ticks;
+      std::array<uint64_t, PluginTally::kMaxPlugins> calls;
+    };
+    std::optional<Spent> spent;
+    if (tally != nullptr) spent.emplace(Spent{{}, {}});
+    auto add_spent = [&] {
+      if (!spent) return;
+      for (size_t p = 0; p < active.size(); ++p) {
+        tally->score_ticks[position[p]].fetch_add(spent->ticks[p], std::memory_order_relaxed);
+        tally->score_calls[position[p]].fetch_add(spent->calls[p], std::memory_order_relaxed);
+      }
+    };
     for (size_t b = begin; b < end; b += kBlock) {
       const size_t len = std::min(kBlock, end - b);
       // The block's nodes are all asked for before the first plugin reads one.
       for (size_t j = 0; j < len; ++j) PrefetchHotLines(nodes[b + j]);
       std::fill_n(sum.begin(), len, uniform);
+      uint64_t tick = spent ? PluginTicks() : 0;
       for (size_t p = 0; p < active.size(); ++p) {
         ScorePlugin* const plugin = active[p]->first;
         const int64_t weight = active[p]->second;
         const std::span<NodeScore> scores = flat_at[p] == SIZE_MAX
                                                 ? std::span(block.data(), len)
                                                 : std::span(flat).subspan(flat_at[p] + b, len);
-        const std::optional<Stopwatch> watch =
-            tally != nullptr ? std::optional<Stopwatch>(std::in_place) : std::nullopt;
         Status s = plugin->ScoreNodes(state, pod, nodes.subspan(b, len), scores);
-        if (tally != nullptr) {
-          tally->score_nanos[position[p]].fetch_add(watch->Nanos(), std::memory_order_relaxed);
-          tally->score_calls[position[p]].fetch_add(len, std::memory_order_relaxed);
+        if (spent) {
+          const uint64_t now = PluginTicks();
+          spent->ticks[p] += TicksSince(tick, now);
+          spent->calls[p] += len;
+          tick = now;
         }
         if (!s.IsSuccess()) {
           if (!failed.exchange(true)) errors[p] = s;
+          add_spent();
           return;
         }
         if (trace != nullptr) {
           // Each range writes its own nodes' entries.
           for (size_t j = 0; j < len; ++j) trace->scores[column[p]].raw[b + j] = scores[j].score;
+          if (spent) tick = PluginTicks();
         }
         if (flat_at[p] != SIZE_MAX) continue;
         bool invalid = false;
@@ -623,10 +667,12 @@ Status Framework::ScorePoint(const CycleState& state, const PodInfo& pod,
           sum[j] = static_cast<int64_t>(static_cast<uint64_t>(sum[j]) + weighed);
         }
         if (invalid) out_of_range[p].store(true, std::memory_order_relaxed);
+        if (spent) tick = PluginTicks();
       }
       std::copy_n(sum.begin(), len, totals->begin() + static_cast<std::ptrdiff_t>(b));
       if (tops_in_loop) tops->Note(b, std::span(sum.data(), len));
     }
+    add_spent();
   };
   ParallelRanges(0, n, score_range, ScoreTops::kBlock, score_busy_);
   if (!score_evaluations_.empty()) {
@@ -835,12 +881,13 @@ void Framework::RunPostBindPlugins(CycleState& state, const PodInfo& pod, api::S
 void Framework::ObservePluginTally(const CycleState& state) const {
   PluginTally* tally = state.plugin_tally.get();
   if (tally == nullptr || metrics_ == nullptr) return;
+  const double per_tick = SecondsPerPluginTick();
   for (size_t i = 0; i < plugins_.filter.size() && i < PluginTally::kMaxPlugins; ++i) {
     uint64_t calls = 0;
     for (const auto& c : tally->filter_calls[i]) calls += c.load(std::memory_order_relaxed);
     if (calls == 0) continue;
-    const double mean =
-        static_cast<double>(tally->filter_nanos[i].exchange(0)) * 1e-9 / static_cast<double>(calls);
+    const double mean = static_cast<double>(tally->filter_ticks[i].exchange(0)) * per_tick /
+                        static_cast<double>(calls);
     for (size_t code = 0; code < PluginTally::kNumCodes; ++code) {
       metrics_->PluginExecution(plugins_.filter[i]->Name(), ExtensionPoint::kFilter,
                                 static_cast<Code>(code), mean,
@@ -850,8 +897,8 @@ void Framework::ObservePluginTally(const CycleState& state) const {
   for (size_t i = 0; i < plugins_.score.size() && i < PluginTally::kMaxPlugins; ++i) {
     const uint64_t calls = tally->score_calls[i].exchange(0);
     if (calls == 0) continue;
-    const double mean =
-        static_cast<double>(tally->score_nanos[i].exchange(0)) * 1e-9 / static_cast<double>(calls);
+    const double mean = static_cast<double>(tally->score_ticks[i].exchange(0)) * per_tick /
+                        static_cast<double>(calls);
     metrics_->PluginExecution(plugins_.score[i].first->Name(), ExtensionPoint::kScore,
                               Code::kSuccess, mean, calls);
   }

@@ -378,4 +378,37 @@ std::string Metrics::Text() const {
   return out.str();
 }
 
+namespace {
+
+// Where the tick rate is measured from: both clocks read once, at startup.
+struct TickOrigin {
+  uint64_t ticks;
+  std::chrono::steady_clock::time_point at;
+};
+const TickOrigin& Origin() {
+  static const TickOrigin origin{PluginTicks(), std::chrono::steady_clock::now()};
+  return origin;
+}
+[[maybe_unused]] const TickOrigin& startup_origin = Origin();
+
+}  // namespace
+
+double SecondsPerPluginTick() {
+#if defined(__x86_64__) || defined(__i386__)
+  const TickOrigin& origin = Origin();
+  // A millisecond at least between the two readings, for a rate within a few parts in a
+  // thousand (the process's first sampled cycle may come sooner; it waits the rest).
+  constexpr std::chrono::milliseconds kLeast{1};
+  std::chrono::steady_clock::time_point now;
+  while ((now = std::chrono::steady_clock::now()) - origin.at < kLeast) {
+  }
+  const uint64_t ticks = PluginTicks();
+  if (ticks <= origin.ticks) return 1e-9;
+  return std::chrono::duration<double>(now - origin.at).count() /
+         static_cast<double>(ticks - origin.ticks);
+#else
+  return 1e-9;
+#endif
+}
+
 }  // namespace muster::framework

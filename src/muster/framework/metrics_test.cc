@@ -118,5 +118,15 @@ TEST(Metrics, EveryTenthCycleIsSampled) {
   EXPECT_EQ(sampled, 3);
 }
 
+// The plugins' clock turns ticks into seconds at a rate that is a CPU's: between 1 MHz and
+// 100 GHz, whatever the machine.
+TEST(PluginTicks, SecondsPerTickIsACpusRate) {
+  const double per_tick = SecondsPerPluginTick();
+  EXPECT_GT(per_tick, 1e-11);
+  EXPECT_LT(per_tick, 1e-6);
+  EXPECT_EQ(TicksSince(4, 10), 6u);
+  EXPECT_EQ(TicksSince(10, 4), 0u);  // a counter that went back counts nothing
+}
+
 }  // namespace
 }  // namespace muster::framework
