@@ -14,8 +14,8 @@ Status Cache::AssumePod(framework::PodInfoPtr pod) {
   }
   const api::Symbol node = pod->pod.spec.node_name;
   nodes_.AddPod(pod, node);
-  pod_states_.insert(PodState{std::move(pod), node, /*assumed=*/true, false});
-  ++assumed_;
+  auto it = pod_states_.insert(PodState{std::move(pod), node, /*assumed=*/true, false}).first;
+  assumed_.insert(it->name());
   return Status::OK();
 }
 
@@ -42,7 +42,7 @@ Status Cache::ForgetPod(const api::Pod& pod) {
 }
 
 void Cache::Erase(PodStates::iterator it) {
-  if (it->assumed) --assumed_;
+  if (it->assumed) assumed_.erase(it->name());
   pod_states_.erase(it);
 }
 
@@ -82,8 +82,7 @@ Status Cache::RemovePod(const api::Pod& pod) {
 }
 
 bool Cache::IsAssumedPod(const api::Pod& pod) const {
-  auto it = pod_states_.find(api::PodName::Of(pod));
-  return it != pod_states_.end() && it->assumed;
+  return assumed_.contains(api::PodName::Of(pod));
 }
 
 const framework::PodInfo* Cache::GetPod(api::PodName name) const {
@@ -106,9 +105,11 @@ std::optional<Cache::TakenOut> Cache::TakeOut(const api::Pod& pod) {
 
 void Cache::PutBack(TakenOut taken) {
   nodes_.AddPod(taken.info_, taken.node_);
-  if (taken.assumed_) ++assumed_;
-  pod_states_.insert(
-      PodState{std::move(taken.info_), taken.node_, taken.assumed_, taken.binding_finished_});
+  auto it = pod_states_
+                .insert(PodState{std::move(taken.info_), taken.node_, taken.assumed_,
+                                 taken.binding_finished_})
+                .first;
+  if (it->assumed) assumed_.insert(it->name());
 }
 
 void Cache::AddNode(const api::Node& node) { nodes_.AddNode(node); }

@@ -83,7 +83,7 @@ class Cache {
 
   size_t NodeCount() const { return nodes_.NodeCount(); }
   size_t PodCount() const { return pod_states_.size(); }
-  size_t AssumedPodCount() const { return assumed_; }
+  size_t AssumedPodCount() const { return assumed_.size(); }
 
  private:
   // Keyed by the name of the pod it holds: a pod's state is replaced whole when its PodInfo is.
@@ -102,7 +102,10 @@ class Cache {
 
   framework::NodeStore nodes_;
   PodStates pod_states_;
-  size_t assumed_ = 0;
+  // The names of the assumed pods (views into their states' pods): a few, where pod_states_
+  // holds every pod, so that asking whether a pod is assumed (every attempt does) stays in
+  // cache.
+  std::unordered_set<api::PodName, api::PodNameHash> assumed_;
 };
 
 }  // namespace muster::scheduler
