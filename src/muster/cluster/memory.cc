@@ -63,11 +63,13 @@ typename MemoryCluster::ObjectMap<T>::iterator MemoryCluster::Find(const std::st
 template <typename T>
 Status MemoryCluster::Create(T object) {
   ObjectMap<T>& objects = MutableObjects<T>();
-  std::string key = object.metadata.Key();
-  if (objects.contains(key)) return AlreadyExists(api::KindOf<T>().resource, key);
+  // One descent of the ordered map finds the place or the object already there (try_emplace
+  // leaves its key alone when it inserts nothing).
+  auto [it, inserted] = objects.try_emplace(object.metadata.Key());
+  if (!inserted) return AlreadyExists(api::KindOf<T>().resource, it->first);
   Stamp(object.metadata);
   api::Shared<T> added = std::make_shared<const T>(std::move(object));
-  auto it = objects.emplace(std::move(key), added).first;
+  it->second = added;
   if constexpr (std::is_same_v<T, api::Pod>) pod_index_.emplace(it->first, it);
   if constexpr (std::is_same_v<T, api::Node>) node_names_.insert(api::Symbol(it->first));
   Notify([added = api::AnyObject(std::move(added))](ClusterObserver& o) { o.OnAdd(added); });

@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -55,9 +56,15 @@ class MemoryCluster final : public Cluster {
   // ---- reads ----
   template <typename T>
   const T* Get(const std::string& key) const {
-    const ObjectMap<T>& objects = Objects<T>();
-    auto it = objects.find(key);
-    return it == objects.end() ? nullptr : it->second.get();
+    if constexpr (std::is_same_v<T, api::Pod>) {
+      // Through the index: a hash lookup, where the ordered map compares keys down its depth.
+      auto it = pod_index_.find(key);
+      return it == pod_index_.end() ? nullptr : it->second->second.get();
+    } else {
+      const ObjectMap<T>& objects = Objects<T>();
+      auto it = objects.find(key);
+      return it == objects.end() ? nullptr : it->second.get();
+    }
   }
   // Ordered by key, for the report.
   template <typename T>
@@ -103,6 +110,7 @@ class MemoryCluster final : public Cluster {
                                          const std::vector<api::Condition>& current,
                                          const api::Condition& condition) override;
   void RecordEvent(framework::EventRecord event) override;
+  bool RecordsEvents() const override { return keep_events_; }
 
  private:
   template <typename T>

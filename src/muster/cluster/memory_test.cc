@@ -18,12 +18,14 @@ using testing::MakePodGroup;
 // Records pod updates as "old node -> new node" and the new pod's resource version.
 class UpdateRecorder final : public TypedObserver<UpdateRecorder> {
  public:
+  void Added(const api::PodPtr& /*pod*/) { ++pods_added; }
   void Updated(const api::PodPtr& old_pod, const api::PodPtr& new_pod) {
     updates.push_back(std::string(old_pod->spec.node_name.str()) + " -> " +
                       std::string(new_pod->spec.node_name.str()));
     versions.push_back(new_pod->metadata.resource_version);
   }
 
+  int pods_added = 0;
   std::vector<std::string> updates;
   std::vector<std::string> versions;
 };
@@ -44,6 +46,27 @@ class MemoryClusterTest : public ::testing::Test {
   MemoryCluster cluster_{clock_};
   UpdateRecorder recorder_;
 };
+
+// Creating what exists fails as the API server's conflict, and leaves the stored object, its
+// version and the cluster's revision as they were; no observer hears of it.
+TEST_F(MemoryClusterTest, CreatingAnObjectThatExistsChangesNothing) {
+  const std::string version = Web().metadata.resource_version;
+  const uint64_t revision = cluster_.revision();
+  const api::Pod* stored = cluster_.Get<api::Pod>("prod/web");
+  const framework::Status s =
+      cluster_.Create(MakePod().Name("web").Namespace("prod").Label("app", "other").Obj());
+  EXPECT_FALSE(s.IsSuccess());
+  EXPECT_EQ(s.Message(), "pods \"prod/web\" already exists");
+  EXPECT_EQ(cluster_.Get<api::Pod>("prod/web"), stored);
+  EXPECT_EQ(Web().metadata.resource_version, version);
+  EXPECT_EQ(cluster_.revision(), revision);
+  EXPECT_FALSE(cluster_.Create(MakeNode().Name("node-a").Obj()).IsSuccess());
+  EXPECT_EQ(cluster_.Objects<api::Node>().size(), 2u);
+  clock_.RunDue();
+  EXPECT_EQ(recorder_.pods_added, 1) << "web's own creation, in the fixture";
+  EXPECT_TRUE(recorder_.updates.empty());
+  EXPECT_EQ(cluster_.Get<api::Pod>("prod/nothing"), nullptr);
+}
 
 TEST_F(MemoryClusterTest, BindAssignsTheNodeAndTellsObserversOnce) {
   const std::string version = Web().metadata.resource_version;
@@ -153,7 +176,10 @@ TEST_F(MemoryClusterTest, RepeatedEventsAreCountedOnTheFirst) {
 
 // A cluster that keeps no Events (muster bench's) records none, and nothing else changes.
 TEST_F(MemoryClusterTest, AClusterThatKeepsNoEventsRecordsNone) {
+  EXPECT_TRUE(cluster_.RecordsEvents());
   cluster_.KeepEvents(false);
+  // Said to the scheduler, which then does not write the messages it would drop.
+  EXPECT_FALSE(cluster_.RecordsEvents());
   framework::ObjectReference pod;
   pod.namespace_ = "default";
   pod.name = "web";

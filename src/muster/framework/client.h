@@ -120,6 +120,10 @@ class ClusterClient {
   virtual Status SetExtendedResourceClaimStatus(
       const api::Pod& pod, const api::PodExtendedResourceClaimStatus& status) = 0;
   virtual void RecordEvent(EventRecord event) = 0;
+  // Whether RecordEvent keeps what it is given: false where nothing reads Events (`muster
+  // bench`'s in-memory cluster), so that a message written for every pod is not formatted
+  // only to be dropped.
+  virtual bool RecordsEvents() const { return true; }
   // Whether the cluster serves the API of `resource` (a kind's plural, "resourceclaims"): a real
   // API server may predate it or have it turned off. A plugin whose API is not served stands
   // aside instead of speaking of it in pods' messages. Known once the cluster has started.

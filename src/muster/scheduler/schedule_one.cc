@@ -980,10 +980,12 @@ void Scheduler::FinishBindingCycle(const std::shared_ptr<BindingContext>& ctx, c
                {"evaluatedNodes", ctx->evaluated_nodes},
                {"feasibleNodes", ctx->feasible_nodes}});
   }
-  client_.RecordEvent(
-      framework::EventRecord{framework::ReferenceTo(pod.pod), "Normal", "Scheduled", "Binding",
-                             fmt::format("Successfully assigned {} to {}", key, ctx->node.str()),
-                             std::nullopt, fwk.scheduler_name()});
+  if (client_.RecordsEvents()) {
+    client_.RecordEvent(
+        framework::EventRecord{framework::ReferenceTo(pod.pod), "Normal", "Scheduled", "Binding",
+                               fmt::format("Successfully assigned {} to {}", key, ctx->node.str()),
+                               std::nullopt, fwk.scheduler_name()});
+  }
   fwk.RunPostBindPlugins(*ctx->state, pod, ctx->node);
   queue_.Done(key);
 }
