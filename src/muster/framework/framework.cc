@@ -285,12 +285,10 @@ Status Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
     if (tally != nullptr) {
       tally->filter_ticks[at].fetch_add(TicksSince(started, PluginTicks()),
                                         std::memory_order_relaxed);
-    }
-    if (AttemptTrace* trace = Recording(state)) trace->RecordFilter(node.name().string(), at, s);
-    if (tally != nullptr) {
       tally->filter_calls[at][static_cast<size_t>(s.code())].fetch_add(1,
                                                                        std::memory_order_relaxed);
     }
+    if (AttemptTrace* trace = Recording(state)) trace->RecordFilter(node.name().string(), at, s);
     if (!filter_evaluations_.empty()) filter_evaluations_[at]->Increment();
     if (!s.IsSuccess()) return Stamped(pl, std::move(s));
   }
