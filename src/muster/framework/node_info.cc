@@ -115,6 +115,16 @@ void PodList::Iterator::Seek() {
   segment_end_ = chunk.data() + chunk.size();
 }
 
+PodList& PodList::operator=(const PodList& other) {
+  if (this == &other) return *this;
+  // reserve moves the entries it keeps: no count changes.
+  if (head_.capacity() < other.head_.size()) head_.reserve(other.head_.capacity());
+  head_ = other.head_;
+  tail_ = other.tail_;
+  tail_size_ = other.tail_size_;
+  return *this;
+}
+
 void PodList::PushBack(PodInfoPtr pod) {
   if (head_.size() < kChunkSize) {
     head_.push_back(std::move(pod));

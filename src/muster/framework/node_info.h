@@ -83,6 +83,16 @@ class PodList {
  public:
   static constexpr size_t kChunkSize = 128;
 
+  PodList() = default;
+  PodList(const PodList&) = default;
+  PodList(PodList&&) noexcept = default;
+  // A snapshot assigns the node's list over its older copy after every change to the node.
+  // std::vector's assignment would size the copy exactly, so each pod added to the node would
+  // reallocate it and count every entry again (a cache miss on each pod's control block). The
+  // copy keeps the source's capacity instead, and entries that did not change cost a compare.
+  PodList& operator=(const PodList& other);
+  PodList& operator=(PodList&&) noexcept = default;
+
   // Walks a contiguous segment at a time.
   class Iterator {
    public:

@@ -57,6 +57,44 @@ TEST(PodListTest, CopiesAreIndependentAcrossChunks) {
   for (size_t i = 1; i < original.size(); ++i) EXPECT_EQ(original[i], pods[i]) << i;
 }
 
+// A snapshot assigns a node's list over its older copy after every change: the copy is then
+// the source, entry for entry, as the list grows past its first chunk and shrinks again; it
+// holds the source's pods (the first chunk's its own references, the rest through the chunks
+// the two share) and none that the source no longer has.
+TEST(PodListTest, AssignedOverAnOlderCopyItIsTheSource) {
+  PodList source;
+  PodList copy;
+  std::vector<PodInfoPtr> pods;
+  auto expect_same = [&](const char* step) {
+    ASSERT_EQ(copy.size(), source.size()) << step;
+    for (size_t i = 0; i < source.size(); ++i) EXPECT_EQ(copy[i], source[i]) << step << " " << i;
+    // Each pod: the test's vector, and when the source has it, the source and the copy (in the
+    // first chunk) or the chunk they share.
+    for (const PodInfoPtr& p : pods) {
+      const size_t at = source.Find(p.get());
+      const long expected = at == source.size() ? 1 : at < PodList::kChunkSize ? 3 : 2;
+      EXPECT_EQ(p.use_count(), expected) << step << " " << p->pod.metadata.name;
+    }
+  };
+  const size_t n = PodList::kChunkSize + 40;
+  for (size_t i = 0; i < n; ++i) {
+    pods.push_back(Pod("p" + std::to_string(i)));
+    source.PushBack(pods.back());
+    copy = source;
+    expect_same("growing");
+  }
+  for (size_t i = 0; i < n; i += 3) {
+    source.SwapRemove(source.Find(pods[i].get()));
+    copy = source;
+    expect_same("shrinking");
+  }
+  const PodList& same = copy;
+  copy = same;
+  expect_same("assigned to itself");
+  copy = PodList();
+  EXPECT_EQ(copy.size(), 0u);
+}
+
 TEST(NodeInfoTest, RemovePodInfoReleasesItsAccounting) {
   NodeInfo node;
   PodInfoPtr a = Pod("a", "1");
