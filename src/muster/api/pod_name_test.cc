@@ -1,5 +1,6 @@
 #include "muster/api/pod_name.h"
 
+#include <string>
 #include <unordered_set>
 
 #include <gtest/gtest.h>
@@ -24,11 +25,13 @@ TEST(PodNameTest, ParsesWhatKeyWrites) {
   EXPECT_NE(PodName::Parse("prod/web-1"), name);
 }
 
-// ByPodName finds an entry that holds a pod by a PodName alone.
+// ByPodName finds an entry that holds a pod by the pod's name and its hash, which the entry
+// keeps.
 TEST(PodNameTest, ATableOfEntriesFindsThemByName) {
   struct Entry {
     Pod pod;
     int value = 0;
+    uint32_t name_hash = HashedPodName(PodName::Of(pod)).hash;
     PodName name() const { return PodName::Of(pod); }
   };
   std::unordered_set<Entry, ByPodName<Entry>, ByPodName<Entry>> table;
@@ -37,10 +40,28 @@ TEST(PodNameTest, ATableOfEntriesFindsThemByName) {
   table.insert(Entry{testing::MakePod().Name("b").Namespace("x").Obj(), 3});
   EXPECT_FALSE(table.insert(Entry{testing::MakePod().Name("b").Namespace("x").Obj(), 4}).second);
   ASSERT_EQ(table.size(), 3u);
-  EXPECT_EQ(table.find(PodName::Parse("x/a"))->value, 1);
-  EXPECT_EQ(table.find(PodName::Parse("y/a"))->value, 2);
-  EXPECT_EQ(table.find(PodName::Parse("x/b"))->value, 3);
-  EXPECT_EQ(table.find(PodName::Parse("y/b")), table.end());
+  auto find = [&](std::string_view key) { return table.find(HashedPodName(PodName::Parse(key))); };
+  EXPECT_EQ(find("x/a")->value, 1);
+  EXPECT_EQ(find("y/a")->value, 2);
+  EXPECT_EQ(find("x/b")->value, 3);
+  EXPECT_EQ(find("y/b"), table.end());
+
+  // Through the rehashes of a growing table, every entry is found by its name alone, none by a
+  // name in another namespace, and no name is stored twice.
+  for (int i = 0; i < 3000; ++i) {
+    const std::string name = "pod-" + std::to_string(i);
+    ASSERT_TRUE(table.insert(Entry{testing::MakePod().Name(name).Namespace("z").Obj(), i}).second);
+    ASSERT_FALSE(
+        table.insert(Entry{testing::MakePod().Name(name).Namespace("z").Obj(), -1}).second);
+  }
+  ASSERT_EQ(table.size(), 3003u);
+  for (int i = 0; i < 3000; ++i) {
+    const std::string name = "pod-" + std::to_string(i);
+    auto it = find("z/" + name);
+    ASSERT_NE(it, table.end()) << name;
+    EXPECT_EQ(it->value, i);
+    EXPECT_EQ(find("x/" + name), table.end());
+  }
 }
 
 }  // namespace

@@ -9,34 +9,34 @@ namespace muster::scheduler {
 using framework::Status;
 
 Status Cache::AssumePod(framework::PodInfoPtr pod) {
-  if (pod_states_.contains(api::PodName::Of(pod->pod))) {
+  if (pod_states_.contains(api::HashedPodName(api::PodName::Of(pod->pod)))) {
     return Status::Error(fmt::format("pod {} is in the cache, so can't be assumed", pod->Key()));
   }
-  const api::Symbol node = pod->pod.spec.node_name;
-  nodes_.AddPod(pod, node);
-  auto it = pod_states_.insert(PodState{std::move(pod), node, /*assumed=*/true, false}).first;
+  nodes_.AddPod(pod, pod->pod.spec.node_name);
+  auto it = pod_states_.insert(PodState(std::move(pod), /*assumed=*/true, false)).first;
   assumed_.insert(it->name());
   return Status::OK();
 }
 
 Status Cache::FinishBinding(const api::Pod& pod) {
-  auto it = pod_states_.find(api::PodName::Of(pod));
+  auto it = pod_states_.find(api::HashedPodName(api::PodName::Of(pod)));
   if (it != pod_states_.end() && it->assumed) it->binding_finished = true;
   return Status::OK();
 }
 
 Status Cache::ForgetPod(const api::Pod& pod) {
-  auto it = pod_states_.find(api::PodName::Of(pod));
+  auto it = pod_states_.find(api::HashedPodName(api::PodName::Of(pod)));
   if (it == pod_states_.end()) return Status::OK();
   if (!it->assumed) {
     return Status::Error(
         fmt::format("pod {} wasn't assumed so cannot be forgotten", pod.metadata.Key()));
   }
-  if (it->node != pod.spec.node_name) {
+  if (it->node() != pod.spec.node_name) {
     return Status::Error(fmt::format("pod {} was assumed on {} but assigned to {}",
-                                     pod.metadata.Key(), it->node.str(), pod.spec.node_name.str()));
+                                     pod.metadata.Key(), it->node().str(),
+                                     pod.spec.node_name.str()));
   }
-  nodes_.RemovePod(*it->info, it->node);
+  nodes_.RemovePod(*it->info, it->node());
   Erase(it);
   return Status::OK();
 }
@@ -48,25 +48,24 @@ void Cache::Erase(PodStates::iterator it) {
 
 Status Cache::AddPod(framework::PodInfoPtr info) {
   const api::Pod& pod = info->pod;
-  auto it = pod_states_.find(api::PodName::Of(pod));
+  auto it = pod_states_.find(api::HashedPodName(api::PodName::Of(pod)));
   if (it != pod_states_.end()) {
     if (!it->assumed) {
       return Status::Error(fmt::format("pod {} was already in added state", pod.metadata.Key()));
     }
     // The binding is confirmed. The pod may have been bound elsewhere than assumed.
-    nodes_.RemovePod(*it->info, it->node);
+    nodes_.RemovePod(*it->info, it->node());
     Erase(it);
   }
-  const api::Symbol node = pod.spec.node_name;
-  nodes_.AddPod(info, node);
-  pod_states_.insert(PodState{std::move(info), node, false, false});
+  nodes_.AddPod(info, pod.spec.node_name);
+  pod_states_.insert(PodState(std::move(info), false, false));
   return Status::OK();
 }
 
 Status Cache::UpdatePod(const api::Pod& old_pod, framework::PodInfoPtr new_info) {
-  auto it = pod_states_.find(api::PodName::Of(old_pod));
+  auto it = pod_states_.find(api::HashedPodName(api::PodName::Of(old_pod)));
   if (it != pod_states_.end() && !it->assumed) {
-    nodes_.RemovePod(*it->info, it->node);
+    nodes_.RemovePod(*it->info, it->node());
     Erase(it);
   }
   // Not cached yet, or assumed (an update before the add: the confirmation), or re-added.
@@ -74,9 +73,9 @@ Status Cache::UpdatePod(const api::Pod& old_pod, framework::PodInfoPtr new_info)
 }
 
 Status Cache::RemovePod(const api::Pod& pod) {
-  auto it = pod_states_.find(api::PodName::Of(pod));
+  auto it = pod_states_.find(api::HashedPodName(api::PodName::Of(pod)));
   if (it == pod_states_.end()) return Status::OK();
-  nodes_.RemovePod(*it->info, it->node);
+  nodes_.RemovePod(*it->info, it->node());
   Erase(it);
   return Status::OK();
 }
@@ -86,29 +85,28 @@ bool Cache::IsAssumedPod(const api::Pod& pod) const {
 }
 
 const framework::PodInfo* Cache::GetPod(api::PodName name) const {
-  auto it = pod_states_.find(name);
+  auto it = pod_states_.find(api::HashedPodName(name));
   return it == pod_states_.end() ? nullptr : it->info.get();
 }
 
 std::optional<Cache::TakenOut> Cache::TakeOut(const api::Pod& pod) {
-  auto it = pod_states_.find(api::PodName::Of(pod));
+  auto it = pod_states_.find(api::HashedPodName(api::PodName::Of(pod)));
   if (it == pod_states_.end()) return std::nullopt;
   TakenOut taken;
   taken.info_ = it->info;
-  taken.node_ = it->node;
+  taken.node_ = it->node();
   taken.assumed_ = it->assumed;
   taken.binding_finished_ = it->binding_finished;
-  nodes_.RemovePod(*it->info, it->node);
+  nodes_.RemovePod(*it->info, it->node());
   Erase(it);
   return taken;
 }
 
 void Cache::PutBack(TakenOut taken) {
   nodes_.AddPod(taken.info_, taken.node_);
-  auto it = pod_states_
-                .insert(PodState{std::move(taken.info_), taken.node_, taken.assumed_,
-                                 taken.binding_finished_})
-                .first;
+  auto it =
+      pod_states_.insert(PodState(std::move(taken.info_), taken.assumed_, taken.binding_finished_))
+          .first;
   if (it->assumed) assumed_.insert(it->name());
 }
 

@@ -89,11 +89,19 @@ class Cache {
   // Keyed by the name of the pod it holds: a pod's state is replaced whole when its PodInfo is.
   struct PodState {
     framework::PodInfoPtr info;
-    api::Symbol node;
+    uint32_t name_hash = 0;  // of name(): api::ByPodName
     mutable bool assumed = false;
     mutable bool binding_finished = false;
 
+    PodState(framework::PodInfoPtr pod, bool assumed, bool binding_finished)
+        : info(std::move(pod)),
+          name_hash(api::HashedPodName(name()).hash),
+          assumed(assumed),
+          binding_finished(binding_finished) {}
     api::PodName name() const { return api::PodName::Of(info->pod); }
+    // The node the cache counts the pod on: the one its info names (an assumed pod's info is
+    // the copy on the node it was assumed on).
+    api::Symbol node() const { return info->pod.spec.node_name; }
   };
   using PodStates =
       std::unordered_set<PodState, api::ByPodName<PodState>, api::ByPodName<PodState>>;

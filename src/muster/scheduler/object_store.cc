@@ -31,9 +31,9 @@ void ObjectStore::IndexGang(const Stored& stored, bool add) {
 const framework::PodInfoPtr& ObjectStore::StorePod(const api::PodPtr& object) {
   framework::PodInfoPtr info = framework::PodInfo::Make(object);
   const api::Pod& pod = *object;
-  auto it = pods_.find(api::PodName::Of(pod));
+  auto it = pods_.find(api::HashedPodName(api::PodName::Of(pod)));
   if (it == pods_.end()) {
-    it = pods_.insert(Stored{std::move(info)}).first;
+    it = pods_.insert(Stored(std::move(info))).first;
     if (!unstored_attempts_.empty()) {
       if (auto u = unstored_attempts_.find(pod.metadata.Key()); u != unstored_attempts_.end()) {
         it->attempts = u->second;
@@ -55,7 +55,7 @@ const framework::PodInfoPtr& ObjectStore::StorePod(const api::PodPtr& object) {
 }
 
 void ObjectStore::ForgetPod(const api::Pod& pod) {
-  auto it = pods_.find(api::PodName::Of(pod));
+  auto it = pods_.find(api::HashedPodName(api::PodName::Of(pod)));
   if (it == pods_.end()) return;
   IndexLabels(*it, false);
   IndexGang(*it, false);
@@ -64,7 +64,7 @@ void ObjectStore::ForgetPod(const api::Pod& pod) {
 }
 
 void ObjectStore::CountAttempt(api::PodName name) {
-  auto it = pods_.find(name);
+  auto it = pods_.find(api::HashedPodName(name));
   if (it != pods_.end()) {
     ++it->attempts;
   } else {
@@ -73,7 +73,7 @@ void ObjectStore::CountAttempt(api::PodName name) {
 }
 
 int ObjectStore::Attempts(api::PodName name) const {
-  if (auto it = pods_.find(name); it != pods_.end()) return it->attempts;
+  if (auto it = pods_.find(api::HashedPodName(name)); it != pods_.end()) return it->attempts;
   if (unstored_attempts_.empty()) return 0;
   auto it = unstored_attempts_.find(name.Key());
   return it == unstored_attempts_.end() ? 0 : it->second;
@@ -100,7 +100,7 @@ std::vector<const api::Pod*> ObjectStore::PodsInGang(api::Symbol ns,
 }
 
 const framework::PodInfoPtr* ObjectStore::FindPod(api::PodName name) const {
-  auto it = pods_.find(name);
+  auto it = pods_.find(api::HashedPodName(name));
   return it == pods_.end() ? nullptr : &it->info;
 }
 

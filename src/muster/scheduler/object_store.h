@@ -52,7 +52,10 @@ class ObjectStore final : public framework::ObjectLister {
   struct Stored {
     mutable framework::PodInfoPtr info;
     mutable int attempts = 0;
+    uint32_t name_hash = 0;  // of name(): api::ByPodName
 
+    explicit Stored(framework::PodInfoPtr pod)
+        : info(std::move(pod)), name_hash(api::HashedPodName(name()).hash) {}
     api::PodName name() const { return api::PodName::Of(info->pod); }
   };
   // The pods of one index entry (one namespace), in name order: entries of pods_, whose
