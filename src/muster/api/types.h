@@ -51,9 +51,11 @@ struct OwnerReference {
 };
 
 struct ObjectMeta {
+  // Namespace and name side by side (one cache line, mostly): every table of pods compares the
+  // two.
   std::string name;
-  std::string generate_name;
   Symbol namespace_;  // empty for cluster-scoped objects
+  std::string generate_name;
   std::string uid;
   std::string resource_version;
   LabelSet labels;
