@@ -46,31 +46,43 @@ void MemoryCluster::Notify(std::function<void(ClusterObserver&)> fn) {
   });
 }
 
-MemoryCluster::ObjectMap<api::Pod>::iterator MemoryCluster::FindPod(std::string_view key) {
-  auto it = pod_index_.find(key);
-  return it == pod_index_.end() ? MutableObjects<api::Pod>().end() : it->second;
+void PodsInOrder::Sort() const {
+  auto by_key = [](const value_type* a, const value_type* b) { return a->first < b->first; };
+  if (!sorted_once_ || stale_) {
+    sorted_.clear();
+    sorted_.reserve(pods_.size());
+    for (const value_type& entry : pods_) sorted_.push_back(&entry);
+    std::sort(sorted_.begin(), sorted_.end(), by_key);
+    created_.clear();
+    sorted_once_ = true;
+    stale_ = false;
+    return;
+  }
+  if (created_.empty()) return;
+  std::sort(created_.begin(), created_.end(), by_key);
+  const size_t before = sorted_.size();
+  sorted_.insert(sorted_.end(), created_.begin(), created_.end());
+  std::inplace_merge(sorted_.begin(), sorted_.begin() + static_cast<std::ptrdiff_t>(before),
+                     sorted_.end(), by_key);
+  created_.clear();
 }
 
 template <typename T>
 typename MemoryCluster::ObjectMap<T>::iterator MemoryCluster::Find(const std::string& key) {
-  if constexpr (std::is_same_v<T, api::Pod>) {
-    return FindPod(key);
-  } else {
-    return MutableObjects<T>().find(key);
-  }
+  return MutableObjects<T>().find(key);
 }
 
 template <typename T>
 Status MemoryCluster::Create(T object) {
   ObjectMap<T>& objects = MutableObjects<T>();
-  // One descent of the ordered map finds the place or the object already there (try_emplace
-  // leaves its key alone when it inserts nothing).
+  // One search finds the place or the object already there (try_emplace leaves its key alone
+  // when it inserts nothing).
   auto [it, inserted] = objects.try_emplace(object.metadata.Key());
   if (!inserted) return AlreadyExists(api::KindOf<T>().resource, it->first);
   Stamp(object.metadata);
   api::Shared<T> added = std::make_shared<const T>(std::move(object));
   it->second = added;
-  if constexpr (std::is_same_v<T, api::Pod>) pod_index_.emplace(it->first, it);
+  if constexpr (std::is_same_v<T, api::Pod>) pods_in_order_.Created(*it);
   if constexpr (std::is_same_v<T, api::Node>) node_names_.insert(api::Symbol(it->first));
   Notify([added = api::AnyObject(std::move(added))](ClusterObserver& o) { o.OnAdd(added); });
   return Status::OK();
@@ -93,7 +105,7 @@ Status MemoryCluster::Update(T object) {
   }
 }
 
-Status MemoryCluster::ReplacePod(ObjectMap<api::Pod>::iterator it, api::Pod pod) {
+Status MemoryCluster::ReplacePod(PodMap::iterator it, api::Pod pod) {
   pod.metadata.resource_version = std::to_string(NextRevision());
   api::PodPtr old = std::exchange(it->second, std::make_shared<const api::Pod>(std::move(pod)));
   Notify([old = api::AnyObject(std::move(old)),
@@ -107,7 +119,7 @@ Status MemoryCluster::Delete(const std::string& key) {
   auto it = Find<T>(key);
   if (it == objects.end()) return NotFound(api::KindOf<T>().resource, key);
   api::Shared<T> old = std::move(it->second);
-  if constexpr (std::is_same_v<T, api::Pod>) pod_index_.erase(it->first);
+  if constexpr (std::is_same_v<T, api::Pod>) pods_in_order_.Deleted();
   if constexpr (std::is_same_v<T, api::Node>) node_names_.erase(api::Symbol(it->first));
   objects.erase(it);
   NextRevision();

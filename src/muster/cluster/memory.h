@@ -5,7 +5,10 @@
 // now), like an informer's watch: never from inside the call that made them, so a scheduler
 // writing to the cluster is not re-entered.
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
@@ -31,6 +34,86 @@ struct StoredEvent {
   framework::EventRecord record;
 };
 
+// The key of an object in the cluster's tables, hashed for lookups by a view.
+struct KeyHash {
+  using is_transparent = void;
+  // Not noexcept: std::unordered_map then keeps each key's hash in its node, and a lookup walks
+  // a bucket without reading the keys of the nodes it passes.
+  size_t operator()(std::string_view key) const { return std::hash<std::string_view>{}(key); }
+};
+
+// The cluster's pods by key, hashed: creating one of a million pods costs a lookup, where an
+// ordered tree compares keys down twenty levels (two cache misses a level). PodsInOrder gives
+// the key order the reports read.
+using PodMap = std::unordered_map<std::string, api::PodPtr, KeyHash, std::equal_to<>>;
+
+// The pods of a PodMap in key order, as a std::map would walk them. The order is sorted when
+// first read; after that, the pods created since are sorted and merged in when it is read again,
+// and a deletion has it sorted afresh. The reports read it at the end of a run, the invariant
+// checker (--check) once a turn; a bench never. Nothing that walks it changes the cluster's pods
+// on the way.
+class PodsInOrder {
+ public:
+  using value_type = PodMap::value_type;
+  class const_iterator {
+   public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = PodMap::value_type;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const value_type*;
+    using reference = const value_type&;
+
+    const_iterator() = default;
+    explicit const_iterator(std::vector<const value_type*>::const_iterator it) : it_(it) {}
+    reference operator*() const { return **it_; }
+    pointer operator->() const { return *it_; }
+    const_iterator& operator++() {
+      ++it_;
+      return *this;
+    }
+    const_iterator operator++(int) {
+      const_iterator old = *this;
+      ++it_;
+      return old;
+    }
+    friend bool operator==(const const_iterator&, const const_iterator&) = default;
+
+   private:
+    std::vector<const value_type*>::const_iterator it_;
+  };
+
+  explicit PodsInOrder(const PodMap& pods) : pods_(pods) {}
+  PodsInOrder(const PodsInOrder&) = delete;
+  PodsInOrder& operator=(const PodsInOrder&) = delete;
+
+  const_iterator begin() const {
+    Sort();
+    return const_iterator(sorted_.begin());
+  }
+  const_iterator end() const {
+    Sort();
+    return const_iterator(sorted_.end());
+  }
+  size_t size() const { return pods_.size(); }
+  bool empty() const { return pods_.empty(); }
+
+ private:
+  friend class MemoryCluster;
+
+  // Told of every pod created and deleted (not of replacements: they keep their key).
+  void Created(const value_type& entry) {
+    if (sorted_once_) created_.push_back(&entry);
+  }
+  void Deleted() { stale_ = true; }
+  void Sort() const;
+
+  const PodMap& pods_;
+  mutable std::vector<const value_type*> sorted_;
+  mutable std::vector<const value_type*> created_;  // since the last sort, once sorted
+  mutable bool sorted_once_ = false;
+  mutable bool stale_ = false;  // a pod deleted since the last sort
+};
+
 class MemoryCluster final : public Cluster {
  public:
   explicit MemoryCluster(framework::Clock& clock) : clock_(clock) {}
@@ -40,8 +123,10 @@ class MemoryCluster final : public Cluster {
   // Objects of a kind, by key (namespace/name, or name for a cluster-scoped kind). Each is
   // immutable once stored: a change stores a new one, and the observers are told with the
   // stored objects themselves.
+  // (Pods: PodMap, hashed; pods() walks them in key order.)
   template <typename T>
-  using ObjectMap = std::map<std::string, api::Shared<T>>;
+  using ObjectMap = std::conditional_t<std::is_same_v<T, api::Pod>, PodMap,
+                                       std::map<std::string, api::Shared<T>>>;
 
   // ---- writes by users and controllers, for any kind of api::ClusterKinds ----
   // Create fills uid and creationTimestamp when unset, and fails (returns an error status) when
@@ -56,22 +141,16 @@ class MemoryCluster final : public Cluster {
   // ---- reads ----
   template <typename T>
   const T* Get(const std::string& key) const {
-    if constexpr (std::is_same_v<T, api::Pod>) {
-      // Through the index: a hash lookup, where the ordered map compares keys down its depth.
-      auto it = pod_index_.find(key);
-      return it == pod_index_.end() ? nullptr : it->second->second.get();
-    } else {
-      const ObjectMap<T>& objects = Objects<T>();
-      auto it = objects.find(key);
-      return it == objects.end() ? nullptr : it->second.get();
-    }
+    const ObjectMap<T>& objects = Objects<T>();
+    auto it = objects.find(key);
+    return it == objects.end() ? nullptr : it->second.get();
   }
-  // Ordered by key, for the report.
+  // Ordered by key, for the report; but for pods, which pods() orders.
   template <typename T>
   const ObjectMap<T>& Objects() const {
     return std::get<ObjectMap<T>>(objects_);
   }
-  const ObjectMap<api::Pod>& pods() const { return Objects<api::Pod>(); }
+  const PodsInOrder& pods() const { return pods_in_order_; }
   const std::vector<StoredEvent>& events() const { return events_; }
   // Whether Events are kept (the default): a simulation reports them. `muster bench` keeps
   // none: nothing reads them there, and they are an API server's store, not the scheduler's
@@ -121,10 +200,10 @@ class MemoryCluster final : public Cluster {
   void Notify(std::function<void(ClusterObserver&)> fn);
   template <typename T>
   typename ObjectMap<T>::iterator Find(const std::string& key);
-  // The pod by key, through pod_index_: every bind looks its pod up.
-  ObjectMap<api::Pod>::iterator FindPod(std::string_view key);
+  // The pod by key: every bind looks its pod up.
+  PodMap::iterator FindPod(std::string_view key) { return MutableObjects<api::Pod>().find(key); }
   // Stores `pod` in place of *it with the next resource version, and tells the observers.
-  framework::Status ReplacePod(ObjectMap<api::Pod>::iterator it, api::Pod pod);
+  framework::Status ReplacePod(PodMap::iterator it, api::Pod pod);
 
   template <typename List>
   struct MapsOf;
@@ -136,8 +215,7 @@ class MemoryCluster final : public Cluster {
   framework::Clock& clock_;
   std::vector<ClusterObserver*> observers_;
   MapsOf<api::ClusterKinds>::type objects_;
-  // The pods' keys (string_views into their map's keys), for lookups.
-  std::unordered_map<std::string_view, ObjectMap<api::Pod>::iterator> pod_index_;
+  PodsInOrder pods_in_order_{Objects<api::Pod>()};
   std::unordered_set<api::Symbol> node_names_;  // the nodes' keys, for the check of every bind
   std::vector<StoredEvent> events_;
   bool keep_events_ = true;

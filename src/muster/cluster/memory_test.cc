@@ -1,5 +1,6 @@
 #include "muster/cluster/memory.h"
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,49 @@ TEST_F(MemoryClusterTest, CreatingAnObjectThatExistsChangesNothing) {
   EXPECT_EQ(recorder_.pods_added, 1) << "web's own creation, in the fixture";
   EXPECT_TRUE(recorder_.updates.empty());
   EXPECT_EQ(cluster_.Get<api::Pod>("prod/nothing"), nullptr);
+}
+
+// pods() walks the pods in key order, as an ordered map of "namespace/name" would, whether it is
+// read for the first time, after creations only, after deletions, or after both; a binding
+// replaces a pod without moving it.
+TEST_F(MemoryClusterTest, PodsAreWalkedInKeyOrderAcrossCreationsAndDeletions) {
+  std::set<std::string> expected = {"prod/web"};
+  auto walked = [&] {
+    std::vector<std::string> keys;
+    for (const auto& [key, pod] : cluster_.pods()) {
+      EXPECT_EQ(pod->metadata.Key(), key);
+      keys.push_back(key);
+    }
+    EXPECT_EQ(keys.size(), cluster_.pods().size());
+    return keys;
+  };
+  auto in_order = [&] { return std::vector<std::string>(expected.begin(), expected.end()); };
+  auto create = [&](const std::string& ns, const std::string& name) {
+    ASSERT_TRUE(cluster_.Create(MakePod().Name(name).Namespace(ns).Obj()).IsSuccess());
+    expected.insert(ns + "/" + name);
+  };
+  auto remove = [&](const std::string& key) {
+    ASSERT_TRUE(cluster_.Delete<api::Pod>(key).IsSuccess());
+    expected.erase(key);
+  };
+  // Names whose order is not their creation's ("web-10" before "web-9"; "dev" before "prod").
+  for (int i = 12; i > 0; i -= 3) create("prod", "web-" + std::to_string(i));
+  create("dev", "api");
+  EXPECT_EQ(walked(), in_order()) << "read first";
+  for (int i = 1; i < 12; i += 3) create("prod", "web-" + std::to_string(i));
+  create("a", "z");
+  EXPECT_EQ(walked(), in_order()) << "after creations";
+  remove("prod/web-9");
+  remove("a/z");
+  EXPECT_EQ(walked(), in_order()) << "after deletions";
+  create("prod", "web-9");
+  remove("prod/web-12");
+  create("zz", "last");
+  ASSERT_TRUE(cluster_.Bind(*cluster_.Get<api::Pod>("dev/api"), api::Symbol("node-a")).IsSuccess());
+  EXPECT_EQ(walked(), in_order()) << "after both, and a binding";
+  EXPECT_EQ(cluster_.Get<api::Pod>("dev/api")->spec.node_name, api::Symbol("node-a"));
+  EXPECT_EQ(cluster_.Get<api::Pod>("prod/web-12"), nullptr);
+  EXPECT_FALSE(cluster_.pods().empty());
 }
 
 TEST_F(MemoryClusterTest, BindAssignsTheNodeAndTellsObserversOnce) {

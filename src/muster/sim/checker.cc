@@ -507,11 +507,11 @@ void Checker::CheckNominations() {
   // A nomination keeps room on a node for a pod that preemption made it for, until that pod
   // reaches a node or goes: room kept for any other pod is room no pod can use.
   for (const auto& [key, node] : scheduler_.queue().NominatedPods()) {
-    auto it = cluster_.pods().find(key);
-    if (it == cluster_.pods().end()) {
+    const api::Pod* stored = cluster_.Get<api::Pod>(key);
+    if (stored == nullptr) {
       return Fail(fmt::format("pod {} is nominated to {} but no longer exists", key, node));
     }
-    const api::Pod& pod = *it->second;
+    const api::Pod& pod = *stored;
     if (Bound(pod) || pod.IsTerminal() || !scheduler_.Responsible(pod)) {
       return Fail(
           fmt::format("pod {} is nominated to {} but is not a pending pod of the "
@@ -599,9 +599,9 @@ void Checker::EndOfInstant() {
     }
   }
   for (const auto& [member, gang] : must_go_with_gang_) {
-    const auto it = cluster_.pods().find(member);
-    if (it == cluster_.pods().end()) continue;
-    const api::Pod& pod = *it->second;
+    const api::Pod* stored = cluster_.Get<api::Pod>(member);
+    if (stored == nullptr) continue;
+    const api::Pod& pod = *stored;
     if (Bound(pod) && !pod.IsTerminal() && !pod.metadata.deletion_timestamp) {
       Fail(
           fmt::format("preemption took part of gang {}, which is evicted whole: {} still runs "
