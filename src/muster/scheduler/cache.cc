@@ -9,11 +9,12 @@ namespace muster::scheduler {
 using framework::Status;
 
 Status Cache::AssumePod(framework::PodInfoPtr pod) {
-  if (pod_states_.contains(api::HashedPodName(api::PodName::Of(pod->pod)))) {
+  const api::HashedPodName name(api::PodName::Of(pod->pod));
+  if (pod_states_.contains(name)) {
     return Status::Error(fmt::format("pod {} is in the cache, so can't be assumed", pod->Key()));
   }
   nodes_.AddPod(pod, pod->pod.spec.node_name);
-  auto it = pod_states_.insert(PodState(std::move(pod), /*assumed=*/true, false)).first;
+  auto it = pod_states_.insert(PodState(std::move(pod), name, /*assumed=*/true, false)).first;
   assumed_.insert(it->name());
   return Status::OK();
 }
@@ -48,7 +49,8 @@ void Cache::Erase(PodStates::iterator it) {
 
 Status Cache::AddPod(framework::PodInfoPtr info) {
   const api::Pod& pod = info->pod;
-  auto it = pod_states_.find(api::HashedPodName(api::PodName::Of(pod)));
+  const api::HashedPodName name(api::PodName::Of(pod));
+  auto it = pod_states_.find(name);
   if (it != pod_states_.end()) {
     if (!it->assumed) {
       return Status::Error(fmt::format("pod {} was already in added state", pod.metadata.Key()));
@@ -58,7 +60,7 @@ Status Cache::AddPod(framework::PodInfoPtr info) {
     Erase(it);
   }
   nodes_.AddPod(info, pod.spec.node_name);
-  pod_states_.insert(PodState(std::move(info), false, false));
+  pod_states_.insert(PodState(std::move(info), name, false, false));
   return Status::OK();
 }
 
@@ -94,7 +96,6 @@ std::optional<Cache::TakenOut> Cache::TakeOut(const api::Pod& pod) {
   if (it == pod_states_.end()) return std::nullopt;
   TakenOut taken;
   taken.info_ = it->info;
-  taken.node_ = it->node();
   taken.assumed_ = it->assumed;
   taken.binding_finished_ = it->binding_finished;
   nodes_.RemovePod(*it->info, it->node());
@@ -103,9 +104,11 @@ std::optional<Cache::TakenOut> Cache::TakeOut(const api::Pod& pod) {
 }
 
 void Cache::PutBack(TakenOut taken) {
-  nodes_.AddPod(taken.info_, taken.node_);
+  nodes_.AddPod(taken.info_, taken.info_->pod.spec.node_name);
+  const api::HashedPodName name(api::PodName::Of(taken.info_->pod));
   auto it =
-      pod_states_.insert(PodState(std::move(taken.info_), taken.assumed_, taken.binding_finished_))
+      pod_states_
+          .insert(PodState(std::move(taken.info_), name, taken.assumed_, taken.binding_finished_))
           .first;
   if (it->assumed) assumed_.insert(it->name());
 }

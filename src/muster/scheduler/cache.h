@@ -66,7 +66,6 @@ class Cache {
   class TakenOut {
     friend class Cache;
     framework::PodInfoPtr info_;
-    api::Symbol node_;
     bool assumed_ = false;
     bool binding_finished_ = false;
   };
@@ -93,9 +92,11 @@ class Cache {
     mutable bool assumed = false;
     mutable bool binding_finished = false;
 
-    PodState(framework::PodInfoPtr pod, bool assumed, bool binding_finished)
+    // `name` is the pod's, as the lookup before the insert hashed it.
+    PodState(framework::PodInfoPtr pod, const api::HashedPodName& name, bool assumed,
+             bool binding_finished)
         : info(std::move(pod)),
-          name_hash(api::HashedPodName(name()).hash),
+          name_hash(name.hash),
           assumed(assumed),
           binding_finished(binding_finished) {}
     api::PodName name() const { return api::PodName::Of(info->pod); }

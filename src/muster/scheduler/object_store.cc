@@ -31,9 +31,10 @@ void ObjectStore::IndexGang(const Stored& stored, bool add) {
 const framework::PodInfoPtr& ObjectStore::StorePod(const api::PodPtr& object) {
   framework::PodInfoPtr info = framework::PodInfo::Make(object);
   const api::Pod& pod = *object;
-  auto it = pods_.find(api::HashedPodName(api::PodName::Of(pod)));
+  const api::HashedPodName name(api::PodName::Of(pod));
+  auto it = pods_.find(name);
   if (it == pods_.end()) {
-    it = pods_.insert(Stored(std::move(info))).first;
+    it = pods_.insert(Stored(std::move(info), name)).first;
     if (!unstored_attempts_.empty()) {
       if (auto u = unstored_attempts_.find(pod.metadata.Key()); u != unstored_attempts_.end()) {
         it->attempts = u->second;

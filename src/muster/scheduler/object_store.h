@@ -54,8 +54,9 @@ class ObjectStore final : public framework::ObjectLister {
     mutable int attempts = 0;
     uint32_t name_hash = 0;  // of name(): api::ByPodName
 
-    explicit Stored(framework::PodInfoPtr pod)
-        : info(std::move(pod)), name_hash(api::HashedPodName(name()).hash) {}
+    // `name` is the pod's, as the lookup before the insert hashed it.
+    Stored(framework::PodInfoPtr pod, const api::HashedPodName& name)
+        : info(std::move(pod)), name_hash(name.hash) {}
     api::PodName name() const { return api::PodName::Of(info->pod); }
   };
   // The pods of one index entry (one namespace), in name order: entries of pods_, whose
