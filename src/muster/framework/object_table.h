@@ -10,6 +10,7 @@
 #include <tuple>
 #include <type_traits>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "muster/api/intern.h"
@@ -43,32 +44,72 @@ class ObjectTable {
     return out;
   }
   size_t size() const { return by_id_.size(); }
-  // A number that changes whenever the table does (Set, Erase): what a plugin keys an index it
-  // derives from the table on.
+  // A number that one Set or Erase adds one to: what a plugin keys an index it derives from the
+  // table on.
   uint64_t version() const { return version_; }
+
+  // The table's changes, for an index kept up to date by them (one look at each change rather
+  // than at every object each time the table changes). Kept only once some reader has asked,
+  // and at least the last kKeptChanges of them: a reader further behind rebuilds from List().
+  static constexpr size_t kKeptChanges = 1024;
+  // From now on, keep the changes.
+  void KeepChanges() const { keep_changes_ = true; }
+  // Calls `f(before, after)` (either may be null: added, deleted) for each change made after
+  // `version`, oldest first, and returns true; or calls nothing and returns false when they
+  // were not all kept.
+  template <typename F>
+  bool ChangesSince(uint64_t version, F&& f) const {
+    if (version > version_) return false;
+    const uint64_t count = version_ - version;
+    if (count > changes_.size()) return false;
+    for (size_t i = changes_.size() - count; i < changes_.size(); ++i) {
+      f(changes_[i].before.get(), changes_[i].after.get());
+    }
+    return true;
+  }
 
   // Stores `object` in place of the one with its namespace and name, if any.
   void Set(api::Shared<T> object) {
     const T* raw = object.get();
     by_key_[raw->metadata.Key()] = raw;
-    by_id_[Id(raw->metadata)] = std::move(object);
-    ++version_;
+    api::Shared<T>& slot = by_id_[Id(raw->metadata)];
+    api::Shared<T> before = std::exchange(slot, std::move(object));
+    Changed(std::move(before), slot);
   }
   void Erase(const api::ObjectMeta& meta) {
     by_key_.erase(meta.Key());
-    by_id_.erase(Id(meta));
-    ++version_;
+    api::Shared<T> before;
+    if (auto it = by_id_.find(Id(meta)); it != by_id_.end()) {
+      before = std::move(it->second);
+      by_id_.erase(it);
+    }
+    Changed(std::move(before), nullptr);
   }
 
  private:
   static uint64_t Id(const api::ObjectMeta& meta) {
     return api::PairId(meta.namespace_, api::Symbol(meta.name));
   }
+  void Changed(api::Shared<T> before, api::Shared<T> after) {
+    ++version_;
+    if (!keep_changes_) return;
+    if (changes_.size() == 2 * kKeptChanges) {
+      changes_.erase(changes_.begin(), changes_.begin() + kKeptChanges);
+    }
+    changes_.push_back(Change{std::move(before), std::move(after)});
+  }
+
+  struct Change {
+    api::Shared<T> before;
+    api::Shared<T> after;
+  };
 
   // By PairId(namespace, name): a PodGroup is looked up on every queue comparison.
   std::unordered_map<uint64_t, api::Shared<T>> by_id_;
   std::map<std::string, const T*> by_key_;  // the same objects by namespace/name
   uint64_t version_ = 0;
+  mutable bool keep_changes_ = false;
+  std::vector<Change> changes_;  // the last changes, the newest last (see KeepChanges)
 };
 
 namespace internal {

@@ -59,5 +59,49 @@ TEST(ObjectTable, AClusterScopedKindIsFoundByNameAlone) {
   EXPECT_EQ(table.List(api::Symbol()).size(), 1u);
 }
 
+// What a reader of ChangesSince sees: each change after its version, oldest first, with the
+// object before and after; nothing from before KeepChanges; and false, so that it rebuilds,
+// once it has fallen further behind than the table keeps.
+TEST(ObjectTable, ChangesSinceAVersionAreReplayedInOrder) {
+  ObjectTable<api::PodDisruptionBudget> table;
+  table.Set(Pdb("prod", "web", 1));
+  const uint64_t unkept = table.version();
+  table.KeepChanges();
+  EXPECT_FALSE(table.ChangesSince(0, [](auto, auto) {}));
+  const uint64_t start = table.version();
+  EXPECT_EQ(start, unkept);
+  table.Set(Pdb("prod", "web", 2));
+  table.Set(Pdb("prod", "api", 5));
+  table.Erase(Pdb("prod", "web")->metadata);
+  std::vector<std::string> seen;
+  auto describe = [&seen](const api::PodDisruptionBudget* before,
+                          const api::PodDisruptionBudget* after) {
+    auto one = [](const api::PodDisruptionBudget* p) {
+      return p == nullptr ? std::string("-")
+                          : p->metadata.Key() + "=" + std::to_string(p->min_available->int_value);
+    };
+    seen.push_back(one(before) + " > " + one(after));
+  };
+  ASSERT_TRUE(table.ChangesSince(start, describe));
+  EXPECT_EQ(seen, (std::vector<std::string>{"prod/web=1 > prod/web=2", "- > prod/api=5",
+                                            "prod/web=2 > -"}));
+  seen.clear();
+  ASSERT_TRUE(table.ChangesSince(start + 2, describe));
+  EXPECT_EQ(seen, (std::vector<std::string>{"prod/web=2 > -"}));
+  seen.clear();
+  ASSERT_TRUE(table.ChangesSince(table.version(), describe));
+  EXPECT_TRUE(seen.empty());
+  EXPECT_FALSE(table.ChangesSince(table.version() + 1, describe));
+
+  for (size_t i = 0; i < 2 * ObjectTable<api::PodDisruptionBudget>::kKeptChanges; ++i) {
+    table.Set(Pdb("prod", "api", static_cast<int32_t>(i)));
+  }
+  EXPECT_FALSE(table.ChangesSince(start, describe));
+  EXPECT_TRUE(seen.empty());
+  const uint64_t recent = table.version() - ObjectTable<api::PodDisruptionBudget>::kKeptChanges;
+  ASSERT_TRUE(table.ChangesSince(recent, describe));
+  EXPECT_EQ(seen.size(), ObjectTable<api::PodDisruptionBudget>::kKeptChanges);
+}
+
 }  // namespace
 }  // namespace muster::framework
