@@ -4,8 +4,10 @@
 #include "muster/plugins/dynamicresources/allocator.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <optional>
+#include <unordered_set>
 #include <utility>
 
 #include <fmt/format.h>
@@ -33,6 +35,13 @@ void AddAllocated(const api::ResourceClaim& claim, DeviceSet* set) {
   if (!claim.status.allocation) return;
   for (const api::DeviceRequestAllocationResult& r : claim.status.allocation->devices) {
     if (!r.admin_access) set->insert(DeviceId{r.driver, r.pool, r.device});
+  }
+}
+
+void RemoveAllocated(const api::ResourceClaim& claim, DeviceSet* set) {
+  if (!claim.status.allocation) return;
+  for (const api::DeviceRequestAllocationResult& r : claim.status.allocation->devices) {
+    if (!r.admin_access) set->erase(DeviceId{r.driver, r.pool, r.device});
   }
 }
 
@@ -85,7 +94,7 @@ Inventory::Inventory(std::vector<const api::ResourceSlice*> slices) : slices_(st
   // Every slice on a named node: what a node sees depends on nothing else.
   if (elsewhere_.empty()) {
     const api::LabelSet none;
-    for (const auto& [node, list] : by_node_) by_node_pools_.emplace(node, Gather(none, node));
+    for (const auto& [node, list] : by_node_) by_node_views_.emplace(node, Gather(none, node));
   }
 }
 
@@ -94,19 +103,18 @@ const api::Device* Inventory::Find(const DeviceId& id) const {
   return it == devices_.end() ? nullptr : it->second;
 }
 
-const std::vector<Inventory::PoolView>& Inventory::PoolsFor(const api::LabelSet& labels,
-                                                            Symbol node,
-                                                            std::vector<PoolView>* scratch) const {
+const Inventory::NodeView& Inventory::For(const api::LabelSet& labels, Symbol node,
+                                          NodeView* scratch) const {
   if (elsewhere_.empty()) {
-    static const std::vector<PoolView> kNone;
-    auto it = by_node_pools_.find(node);
-    return it == by_node_pools_.end() ? kNone : it->second;
+    static const NodeView kNone;
+    auto it = by_node_views_.find(node);
+    return it == by_node_views_.end() ? kNone : it->second;
   }
   *scratch = Gather(labels, node);
   return *scratch;
 }
 
-std::vector<Inventory::PoolView> Inventory::Gather(const api::LabelSet& labels, Symbol node) const {
+Inventory::NodeView Inventory::Gather(const api::LabelSet& labels, Symbol node) const {
   std::vector<const api::ResourceSlice*> reaching;
   if (auto it = by_node_.find(node); it != by_node_.end()) reaching = it->second;
   for (const api::ResourceSlice* s : elsewhere_) {
@@ -195,7 +203,16 @@ std::vector<Inventory::PoolView> Inventory::Gather(const api::LabelSet& labels, 
       });
     });
   }
-  return out;
+  NodeView view{std::move(out), {}};
+  for (const PoolView& pool : view.pools) {
+    for (const api::ResourceSlice* s : pool.slices) {
+      for (const api::Device& d : s->spec.devices) {
+        view.candidates.push_back(
+            Candidate{&pool, s, &d, DeviceId{s->spec.driver, s->spec.pool.name, d.name}});
+      }
+    }
+  }
+  return view;
 }
 
 // ---- Allocator ----
@@ -210,10 +227,10 @@ Allocator::Allocator(const Inventory& inventory, const DeviceSet& allocated,
       binding_conditions_(BindingConditionsEnabled()) {
   if (!inventory_.consumes_counters()) return;
   for (const DeviceSet* set : {&allocated_, &pending_}) {
-    for (const DeviceId& id : *set) {
-      if (set == &pending_ && allocated_.contains(id)) continue;
+    set->ForEach([&](const DeviceId& id) {
+      if (set == &pending_ && allocated_.contains(id)) return;
       const api::Device* d = inventory_.Find(id);
-      if (d == nullptr) continue;
+      if (d == nullptr) return;
       for (const api::DeviceCounterConsumption& c : d->consumes_counters) {
         for (const api::Counter& counter : c.counters) {
           api::Quantity& used =
@@ -221,61 +238,48 @@ Allocator::Allocator(const Inventory& inventory, const DeviceSet& allocated,
           used.Add(counter.value);
         }
       }
-    }
+    });
   }
 }
 
-// One Allocate call: the depth-first search over one node's devices.
+// The depth-first search over one node's devices, for the claims' requests.
 class Search {
  public:
-  Search(const Allocator& a, const api::LabelSet& labels, Symbol node,
-         std::span<const api::ResourceClaim* const> claims,
+  Search(const Allocator& a, const api::LabelSet& labels, Symbol node, const ClaimRequests& claims,
          const std::function<bool()>* stop = nullptr)
       : a_(a), labels_(labels), node_(node), claims_(claims), stop_(stop) {}
 
-  AllocationOutcome Run();
+  AllocationOutcome Run(Allocator::Answer answer);
   std::string Diagnose();
 
  private:
-  // A device that reaches the node.
-  struct Candidate {
-    const Inventory::PoolView* pool;
-    const api::ResourceSlice* slice;
-    const api::Device* device;
-    DeviceId id;
-  };
-  // A request (or one subrequest of a firstAvailable) ready to search.
-  struct Request {
-    std::string name;   // "req" or "req/sub"
-    Symbol symbol;      // the same, interned (constraints and configurations name it)
-    std::string label;  // how messages name it: the request's or the subrequest's name
-    Symbol parent;      // the request's name
-    const api::DeviceRequestSpec* spec = nullptr;
-    const api::DeviceClass* cls = nullptr;
-    bool all = false;
-    int64_t count = 0;                // devices to find
+  using Candidate = Inventory::Candidate;
+  using Request = ClaimRequests::Request;
+  // An alternative as this node sees it.
+  struct Alternative {
+    int64_t count = 0;                // devices to find: the request's, or All's on this node
     std::vector<size_t> all_devices;  // All: every selectable device, by candidate index
-    std::vector<int8_t> selectable;   // by candidate: -1 unknown, 0 no, 1 yes
   };
-  struct ClaimData {
-    const api::ResourceClaim* claim = nullptr;
-    // "claim <ns/name>", for messages only (built when one is).
-    std::string owner() const { return "claim " + ClaimName(*claim); }
-    std::vector<std::vector<Request>> requests;  // alternatives per request
-    std::vector<size_t> chosen;                  // the alternative being tried, per request
-    // matchAttribute constraints: the value the first device set, if any.
-    struct Match {
-      const api::DeviceConstraint* constraint;
-      std::optional<api::AttributeValue> value;
-      int devices = 0;
-    };
-    std::vector<Match> matches;
+  // A matchAttribute constraint: the value the first device set, if any.
+  struct Match {
+    const api::DeviceConstraint* constraint;
+    std::optional<api::AttributeValue> value;
+    int devices = 0;
   };
   struct Chosen {
     size_t claim;
     const Request* request;
     size_t candidate;
   };
+
+  const std::vector<Candidate>& candidates() const { return view_->candidates; }
+  // The alternative of claim `c`'s request `r` being tried.
+  const Request& Current(size_t c, size_t r) const {
+    const ClaimRequests::Claim& cl = claims_.claims_[c];
+    return cl.requests[r][chosen_alternative_[cl.first_request + r]];
+  }
+  // "claim <ns/name>", for messages only (built when one is).
+  std::string Owner(size_t c) const { return "claim " + ClaimName(*claims_.claims_[c].claim); }
 
   bool Prepare();
   // Whether the rest of the search finds a solution from request `r` of claim `c` (trying each
@@ -285,13 +289,15 @@ class Search {
   bool Devices(size_t c, size_t r, int64_t d, size_t start);
   bool TryDevice(size_t c, size_t r, size_t i, int64_t d, bool* constraint_failed);
   // Whether candidate `i` is one `req` (of claim `c`) may have: -1 error (error_ set), 0 no,
-  // 1 yes. Cached per request and candidate.
-  int Selectable(size_t c, Request& req, size_t i);
+  // 1 yes. Kept per alternative and candidate.
+  int Selectable(size_t c, const Request& req, size_t i);
   // Whether every selector picks the candidate (the class's when `cls` is set, else claim
   // `c`'s request's): -1 error, 0 no, 1 yes.
   int Selects(const std::vector<api::DeviceSelector>& selectors, const Candidate& cand,
               const api::DeviceClass* cls, size_t c);
-  bool InUse(size_t c, const Request& req, const DeviceId& id) const;
+  // Whether candidate `i` is taken for `req` of claim `c`: by the cluster, by a claim being
+  // allocated, or earlier in this search.
+  bool InUse(size_t c, const Request& req, size_t i) const;
   bool CountersFit(const Candidate& cand) const;
   void Consume(const Candidate& cand, bool add);
   static bool Tolerated(const Request& req, const api::Device& device);
@@ -302,13 +308,14 @@ class Search {
   const Allocator& a_;
   const api::LabelSet& labels_;
   Symbol node_;
-  std::span<const api::ResourceClaim* const> claims_;
-  std::vector<Inventory::PoolView> scratch_;  // the node's pools when gathered per node
-  const std::vector<Inventory::PoolView>* pools_ = &scratch_;
-  std::vector<Candidate> candidates_;
-  std::vector<ClaimData> data_;
+  const ClaimRequests& claims_;
+  Inventory::NodeView scratch_;  // the node's view when gathered per node
+  const Inventory::NodeView* view_ = &scratch_;
+  std::vector<int8_t> selectable_;  // by alternative, then candidate: -1 unknown, 0 no, 1 yes
+  std::vector<Alternative> alternatives_;
+  std::vector<uint32_t> chosen_alternative_;  // by request
+  std::vector<Match> matches_;                // by constraint
   std::vector<Chosen> chosen_;
-  DeviceSet in_use_;  // chosen in this search, admin access aside
   std::unordered_map<Allocator::CounterKey, api::Quantity, Allocator::CounterKeyHash> consumed_;
   std::string error_;
   const std::function<bool()>* stop_;
@@ -316,32 +323,110 @@ class Search {
   bool stopped_ = false;
 };
 
+ClaimRequests Allocator::Prepare(std::span<const api::ResourceClaim* const> claims) const {
+  ClaimRequests out;
+  out.claims_.reserve(claims.size());
+  for (const api::ResourceClaim* claim : claims) {
+    ClaimRequests::Claim& cd = out.claims_.emplace_back();
+    cd.claim = claim;
+    cd.first_request = out.requests_;
+    cd.first_constraint = out.constraints_;
+    out.constraints_ += claim->spec.constraints.size();
+    auto cname = [&] { return ClaimName(*claim); };
+    // The class of `req`, looked up; false (with the claim's error) when it cannot be.
+    auto prepare = [&](ClaimRequests::Request& req, std::string_view request_name) -> bool {
+      const api::DeviceRequestSpec& spec = *req.spec;
+      if (spec.device_class_name.empty()) {
+        cd.error = fmt::format(
+            "claim {}, request {}: missing device class name (unsupported "
+            "request type?)",
+            cname(), request_name);
+        return false;
+      }
+      req.cls = classes_(spec.device_class_name);
+      if (req.cls == nullptr) {
+        cd.error = fmt::format(
+            "claim {}, request {}: could not retrieve device class {}: "
+            "deviceclass.resource.k8s.io \"{}\" not found",
+            cname(), request_name, spec.device_class_name.str(), spec.device_class_name.str());
+        return false;
+      }
+      req.all = spec.allocation_mode != api::DeviceAllocationMode::kExactCount;
+      if (!req.all) req.count = spec.count;
+      req.index = out.alternatives_++;
+      return true;
+    };
+    for (const api::DeviceRequest& r : claim->spec.requests) {
+      std::vector<ClaimRequests::Request> alternatives;
+      bool failed = false;
+      if (r.exactly) {
+        ClaimRequests::Request req;
+        req.name = r.name.string();
+        req.symbol = r.name;
+        req.label = req.name;
+        req.parent = r.name;
+        req.spec = &*r.exactly;
+        failed = !prepare(req, req.label);
+        if (!failed) alternatives.push_back(std::move(req));
+      } else {
+        for (const api::DeviceSubRequest& sub : r.first_available) {
+          ClaimRequests::Request req;
+          req.name = fmt::format("{}/{}", r.name.str(), sub.name.str());
+          req.symbol = Symbol(req.name);
+          req.label = sub.name.string();
+          req.parent = r.name;
+          req.spec = &sub.spec;
+          failed = !prepare(req, req.label);
+          if (failed) break;
+          alternatives.push_back(std::move(req));
+        }
+      }
+      if (!failed && alternatives.empty()) {
+        cd.error = fmt::format("claim {}, request {}: unknown request type", cname(), r.name.str());
+        failed = true;
+      }
+      // A request that failed keeps the alternatives before it: a search checks them on its
+      // node before it meets the error, as it meets them in order.
+      if (failed && alternatives.empty()) return out;
+      ++out.requests_;
+      cd.requests.push_back(std::move(alternatives));
+      if (failed) return out;
+    }
+  }
+  return out;
+}
+
 std::string Allocator::Diagnose(const api::LabelSet& labels, Symbol node,
                                 std::span<const api::ResourceClaim* const> claims) const {
-  Search search(*this, labels, node, claims);
+  const ClaimRequests requests = Prepare(claims);
+  Search search(*this, labels, node, requests);
   return search.Diagnose();
 }
 
 AllocationOutcome Allocator::Allocate(const api::LabelSet& labels, Symbol node,
-                                      std::span<const api::ResourceClaim* const> claims,
-                                      const std::function<bool()>* stop) const {
+                                      const ClaimRequests& claims,
+                                      const std::function<bool()>* stop, Answer answer) const {
   Search search(*this, labels, node, claims, stop);
-  return search.Run();
+  return search.Run(answer);
 }
 
-bool Search::InUse(size_t c, const Request& req, const DeviceId& id) const {
+bool Search::InUse(size_t c, const Request& req, size_t i) const {
   if (req.spec->admin_access) {
-    return std::any_of(chosen_.begin(), chosen_.end(), [&](const Chosen& ch) {
-      return ch.claim == c && candidates_[ch.candidate].id == id;
-    });
+    return std::any_of(chosen_.begin(), chosen_.end(),
+                       [&](const Chosen& ch) { return ch.claim == c && ch.candidate == i; });
   }
-  return a_.allocated_.contains(id) || a_.pending_.contains(id) || in_use_.contains(id);
+  const bool chosen = std::any_of(chosen_.begin(), chosen_.end(), [&](const Chosen& ch) {
+    return ch.candidate == i && !ch.request->spec->admin_access;
+  });
+  if (chosen) return true;
+  const DeviceId& id = candidates()[i].id;
+  return a_.allocated_.contains(id) || (!a_.pending_.empty() && a_.pending_.contains(id));
 }
 
 int Search::Selects(const std::vector<api::DeviceSelector>& selectors, const Candidate& cand,
                     const api::DeviceClass* cls, size_t c) {
   // Who the selector belongs to, as messages name it: built only for a message.
-  auto owner = [&] { return cls != nullptr ? "class " + cls->metadata.name : data_[c].owner(); };
+  auto owner = [&] { return cls != nullptr ? "class " + cls->metadata.name : Owner(c); };
   for (size_t i = 0; i < selectors.size(); ++i) {
     const api::DeviceSelector& s = selectors[i];
     if (s.program == nullptr) {
@@ -365,10 +450,10 @@ int Search::Selects(const std::vector<api::DeviceSelector>& selectors, const Can
   return 1;
 }
 
-int Search::Selectable(size_t c, Request& req, size_t i) {
-  int8_t& known = req.selectable[i];
+int Search::Selectable(size_t c, const Request& req, size_t i) {
+  int8_t& known = selectable_[req.index * candidates().size() + i];
   if (known >= 0) return known;
-  const Candidate& cand = candidates_[i];
+  const Candidate& cand = candidates()[i];
   int verdict = 1;
   // The class's selectors first, then the request's, each in order.
   verdict = Selects(req.cls->spec.selectors, cand, req.cls, c);
@@ -441,103 +526,56 @@ const api::AttributeValue* Search::Attribute(const api::Device& device, Symbol d
 }
 
 bool Search::Prepare() {
-  pools_ = &a_.inventory_.PoolsFor(labels_, node_, &scratch_);
-  for (const Inventory::PoolView& pool : *pools_) {
-    for (const api::ResourceSlice* s : pool.slices) {
-      for (const api::Device& d : s->spec.devices) {
-        candidates_.push_back(
-            Candidate{&pool, s, &d, DeviceId{s->spec.driver, s->spec.pool.name, d.name}});
+  view_ = &a_.inventory_.For(labels_, node_, &scratch_);
+  const size_t n = candidates().size();
+  selectable_.assign(claims_.alternatives_ * n, -1);
+  alternatives_.resize(claims_.alternatives_);
+  chosen_alternative_.assign(claims_.requests_, 0);
+  if (claims_.constraints_ > 0) {
+    for (const ClaimRequests::Claim& cd : claims_.claims_) {
+      for (const api::DeviceConstraint& k : cd.claim->spec.constraints) {
+        matches_.push_back({&k, std::nullopt, 0});
       }
     }
   }
-  data_.resize(claims_.size());
-  for (size_t c = 0; c < claims_.size(); ++c) {
-    const api::ResourceClaim& claim = *claims_[c];
-    auto cname = [&] { return ClaimName(claim); };
-    ClaimData& cd = data_[c];
-    cd.claim = &claim;
+  for (size_t c = 0; c < claims_.claims_.size(); ++c) {
+    const ClaimRequests::Claim& cd = claims_.claims_[c];
     int64_t minimum = 0;
-    auto prepare = [&](Request& req, std::string_view request_name) -> bool {
-      const api::DeviceRequestSpec& spec = *req.spec;
-      if (spec.device_class_name.empty()) {
-        error_ = fmt::format(
-            "claim {}, request {}: missing device class name (unsupported "
-            "request type?)",
-            cname(), request_name);
-        return false;
-      }
-      req.cls = a_.classes_(spec.device_class_name);
-      if (req.cls == nullptr) {
-        error_ = fmt::format(
-            "claim {}, request {}: could not retrieve device class {}: "
-            "deviceclass.resource.k8s.io \"{}\" not found",
-            cname(), request_name, spec.device_class_name.str(), spec.device_class_name.str());
-        return false;
-      }
-      req.selectable.assign(candidates_.size(), -1);
-      if (spec.allocation_mode == api::DeviceAllocationMode::kExactCount) {
-        req.count = spec.count;
-        return true;
-      }
-      req.all = true;
-      for (const Inventory::PoolView& pool : *pools_) {
-        if (pool.incomplete || !pool.invalid.empty()) {
-          error_ = fmt::format(
-              "claim {}, request {}: asks for all devices, but resource pool "
-              "{}/{} is currently {}",
-              cname(), request_name, pool.driver.str(), pool.name.str(),
-              pool.incomplete ? "being updated" : "invalid");
-          return false;
+    for (const std::vector<Request>& alternatives : cd.requests) {
+      int64_t least = std::numeric_limits<int64_t>::max();
+      for (const Request& req : alternatives) {
+        Alternative& alt = alternatives_[req.index];
+        alt.count = req.count;
+        if (req.all) {
+          for (const Inventory::PoolView& pool : view_->pools) {
+            if (pool.incomplete || !pool.invalid.empty()) {
+              error_ = fmt::format(
+                  "claim {}, request {}: asks for all devices, but resource pool "
+                  "{}/{} is currently {}",
+                  ClaimName(*cd.claim), req.label, pool.driver.str(), pool.name.str(),
+                  pool.incomplete ? "being updated" : "invalid");
+              return false;
+            }
+          }
+          for (size_t i = 0; i < n; ++i) {
+            const int s = Selectable(c, req, i);
+            if (s < 0) return false;
+            if (s == 1) alt.all_devices.push_back(i);
+          }
+          alt.count = static_cast<int64_t>(alt.all_devices.size());
         }
+        least = std::min(least, alt.count);
       }
-      for (size_t i = 0; i < candidates_.size(); ++i) {
-        const int s = Selectable(c, req, i);
-        if (s < 0) return false;
-        if (s == 1) req.all_devices.push_back(i);
-      }
-      req.count = static_cast<int64_t>(req.all_devices.size());
-      return true;
-    };
-    for (const api::DeviceRequest& r : claim.spec.requests) {
-      std::vector<Request> alternatives;
-      if (r.exactly) {
-        Request req;
-        req.name = r.name.string();
-        req.symbol = r.name;
-        req.label = req.name;
-        req.parent = r.name;
-        req.spec = &*r.exactly;
-        alternatives.push_back(std::move(req));
-        if (!prepare(alternatives.back(), alternatives.back().label)) return false;
-      } else {
-        for (const api::DeviceSubRequest& sub : r.first_available) {
-          Request req;
-          req.name = fmt::format("{}/{}", r.name.str(), sub.name.str());
-          req.symbol = Symbol(req.name);
-          req.label = sub.name.string();
-          req.parent = r.name;
-          req.spec = &sub.spec;
-          alternatives.push_back(std::move(req));
-          if (!prepare(alternatives.back(), alternatives.back().label)) return false;
-        }
-      }
-      if (alternatives.empty()) {
-        error_ = fmt::format("claim {}, request {}: unknown request type", cname(), r.name.str());
-        return false;
-      }
-      int64_t least = alternatives.front().count;
-      for (const Request& alt : alternatives) least = std::min(least, alt.count);
       minimum += least;
-      cd.requests.push_back(std::move(alternatives));
+    }
+    if (!cd.error.empty()) {
+      error_ = cd.error;
+      return false;
     }
     if (minimum > kMaxDevicesPerClaim) {
       error_ = fmt::format("claim {}: number of requested devices {} exceeds the claim limit of {}",
-                           cname(), minimum, kMaxDevicesPerClaim);
+                           ClaimName(*cd.claim), minimum, kMaxDevicesPerClaim);
       return false;
-    }
-    cd.chosen.assign(cd.requests.size(), 0);
-    for (const api::DeviceConstraint& k : claim.spec.constraints) {
-      cd.matches.push_back({&k, std::nullopt, 0});
     }
   }
   return true;
@@ -550,21 +588,23 @@ bool Search::TryDevice(size_t c, size_t r, size_t i, int64_t d, bool* constraint
     error_ = "stopped";
     return false;
   }
-  ClaimData& cd = data_[c];
-  const Request& req = cd.requests[r][cd.chosen[r]];
-  const Candidate& cand = candidates_[i];
-  if (InUse(c, req, cand.id)) return false;
+  const ClaimRequests::Claim& cd = claims_.claims_[c];
+  const Request& req = Current(c, r);
+  const Candidate& cand = candidates()[i];
+  if (InUse(c, req, i)) return false;
   if (!cand.device->consumes_counters.empty() && !CountersFit(cand)) return false;
   if (!Tolerated(req, *cand.device)) return false;
   // The constraints over this request: the first device sets the value, the rest must have it.
+  const std::span<Match> matches(matches_.data() + cd.first_constraint,
+                                 cd.claim->spec.constraints.size());
   std::vector<size_t> counted;
   auto undo = [&] {
     for (size_t k : counted) {
-      if (--cd.matches[k].devices == 0) cd.matches[k].value.reset();
+      if (--matches[k].devices == 0) matches[k].value.reset();
     }
   };
-  for (size_t k = 0; k < cd.matches.size(); ++k) {
-    ClaimData::Match& m = cd.matches[k];
+  for (size_t k = 0; k < matches.size(); ++k) {
+    Match& m = matches[k];
     const std::vector<Symbol>& only = m.constraint->requests;
     if (!only.empty() && std::find(only.begin(), only.end(), req.parent) == only.end() &&
         std::find(only.begin(), only.end(), req.symbol) == only.end()) {
@@ -592,37 +632,35 @@ bool Search::TryDevice(size_t c, size_t r, size_t i, int64_t d, bool* constraint
     counted.push_back(k);
   }
   chosen_.push_back(Chosen{c, &req, i});
-  if (!req.spec->admin_access) in_use_.insert(cand.id);
   Consume(cand, true);
   if (Devices(c, r, d + 1, i + 1)) return true;
   Consume(cand, false);
-  if (!req.spec->admin_access) in_use_.erase(cand.id);
   chosen_.pop_back();
   undo();
   return false;
 }
 
 bool Search::Devices(size_t c, size_t r, int64_t d, size_t start) {
-  ClaimData& cd = data_[c];
-  Request& req = cd.requests[r][cd.chosen[r]];
-  if (d == req.count) return Step(c, r + 1);
+  const Request& req = Current(c, r);
+  const Alternative& alt = alternatives_[req.index];
+  if (d == alt.count) return Step(c, r + 1);
   bool constraint_failed = false;
   if (req.all) {
     // Every selectable device, in order: one that cannot be had means no solution here.
-    const size_t i = req.all_devices[static_cast<size_t>(d)];
+    const size_t i = alt.all_devices[static_cast<size_t>(d)];
     if (TryDevice(c, r, i, d, &constraint_failed)) return true;
     if (constraint_failed && error_.empty()) {
       error_ = fmt::format(
           "{}, request {}: cannot add device {} because a claim constraint "
           "would not be satisfied",
-          cd.owner(), req.label, candidates_[i].id.String());
+          Owner(c), req.label, candidates()[i].id.String());
     }
     return false;
   }
-  for (size_t i = start; i < candidates_.size(); ++i) {
-    const Candidate& cand = candidates_[i];
+  for (size_t i = start; i < candidates().size(); ++i) {
+    const Candidate& cand = candidates()[i];
     if (cand.pool->incomplete || !cand.pool->invalid.empty()) continue;
-    if (InUse(c, req, cand.id)) continue;
+    if (InUse(c, req, i)) continue;
     const int selectable = Selectable(c, req, i);
     if (selectable < 0) return false;
     if (selectable == 0) continue;
@@ -633,22 +671,24 @@ bool Search::Devices(size_t c, size_t r, int64_t d, size_t start) {
 }
 
 bool Search::Step(size_t c, size_t r) {
-  if (c == data_.size()) return true;
-  ClaimData& cd = data_[c];
+  if (c == claims_.claims_.size()) return true;
+  const ClaimRequests::Claim& cd = claims_.claims_[c];
   if (r == cd.requests.size()) return Step(c + 1, 0);
   int64_t taken = 0;
   for (const Chosen& ch : chosen_) taken += ch.claim == c;
   // Each alternative in order (one for an exact request); the first that lets the whole rest of
   // the search succeed is kept.
+  uint32_t& chosen = chosen_alternative_[cd.first_request + r];
   for (size_t k = 0; k < cd.requests[r].size(); ++k) {
-    cd.chosen[r] = k;
-    const Request& alt = cd.requests[r][k];
+    chosen = static_cast<uint32_t>(k);
+    const Request& req = cd.requests[r][k];
+    const Alternative& alt = alternatives_[req.index];
     if (taken + alt.count > kMaxDevicesPerClaim) continue;
-    if (alt.all && alt.count == 0) continue;  // All of nothing is no solution
+    if (req.all && alt.count == 0) continue;  // All of nothing is no solution
     if (Devices(c, r, 0, 0)) return true;
     if (!error_.empty()) return false;
   }
-  cd.chosen[r] = 0;
+  chosen = 0;
   return false;
 }
 
@@ -669,13 +709,13 @@ bool SameRequirement(const api::SelectorRequirement& a, const api::SelectorRequi
 }  // namespace
 
 api::AllocationResult Search::Result(size_t c) const {
-  const ClaimData& cd = data_[c];
+  const ClaimRequests::Claim& cd = claims_.claims_[c];
   api::AllocationResult result;
   std::optional<api::NodeSelector> local;
   api::NodeSelectorTerm combined;
   for (const Chosen& ch : chosen_) {
     if (ch.claim != c) continue;
-    const Candidate& cand = candidates_[ch.candidate];
+    const Candidate& cand = candidates()[ch.candidate];
     api::DeviceRequestAllocationResult r;
     r.request = ch.request->name;
     r.driver = cand.id.driver;
@@ -722,7 +762,7 @@ api::AllocationResult Search::Result(size_t c) const {
   std::vector<std::pair<const api::DeviceClass*, std::vector<size_t>>> by_class;
   std::vector<Symbol> all_requests;
   for (size_t r = 0; r < cd.requests.size(); ++r) {
-    const Request& req = cd.requests[r][cd.chosen[r]];
+    const Request& req = Current(c, r);
     all_requests.push_back(req.symbol);
     auto it = std::find_if(by_class.begin(), by_class.end(),
                            [&](const auto& e) { return e.first == req.cls; });
@@ -752,20 +792,20 @@ api::AllocationResult Search::Result(size_t c) const {
 
 std::string Search::Diagnose() {
   if (!Prepare()) return error_;
-  for (size_t c = 0; c < data_.size(); ++c) {
-    const ClaimData& cd = data_[c];
+  for (size_t c = 0; c < claims_.claims_.size(); ++c) {
+    const ClaimRequests::Claim& cd = claims_.claims_[c];
     for (size_t r = 0; r < cd.requests.size(); ++r) {
       std::string why;
-      for (Request& req : data_[c].requests[r]) {
+      for (const Request& req : cd.requests[r]) {
         int64_t match = 0, free = 0;
-        for (size_t i = 0; i < candidates_.size(); ++i) {
-          const Candidate& cand = candidates_[i];
+        for (size_t i = 0; i < candidates().size(); ++i) {
+          const Candidate& cand = candidates()[i];
           if (cand.pool->incomplete || !cand.pool->invalid.empty()) continue;
           const int s = Selectable(c, req, i);
           if (s < 0) return error_;
           if (s == 0) continue;
           ++match;
-          free += !InUse(c, req, cand.id) && Tolerated(req, *cand.device) &&
+          free += !InUse(c, req, i) && Tolerated(req, *cand.device) &&
                   (cand.device->consumes_counters.empty() || CountersFit(cand));
         }
         const int64_t needed = req.all ? match : req.count;
@@ -775,25 +815,25 @@ std::string Search::Diagnose() {
         }
         if (!why.empty()) continue;  // firstAvailable: the first alternative's reason stands
         why = match == 0 ? fmt::format("{}, request {}: no device of class {} on the node{}",
-                                       cd.owner(), req.name, req.cls->metadata.name,
+                                       Owner(c), req.name, req.cls->metadata.name,
                                        req.spec->selectors.empty() ? "" : " matches its selectors")
                          : fmt::format(
                                "{}, request {}: {} device(s) of class {} match on the "
                                "node, {} free, {} needed",
-                               cd.owner(), req.name, match, req.cls->metadata.name, free, needed);
+                               Owner(c), req.name, match, req.cls->metadata.name, free, needed);
       }
       if (!why.empty()) return why;
     }
   }
-  const bool incomplete =
-      std::any_of(pools_->begin(), pools_->end(), [](const auto& p) { return p.incomplete; });
+  const bool incomplete = std::any_of(view_->pools.begin(), view_->pools.end(),
+                                      [](const auto& p) { return p.incomplete; });
   return incomplete ? "a resource pool on the node is being updated (not all its slices are "
                       "published), and the rest cannot meet every request"
                     : "each request can be met alone, but not all together (the claims' "
                       "constraints, or requests competing for the same devices)";
 }
 
-AllocationOutcome Search::Run() {
+AllocationOutcome Search::Run(Allocator::Answer answer) {
   AllocationOutcome out;
   if (!Prepare() || !Step(0, 0)) {
     if (stopped_) {
@@ -802,7 +842,7 @@ AllocationOutcome Search::Run() {
     }
     out.error = std::move(error_);
     if (out.error.empty()) {
-      const bool invalid = std::any_of(pools_->begin(), pools_->end(),
+      const bool invalid = std::any_of(view_->pools.begin(), view_->pools.end(),
                                        [](const auto& p) { return !p.invalid.empty(); });
       if (invalid) {
         out.error = "invalid resource pools were encountered";
@@ -811,7 +851,9 @@ AllocationOutcome Search::Run() {
     }
     return out;
   }
-  for (size_t c = 0; c < data_.size(); ++c) out.results.push_back(Result(c));
+  out.found = true;
+  if (answer == Allocator::Answer::kVerdict) return out;
+  for (size_t c = 0; c < claims_.claims_.size(); ++c) out.results.push_back(Result(c));
   return out;
 }
 

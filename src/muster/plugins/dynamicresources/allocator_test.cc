@@ -66,7 +66,8 @@ class AllocatorTest : public ::testing::Test {
   void AddSlice(const std::string& yaml) { slices_.push_back(Decode<api::ResourceSlice>(yaml)); }
   void AddClaim(const std::string& yaml) { claims_.push_back(Decode<api::ResourceClaim>(yaml)); }
 
-  AllocationOutcome Allocate(std::string_view node) {
+  // The inventory and the allocator, from the slices and classes added so far.
+  void Build() {
     std::vector<const api::ResourceSlice*> slices;
     for (const api::ResourceSlice& s : slices_) slices.push_back(&s);
     inventory_ = std::make_unique<Inventory>(slices);
@@ -74,8 +75,13 @@ class AllocatorTest : public ::testing::Test {
       auto it = classes_.find(n.string());
       return it == classes_.end() ? nullptr : &it->second;
     });
+  }
+  std::vector<const api::ResourceClaim*> Claims() const {
     std::vector<const api::ResourceClaim*> claims;
     for (const api::ResourceClaim& c : claims_) claims.push_back(&c);
+    return claims;
+  }
+  static api::LabelSet Labels(std::string_view node) {
     api::LabelSet labels;
     if (node == "node-1") {
       labels.Set(Symbol("region"), Symbol("region-1"));
@@ -83,7 +89,11 @@ class AllocatorTest : public ::testing::Test {
     } else {
       labels.Set(Symbol("region"), Symbol("region-2"));
     }
-    return allocator_->Allocate(labels, Symbol(node), claims);
+    return labels;
+  }
+  AllocationOutcome Allocate(std::string_view node) {
+    Build();
+    return allocator_->Allocate(Labels(node), Symbol(node), Claims());
   }
 
   // "request=driver/pool/device" of each claim's devices, claims separated by "; ".
@@ -124,6 +134,50 @@ TEST_F(AllocatorTest, Simple) {
   ASSERT_EQ(term.match_fields.size(), 1u);
   EXPECT_EQ(term.match_fields[0].key.str(), "metadata.name");
   EXPECT_EQ(term.match_fields[0].values, std::vector<Symbol>{Symbol("node-1")});
+}
+
+// One preparation of the claims serves the search on every node, each search starting afresh
+// (here a firstAvailable whose alternative differs by node); asked for a verdict, the search
+// says whether it found devices and builds no results.
+TEST_F(AllocatorTest, OnePreparationServesEveryNode) {
+  AddClass("class-a", "driver-a");
+  AddClass("class-b", "driver-b");
+  AddSlice(Slice("slice-1", "driver-b", "pool-1", "nodeName: node-1", "[{name: device-1}]"));
+  AddSlice(Slice("slice-2", "driver-a", "pool-2", "nodeName: node-2", "[{name: device-1}]"));
+  AddClaim(Claim("claim-0",
+                 "[{name: req-0, firstAvailable: ["
+                 "{name: sub-0, deviceClassName: class-a},"
+                 " {name: sub-1, deviceClassName: class-b}]}]"));
+  Build();
+  const std::vector<const api::ResourceClaim*> claims = Claims();
+  const ClaimRequests requests = allocator_->Prepare(claims);
+  const AllocationOutcome verdict = allocator_->Allocate(
+      Labels("node-2"), Symbol("node-2"), requests, nullptr, Allocator::Answer::kVerdict);
+  EXPECT_TRUE(verdict.ok());
+  EXPECT_TRUE(verdict.results.empty());
+  EXPECT_EQ(Devices(allocator_->Allocate(Labels("node-1"), Symbol("node-1"), requests)),
+            "req-0/sub-1=driver-b/pool-1/device-1");
+  EXPECT_EQ(Devices(allocator_->Allocate(Labels("node-2"), Symbol("node-2"), requests)),
+            "req-0/sub-0=driver-a/pool-2/device-1");
+  const AllocationOutcome none = allocator_->Allocate(Labels("node-3"), Symbol("node-3"), requests,
+                                                      nullptr, Allocator::Answer::kVerdict);
+  EXPECT_FALSE(none.found);
+  EXPECT_EQ(none.error, "");
+}
+
+// A device two claims hold (a cluster that went wrong) stays in use until both let it go.
+TEST(DeviceSetTest, ADeviceStaysInUseUntilEveryHolderLetsGo) {
+  const DeviceId id{Symbol("driver-a"), Symbol("pool-1"), Symbol("device-1")};
+  DeviceSet set;
+  set.insert(id);
+  set.insert(id);
+  set.erase(id);
+  EXPECT_TRUE(set.contains(id));
+  set.erase(id);
+  EXPECT_FALSE(set.contains(id));
+  EXPECT_TRUE(set.empty());
+  set.erase(id);  // no holder: nothing to let go
+  EXPECT_TRUE(set.empty());
 }
 
 TEST_F(AllocatorTest, OtherNode) {

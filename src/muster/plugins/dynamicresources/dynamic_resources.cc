@@ -47,8 +47,13 @@ struct DynamicResources::State final : framework::StateData {
   std::shared_ptr<const DeviceSet> allocated;
   std::shared_ptr<const DeviceSet> pending;
   std::shared_ptr<const Allocator> allocator;
-  // Filled by Filter from several threads: each fitting node's allocation, and the claims that
-  // kept some node out.
+  // The requests of the claims to allocate, prepared once for every node's search.
+  std::shared_ptr<const ClaimRequests> requests;
+  // Whether a claim to allocate has firstAvailable requests: only then does Score run, and
+  // Filter keep each fitting node's allocation for it.
+  bool scores = false;
+  // Filled by Filter from several threads: each fitting node's allocation (with `scores`), and
+  // the claims that kept some node out.
   mutable std::mutex mu;
   mutable std::map<api::Symbol, std::vector<api::AllocationResult>> by_node;
   mutable std::set<size_t> unavailable;
@@ -62,9 +67,6 @@ struct DynamicResources::State final : framework::StateData {
   // The claim for the extended resources: the template each node's variant is made from, or
   // the one left over.
   ClaimPtr extended_claim;
-  // Filled by Filter: on each fitting node where devices serve some of them, the claim's
-  // variant for that node (its last claim to allocate there) and the containers' mappings.
-  mutable std::map<api::Symbol, ExtendedClaim> extended_by_node;
   // Reserve's variant, allocated, for PreBind; and the claim PreBind made of it.
   ExtendedClaim reserved_extended;
   ClaimPtr extended_written;
@@ -81,6 +83,8 @@ struct DynamicResources::State final : framework::StateData {
         allocated(o.allocated),
         pending(o.pending),
         allocator(o.allocator),
+        requests(o.requests),
+        scores(o.scores),
         unbindable(o.unbindable),
         reserved(o.reserved),
         awaiting_binding(o.awaiting_binding),
@@ -90,7 +94,6 @@ struct DynamicResources::State final : framework::StateData {
     std::lock_guard lock(o.mu);
     by_node = o.by_node;
     unavailable = o.unavailable;
-    extended_by_node = o.extended_by_node;
   }
   std::unique_ptr<framework::StateData> Clone() const override {
     return std::make_unique<State>(*this);
@@ -398,12 +401,25 @@ std::shared_ptr<const Inventory> DynamicResources::CurrentInventory() {
 
 std::shared_ptr<const DeviceSet> DynamicResources::CurrentAllocated() {
   const auto& table = handle_.lister().objects().Of<api::ResourceClaim>();
-  if (allocated_ == nullptr || claims_version_ != table.version()) {
-    auto set = std::make_shared<DeviceSet>();
-    for (const api::ResourceClaim* claim : table.List()) AddAllocated(*claim, set.get());
-    allocated_ = std::move(set);
-    claims_version_ = table.version();
+  if (allocated_ != nullptr && claims_version_ == table.version()) return allocated_;
+  table.KeepChanges();
+  // A cycle still holding the set (until its Reserve) sees it as it was at its PreFilter: the
+  // changes go to a copy.
+  if (allocated_ != nullptr && allocated_.use_count() > 1) {
+    allocated_ = std::make_shared<DeviceSet>(*allocated_);
   }
+  const bool caught_up =
+      allocated_ != nullptr &&
+      table.ChangesSince(claims_version_,
+                         [this](const api::ResourceClaim* before, const api::ResourceClaim* after) {
+                           if (before != nullptr) RemoveAllocated(*before, allocated_.get());
+                           if (after != nullptr) AddAllocated(*after, allocated_.get());
+                         });
+  if (!caught_up) {
+    allocated_ = std::make_shared<DeviceSet>();
+    for (const api::ResourceClaim* claim : table.List()) AddAllocated(*claim, allocated_.get());
+  }
+  claims_version_ = table.version();
   return allocated_;
 }
 
@@ -518,6 +534,12 @@ Status DynamicResources::PreFilter(framework::CycleState& state, const framework
     st.to_allocate_claims.push_back(&claim);
   }
   st.claims = std::move(claims);
+  st.scores = std::any_of(
+      st.to_allocate_claims.begin(), st.to_allocate_claims.end(),
+      [](const api::ResourceClaim* claim) {
+        return std::any_of(claim->spec.requests.begin(), claim->spec.requests.end(),
+                           [](const api::DeviceRequest& r) { return !r.first_available.empty(); });
+      });
   if (!st.to_allocate.empty() || (!st.extended.empty() && !st.left_over)) {
     st.inventory = CurrentInventory();
     st.allocated = CurrentAllocated();
@@ -530,6 +552,8 @@ Status DynamicResources::PreFilter(framework::CycleState& state, const framework
     st.allocator = std::make_shared<const Allocator>(
         *st.inventory, *st.allocated, *st.pending,
         [&lister](api::Symbol name) { return lister.Get<api::DeviceClass>(name); });
+    st.requests =
+        std::make_shared<const ClaimRequests>(st.allocator->Prepare(st.to_allocate_claims));
   }
   return Status::OK();
 }
@@ -539,19 +563,21 @@ Status DynamicResources::Filter(const framework::CycleState& state, const framew
   const auto* s = state.Read<DraState>(kStateKey);
   if (s == nullptr || (s->claims.empty() && s->extended.empty())) return Status::OK();
   if (s->left_over) return Status::Unresolvable(std::string(kErrLeftOverExtendedClaim));
-  if (s->extended.empty()) return FilterClaims(*s, node, s->to_allocate_claims, nullptr);
-  // Where devices serve some of the extended resources here, their claim is searched for with
-  // the pod's own (a list of its own; none is made for other nodes or pods).
-  std::optional<ExtendedClaim> extended = VariantFor(*s, pod.pod, node);
-  if (!extended) return FilterClaims(*s, node, s->to_allocate_claims, nullptr);
-  std::vector<const api::ResourceClaim*> claims = s->to_allocate_claims;
-  claims.push_back(extended->claim.get());
-  return FilterClaims(*s, node, claims, &*extended);
+  if (!s->extended.empty()) {
+    // Where devices serve some of the extended resources here, their claim is searched for
+    // with the pod's own (a list of its own; none is made for other nodes or pods).
+    if (std::optional<ExtendedClaim> extended = VariantFor(*s, pod.pod, node)) {
+      std::vector<const api::ResourceClaim*> claims = s->to_allocate_claims;
+      claims.push_back(extended->claim.get());
+      const ClaimRequests requests = s->allocator->Prepare(claims);
+      return FilterClaims(*s, node, &requests);
+    }
+  }
+  return FilterClaims(*s, node, s->requests.get());
 }
 
 Status DynamicResources::FilterClaims(const State& s, const framework::NodeInfo& node,
-                                      std::span<const api::ResourceClaim* const> to_allocate,
-                                      ExtendedClaim* extended) const {
+                                      const ClaimRequests* to_allocate) const {
   const api::LabelSet& labels = node.node()->metadata.labels;
   std::vector<size_t> unavailable;
   for (size_t i = 0; i < s.claims.size(); ++i) {
@@ -560,14 +586,15 @@ Status DynamicResources::FilterClaims(const State& s, const framework::NodeInfo&
   }
   unavailable.insert(unavailable.end(), s.unbindable.begin(), s.unbindable.end());
   std::vector<api::AllocationResult> results;
-  if (s.allocator != nullptr && !to_allocate.empty()) {
+  if (to_allocate != nullptr && to_allocate->size() > 0) {
     std::function<bool()> timed_out;
     if (filter_timeout_ && *filter_timeout_ > api::Duration::zero()) {
       const std::chrono::steady_clock::time_point deadline = monotonic_() + *filter_timeout_;
       timed_out = [this, deadline] { return monotonic_() >= deadline; };
     }
     AllocationOutcome outcome =
-        s.allocator->Allocate(labels, node.name(), to_allocate, timed_out ? &timed_out : nullptr);
+        s.allocator->Allocate(labels, node.name(), *to_allocate, timed_out ? &timed_out : nullptr,
+                              s.scores ? Allocator::Answer::kResults : Allocator::Answer::kVerdict);
     if (outcome.stopped) {
       return Status::Error(
           fmt::format("node {}: timed out trying to allocate devices", node.name().str()));
@@ -576,18 +603,16 @@ Status DynamicResources::FilterClaims(const State& s, const framework::NodeInfo&
       return outcome.node_error ? Status::Unresolvable(std::move(outcome.error))
                                 : Status::Error(std::move(outcome.error));
     }
-    if (outcome.results.size() != to_allocate.size()) {
-      return Status::Unresolvable(std::string(kErrCannotAllocate));
-    }
+    if (!outcome.found) return Status::Unresolvable(std::string(kErrCannotAllocate));
     results = std::move(outcome.results);
   }
+  if (unavailable.empty() && !s.scores) return Status::OK();  // nothing to record
   std::lock_guard lock(s.mu);
   if (!unavailable.empty()) {
     s.unavailable.insert(unavailable.begin(), unavailable.end());
     return Status::Unresolvable(std::string(kErrNotAvailable));
   }
   s.by_node[node.name()] = std::move(results);
-  if (extended != nullptr) s.extended_by_node[node.name()] = std::move(*extended);
   return Status::OK();
 }
 
@@ -662,13 +687,7 @@ Status DynamicResources::PreScore(framework::CycleState& state, const framework:
   // A pod without claims pays no lookup.
   if (info.pod.spec.resource_claims.empty()) return Status(Code::kSkip);
   const auto* s = state.Read<DraState>(kStateKey);
-  if (s == nullptr) return Status(Code::kSkip);
-  for (const api::ResourceClaim* claim : s->to_allocate_claims) {
-    for (const api::DeviceRequest& r : claim->spec.requests) {
-      if (!r.first_available.empty()) return Status::OK();
-    }
-  }
-  return Status(Code::kSkip);
+  return s != nullptr && s->scores ? Status::OK() : Status(Code::kSkip);
 }
 
 Status DynamicResources::Score(const framework::CycleState& state, const framework::PodInfo&,
@@ -705,21 +724,30 @@ Status DynamicResources::Reserve(framework::CycleState& state, const framework::
                                  api::Symbol node) {
   auto* s = state.Read<DraState>(kStateKey);
   if (s == nullptr || (s->to_allocate.empty() && s->extended.empty())) return Status::OK();
-  std::vector<api::AllocationResult> results;
+  // Filter kept verdicts, not allocations: the devices are found again on the chosen node, by
+  // the same search against the cluster as PreFilter saw it, so with the same outcome.
+  const framework::NodeInfo* here = handle_.snapshot().Get(node);
   std::optional<ExtendedClaim> extended;
-  {
-    std::lock_guard lock(s->mu);
-    auto it = s->by_node.find(node);
-    if (it == s->by_node.end()) {
-      // Only the extended resources, and the node's device plugins serve them all.
-      if (s->to_allocate.empty()) return Status::OK();
-      return Status::Error("claim allocation not found for node");
-    }
-    results = it->second;
-    if (auto e = s->extended_by_node.find(node); e != s->extended_by_node.end()) {
-      extended = e->second;
+  if (here != nullptr && !s->extended.empty()) extended = VariantFor(*s, info.pod, *here);
+  // Only the extended resources, and the node's device plugins serve them all.
+  if (s->to_allocate.empty() && !extended) return Status::OK();
+  std::vector<api::AllocationResult> results;
+  if (here != nullptr && s->allocator != nullptr) {
+    const api::LabelSet& labels = here->node()->metadata.labels;
+    if (extended) {
+      std::vector<const api::ResourceClaim*> claims = s->to_allocate_claims;
+      claims.push_back(extended->claim.get());
+      results = s->allocator->Allocate(labels, node, claims).results;
+    } else {
+      results = s->allocator->Allocate(labels, node, *s->requests).results;
     }
   }
+  // The cycle is done with the devices in use as PreFilter saw them: the claims' next changes
+  // need not copy them for it.
+  s->requests.reset();
+  s->allocator.reset();
+  s->allocated.reset();
+  if (results.empty()) return Status::Error("claim allocation not found for node");
   const size_t want = s->to_allocate.size() + (extended ? 1 : 0);
   if (results.size() != want) {
     return Status::Error(

@@ -150,11 +150,10 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
   struct State;
 
  private:
-  // Filter's search on `node` for `claims` (the pod's to allocate, and `extended`'s claim when
-  // set), which it records for Reserve.
+  // Filter's search on `node` for `claims` (the pod's to allocate, and the node's variant of
+  // its claim for extended resources); the allocation is kept for Score when it scores.
   framework::Status FilterClaims(const State& s, const framework::NodeInfo& node,
-                                 std::span<const api::ResourceClaim* const> claims,
-                                 ExtendedClaim* extended) const;
+                                 const ClaimRequests* claims) const;
 
   struct Assumed {
     std::string base_version;  // the cluster's resourceVersion it was assumed on
@@ -175,8 +174,8 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
   // why they cannot be had.
   framework::Status PodClaims(const api::Pod& pod,
                               std::vector<std::shared_ptr<const api::ResourceClaim>>* out) const;
-  // The slices, indexed, and the devices allocated in the cluster, rebuilt when their tables
-  // change.
+  // The slices, indexed, rebuilt when their table changes; the devices allocated in the
+  // cluster, brought up to date with the claims' changes since the last cycle.
   std::shared_ptr<const Inventory> CurrentInventory();
   std::shared_ptr<const DeviceSet> CurrentAllocated();
   void ForgetStale();
@@ -191,8 +190,9 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
   MonotonicClock monotonic_ = [] { return std::chrono::steady_clock::now(); };
   uint64_t slices_version_ = ~uint64_t{0};
   std::shared_ptr<const Inventory> inventory_;
-  uint64_t claims_version_ = ~uint64_t{0};
-  std::shared_ptr<const DeviceSet> allocated_;
+  // The devices the cluster's claims hold, kept up to date from the claim table's changes.
+  uint64_t claims_version_ = 0;
+  std::shared_ptr<DeviceSet> allocated_;
   // Claims being allocated or written, by namespace/name. PreBind runs on the binding thread.
   mutable std::mutex mu_;
   std::map<std::string, Assumed, std::less<>> assumed_;

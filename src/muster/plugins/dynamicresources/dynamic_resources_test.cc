@@ -214,6 +214,59 @@ TEST_F(DynamicResourcesTest, UnreserveLetsTheDevicesGo) {
   EXPECT_TRUE(Filter("worker").IsSuccess());
 }
 
+// The devices in use follow the claims' changes (kept from the claim table's journal, or
+// rebuilt when the plugin fell too far behind it), and a cycle sees them as they were at its
+// PreFilter until its Reserve.
+TEST_F(DynamicResourcesTest, DevicesInUseFollowTheClaimsChanges) {
+  AddClass();
+  AddSlice();
+  AddClaim(PendingClaim());
+  const std::string holder =
+      "metadata: {name: holder, namespace: default}\n"
+      "spec: {devices: {requests: [{name: req-1, exactly: {deviceClassName: "
+      "my-resource-class}}]}}\n";
+  const std::string holding = holder +
+                              "status:\n"
+                              "  allocation:\n"
+                              "    devices: {results: [{request: req-1, driver: some-driver, "
+                              "pool: worker, device: instance-1}]}\n";
+  const api::Pod pod = PodWithTemplateClaim();
+  auto free_on_worker = [&] {
+    EXPECT_TRUE(PreFilter(pod).IsSuccess());
+    return Filter("worker").IsSuccess();
+  };
+  AddClaim(holding);
+  EXPECT_FALSE(free_on_worker());
+  AddClaim(holder);  // deallocated
+  EXPECT_TRUE(free_on_worker());
+  AddClaim(holding);
+  EXPECT_FALSE(free_on_worker());
+  ASSERT_TRUE(services_.client().DeleteClaim(Decode<api::ResourceClaim>(holder)).IsSuccess());
+  EXPECT_TRUE(free_on_worker());
+
+  // Further behind than the table keeps: rebuilt from every claim.
+  AddClaim(holding);
+  for (size_t i = 0; i <= 2 * framework::ObjectTable<api::ResourceClaim>::kKeptChanges; ++i) {
+    AddClaim(
+        fmt::format("metadata: {{name: other, namespace: default, resourceVersion: \"{}\"}}\n"
+                    "spec: {{devices: {{requests: [{{name: r, exactly: {{deviceClassName: "
+                    "my-resource-class}}}}]}}}}\n",
+                    i));
+  }
+  EXPECT_FALSE(free_on_worker());
+  AddClaim(holder);
+  EXPECT_TRUE(free_on_worker());
+
+  // A change after PreFilter: this cycle still sees the device free, and finds it again at
+  // Reserve; the next cycle sees it held.
+  ASSERT_TRUE(PreFilter(pod).IsSuccess());
+  AddClaim(holding);
+  EXPECT_TRUE(Filter("worker").IsSuccess());
+  ASSERT_TRUE(plugin_.Reserve(*state_, *info_, api::Symbol("worker")).IsSuccess());
+  plugin_.Unreserve(*state_, *info_, api::Symbol("worker"));
+  EXPECT_FALSE(free_on_worker());
+}
+
 TEST_F(DynamicResourcesTest, CelRuntimeErrorIsAnError) {
   AddClass();
   AddSlice();
