@@ -13,9 +13,10 @@
 //  - PostFilter: when no node fits, an allocated claim that keeps the pod off every node and
 //    that no other pod uses is deallocated, so that the next attempt may allocate it anew.
 //  - Score: with firstAvailable requests, nodes where earlier subrequests fit score higher.
-//  - Reserve holds the devices in memory (other pods' cycles see them in use); Unreserve lets
-//    them go; PreBind writes the allocation (with its allocationTimestamp), the finalizer and
-//    the pod's reservation.
+//  - Reserve finds the devices on the chosen node again (Filter keeps verdicts, and
+//    allocations only for Score) and holds them in memory (other pods' cycles see them in
+//    use); Unreserve lets them go; PreBind writes the allocation (with its
+//    allocationTimestamp), the finalizer and the pod's reservation.
 //  - Binding conditions (DRADeviceBindingConditions, beta and on in 1.37): a pod whose devices
 //    wait for them is bound once their drivers set them True in the claim's status.devices;
 //    a failure condition, or bindingTimeout from the allocation, fails the binding, and the
