@@ -9,6 +9,7 @@ namespace muster::sim::controllers {
 Workload& DeploymentController::Add(const api::Deployment& d) {
   api::ReplicaSet rs;
   rs.metadata = d.metadata;
+  rs.metadata.uid.clear();  // an object of its own: the workload gives it its own uid
   std::mt19937_64 hash_rng(SeedFor(d.metadata, context_.seed));
   rs.metadata.name = d.metadata.name + "-" + api::GeneratedNameSuffix(hash_rng, 10);
   rs.template_ = d.template_;
