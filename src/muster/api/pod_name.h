@@ -46,6 +46,7 @@ struct HashedPodName {
   uint32_t hash;
 
   explicit HashedPodName(PodName n) : name(n), hash(static_cast<uint32_t>(PodNameHash{}(n))) {}
+  static HashedPodName Of(const Pod& pod) { return HashedPodName(PodName::Of(pod)); }
 };
 
 // Hash and equality for an unordered_set<T> whose key is PodName::Of(the pod T holds): T has a

@@ -9,7 +9,7 @@ namespace muster::scheduler {
 using framework::Status;
 
 Status Cache::AssumePod(framework::PodInfoPtr pod) {
-  const api::HashedPodName name(api::PodName::Of(pod->pod));
+  const api::HashedPodName name = api::HashedPodName::Of(pod->pod);
   if (pod_states_.contains(name)) {
     return Status::Error(fmt::format("pod {} is in the cache, so can't be assumed", pod->Key()));
   }
@@ -20,13 +20,13 @@ Status Cache::AssumePod(framework::PodInfoPtr pod) {
 }
 
 Status Cache::FinishBinding(const api::Pod& pod) {
-  auto it = pod_states_.find(api::HashedPodName(api::PodName::Of(pod)));
+  auto it = pod_states_.find(api::HashedPodName::Of(pod));
   if (it != pod_states_.end() && it->assumed) it->binding_finished = true;
   return Status::OK();
 }
 
 Status Cache::ForgetPod(const api::Pod& pod) {
-  auto it = pod_states_.find(api::HashedPodName(api::PodName::Of(pod)));
+  auto it = pod_states_.find(api::HashedPodName::Of(pod));
   if (it == pod_states_.end()) return Status::OK();
   if (!it->assumed) {
     return Status::Error(
@@ -49,7 +49,7 @@ void Cache::Erase(PodStates::iterator it) {
 
 Status Cache::AddPod(framework::PodInfoPtr info) {
   const api::Pod& pod = info->pod;
-  const api::HashedPodName name(api::PodName::Of(pod));
+  const api::HashedPodName name = api::HashedPodName::Of(pod);
   auto it = pod_states_.find(name);
   if (it != pod_states_.end()) {
     if (!it->assumed) {
@@ -65,7 +65,7 @@ Status Cache::AddPod(framework::PodInfoPtr info) {
 }
 
 Status Cache::UpdatePod(const api::Pod& old_pod, framework::PodInfoPtr new_info) {
-  auto it = pod_states_.find(api::HashedPodName(api::PodName::Of(old_pod)));
+  auto it = pod_states_.find(api::HashedPodName::Of(old_pod));
   if (it != pod_states_.end() && !it->assumed) {
     nodes_.RemovePod(*it->info, it->node());
     Erase(it);
@@ -75,7 +75,7 @@ Status Cache::UpdatePod(const api::Pod& old_pod, framework::PodInfoPtr new_info)
 }
 
 Status Cache::RemovePod(const api::Pod& pod) {
-  auto it = pod_states_.find(api::HashedPodName(api::PodName::Of(pod)));
+  auto it = pod_states_.find(api::HashedPodName::Of(pod));
   if (it == pod_states_.end()) return Status::OK();
   nodes_.RemovePod(*it->info, it->node());
   Erase(it);
@@ -92,7 +92,7 @@ const framework::PodInfo* Cache::GetPod(api::PodName name) const {
 }
 
 std::optional<Cache::TakenOut> Cache::TakeOut(const api::Pod& pod) {
-  auto it = pod_states_.find(api::HashedPodName(api::PodName::Of(pod)));
+  auto it = pod_states_.find(api::HashedPodName::Of(pod));
   if (it == pod_states_.end()) return std::nullopt;
   TakenOut taken;
   taken.info_ = it->info;
@@ -105,7 +105,7 @@ std::optional<Cache::TakenOut> Cache::TakeOut(const api::Pod& pod) {
 
 void Cache::PutBack(TakenOut taken) {
   nodes_.AddPod(taken.info_, taken.info_->pod.spec.node_name);
-  const api::HashedPodName name(api::PodName::Of(taken.info_->pod));
+  const api::HashedPodName name = api::HashedPodName::Of(taken.info_->pod);
   auto it =
       pod_states_
           .insert(PodState(std::move(taken.info_), name, taken.assumed_, taken.binding_finished_))

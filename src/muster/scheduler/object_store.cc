@@ -31,7 +31,7 @@ void ObjectStore::IndexGang(const Stored& stored, bool add) {
 const framework::PodInfoPtr& ObjectStore::StorePod(const api::PodPtr& object) {
   framework::PodInfoPtr info = framework::PodInfo::Make(object);
   const api::Pod& pod = *object;
-  const api::HashedPodName name(api::PodName::Of(pod));
+  const api::HashedPodName name = api::HashedPodName::Of(pod);
   auto it = pods_.find(name);
   if (it == pods_.end()) {
     it = pods_.insert(Stored(std::move(info), name)).first;
@@ -56,7 +56,7 @@ const framework::PodInfoPtr& ObjectStore::StorePod(const api::PodPtr& object) {
 }
 
 void ObjectStore::ForgetPod(const api::Pod& pod) {
-  auto it = pods_.find(api::HashedPodName(api::PodName::Of(pod)));
+  auto it = pods_.find(api::HashedPodName::Of(pod));
   if (it == pods_.end()) return;
   IndexLabels(*it, false);
   IndexGang(*it, false);

@@ -123,6 +123,15 @@ std::optional<ExtendedClaim> VariantFor(const DraState& s, const api::Pod& pod,
   return out;
 }
 
+// The claims a node's search allocates: the pod's to allocate, and its claim for extended
+// resources as that node needs it.
+std::vector<const api::ResourceClaim*> WithVariant(const DraState& s,
+                                                   const ExtendedClaim& extended) {
+  std::vector<const api::ResourceClaim*> claims = s.to_allocate_claims;
+  claims.push_back(extended.claim.get());
+  return claims;
+}
+
 // Whether `claim` was made for `pod`: the pod is its controlling owner.
 bool MadeFor(const api::ResourceClaim& claim, const api::Pod& pod) {
   const api::OwnerReference* owner = claim.metadata.ControllerRef();
@@ -567,9 +576,7 @@ Status DynamicResources::Filter(const framework::CycleState& state, const framew
     // Where devices serve some of the extended resources here, their claim is searched for
     // with the pod's own (a list of its own; none is made for other nodes or pods).
     if (std::optional<ExtendedClaim> extended = VariantFor(*s, pod.pod, node)) {
-      std::vector<const api::ResourceClaim*> claims = s->to_allocate_claims;
-      claims.push_back(extended->claim.get());
-      const ClaimRequests requests = s->allocator->Prepare(claims);
+      const ClaimRequests requests = s->allocator->Prepare(WithVariant(*s, *extended));
       return FilterClaims(*s, node, &requests);
     }
   }
@@ -640,9 +647,9 @@ Status DynamicResources::PostFilter(framework::CycleState& state, const framewor
       if (status.Message() != kErrCannotAllocate) continue;
       const framework::NodeInfo* node = handle_.snapshot().Get(name);
       if (node == nullptr) continue;
-      std::vector<const api::ResourceClaim*> claims = s->to_allocate_claims;
       const std::optional<ExtendedClaim> extended = VariantFor(*s, info.pod, *node);
-      if (extended) claims.push_back(extended->claim.get());
+      const std::vector<const api::ResourceClaim*> claims =
+          extended ? WithVariant(*s, *extended) : s->to_allocate_claims;
       why[s->allocator->Diagnose(node->node()->metadata.labels, name, claims)].push_back(
           name.string());
     }
@@ -735,9 +742,7 @@ Status DynamicResources::Reserve(framework::CycleState& state, const framework::
   if (here != nullptr && s->allocator != nullptr) {
     const api::LabelSet& labels = here->node()->metadata.labels;
     if (extended) {
-      std::vector<const api::ResourceClaim*> claims = s->to_allocate_claims;
-      claims.push_back(extended->claim.get());
-      results = s->allocator->Allocate(labels, node, claims).results;
+      results = s->allocator->Allocate(labels, node, WithVariant(*s, *extended)).results;
     } else {
       results = s->allocator->Allocate(labels, node, *s->requests).results;
     }
