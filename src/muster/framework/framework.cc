@@ -4,6 +4,7 @@
 #include <array>
 #include <atomic>
 #include <bit>
+#include <cassert>
 #include <optional>
 
 #include <fmt/format.h>
@@ -295,85 +296,86 @@ Status Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
   return Status::OK();
 }
 
-void Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
-                                 std::span<const NodeInfo* const> nodes, std::span<Status> statuses,
-                                 FilterEvaluations& evaluated) const {
-  // A block at a time, small enough for its nodes to stay in cache from one plugin to the next.
-  constexpr size_t kBlock = 64;
-  std::array<const NodeInfo*, kBlock> passing;  // the nodes every plugin so far passed
-  std::array<uint8_t, kBlock> at;               // passing[j] is nodes[base + at[j]]
+uint64_t Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
+                                     std::span<const NodeInfo* const> nodes,
+                                     std::span<Status> statuses, FilterEvaluations& evaluated,
+                                     bool* error) const {
+  // A block small enough for its nodes to stay in cache from one plugin to the next.
+  std::array<const NodeInfo*, kFilterBlock> passing;  // the nodes every plugin so far passed
+  std::array<uint8_t, kFilterBlock> at;               // passing[j] is nodes[at[j]]
   // The plugins' verdicts on passing[j]: all Success between plugins and between calls, so one
   // per thread serves every call (filtering runs per block of nodes, many times per pod).
-  thread_local std::array<Status, kBlock> verdicts;
+  thread_local std::array<Status, kFilterBlock> verdicts;
   const uint64_t to_run = FiltersToRun(state, plugins_.filter.size());
   PluginTally* tally = state.plugin_tally.get();
   AttemptTrace* trace = Recording(state);
-  // In a sampled cycle, each plugin's time and passes over this call's blocks, added to the
-  // tally once at the end: the threads would contend for its lines block after block. One
-  // reading of the clock ends a plugin's time and starts the next one's, unless work of the
-  // framework's own came between (rejections stamped, a trace written).
+  // In a sampled cycle, each plugin's time and passes over this block, added to the tally at
+  // the end. One reading of the clock ends a plugin's time and starts the next one's, unless
+  // work of the framework's own came between (rejections stamped, a trace written).
   struct Spent {
     std::array<uint64_t, PluginTally::kMaxPlugins> ticks;
     std::array<uint64_t, PluginTally::kMaxPlugins> passed;
   };
   std::optional<Spent> spent;
   if (tally != nullptr) spent.emplace(Spent{{}, {}});
-  for (size_t base = 0; base < nodes.size(); base += kBlock) {
-    size_t m = std::min(kBlock, nodes.size() - base);
-    for (size_t j = 0; j < m; ++j) {
-      passing[j] = nodes[base + j];
-      at[j] = static_cast<uint8_t>(j);
+  assert(nodes.size() <= kFilterBlock);
+  size_t m = nodes.size();
+  for (size_t j = 0; j < m; ++j) {
+    passing[j] = nodes[j];
+    at[j] = static_cast<uint8_t>(j);
+  }
+  uint64_t tick = tally != nullptr ? PluginTicks() : 0;
+  for (uint64_t run = to_run; run != 0 && m > 0; run &= run - 1) {
+    const int plugin_at = std::countr_zero(run);
+    const FilterPlugin& pl = *plugins_.filter[plugin_at];
+    const size_t rejected =
+        pl.FilterNodes(state, pod, std::span(passing.data(), m), std::span(verdicts.data(), m));
+    if (spent) {
+      // The rejections are counted by code below, where they are stamped.
+      const uint64_t now = PluginTicks();
+      spent->ticks[plugin_at] += TicksSince(tick, now);
+      spent->passed[plugin_at] += m - rejected;
+      tick = now;
     }
-    uint64_t tick = tally != nullptr ? PluginTicks() : 0;
-    for (uint64_t run = to_run; run != 0 && m > 0; run &= run - 1) {
-      const int plugin_at = std::countr_zero(run);
-      const FilterPlugin& pl = *plugins_.filter[plugin_at];
-      const size_t rejected =
-          pl.FilterNodes(state, pod, std::span(passing.data(), m), std::span(verdicts.data(), m));
-      if (spent) {
-        // The rejections are counted by code below, where they are stamped.
-        const uint64_t now = PluginTicks();
-        spent->ticks[plugin_at] += TicksSince(tick, now);
-        spent->passed[plugin_at] += m - rejected;
-        tick = now;
-      }
-      evaluated[plugin_at] += m;
-      if (trace != nullptr) {
-        for (size_t j = 0; j < m; ++j) {
-          trace->RecordFilter(passing[j]->name().string(), plugin_at, verdicts[j]);
-        }
-        if (spent) tick = PluginTicks();
-      }
-      if (rejected == 0) continue;
-      size_t kept = 0;
-      // A verdict that stamping left as it was already names the plugin, and so does every copy
-      // of it: most rejections in a block are copies of one status, stamped once.
-      const void* stamped = nullptr;
+    evaluated[plugin_at] += m;
+    if (trace != nullptr) {
       for (size_t j = 0; j < m; ++j) {
-        if (verdicts[j].IsSuccess()) {
-          passing[kept] = passing[j];
-          at[kept++] = at[j];
-          continue;
-        }
-        if (tally != nullptr) {
-          tally->filter_calls[plugin_at][static_cast<size_t>(verdicts[j].code())].fetch_add(
-              1, std::memory_order_relaxed);
-        }
-        Status& out = statuses[base + at[j]];
-        const void* identity = verdicts[j].identity();
-        if (identity != nullptr && identity == stamped) {
-          out = std::move(verdicts[j]);
-        } else {
-          out = Stamped(pl, std::move(verdicts[j]));
-          if (out.identity() == identity) stamped = identity;
-        }
-        verdicts[j] = Status();
+        trace->RecordFilter(passing[j]->name().string(), plugin_at, verdicts[j]);
       }
-      m = kept;
       if (spent) tick = PluginTicks();
     }
+    if (rejected == 0) continue;
+    size_t kept = 0;
+    // A verdict that stamping left as it was already names the plugin, and so does every copy
+    // of it: most rejections in a block are copies of one status, stamped once.
+    const void* stamped = nullptr;
+    for (size_t j = 0; j < m; ++j) {
+      if (verdicts[j].IsSuccess()) {
+        passing[kept] = passing[j];
+        at[kept++] = at[j];
+        continue;
+      }
+      if (tally != nullptr) {
+        tally->filter_calls[plugin_at][static_cast<size_t>(verdicts[j].code())].fetch_add(
+            1, std::memory_order_relaxed);
+      }
+      *error |= verdicts[j].IsError();
+      Status& out = statuses[at[j]];
+      const void* identity = verdicts[j].identity();
+      if (identity != nullptr && identity == stamped) {
+        out = std::move(verdicts[j]);
+      } else {
+        out = Stamped(pl, std::move(verdicts[j]));
+        if (out.identity() == identity) stamped = identity;
+      }
+      verdicts[j] = Status();
+    }
+    m = kept;
+    if (spent) tick = PluginTicks();
   }
-  if (!spent) return;
+  uint64_t passed = 0;
+  for (size_t j = 0; j < m; ++j) passed |= uint64_t{1} << at[j];
+  if (!spent) return passed;
   for (uint64_t run = to_run; run != 0; run &= run - 1) {
     const int plugin_at = std::countr_zero(run);
     if (spent->ticks[plugin_at] != 0) {
@@ -384,6 +386,7 @@ void Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
           spent->passed[plugin_at], std::memory_order_relaxed);
     }
   }
+  return passed;
 }
 
 void Framework::CountFilterEvaluations(FilterEvaluations& evaluated) const {

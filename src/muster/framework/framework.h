@@ -170,12 +170,15 @@ class Framework final : public Handle {
                                         const PodInfo& to_remove, const NodeInfo& node) const;
   // Stops at the node's first failure. Thread-safe: runs concurrently over nodes.
   Status RunFilterPlugins(const CycleState& state, const PodInfo& pod, const NodeInfo& node) const;
-  // The same for many nodes: statuses[i], Success on entry, gets nodes[i]'s status. Each plugin
-  // filters, all at once, the nodes every plugin before it passed; evaluated[k] (one per Filter
-  // plugin) gains the number of nodes the k-th ran on, for CountFilterEvaluations.
-  void RunFilterPlugins(const CycleState& state, const PodInfo& pod,
-                        std::span<const NodeInfo* const> nodes, std::span<Status> statuses,
-                        FilterEvaluations& evaluated) const;
+  // The same for up to kFilterBlock nodes at once: bit i of the result is set when every plugin
+  // passed nodes[i]; where one rejected it, statuses[i] gets its status (the others are left as
+  // they were), and *error is set when any of those is an Error. Each plugin filters, all at
+  // once, the nodes every plugin before it passed; evaluated[k] (one per Filter plugin) gains
+  // the number of nodes the k-th ran on, for CountFilterEvaluations.
+  static constexpr size_t kFilterBlock = 64;
+  uint64_t RunFilterPlugins(const CycleState& state, const PodInfo& pod,
+                            std::span<const NodeInfo* const> nodes, std::span<Status> statuses,
+                            FilterEvaluations& evaluated, bool* error) const;
   // Adds what RunFilterPlugins counted in `evaluated` to scheduler_plugin_evaluation_total, and
   // clears it: once per loop over nodes, not once per node.
   void CountFilterEvaluations(FilterEvaluations& evaluated) const;

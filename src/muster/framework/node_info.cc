@@ -76,28 +76,61 @@ uint64_t NewScoreMemoKey() {
   return key != 0 ? key : NewScoreMemoKey();
 }
 
+NodeInfo::NodeInfo(const NodeInfo& other)
+    : summary_(other.summary_),
+      node_(other.node_),
+      taints_(other.taints_),
+      rest_(std::make_unique<Rest>(*other.rest_)),
+      num_taints_(other.num_taints_),
+      num_image_states_(other.num_image_states_),
+      name_(other.name_),
+      flags_(other.flags_),
+      cpu_memory_balance_(other.cpu_memory_balance_),
+      score_memo_(other.score_memo_) {}
+
+NodeInfo& NodeInfo::operator=(const NodeInfo& other) {
+  if (this == &other) return *this;
+  summary_ = other.summary_;
+  node_ = other.node_;
+  taints_ = other.taints_;
+  // The rest is assigned in place: a snapshot assigns a node over its older copy after every
+  // change, and its lists keep their capacity (PodList's assignment).
+  if (rest_ == nullptr) {
+    rest_ = std::make_unique<Rest>(*other.rest_);
+  } else {
+    *rest_ = *other.rest_;
+  }
+  num_taints_ = other.num_taints_;
+  num_image_states_ = other.num_image_states_;
+  name_ = other.name_;
+  flags_ = other.flags_;
+  cpu_memory_balance_ = other.cpu_memory_balance_;
+  score_memo_ = other.score_memo_;
+  return *this;
+}
+
 void NodeInfo::SetImageStates(std::vector<ImageState> states) {
   num_image_states_ = static_cast<uint32_t>(states.size());
-  image_states_owner_ =
+  rest_->image_states =
       states.empty() ? nullptr : std::make_shared<const std::vector<ImageState>>(std::move(states));
-  image_states_ = image_states_owner_ == nullptr ? nullptr : image_states_owner_->data();
 }
 
 void NodeInfo::SetNode(std::shared_ptr<const api::Node> node) {
-  node_owner_ = std::move(node);
-  node_ = node_owner_.get();
+  rest_->node_owner = std::move(node);
+  node_ = rest_->node_owner.get();
   name_ = api::Symbol(node_->metadata.name);
-  unschedulable_ = node_->spec.unschedulable;
+  flags_ = static_cast<uint8_t>((flags_ & ~kUnschedulable) |
+                                (node_->spec.unschedulable ? kUnschedulable : 0));
   taints_ = node_->spec.taints.data();
   num_taints_ = static_cast<uint32_t>(node_->spec.taints.size());
-  allocatable_ = api::Resource::FromList(node_->status.allocatable);
+  rest_->allocatable = api::Resource::FromList(node_->status.allocatable);
   Summarize();
 }
 
 void NodeInfo::RemoveNode() {
-  node_owner_.reset();
+  rest_->node_owner.reset();
   node_ = nullptr;
-  unschedulable_ = false;
+  flags_ &= static_cast<uint8_t>(~kUnschedulable);
   taints_ = nullptr;
   num_taints_ = 0;
   score_memo_ = {};
@@ -170,25 +203,35 @@ PodList::Chunk& PodList::MutableLastChunk() {
 }
 
 void NodeInfo::AddPod(PodInfoPtr pod) {
-  pod_count_memo_.Clear();
+  Rest& r = *rest_;
+  r.pod_count_memo.Clear();
   CountPriority(pod->pod.Priority());
-  requested_.Add(pod->requests);
-  requested_.allowed_pod_number += 1;
+  r.requested.Add(pod->requests);
+  r.requested.allowed_pod_number += 1;
   summary_.non_zero_milli_cpu += pod->non_zero_requests.milli_cpu;
   summary_.non_zero_memory += pod->non_zero_requests.memory;
   Summarize();
-  for (const HostPort& p : PodHostPorts(pod->pod)) used_ports_.Add(p);
+  for (const HostPort& p : PodHostPorts(pod->pod)) r.used_ports.Add(p);
   if (pod->has_affinity) {
     AddAffinityTermKeys(*pod);
-    pods_with_affinity_.PushBack(pod);
+    r.pods_with_affinity.PushBack(pod);
   }
-  if (pod->has_required_anti_affinity) pods_with_required_anti_affinity_.PushBack(pod);
-  pods_.PushBack(std::move(pod));
+  if (pod->has_required_anti_affinity) r.pods_with_required_anti_affinity.PushBack(pod);
+  r.pods.PushBack(std::move(pod));
+  FlagAffinity();
+}
+
+void NodeInfo::FlagAffinity() {
+  const Rest& r = *rest_;
+  flags_ = static_cast<uint8_t>(
+      (flags_ & kUnschedulable) | (r.pods_with_affinity.empty() ? 0 : kHasPodsWithAffinity) |
+      (r.pods_with_required_anti_affinity.empty() ? 0 : kHasPodsWithRequiredAntiAffinity));
 }
 
 bool NodeInfo::RemovePod(const api::Pod& pod) {
-  for (size_t i = 0; i < pods_.size(); ++i) {
-    const api::ObjectMeta& m = pods_[i]->pod.metadata;
+  const PodList& pods = rest_->pods;
+  for (size_t i = 0; i < pods.size(); ++i) {
+    const api::ObjectMeta& m = pods[i]->pod.metadata;
     if (m.uid == pod.metadata.uid && m.namespace_ == pod.metadata.namespace_ &&
         m.name == pod.metadata.name) {
       RemovePodAt(i);
@@ -199,35 +242,37 @@ bool NodeInfo::RemovePod(const api::Pod& pod) {
 }
 
 bool NodeInfo::RemovePodInfo(const PodInfo* pod) {
-  const size_t i = pods_.Find(pod);
-  if (i == pods_.size()) return false;
+  const size_t i = rest_->pods.Find(pod);
+  if (i == rest_->pods.size()) return false;
   RemovePodAt(i);
   return true;
 }
 
 void NodeInfo::RemovePodAt(size_t i) {
-  const PodInfoPtr info = pods_[i];
-  pods_.SwapRemove(i);
-  pod_count_memo_.Clear();
+  Rest& r = *rest_;
+  const PodInfoPtr info = r.pods[i];
+  r.pods.SwapRemove(i);
+  r.pod_count_memo.Clear();
   if (info->has_affinity) {
-    pods_with_affinity_.SwapRemove(pods_with_affinity_.Find(info.get()));
-    affinity_term_keys_.clear();
-    for (const PodInfoPtr& p : pods_with_affinity_) AddAffinityTermKeys(*p);
+    r.pods_with_affinity.SwapRemove(r.pods_with_affinity.Find(info.get()));
+    r.affinity_term_keys.clear();
+    for (const PodInfoPtr& p : r.pods_with_affinity) AddAffinityTermKeys(*p);
   }
   if (info->has_required_anti_affinity) {
-    pods_with_required_anti_affinity_.SwapRemove(
-        pods_with_required_anti_affinity_.Find(info.get()));
+    r.pods_with_required_anti_affinity.SwapRemove(
+        r.pods_with_required_anti_affinity.Find(info.get()));
   }
-  requested_.Sub(info->requests);
-  requested_.allowed_pod_number -= 1;
+  FlagAffinity();
+  r.requested.Sub(info->requests);
+  r.requested.allowed_pod_number -= 1;
   summary_.non_zero_milli_cpu -= info->non_zero_requests.milli_cpu;
   summary_.non_zero_memory -= info->non_zero_requests.memory;
   Summarize();
-  for (const HostPort& p : PodHostPorts(info->pod)) used_ports_.Remove(p);
+  for (const HostPort& p : PodHostPorts(info->pod)) r.used_ports.Remove(p);
   // The minimum is looked for again only when the last pod at it leaves.
-  if (info->pod.Priority() == min_pod_priority_ && --pods_at_min_priority_ == 0) {
-    min_pod_priority_ = std::numeric_limits<int32_t>::max();
-    for (const PodInfoPtr& p : pods_) CountPriority(p->pod.Priority());
+  if (info->pod.Priority() == r.min_pod_priority && --r.pods_at_min_priority == 0) {
+    r.min_pod_priority = std::numeric_limits<int32_t>::max();
+    for (const PodInfoPtr& p : r.pods) CountPriority(p->pod.Priority());
   }
 }
 
@@ -239,32 +284,34 @@ void NodeInfo::Summarize() {
                     offsetof(NodeInfo, score_memo_) + sizeof(score_memo_) <= 128,
                 "NodeInfo's second line");
 #pragma GCC diagnostic pop
+  static_assert(sizeof(NodeInfo) == 128, "NodeInfo is its two lines");
   score_memo_ = {};
-  summary_.allocatable_milli_cpu = allocatable_.milli_cpu;
-  summary_.allocatable_memory = allocatable_.memory;
-  summary_.requested_milli_cpu = requested_.milli_cpu;
-  summary_.requested_memory = requested_.memory;
-  summary_.free_ephemeral_storage = allocatable_.ephemeral_storage - requested_.ephemeral_storage;
-  summary_.free_pods = allocatable_.allowed_pod_number - requested_.allowed_pod_number;
+  const api::Resource& requested = rest_->requested;
+  const api::Resource& allocatable = rest_->allocatable;
+  summary_.allocatable_milli_cpu = allocatable.milli_cpu;
+  summary_.allocatable_memory = allocatable.memory;
+  summary_.requested_milli_cpu = requested.milli_cpu;
+  summary_.requested_memory = requested.memory;
+  summary_.free_ephemeral_storage = allocatable.ephemeral_storage - requested.ephemeral_storage;
+  summary_.free_pods = allocatable.allowed_pod_number - requested.allowed_pod_number;
   cpu_memory_balance_ = static_cast<uint8_t>(CpuMemoryBalance(
-      requested_.milli_cpu, allocatable_.milli_cpu, requested_.memory, allocatable_.memory));
+      requested.milli_cpu, allocatable.milli_cpu, requested.memory, allocatable.memory));
 }
 
 void NodeInfo::CountPriority(int32_t priority) {
-  if (priority < min_pod_priority_) {
-    min_pod_priority_ = priority;
-    pods_at_min_priority_ = 1;
-  } else if (priority == min_pod_priority_) {
-    ++pods_at_min_priority_;
+  Rest& r = *rest_;
+  if (priority < r.min_pod_priority) {
+    r.min_pod_priority = priority;
+    r.pods_at_min_priority = 1;
+  } else if (priority == r.min_pod_priority) {
+    ++r.pods_at_min_priority;
   }
 }
 
 void NodeInfo::AddAffinityTermKeys(const PodInfo& pod) {
+  std::vector<api::Symbol>& keys = rest_->affinity_term_keys;
   for (api::Symbol key : pod.affinity_term_keys) {
-    if (std::find(affinity_term_keys_.begin(), affinity_term_keys_.end(), key) ==
-        affinity_term_keys_.end()) {
-      affinity_term_keys_.push_back(key);
-    }
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
   }
 }
 

@@ -259,52 +259,72 @@ inline int64_t CpuMemoryBalance(int64_t cpu_requested, int64_t cpu_allocatable,
   return static_cast<int64_t>((1 - deviation) * 100.0);  // upstream's MaxNodeScore
 }
 
-// Cache-line aligned, so that what the filters and scores read on every node takes two lines:
-// the resource summary, then the node's name, taints, images, unschedulable flag and the
-// scores it remembers.
+// Two cache lines, aligned: what the filters and scores read on every node (the resource
+// summary, then the node's name, taints, unschedulable flag and the scores it remembers), and a
+// pointer to the rest (the node object, its pods, their ports and counts). The per-node loops
+// stream through thousands of nodes per pod: nodes allocated one after another lie 128 bytes
+// apart, so a loop reads every byte of each line it loads, where the whole object (576 bytes)
+// left seven lines in nine unread between one node's two and the next's.
 class alignas(64) NodeInfo {
  public:
-  NodeInfo() = default;
-  explicit NodeInfo(std::shared_ptr<const api::Node> node) { SetNode(std::move(node)); }
+  NodeInfo() : rest_(std::make_unique<Rest>()) {}
+  explicit NodeInfo(std::shared_ptr<const api::Node> node) : NodeInfo() {
+    SetNode(std::move(node));
+  }
+  NodeInfo(const NodeInfo& other);
+  NodeInfo& operator=(const NodeInfo& other);
+  // A NodeInfo moved from may only be assigned to or destroyed.
+  NodeInfo(NodeInfo&&) noexcept = default;
+  NodeInfo& operator=(NodeInfo&&) noexcept = default;
+  ~NodeInfo() = default;
 
   const api::Node* node() const { return node_; }
-  const std::shared_ptr<const api::Node>& node_ptr() const { return node_owner_; }
+  const std::shared_ptr<const api::Node>& node_ptr() const { return rest_->node_owner; }
   api::Symbol name() const { return name_; }
   void SetNode(std::shared_ptr<const api::Node> node);
   void RemoveNode();
 
   // The node's spec.unschedulable and spec.taints, held here so that the filters read them
   // without following node() to another cache line.
-  bool unschedulable() const { return unschedulable_; }
+  bool unschedulable() const { return (flags_ & kUnschedulable) != 0; }
   std::span<const api::Taint> taints() const { return {taints_, num_taints_}; }
   // The lowest priority among pods(); the largest int32_t when there are none. Preemption reads
   // it to pass over nodes where nothing could be a victim.
-  int32_t min_pod_priority() const { return min_pod_priority_; }
+  int32_t min_pod_priority() const { return rest_->min_pod_priority; }
 
-  const PodList& pods() const { return pods_; }
-  const PodList& pods_with_affinity() const { return pods_with_affinity_; }
+  const PodList& pods() const { return rest_->pods; }
+  // Whether pods_with_affinity() and pods_with_required_anti_affinity() have pods, read from
+  // the second line: the snapshot lists the nodes that do after every change to either.
+  bool has_pods_with_affinity() const { return (flags_ & kHasPodsWithAffinity) != 0; }
+  bool has_pods_with_required_anti_affinity() const {
+    return (flags_ & kHasPodsWithRequiredAntiAffinity) != 0;
+  }
+  const PodList& pods_with_affinity() const { return rest_->pods_with_affinity; }
   // The distinct topology keys of the affinity terms of pods_with_affinity().
-  const std::vector<api::Symbol>& affinity_term_keys() const { return affinity_term_keys_; }
+  const std::vector<api::Symbol>& affinity_term_keys() const { return rest_->affinity_term_keys; }
   const PodList& pods_with_required_anti_affinity() const {
-    return pods_with_required_anti_affinity_;
+    return rest_->pods_with_required_anti_affinity;
   }
   // Counts over pods(), forgotten when they change.
-  const PodCountMemo& pod_count_memo() const { return pod_count_memo_; }
-  const HostPortInfo& used_ports() const { return used_ports_; }
-  const api::Resource& requested() const { return requested_; }
-  // pods().size(), which requested() counts as its pods: read from the cache line Fit reads
-  // anyway, where pods() is another.
-  int64_t num_pods() const { return requested_.allowed_pod_number; }
+  const PodCountMemo& pod_count_memo() const { return rest_->pod_count_memo; }
+  const HostPortInfo& used_ports() const { return rest_->used_ports; }
+  const api::Resource& requested() const { return rest_->requested; }
+  // pods().size(), which requested() counts as its pods.
+  int64_t num_pods() const { return rest_->requested.allowed_pod_number; }
   int64_t non_zero_milli_cpu() const { return summary_.non_zero_milli_cpu; }
   int64_t non_zero_memory() const { return summary_.non_zero_memory; }
-  const api::Resource& allocatable() const { return allocatable_; }
+  const api::Resource& allocatable() const { return rest_->allocatable; }
   // Parts of requested() and allocatable(), in the node's first cache line.
   const ResourceSummary& summary() const { return summary_; }
   // CpuMemoryBalance of the pods' requests here (not their non-zero sums): what
   // NodeResourcesBalancedAllocation compares a pod's placement with (1.36), kept up to date
   // with the pods rather than computed per pod and node.
   int64_t cpu_memory_balance() const { return cpu_memory_balance_; }
-  std::span<const ImageState> image_states() const { return {image_states_, num_image_states_}; }
+  // (A node without images is answered from the second line.)
+  std::span<const ImageState> image_states() const {
+    if (num_image_states_ == 0) return {};
+    return {rest_->image_states->data(), num_image_states_};
+  }
   void SetImageStates(std::vector<ImageState> states);
 
   void AddPod(PodInfoPtr pod);
@@ -342,49 +362,57 @@ class alignas(64) NodeInfo {
   }
 
   // Bumped on every change; the snapshot copies nodes whose generation moved.
-  uint64_t generation() const { return generation_; }
-  void set_generation(uint64_t g) { generation_ = g; }
+  uint64_t generation() const { return rest_->generation; }
+  void set_generation(uint64_t g) { rest_->generation = g; }
 
  private:
-  // Removes pods_[i] and its accounting.
+  // Removes pods()[i] and its accounting.
   void RemovePodAt(size_t i);
   void AddAffinityTermKeys(const PodInfo& pod);
-  // Counts a pod of this priority into min_pod_priority_ and pods_at_min_priority_.
+  // Counts a pod of this priority into min_pod_priority and pods_at_min_priority.
   void CountPriority(int32_t priority);
-  // Brings summary_ up to date with requested_ and allocatable_.
+  // Brings summary_ up to date with requested and allocatable.
   void Summarize();
 
+  // Brings the affinity bits of flags_ up to date with the lists.
+  void FlagAffinity();
+
+  static constexpr uint8_t kUnschedulable = 1;
+  static constexpr uint8_t kHasPodsWithAffinity = 2;
+  static constexpr uint8_t kHasPodsWithRequiredAntiAffinity = 4;
   static constexpr size_t kScoreMemoEntryBytes = 6;
   static constexpr uint64_t kScoreMemoEntryMask = (uint64_t{1} << 48) - 1;
 
-  // What the filters and scores read on every node comes first, in two cache lines: the
-  // resource summary, then the node itself and the scores remembered on it. The objects its
-  // pointers read into are held further on.
+  // What the per-node loops do not read on every node.
+  struct Rest {
+    std::shared_ptr<const api::Node> node_owner;
+    std::shared_ptr<const std::vector<ImageState>> image_states;
+    api::Resource requested;
+    api::Resource allocatable;
+    int32_t min_pod_priority = std::numeric_limits<int32_t>::max();
+    uint32_t pods_at_min_priority = 0;
+    PodList pods;
+    PodCountMemo pod_count_memo;
+    PodList pods_with_affinity;
+    std::vector<api::Symbol> affinity_term_keys;
+    PodList pods_with_required_anti_affinity;
+    HostPortInfo used_ports;
+    uint64_t generation = 0;
+  };
+
+  // The first line: the resource summary. The second: the node itself and the scores
+  // remembered on it.
   ResourceSummary summary_;
-  const api::Node* node_ = nullptr;           // node_owner_
-  const api::Taint* taints_ = nullptr;        // node_->spec.taints
-  const ImageState* image_states_ = nullptr;  // *image_states_owner_
+  const api::Node* node_ = nullptr;     // rest_->node_owner
+  const api::Taint* taints_ = nullptr;  // node_->spec.taints
+  std::unique_ptr<Rest> rest_;
   uint32_t num_taints_ = 0;
-  uint32_t num_image_states_ = 0;
+  uint32_t num_image_states_ = 0;  // rest_->image_states->size()
   api::Symbol name_;
-  bool unschedulable_ = false;
+  uint8_t flags_ = 0;                 // kUnschedulable, kHasPodsWith...
   uint8_t cpu_memory_balance_ = 100;  // set by Summarize
   // Two bytes more than the entries, read with the last one (score_memo).
   mutable std::array<uint8_t, kScoreMemoSlots * kScoreMemoEntryBytes + 2> score_memo_{};
-  std::shared_ptr<const api::Node> node_owner_;
-  std::shared_ptr<const std::vector<ImageState>> image_states_owner_;
-  api::Resource requested_;
-  api::Resource allocatable_;
-
-  int32_t min_pod_priority_ = std::numeric_limits<int32_t>::max();
-  uint32_t pods_at_min_priority_ = 0;
-  PodList pods_;
-  PodCountMemo pod_count_memo_;
-  PodList pods_with_affinity_;
-  std::vector<api::Symbol> affinity_term_keys_;
-  PodList pods_with_required_anti_affinity_;
-  HostPortInfo used_ports_;
-  uint64_t generation_ = 0;
 };
 
 // Asks the core to start loading the two cache lines of `node` that every filter and score

@@ -213,6 +213,93 @@ TEST(NodeInfoTest, ResourceSummaryFollowsPodsAndNode) {
   EXPECT_EQ(node.summary().free_pods, 9);
 }
 
+// A NodeInfo is its two hot lines and the rest behind a pointer: a copy and an assignment carry
+// the rest too, and a copy changes apart from the node it came from.
+TEST(NodeInfoTest, CopiesCarryEverythingAndChangeApart) {
+  static_assert(sizeof(NodeInfo) == 128, "two cache lines");
+  NodeInfo node(std::make_shared<const api::Node>(
+      testing::MakeNode().Name("n1").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj()));
+  node.SetImageStates({ImageState{"nginx", 100, 2}});
+  node.AddPod(PodInfo::Make(MakePod().Name("web").Req({{"cpu", "1"}}).HostPort(80).Obj()));
+  node.set_generation(7);
+
+  auto expect_as_node = [](const NodeInfo& n) {
+    EXPECT_EQ(n.name().str(), "n1");
+    EXPECT_EQ(n.node_ptr()->metadata.name, "n1");
+    EXPECT_EQ(n.generation(), 7u);
+    EXPECT_EQ(Names(n.pods()), std::vector<std::string>{"web"});
+    EXPECT_EQ(n.requested().milli_cpu, 1000);
+    EXPECT_EQ(n.allocatable().milli_cpu, 4000);
+    EXPECT_EQ(n.used_ports().size(), 1u);
+    ASSERT_EQ(n.image_states().size(), 1u);
+    EXPECT_EQ(n.image_states()[0].name, "nginx");
+    ExpectSummarized(n);
+  };
+  NodeInfo copy = node;
+  expect_as_node(copy);
+
+  // Assigned over an older copy of another node, and over one moved from.
+  NodeInfo older(std::make_shared<const api::Node>(testing::MakeNode().Name("n2").Obj()));
+  older.AddPod(Pod("old"));
+  older = node;
+  expect_as_node(older);
+  NodeInfo moved = std::move(older);
+  expect_as_node(moved);
+  older = node;  // NOLINT(bugprone-use-after-move): assignment is what a moved-from allows
+  expect_as_node(older);
+  const NodeInfo& same = older;
+  older = same;
+  expect_as_node(older);
+
+  // The copy changes apart from the original.
+  copy.AddPod(Pod("batch", "2"));
+  copy.SetImageStates({});
+  copy.set_generation(8);
+  expect_as_node(node);
+  EXPECT_EQ(copy.requested().milli_cpu, 3000);
+  EXPECT_EQ(copy.pods().size(), 2u);
+  EXPECT_TRUE(copy.image_states().empty());
+  ExpectSummarized(copy);
+}
+
+// The snapshot lists the nodes with pods with affinity from two bits of the second line, which
+// follow the lists.
+TEST(NodeInfoTest, FlagsWhetherItHasPodsWithAffinity) {
+  auto with = [](const std::string& name, bool required_anti) {
+    api::Pod pod = MakePod().Name(name).Obj();
+    api::PodAffinityTerm term;
+    term.topology_key = api::Symbol("kubernetes.io/hostname");
+    api::PodAffinity terms;
+    if (required_anti) {
+      terms.required.push_back(term);
+    } else {
+      terms.preferred.push_back(api::WeightedPodAffinityTerm{1, term});
+    }
+    pod.spec.affinity.emplace().pod_anti_affinity = terms;
+    return PodInfo::Make(std::move(pod));
+  };
+  NodeInfo node(
+      std::make_shared<const api::Node>(testing::MakeNode().Name("n1").Unschedulable().Obj()));
+  const PodInfoPtr preferred = with("preferred", false);
+  const PodInfoPtr required = with("required", true);
+  node.AddPod(Pod("plain"));
+  EXPECT_FALSE(node.has_pods_with_affinity());
+  node.AddPod(preferred);
+  EXPECT_TRUE(node.has_pods_with_affinity());
+  EXPECT_FALSE(node.has_pods_with_required_anti_affinity());
+  node.AddPod(required);
+  EXPECT_TRUE(node.has_pods_with_required_anti_affinity());
+  EXPECT_TRUE(node.unschedulable()) << "the node's own bit is kept";
+  const NodeInfo copy = node;
+  ASSERT_TRUE(node.RemovePodInfo(preferred.get()));
+  EXPECT_TRUE(node.has_pods_with_affinity()) << "the required one has affinity too";
+  ASSERT_TRUE(node.RemovePodInfo(required.get()));
+  EXPECT_FALSE(node.has_pods_with_affinity());
+  EXPECT_FALSE(node.has_pods_with_required_anti_affinity());
+  EXPECT_TRUE(node.unschedulable());
+  EXPECT_TRUE(copy.has_pods_with_required_anti_affinity());
+}
+
 TEST(PodCountMemoTest, ChangesToThePodsForgetCountsAndCopiesKeepThem) {
   NodeInfo node;
   node.AddPod(Pod("a"));

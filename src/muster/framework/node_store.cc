@@ -1,6 +1,7 @@
 #include "muster/framework/node_store.h"
 
 #include <algorithm>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -49,21 +50,30 @@ void NodeStore::RemovePod(const PodInfo& pod, api::Symbol node) {
   }
 }
 
-void NodeStore::TrackImages(const api::Node& node, bool add) {
-  const api::Symbol name(node.metadata.name);
+namespace {
+
+// The distinct names of a node's images: a name listed twice counts the node once, as in
+// upstream's set of nodes per image.
+std::vector<std::string_view> ImageNames(const api::Node& node) {
+  std::vector<std::string_view> names;
   for (const api::ContainerImage& image : node.status.images) {
-    for (const std::string& image_name : image.names) {
-      auto& [size, nodes] = image_nodes_[image_name];
-      if (add) {
-        if (nodes.empty()) size = image.size_bytes;
-        if (std::find(nodes.begin(), nodes.end(), name) == nodes.end()) nodes.push_back(name);
-      } else {
-        std::erase(nodes, name);
-      }
-      // Every node with this image now sees a different count.
-      for (api::Symbol other : nodes) Touch(other);
-      if (nodes.empty()) image_nodes_.erase(image_name);
+    for (const std::string& name : image.names) names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
+}  // namespace
+
+void NodeStore::TrackImages(const api::Node& node, bool add) {
+  for (std::string_view name : ImageNames(node)) {
+    if (add) {
+      ++images_[std::string(name)];
+      continue;
     }
+    auto it = images_.find(std::string(name));
+    if (it != images_.end() && --it->second == 0) images_.erase(it);
   }
 }
 
@@ -71,10 +81,9 @@ std::vector<ImageState> NodeStore::ImageStatesOf(const api::Node& node) const {
   std::vector<ImageState> states;
   for (const api::ContainerImage& image : node.status.images) {
     for (const std::string& image_name : image.names) {
-      auto it = image_nodes_.find(image_name);
-      if (it == image_nodes_.end()) continue;
-      states.push_back(
-          ImageState{image_name, image.size_bytes, static_cast<int32_t>(it->second.second.size())});
+      auto it = images_.find(image_name);
+      if (it == images_.end()) continue;
+      states.push_back(ImageState{image_name, image.size_bytes, it->second});
     }
   }
   return states;
@@ -83,6 +92,11 @@ std::vector<ImageState> NodeStore::ImageStatesOf(const api::Node& node) const {
 void NodeStore::AddNode(const api::Node& node) {
   const api::Symbol name(node.metadata.name);
   NodeInfo& info = nodes_[name];
+  if (info.node() != nullptr) {
+    // Known already: listed in its zone and counted in its images.
+    UpdateNode(node);
+    return;
+  }
   info.SetNode(std::make_shared<const api::Node>(node));
   TrackImages(node, true);
   const std::string zone = ZoneKey(node);
@@ -90,7 +104,7 @@ void NodeStore::AddNode(const api::Node& node) {
       std::find_if(zones_.begin(), zones_.end(), [&](const auto& e) { return e.first == zone; });
   if (z == zones_.end()) {
     zones_.emplace_back(zone, std::vector<api::Symbol>{name});
-  } else if (std::find(z->second.begin(), z->second.end(), name) == z->second.end()) {
+  } else {
     z->second.push_back(name);
   }
   order_changed_ = true;
@@ -117,12 +131,16 @@ void NodeStore::UpdateNode(const api::Node& node) {
 
 void NodeStore::RemoveNode(const api::Node& node) {
   const api::Symbol name(node.metadata.name);
-  for (auto& [zone, names] : zones_) std::erase(names, name);
+  auto it = nodes_.find(name);
+  if (it == nodes_.end() || it->second.node() == nullptr) return;  // not listed
+  // Listed under the zone of the node as the store has it.
+  const std::string zone = ZoneKey(*it->second.node());
+  for (auto& [key, names] : zones_) {
+    if (key == zone) std::erase(names, name);
+  }
   std::erase_if(zones_, [](const auto& z) { return z.second.empty(); });
   order_changed_ = true;
-  auto it = nodes_.find(name);
-  if (it == nodes_.end()) return;
-  if (it->second.node() != nullptr) TrackImages(*it->second.node(), false);
+  TrackImages(*it->second.node(), false);
   if (it->second.pods().empty()) {
     nodes_.erase(it);
     dirty_.push_back(name);
@@ -160,10 +178,11 @@ void NodeStore::UpdateSnapshot(Snapshot& snapshot) {
     const NodeInfo* old = snapshot.Get(name);
     if (old == nullptr) order_changed_ = true;
     it->second.SetImageStates(ImageStatesOf(*it->second.node()));
-    if (old == nullptr ||
-        old->pods_with_affinity().size() != it->second.pods_with_affinity().size() ||
-        old->pods_with_required_anti_affinity().size() !=
-            it->second.pods_with_required_anti_affinity().size()) {
+    // The lists hold the snapshot's copies, which Put assigns in place: only a node that joins
+    // or leaves one changes it (upstream's condition).
+    if (old == nullptr || old->has_pods_with_affinity() != it->second.has_pods_with_affinity() ||
+        old->has_pods_with_required_anti_affinity() !=
+            it->second.has_pods_with_required_anti_affinity()) {
       affinity_changed = true;
     }
     builder.Put(it->second);

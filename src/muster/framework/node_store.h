@@ -8,7 +8,6 @@
 // Not thread-safe.
 
 #include <cstdint>
-#include <map>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -44,10 +43,11 @@ class NodeStore {
   // Marks the node changed: the next UpdateSnapshot copies it.
   void Touch(api::Symbol node);
   void RebuildOrder();
-  // Keeps image_nodes_ in step with a node's images (`add` false: the node's images go away).
+  // Keeps images_ in step with a node's images (`add` false: the node's images go away).
   void TrackImages(const api::Node& node, bool add);
   std::vector<ImageState> ImageStatesOf(const api::Node& node) const;
 
+  // A node is listed in zones_ and counted in images_ exactly when its NodeInfo has a node().
   std::unordered_map<api::Symbol, NodeInfo> nodes_;
   // Node names grouped by zone (insertion order), for upstream's zone-interleaved node order.
   std::vector<std::pair<std::string, std::vector<api::Symbol>>> zones_;
@@ -55,8 +55,12 @@ class NodeStore {
   uint64_t generation_ = 0;
   std::vector<api::Symbol> dirty_;
   bool order_changed_ = true;
-  // Image name -> its size and the nodes that have it, for ImageLocality's spread.
-  std::map<std::string, std::pair<int64_t, std::vector<api::Symbol>>> image_nodes_;
+  // Image name -> how many nodes have it, for ImageLocality's spread. A node's ImageStates take
+  // the counts when the node is copied into the snapshot, as upstream's NodeInfo.Snapshot does:
+  // a node that did not change keeps the counts of its last copy (re-copying every node that has
+  // an image whenever another node with it comes or goes made a cluster's first listing
+  // quadratic in its nodes).
+  std::unordered_map<std::string, int32_t> images_;
 };
 
 // The zone of a node as upstream's GetZoneKey: region and zone labels joined; "" without them.

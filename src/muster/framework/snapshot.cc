@@ -71,8 +71,8 @@ void SnapshotBuilder::RefreshAffinityLists() {
   s_.have_pods_with_affinity_.clear();
   s_.have_pods_with_required_anti_affinity_.clear();
   for (NodeInfo* info : s_.list_) {
-    if (!info->pods_with_affinity().empty()) s_.have_pods_with_affinity_.push_back(info);
-    if (!info->pods_with_required_anti_affinity().empty()) {
+    if (info->has_pods_with_affinity()) s_.have_pods_with_affinity_.push_back(info);
+    if (info->has_pods_with_required_anti_affinity()) {
       s_.have_pods_with_required_anti_affinity_.push_back(info);
     }
   }

@@ -148,6 +148,30 @@ TEST(CacheTest, NodeOrderInterleavesZones) {
   EXPECT_EQ(order, (std::vector<std::string>{"a1", "b1", "c1", "a2", "b2", "a3"}));
 }
 
+// A node added again is an update (listed once, moved when its zone changed); a removed node
+// leaves its zone, and a removal of a node not listed changes nothing.
+TEST(CacheTest, NodeOrderFollowsNodesAddedAgainAndRemoved) {
+  Cache cache;
+  cache.AddNode(Node("a1", "a"));
+  cache.AddNode(Node("b1", "b"));
+  cache.AddNode(Node("a2", "a"));
+  cache.AddNode(Node("a1", "a"));
+  framework::Snapshot snap;
+  auto order = [&] {
+    cache.UpdateSnapshot(snap);
+    std::vector<std::string> names;
+    for (const framework::NodeInfo* n : snap.List()) names.push_back(n->name().string());
+    return names;
+  };
+  EXPECT_EQ(order(), (std::vector<std::string>{"a1", "b1", "a2"}));
+  cache.AddNode(Node("a1", "b"));
+  EXPECT_EQ(order(), (std::vector<std::string>{"a2", "b1", "a1"}));
+  cache.RemoveNode(Node("b1", "b"));
+  cache.RemoveNode(Node("b1", "b"));
+  cache.RemoveNode(Node("zz", "a"));
+  EXPECT_EQ(order(), (std::vector<std::string>{"a2", "a1"}));
+}
+
 TEST(CacheTest, SnapshotFollowsTheLowestPodPriority) {
   Cache cache;
   api::Node n1 = Node("n1");
@@ -222,21 +246,42 @@ TEST(CacheTest, RemovedNodeLeavesSnapshotButPodsKeepItsInfo) {
 namespace muster::scheduler {
 namespace {
 
-TEST(CacheTest, ImageStatesCountNodesWithTheImage) {
+// Upstream's NodeInfo.Snapshot counts an image's nodes when it copies a node: a node that did
+// not change since keeps the counts of its last copy.
+TEST(CacheTest, ImageStatesCountNodesWithTheImageWhenTheNodeIsCopied) {
   Cache cache;
   cache.AddNode(testing::MakeNode().Name("n1").Image("nginx:1.25", 100).Obj());
   framework::Snapshot snap;
   cache.UpdateSnapshot(snap);
-  ASSERT_EQ(snap.Get(api::Symbol("n1"))->image_states().size(), 1u);
-  EXPECT_EQ(snap.Get(api::Symbol("n1"))->image_states()[0].num_nodes, 1);
-  api::Node n2 = testing::MakeNode().Name("n2").Image("nginx:1.25", 100).Obj();
+  auto image = [&](const char* node) {
+    const framework::NodeInfo* info = snap.Get(api::Symbol(node));
+    EXPECT_NE(info, nullptr);
+    EXPECT_FALSE(info->image_states().empty());
+    return info->image_states()[0];
+  };
+  EXPECT_EQ(image("n1").num_nodes, 1);
+  // The same image at another size, and listed twice: n2 counts once, at its own size (as
+  // upstream's snapshot of the node has it).
+  api::Node n2 = testing::MakeNode().Name("n2").Image("nginx:1.25", 300).Obj();
+  n2.status.images.push_back(n2.status.images[0]);
   cache.AddNode(n2);
   cache.UpdateSnapshot(snap);
-  EXPECT_EQ(snap.Get(api::Symbol("n1"))->image_states()[0].num_nodes, 2) << "n1 refreshed too";
-  EXPECT_EQ(snap.Get(api::Symbol("n2"))->image_states()[0].size_bytes, 100);
-  cache.RemoveNode(n2);
+  EXPECT_EQ(image("n2").num_nodes, 2);
+  EXPECT_EQ(image("n2").size_bytes, 300);
+  EXPECT_EQ(image("n1").num_nodes, 1) << "n1 did not change";
+  // A pod on n1 changes it: its copy counts again.
+  cache.AddPod(MakePod().Name("p").NodeName("n1").Obj());
   cache.UpdateSnapshot(snap);
-  EXPECT_EQ(snap.Get(api::Symbol("n1"))->image_states()[0].num_nodes, 1);
+  EXPECT_EQ(image("n1").num_nodes, 2);
+  cache.RemoveNode(n2);
+  cache.AddPod(MakePod().Name("q").NodeName("n1").Obj());
+  cache.UpdateSnapshot(snap);
+  EXPECT_EQ(image("n1").num_nodes, 1);
+  // Added again, a known node is an update: it counts once still.
+  cache.AddNode(testing::MakeNode().Name("n1").Image("nginx:1.25", 100).Obj());
+  cache.UpdateSnapshot(snap);
+  EXPECT_EQ(image("n1").num_nodes, 1);
+  EXPECT_EQ(snap.NumNodes(), 1u);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <bit>
 #include <future>
 #include <limits>
+#include <optional>
 #include <set>
 #include <span>
 #include <string_view>
@@ -37,8 +38,10 @@ constexpr int32_t kMinFeasibleNodesPercentageToFind = 5;
 // The fewest nodes filtered per parallel round before checking whether enough feasible ones
 // were found.
 constexpr size_t kFilterChunk = 256;
-// Nodes filtered together, one plugin after another while they stay in cache.
-constexpr size_t kFilterBlock = 64;
+// Nodes filtered together, one plugin after another while they stay in cache; each block's
+// verdicts are one word's bits.
+constexpr size_t kFilterBlock = framework::Framework::kFilterBlock;
+static_assert(kFilterBlock == 64);
 
 }  // namespace
 
@@ -252,15 +255,16 @@ std::vector<framework::NodeInfo*> Scheduler::FilterNodes(
   const size_t n = nodes.size();
   const bool has_nominated = queue_.HasNominatedPods();
 
-  // The statuses are the scheduler's, kept from cycle to cycle (each range resets its own), and
-  // each block of nodes reports which passed in a bit mask: the thread that filtered a block
-  // also reads its verdicts, and the caller's work per round is per block, not per node.
+  // The statuses are the scheduler's, kept from cycle to cycle, and each block of nodes
+  // reports which passed in a bit mask: statuses[i] is this cycle's only where node i's bit is
+  // clear (a rejection), and the caller's work per round is per block, not per node.
   if (filter_statuses_.size() < n) filter_statuses_.resize(n);
   const std::span<Status> statuses(filter_statuses_.data(), n);
   struct Block {
     size_t begin;
     uint64_t passed;  // bit j: node begin + j passed every filter
-    bool error;
+    uint8_t len;      // nodes in the block, 1 to kFilterBlock
+    bool error;       // some rejection in it is an Error
   };
   std::vector<Block> blocks;
   // What each Filter plugin ran on, gathered by each thread in its own row and counted into the
@@ -302,26 +306,25 @@ std::vector<framework::NodeInfo*> Scheduler::FilterNodes(
           for (size_t b = begin; b < stop; b += kFilterBlock) {
             const size_t len = std::min(kFilterBlock, stop - b);
             const std::span<Status> out = statuses.subspan(b, len);
+            uint64_t passed = 0;
+            bool error = false;
             if (has_nominated) {
-              for (size_t j = 0; j < len; ++j) filter_nominated(b + j);
+              for (size_t j = 0; j < len; ++j) {
+                filter_nominated(b + j);
+                passed |= uint64_t{out[j].IsSuccess()} << j;
+                error |= out[j].IsError();
+              }
             } else {
-              // RunFilterPlugins writes only the failures.
-              std::fill(out.begin(), out.end(), Status());
               // The block's nodes are all asked for before the first plugin reads one.
               for (size_t j = 0; j < len; ++j) {
                 nodes_in_block[j] = node_at(b + j);
                 framework::PrefetchHotLines(nodes_in_block[j]);
               }
-              fwk.RunFilterPlugins(state, pod, std::span(nodes_in_block.data(), len), out,
-                                   evaluated);
+              passed = fwk.RunFilterPlugins(state, pod, std::span(nodes_in_block.data(), len), out,
+                                            evaluated, &error);
             }
-            uint64_t passed = 0;
-            bool error = false;
-            for (size_t j = 0; j < len; ++j) {
-              passed |= uint64_t{out[j].IsSuccess()} << j;
-              error |= out[j].IsError();
-            }
-            blocks[first_block + (b - examined) / kFilterBlock] = Block{b, passed, error};
+            blocks[first_block + (b - examined) / kFilterBlock] =
+                Block{b, passed, static_cast<uint8_t>(len), error};
           }
           // (Outside a pool one thread runs the loop: the first row.)
           framework::FilterEvaluations& mine =
@@ -339,12 +342,23 @@ std::vector<framework::NodeInfo*> Scheduler::FilterNodes(
   for (framework::FilterEvaluations& evaluated : filter_evaluations_) {
     fwk.CountFilterEvaluations(evaluated);
   }
+  // Node i was rejected in this cycle (statuses[i] is its verdict).
+  auto rejections = [&](const Block& block, auto&& f) {
+    const uint64_t all = block.len == kFilterBlock ? ~uint64_t{0} : (uint64_t{1} << block.len) - 1;
+    for (uint64_t rejected = ~block.passed & all; rejected != 0; rejected &= rejected - 1) {
+      f(block.begin + static_cast<size_t>(std::countr_zero(rejected)));
+    }
+  };
   if (failed) {
-    for (size_t i = 0; i < examined; ++i) {
-      if (statuses[i].IsError()) {
-        *error = statuses[i];
-        return {};
-      }
+    // The first Error in node order.
+    for (const Block& block : blocks) {
+      if (!block.error) continue;
+      std::optional<size_t> first;
+      rejections(block, [&](size_t i) {
+        if (!first && statuses[i].IsError()) first = i;
+      });
+      *error = statuses[*first];
+      return {};
     }
   }
   // The first to_find feasible nodes in order; the nodes up to the last of them were processed.
@@ -380,10 +394,11 @@ std::vector<framework::NodeInfo*> Scheduler::FilterNodes(
   // (With extenders to ask, every rejection is kept: they may turn the rest away.)
   if (result.empty() || keep_rejections) {
     diagnosis->statuses.Reserve(examined - found);
-    for (size_t i = 0; i < examined; ++i) {
-      if (statuses[i].IsSuccess()) continue;
-      diagnosis->AddPluginStatus(statuses[i]);
-      diagnosis->statuses.Set(node_at(i)->name(), std::move(statuses[i]));
+    for (const Block& block : blocks) {
+      rejections(block, [&](size_t i) {
+        diagnosis->AddPluginStatus(statuses[i]);
+        diagnosis->statuses.Set(node_at(i)->name(), std::move(statuses[i]));
+      });
     }
   } else {
     diagnosis->rejected_unkept += static_cast<int32_t>(examined - found);

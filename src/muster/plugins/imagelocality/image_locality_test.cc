@@ -124,6 +124,10 @@ TEST(ImageLocalityScore, UpstreamCases) {
     SCOPED_TRACE(c.name);
     FakeServices fake;
     for (const NodeSpec& n : c.nodes) fake.AddNode(ImageNode(n.name, *n.images));
+    // Upstream's cases score one snapshot taken of all the nodes (NewSnapshot). The fake copies
+    // each node as it comes, when it counts only the nodes before it, so each node comes again:
+    // an update, copied with every node counted.
+    for (const NodeSpec& n : c.nodes) fake.AddNode(ImageNode(n.name, *n.images));
     std::unique_ptr<framework::Plugin> plugin = ImageLocality::New({}, fake.handle(), nullptr);
     const auto& scorer = dynamic_cast<const framework::ScorePlugin&>(*plugin);
     const framework::PodInfoPtr pod = framework::PodInfo::Make(c.pod);
