@@ -76,17 +76,8 @@ uint64_t NewScoreMemoKey() {
   return key != 0 ? key : NewScoreMemoKey();
 }
 
-NodeInfo::NodeInfo(const NodeInfo& other)
-    : summary_(other.summary_),
-      node_(other.node_),
-      taints_(other.taints_),
-      rest_(std::make_unique<Rest>(*other.rest_)),
-      num_taints_(other.num_taints_),
-      num_image_states_(other.num_image_states_),
-      name_(other.name_),
-      flags_(other.flags_),
-      cpu_memory_balance_(other.cpu_memory_balance_),
-      score_memo_(other.score_memo_) {}
+// One list of the fields: a copy is an empty NodeInfo assigned over.
+NodeInfo::NodeInfo(const NodeInfo& other) : NodeInfo() { *this = other; }
 
 NodeInfo& NodeInfo::operator=(const NodeInfo& other) {
   if (this == &other) return *this;

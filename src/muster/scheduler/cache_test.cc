@@ -133,6 +133,14 @@ TEST(CacheTest, SnapshotCopiesOnlyChangedNodes) {
   EXPECT_GT(snap.generation(), n2_generation);
 }
 
+// The snapshot's nodes in order, brought up to date first.
+std::vector<std::string> Order(Cache& cache, framework::Snapshot& snap) {
+  cache.UpdateSnapshot(snap);
+  std::vector<std::string> names;
+  for (const framework::NodeInfo* n : snap.List()) names.push_back(n->name().string());
+  return names;
+}
+
 TEST(CacheTest, NodeOrderInterleavesZones) {
   Cache cache;
   cache.AddNode(Node("a1", "a"));
@@ -142,10 +150,7 @@ TEST(CacheTest, NodeOrderInterleavesZones) {
   cache.AddNode(Node("c1", "c"));
   cache.AddNode(Node("b2", "b"));
   framework::Snapshot snap;
-  cache.UpdateSnapshot(snap);
-  std::vector<std::string> order;
-  for (const framework::NodeInfo* n : snap.List()) order.push_back(n->name().string());
-  EXPECT_EQ(order, (std::vector<std::string>{"a1", "b1", "c1", "a2", "b2", "a3"}));
+  EXPECT_EQ(Order(cache, snap), (std::vector<std::string>{"a1", "b1", "c1", "a2", "b2", "a3"}));
 }
 
 // A node added again is an update (listed once, moved when its zone changed); a removed node
@@ -157,12 +162,7 @@ TEST(CacheTest, NodeOrderFollowsNodesAddedAgainAndRemoved) {
   cache.AddNode(Node("a2", "a"));
   cache.AddNode(Node("a1", "a"));
   framework::Snapshot snap;
-  auto order = [&] {
-    cache.UpdateSnapshot(snap);
-    std::vector<std::string> names;
-    for (const framework::NodeInfo* n : snap.List()) names.push_back(n->name().string());
-    return names;
-  };
+  auto order = [&] { return Order(cache, snap); };
   EXPECT_EQ(order(), (std::vector<std::string>{"a1", "b1", "a2"}));
   cache.AddNode(Node("a1", "b"));
   EXPECT_EQ(order(), (std::vector<std::string>{"a2", "b1", "a1"}));
