@@ -613,6 +613,16 @@ TEST(FlagsTest, VersionEverywhere) {
   }
 }
 
+// The commit is read when the binary is built, not when its build directory was configured:
+// a binary built at the checkout's commit names it (`make test` builds before it tests).
+TEST(FlagsTest, VersionNamesTheCommitBuilt) {
+  const CommandResult head =
+      RunCommand("git -C '" + kRoot + "' rev-parse --short=12 HEAD 2>/dev/null");
+  const std::string commit =
+      head.status == 0 && head.output.size() > 12 ? head.output.substr(0, 12) : "unknown";
+  EXPECT_THAT(Muster("--version").output, HasSubstr("(commit " + commit));
+}
+
 TEST(ValidateCommandTest, UsageErrorsExitTwo) {
   // Out of range: an unsigned value would wrap round.
   EXPECT_EQ(Muster("simulate --seed -1").status, 2);

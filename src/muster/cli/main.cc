@@ -25,10 +25,17 @@
 #include "muster/cli/simulate.h"
 #include "muster/cli/validate.h"
 
+// The commit, written at every build (cmake/commit_header.cmake).
+#if __has_include("muster_commit.h")
+#include "muster_commit.h"
+#endif
+
 #ifndef MUSTER_VERSION
 #define MUSTER_VERSION "dev"
-#define MUSTER_GIT_COMMIT "unknown"
 #define MUSTER_BUILD_KIND "unknown"
+#endif
+#ifndef MUSTER_GIT_COMMIT
+#define MUSTER_GIT_COMMIT "unknown"
 #endif
 
 namespace {
