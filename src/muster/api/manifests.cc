@@ -11,7 +11,6 @@
 #include <type_traits>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <simdjson.h>
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
@@ -509,26 +508,31 @@ bool DecodeSnapshot(std::string_view text, const std::string& name, LoadResult& 
 }  // namespace
 
 void DecodeText(std::string_view text, const std::string& name, LoadResult& result) {
-  // JSON is read as YAML, which takes what JSON refuses (a trailing comma, a single quote): a
-  // text that starts as a JSON object (`{"`) is checked as JSON first, as kubectl decodes it. A
-  // stream of JSON values one after another is left to the YAML reader, and so is YAML's own
-  // flow style (`{apiVersion: v1, ...}`).
+  // The YAML reader would take what JSON refuses (a trailing comma, a single quote): a text that
+  // starts as a JSON object (`{"`) is read as JSON, as kubectl decodes it, into the tree the YAML
+  // reader would have built. A stream of JSON values one after another is left to the YAML
+  // reader, and so is YAML's own flow style (`{apiVersion: v1, ...}`).
   const size_t first = text.find_first_not_of(" \t\r\n");
   const size_t second =
       first == std::string_view::npos ? first : text.find_first_not_of(" \t\r\n", first + 1);
   if (second != std::string_view::npos && text[first] == '{' && text[second] == '"') {
     if (DecodeSnapshot(text, name, result)) return;
-    try {
-      static_cast<void>(nlohmann::json::parse(text));
-    } catch (const nlohmann::json::parse_error& e) {
-      const std::string what = e.what();
-      if (what.find("expected end of input") == std::string::npos) {
-        // "[json.exception.parse_error.101] parse error at line 1, column 65: syntax error..."
-        const size_t at = what.find("parse error");
-        result.errors.push_back(fmt::format("{}: invalid JSON: {}", name,
-                                            at == std::string::npos ? what : what.substr(at)));
-        return;
-      }
+    std::string what;
+    std::optional<YAML::Node> doc = JsonToDocument(text, &what);
+    if (!doc && !what.empty() && what.find("expected end of input") == std::string::npos) {
+      // "[json.exception.parse_error.101] parse error at line 1, column 65: syntax error..."
+      const size_t at = what.find("parse error");
+      result.errors.push_back(fmt::format("{}: invalid JSON: {}", name,
+                                          at == std::string::npos ? what : what.substr(at)));
+      return;
+    }
+    // One JSON value is the document the YAML reader would build of it, without the reader's
+    // time; the reader still refuses what YAML does not allow in a stream (a character below).
+    if (doc && !FirstBadCharacter(text)) {
+      std::map<std::string, int> skipped;
+      DecodeObject(*doc, Source{name, 1, -1}, result, skipped);
+      WarnSkipped(name, skipped, result);
+      return;
     }
   }
   std::vector<YAML::Node> docs;

@@ -316,8 +316,8 @@ TEST(DecodeTest, WhatTheApiServerRefusesIsRefused) {
               ElementsAre(HasSubstr("spec.containers[0].name: Duplicate value: \"c\"")));
 }
 
-// JSON is read as YAML, which takes what JSON refuses; and yaml-cpp takes a quote left open at
-// the end of the stream as running to it. Both are refused, as kubectl refuses them.
+// The YAML reader takes what JSON refuses, and yaml-cpp takes a quote left open at the end of
+// the stream as running to it. Both are refused, as kubectl refuses them.
 TEST(DecodeTest, TrailingCommasInJsonAndQuotesLeftOpenAreRefused) {
   const LoadResult comma =
       Decode(R"({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1",}})", "n.json");
@@ -351,6 +351,48 @@ TEST(DecodeTest, TrailingCommasInJsonAndQuotesLeftOpenAreRefused) {
       Decode("apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  labels: {a: \"x\\\"\"}\n")
           .errors,
       ElementsAre(HasSubstr("labels")));
+}
+
+// A JSON text is read without the YAML reader (JsonToDocument): each decodes as the same text
+// read as YAML (a comment first sends it there), objects, errors and warnings alike.
+TEST(DecodeTest, JsonDecodesAsTheYamlReaderReadsIt) {
+  const std::vector<std::string> texts = {
+      R"({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"a": "1"}},
+          "spec": {"containers": [{"name": "c", "image": "i",
+                    "resources": {"requests": {"cpu": 0.5, "memory": "1Gi"}}}]}})",
+      // A number where a string belongs, a string where an integer does.
+      R"({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"a": 1}},
+          "spec": {"containers": [{"name": "c", "image": "i"}], "priority": "5"}})",
+      // A field given twice, a field muster does not know, a float where an integer belongs.
+      R"({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n", "name": "m"},
+          "spec": {"podCIDRx": "10.0.0.0/24"}, "status": {"capacity": {"pods": 1.0}}})",
+      R"({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"},
+          "status": {"capacity": {"pods": 1e2, "cpu": 4}}})",
+      // Beyond a double's range: left to the YAML reader, which names the field.
+      R"({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"},
+          "status": {"capacity": {"cpu": 1e400}}})",
+      R"({"apiVersion": "v1", "kind": "List", "items": [
+          {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n", "labels": {"x": null}}},
+          {"apiVersion": "v1", "kind": "Widget", "metadata": {"name": "w"}},
+          {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": null}]})",
+      R"({"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup",
+          "metadata": {"name": "g"}, "spec": {"minMember": -1}})",
+  };
+  for (const std::string& text : texts) {
+    SCOPED_TRACE(text);
+    const LoadResult json = Decode(text, "f.json");
+    const LoadResult yaml = Decode("# as YAML\n" + text, "f.json");
+    EXPECT_EQ(json.errors, yaml.errors);
+    EXPECT_EQ(json.warnings, yaml.warnings);
+    EXPECT_EQ(json.manifests.order.size(), yaml.manifests.order.size());
+    EXPECT_EQ(json.manifests.pods.size(), yaml.manifests.pods.size());
+    EXPECT_EQ(json.manifests.nodes.size(), yaml.manifests.nodes.size());
+  }
+  // And the first is a pod asking for half a CPU, read through either.
+  const LoadResult pod = Decode(texts[0], "f.json");
+  ASSERT_THAT(pod.errors, IsEmpty());
+  ASSERT_EQ(pod.manifests.pods.size(), 1u);
+  EXPECT_EQ(PodRequests(pod.manifests.pods[0]).milli_cpu, 500);
 }
 
 // What YAML does not allow in a stream is refused where it is, in libyaml's words (kubectl's):
