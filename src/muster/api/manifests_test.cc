@@ -363,7 +363,7 @@ TEST(DecodeTest, JsonDecodesAsTheYamlReaderReadsIt) {
       // A number where a string belongs, a string where an integer does.
       R"({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"a": 1}},
           "spec": {"containers": [{"name": "c", "image": "i"}], "priority": "5"}})",
-      // A field given twice, a field muster does not know, a float where an integer belongs.
+      // A field given twice, a field muster does not know, quantities given as numbers.
       R"({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n", "name": "m"},
           "spec": {"podCIDRx": "10.0.0.0/24"}, "status": {"capacity": {"pods": 1.0}}})",
       R"({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"},
